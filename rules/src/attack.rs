@@ -1,0 +1,170 @@
+//! "Can side Y capture on square s?" (RULES.md §5.3, §6.4, §11) and check detection.
+//!
+//! Attacks are found backwards from the target square: unblockable captures (jumps, the lion's
+//! 5x5 area, the lion dog's three squares per ray) through per-offset cell masks, ranging
+//! captures by walking the 8 rays out of the target, hook captures through the two possible
+//! turning squares, and Emperor captures by the recursive protection rule of §6.4.
+
+use crate::board::Board;
+use crate::movegen::piece_moves;
+use crate::types::{Color, Square, STRIDE};
+use crate::variant::{abs_offset, cell_color, Variant, EMPTY, F_EMPEROR, F_HOOK, F_LIONISH, OFF};
+
+/// Whether a piece of `by` other than an Emperor has a pseudo-legal move capturing on `s`.
+/// `s` may hold anything; only the geometry and the blockers matter.
+pub(crate) fn non_emperor_attacks(v: &Variant, b: &Board, by: Color, s: Square) -> bool {
+    for (offset, mask) in &v.reverse_leaps[by.index()] {
+        let c = b.get(s.offset(-offset)) as usize;
+        if mask[c / 64] >> (c % 64) & 1 != 0 {
+            return true;
+        }
+    }
+    for d in 0..8 {
+        let step = -abs_offset(d);
+        let mut t = s;
+        let mut distance = 1u8;
+        loop {
+            t = t.offset(step);
+            let c = b.get(t);
+            if c == EMPTY {
+                distance = distance.saturating_add(1);
+                continue;
+            }
+            if c != OFF && cell_color(c) == by && v.info[c as usize].attack_range[d] >= distance {
+                return true;
+            }
+            break;
+        }
+    }
+    for h in b.special[by.index()].iter() {
+        let cell = b.get(h);
+        if v.info[cell as usize].flags & F_HOOK != 0 && hook_reaches_by_turning(v, b, h, s) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether `by` has any pseudo-legal move capturing on `s` (§6.4's "able to capture").
+pub(crate) fn can_capture_on(v: &Variant, b: &Board, by: Color, s: Square) -> bool {
+    if non_emperor_attacks(v, b, by, s) {
+        return true;
+    }
+    b.special[by.index()]
+        .iter()
+        .any(|e| v.info[b.get(e) as usize].flags & F_EMPEROR != 0 && emperor_can_capture(v, b, e, s))
+}
+
+/// Whether the Emperor on `e` may capture the enemy piece on `s`: only if that piece is not
+/// protected (RULES.md §6.4, including the rule for a protecting enemy Emperor).
+pub(crate) fn emperor_can_capture(v: &Variant, b: &Board, e: Square, s: Square) -> bool {
+    let mover = cell_color(b.get(e));
+    let defender = mover.opposite();
+    // P': the Emperor has captured on s.
+    let mut after = b.clone();
+    after.take(s);
+    let emperor = after.take(e);
+    after.put(v, s, emperor);
+    if non_emperor_attacks(v, &after, defender, s) {
+        return false;
+    }
+    for e2 in after.special[defender.index()].iter() {
+        if v.info[after.get(e2) as usize].flags & F_EMPEROR == 0 {
+            continue;
+        }
+        // P'': the defending Emperor recaptures on s; it counts if nothing can take it there.
+        let mut recaptured = after.clone();
+        recaptured.take(s);
+        let e2_cell = recaptured.take(e2);
+        recaptured.put(v, s, e2_cell);
+        if !non_emperor_attacks(v, &recaptured, mover, s) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether the hook piece on `h` reaches `s` by turning once on an empty square (the straight
+/// part of a hook move is found by the ray walk).
+fn hook_reaches_by_turning(v: &Variant, b: &Board, h: Square, s: Square) -> bool {
+    let size = v.size() as i32;
+    let (hc, hr, sc, sr) = (h.col() as i32, h.row() as i32, s.col() as i32, s.row() as i32);
+    let diagonal = v.moves[b.get(h) as usize].hook.is_some_and(|dirs| dirs[0].abs() != STRIDE as i16 && dirs[0].abs() != 1);
+    let mut turns = [(0i32, 0i32); 2];
+    let count;
+    if diagonal {
+        // Intersections of a diagonal through h with the other diagonal through s.
+        let (hd, hs, sd, ss) = (hc - hr, hc + hr, sc - sr, sc + sr);
+        if (hd - sd) % 2 != 0 {
+            return false;
+        }
+        turns[0] = ((hd + ss) / 2, (ss - hd) / 2);
+        turns[1] = ((sd + hs) / 2, (hs - sd) / 2);
+        count = 2;
+    } else {
+        turns[0] = (hc, sr);
+        turns[1] = (sc, hr);
+        count = 2;
+    }
+    for &(c, r) in &turns[..count] {
+        if c < 0 || r < 0 || c >= size || r >= size {
+            continue;
+        }
+        let x = Square::new(c as usize, r as usize);
+        if x == h || x == s || b.get(x) != EMPTY {
+            continue;
+        }
+        if line_clear(b, h, x) && line_clear(b, x, s) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether every square strictly between `a` and `c` (on one line) is empty.
+fn line_clear(b: &Board, a: Square, c: Square) -> bool {
+    let dc = (c.col() as i16 - a.col() as i16).signum();
+    let dr = (c.row() as i16 - a.row() as i16).signum();
+    let step = dr * STRIDE as i16 + dc;
+    let mut t = a.offset(step);
+    while t != c {
+        if b.get(t) != EMPTY {
+            return false;
+        }
+        t = t.offset(step);
+    }
+    true
+}
+
+/// Whether `color` is in check (RULES.md §5.3): the opponent has a pseudo-legal move whose
+/// captured set contains all of `color`'s royal pieces.
+pub(crate) fn in_check(v: &Variant, b: &Board, color: Color) -> bool {
+    let mut royals = b.royals(color);
+    let Some(first) = royals.next() else { return false };
+    let Some(second) = royals.next() else {
+        return can_capture_on(v, b, color.opposite(), first);
+    };
+    // Two royals: only a lion-type move can take both at once.
+    let by = color.opposite();
+    for p in b.special[by.index()].iter() {
+        if v.info[b.get(p) as usize].flags & F_LIONISH == 0 || p.distance(first) > 3 || p.distance(second) > 3 {
+            continue;
+        }
+        let mut found = false;
+        piece_moves(v, b, p, false, &mut |m| {
+            if !found {
+                let mut hit = 0;
+                for c in m.captures() {
+                    if c == first || c == second {
+                        hit += 1;
+                    }
+                }
+                found = hit == 2;
+            }
+        });
+        if found {
+            return true;
+        }
+    }
+    false
+}

@@ -1,0 +1,208 @@
+//! A game in progress: the position, the moves played, repetition (RULES.md §5.5) and the
+//! end of the game (§5.4).
+
+use std::collections::HashMap;
+
+use crate::config::StalemateRule;
+use crate::position::Position;
+use crate::types::{Color, Move};
+
+/// Why a game ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Termination {
+    /// The side to move had no legal move while in check.
+    Checkmate,
+    /// The side to move had no legal move while not in check (a loss by default, §5.3).
+    NoLegalMove,
+    /// The fourth occurrence of a position (§5.5).
+    Repetition,
+    /// The fourth occurrence of a position during which one side checked on every move.
+    PerpetualCheck,
+}
+
+impl Termination {
+    /// Text used in game records (`[Termination "..."]`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Checkmate => "checkmate",
+            Termination::NoLegalMove => "no legal move",
+            Termination::Repetition => "repetition",
+            Termination::PerpetualCheck => "perpetual check",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Termination> {
+        [Termination::Checkmate, Termination::NoLegalMove, Termination::Repetition, Termination::PerpetualCheck]
+            .into_iter()
+            .find(|t| t.as_str() == text)
+    }
+}
+
+/// The result of a finished game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// `None` for a draw.
+    pub winner: Option<Color>,
+    pub termination: Termination,
+}
+
+impl Outcome {
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub fn result_text(&self) -> &'static str {
+        match self.winner {
+            Some(Color::Black) => "1-0",
+            Some(Color::White) => "0-1",
+            None => "1/2-1/2",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Ply {
+    mv: Move,
+    /// Key of the position after the move.
+    key: u64,
+    /// Whether the move left the opponent in check.
+    gave_check: bool,
+    /// Whether the move captured (earlier positions cannot recur).
+    capture: bool,
+}
+
+/// A game from a start position, with its history.
+#[derive(Clone, Debug)]
+pub struct Game {
+    start: Position,
+    position: Position,
+    plies: Vec<Ply>,
+    /// Occurrences of each key since the last capture, the start position included.
+    counts: HashMap<u64, u32>,
+    outcome: Option<Outcome>,
+}
+
+impl Game {
+    pub fn new(start: Position) -> Game {
+        let mut counts = HashMap::new();
+        counts.insert(start.key(), 1);
+        let mut game = Game { position: start.clone(), start, plies: Vec::new(), counts, outcome: None };
+        game.outcome = game.no_move_outcome();
+        game
+    }
+
+    pub fn start(&self) -> &Position {
+        &self.start
+    }
+
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    pub fn moves(&self) -> impl Iterator<Item = Move> + '_ {
+        self.plies.iter().map(|p| p.mv)
+    }
+
+    pub fn len(&self) -> usize {
+        self.plies.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.plies.is_empty()
+    }
+
+    /// The result, once the game is over.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    /// How often the current position's key has occurred (since the last capture).
+    pub fn repetitions(&self) -> u32 {
+        self.counts.get(&self.position.key()).copied().unwrap_or(0)
+    }
+
+    /// Plays a legal move of the current position (checked) and updates the result.
+    pub fn play(&mut self, m: Move) -> Result<(), String> {
+        if self.outcome.is_some() {
+            return Err("the game is over".into());
+        }
+        if !self.position.is_legal(m) {
+            return Err(format!("{} is not a legal move here", self.position.move_text(m)));
+        }
+        self.play_unchecked(m);
+        Ok(())
+    }
+
+    /// Plays a move known to be legal (from this position's move generator).
+    pub fn play_unchecked(&mut self, m: Move) {
+        let capture = m.is_capture();
+        self.position.play(m);
+        if capture {
+            self.counts.clear();
+        }
+        let key = self.position.key();
+        let gave_check = self.position.in_check();
+        self.plies.push(Ply { mv: m, key, gave_check, capture });
+        let count = self.counts.entry(key).or_insert(0);
+        *count += 1;
+        self.outcome = if *count >= 4 { Some(self.repetition_outcome(key)) } else { self.no_move_outcome() };
+    }
+
+    /// The result of the 4th occurrence of `key`, the position just reached (§5.5).
+    fn repetition_outcome(&self, key: u64) -> Outcome {
+        // Find the ply index after which the first of the four occurrences stood.
+        let mut seen = 0;
+        let mut first = None;
+        for i in (0..self.plies.len()).rev() {
+            if self.plies[i].key == key {
+                seen += 1;
+                if seen == 4 {
+                    first = Some(i + 1);
+                    break;
+                }
+            }
+            if self.plies[i].capture {
+                break;
+            }
+        }
+        // Fewer than four after the last capture in the move list: the start position is one.
+        let first = first.unwrap_or(0);
+        let span = &self.plies[first..];
+        let mover_at = |i: usize| -> Color {
+            // plies[k] was made by the side to move at ply k from the start.
+            let start_side = self.start.side_to_move();
+            if (first + i) % 2 == 0 {
+                start_side
+            } else {
+                start_side.opposite()
+            }
+        };
+        let mut all_checks = [true, true];
+        let mut any_moves = [false, false];
+        for (i, ply) in span.iter().enumerate() {
+            let c = mover_at(i).index();
+            any_moves[c] = true;
+            all_checks[c] &= ply.gave_check;
+        }
+        let perpetual = [any_moves[0] && all_checks[0], any_moves[1] && all_checks[1]];
+        let winner = match perpetual {
+            [true, false] => Some(Color::White),
+            [false, true] => Some(Color::Black),
+            _ => None,
+        };
+        Outcome {
+            winner,
+            termination: if winner.is_some() { Termination::PerpetualCheck } else { Termination::Repetition },
+        }
+    }
+
+    fn no_move_outcome(&self) -> Option<Outcome> {
+        if self.position.has_legal_move() {
+            return None;
+        }
+        let side = self.position.side_to_move();
+        let in_check = self.position.in_check();
+        let winner = match self.position.variant().rules().stalemate {
+            StalemateRule::Draw if !in_check => None,
+            _ => Some(side.opposite()),
+        };
+        Some(Outcome { winner, termination: if in_check { Termination::Checkmate } else { Termination::NoLegalMove } })
+    }
+}

@@ -1,0 +1,25 @@
+//! Rules engine for Dai Dai Shogi (17x17) and Maka Dai Dai Shogi (19x19), following
+//! `RULES.md` v1.1: piece data from `configs/games/*.toml`, exact pseudo-legal and legal move
+//! generation, make/unmake with an incremental Zobrist key, the text formats of §12, game
+//! records, repetition and results, and perft.
+
+mod attack;
+mod board;
+pub mod config;
+pub mod game;
+mod legal;
+mod movegen;
+pub mod notation;
+pub mod perft;
+pub mod position;
+pub mod record;
+pub mod types;
+pub mod variant;
+
+pub use config::{ConfigError, VariantSpec};
+pub use game::{Game, Outcome, Termination};
+pub use notation::ParseError;
+pub use position::{Piece, Position, Undo};
+pub use record::Record;
+pub use types::{Color, Move, Square};
+pub use variant::{PieceType, Variant};

@@ -1,0 +1,26 @@
+use anyhow::Result;
+
+use super::PositionArgs;
+
+#[derive(clap::Args, Debug)]
+pub struct MovesArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Also print the Hodges notation of each move.
+    #[arg(long)]
+    pub hodges: bool,
+}
+
+pub fn run(args: MovesArgs) -> Result<()> {
+    let pos = args.position.resolve()?;
+    let mut lines: Vec<String> = pos
+        .legal_move_list()
+        .into_iter()
+        .map(|m| if args.hodges { format!("{} {}", pos.move_text(m), pos.hodges(m)) } else { pos.move_text(m) })
+        .collect();
+    lines.sort();
+    for l in lines {
+        println!("{l}");
+    }
+    Ok(())
+}

@@ -1,0 +1,58 @@
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use tengu_rules::perft::{divide, perft};
+
+use super::PositionArgs;
+
+#[derive(clap::Args, Debug)]
+pub struct PerftArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Depth in plies.
+    #[arg(long)]
+    pub depth: u32,
+    /// Print the leaf count under each legal move.
+    #[arg(long)]
+    pub divide: bool,
+    /// Print one JSON object: nodes, depth, seconds, nodes_per_second.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: PerftArgs) -> Result<()> {
+    if args.depth > 12 {
+        bail!("--depth {} is beyond any useful perft of these games (at most 12)", args.depth);
+    }
+    let mut pos = args.position.resolve()?;
+    let started = Instant::now();
+    let nodes = if args.divide {
+        let mut rows: Vec<(String, u64)> =
+            divide(&mut pos, args.depth).into_iter().map(|(m, n)| (pos.move_text(m), n)).collect();
+        rows.sort();
+        if !args.json {
+            for (m, n) in &rows {
+                println!("{m}: {n}");
+            }
+        }
+        rows.iter().map(|(_, n)| n).sum()
+    } else {
+        perft(&mut pos, args.depth)
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    let nps = if seconds > 0.0 { nodes as f64 / seconds } else { 0.0 };
+    if args.json {
+        let obj = serde_json::json!({
+            "game": pos.variant().id(),
+            "depth": args.depth,
+            "nodes": nodes,
+            "seconds": seconds,
+            "nodes_per_second": nps,
+        });
+        println!("{obj}");
+    } else {
+        println!("nodes {nodes}");
+        eprintln!("depth {} in {seconds:.3} s, {:.0} nodes/s", args.depth, nps);
+    }
+    Ok(())
+}

@@ -1,0 +1,77 @@
+use std::fmt::Write;
+
+use anyhow::{bail, Context, Result};
+use tengu_rules::{Color, Position, Record, Square};
+
+#[derive(clap::Args, Debug)]
+pub struct ShowArgs {
+    /// Game whose initial position is shown: dai-dai or maka-dai-dai.
+    #[arg(long)]
+    pub game: Option<String>,
+    /// A position in RULES.md §12.2 notation.
+    #[arg(long)]
+    pub position: Option<String>,
+    /// A game record file (RULES.md §12.4); shows the final position and the moves.
+    #[arg(long)]
+    pub record: Option<std::path::PathBuf>,
+}
+
+pub fn run(args: ShowArgs) -> Result<()> {
+    match (&args.record, &args.position) {
+        (Some(_), Some(_)) => bail!("give either --record or --position, not both"),
+        (Some(path), None) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let record = Record::parse(&text).with_context(|| format!("{} is not a valid game record", path.display()))?;
+            for (k, v) in &record.tags {
+                println!("{k}: {v}");
+            }
+            let mut pos = record.game.start().clone();
+            let mut line = String::new();
+            for (i, m) in record.game.moves().enumerate() {
+                if i % 2 == 0 {
+                    let _ = write!(line, "{}. ", i / 2 + 1);
+                }
+                let _ = write!(line, "{} ", pos.hodges(m));
+                pos.play(m);
+            }
+            if !line.is_empty() {
+                println!("{}", line.trim_end());
+            }
+            print!("{}", board_text(record.game.position()));
+        }
+        (None, _) => {
+            let pos = super::PositionArgs { game: args.game.clone().unwrap_or_else(|| "dai-dai".into()), position: args.position }
+                .resolve()?;
+            print!("{}", board_text(&pos));
+        }
+    }
+    Ok(())
+}
+
+/// A board diagram: files across, ranks down, Black's pieces upper case, White's lower case.
+pub fn board_text(pos: &Position) -> String {
+    let size = pos.size();
+    let v = pos.variant();
+    let mut out = String::new();
+    let _ = write!(out, "    ");
+    for col in 0..size {
+        let _ = write!(out, "{:>4}", size - col);
+    }
+    out.push('\n');
+    for row in 0..size {
+        let _ = write!(out, "  {} ", (b'a' + row as u8) as char);
+        for col in 0..size {
+            match pos.piece_at(Square::new(col, row)) {
+                None => out.push_str("   ."),
+                Some(p) => {
+                    let _ = write!(out, "{:>4}", tengu_rules::notation::piece_token(v, p));
+                }
+            }
+        }
+        out.push('\n');
+    }
+    let side = if pos.side_to_move() == Color::Black { "Black" } else { "White" };
+    let _ = writeln!(out, "{} to move{}{}", side, if pos.in_check() { ", in check" } else { "" }, if pos.after_pass() { ", after a pass" } else { "" });
+    let _ = writeln!(out, "{pos}");
+    out
+}

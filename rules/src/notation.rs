@@ -294,12 +294,12 @@ impl Position {
                 Some(_) => format!("move {text:?}: this move has no promotion choice; write it without a mark"),
             });
         }
+        if from == to && captured.is_empty() && self.after_pass() {
+            return err(format!("move {text:?}: a pass may not follow a pass (RULES.md §7.4)"));
+        }
         let mut pseudo = Vec::new();
         self.pseudo_legal_moves(&mut pseudo);
         if pseudo.iter().any(|&m| m.from() == from && m.to() == to && m.captures().eq(captured.iter().copied())) {
-            if from == to && captured.is_empty() && self.after_pass() {
-                return err(format!("move {text:?}: a pass may not follow a pass"));
-            }
             return err(format!("move {text:?}: leaves {} in check", if self.side_to_move() == Color::Black { "Black" } else { "White" }));
         }
         err(format!("move {text:?}: the {} on {from_text} has no such move", self.kind_name(piece)))

@@ -1,0 +1,92 @@
+//! Shared helpers of the rules integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// One line of a `.perft` data file.
+pub struct PerftCase {
+    pub file: String,
+    pub line: usize,
+    pub position: String,
+    pub depth: u32,
+    pub nodes: u64,
+}
+
+pub fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+/// Every case of every `rules/tests/data/*.perft` file.
+pub fn perft_cases() -> Vec<PerftCase> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(data_dir())
+        .expect("rules/tests/data exists")
+        .map(|e| e.expect("readable dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "perft"))
+        .collect();
+    files.sort();
+    let mut cases = Vec::new();
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&path).expect("readable perft file");
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let fields: Vec<&str> = line.split(';').map(str::trim).collect();
+            assert_eq!(fields.len(), 3, "{name}:{}: expected '<position>; <depth>; <nodes>'", i + 1);
+            cases.push(PerftCase {
+                file: name.clone(),
+                line: i + 1,
+                position: fields[0].to_string(),
+                depth: fields[1].parse().unwrap_or_else(|_| panic!("{name}:{}: bad depth", i + 1)),
+                nodes: fields[2].parse().unwrap_or_else(|_| panic!("{name}:{}: bad node count", i + 1)),
+            });
+        }
+    }
+    cases
+}
+
+/// Positions of the perft files, each once.
+pub fn perft_positions() -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    perft_cases().into_iter().map(|c| c.position).filter(|p| seen.insert(p.clone())).collect()
+}
+
+/// A §12.2 position from a piece list like `["9q=K", "9a=k"]`.
+pub fn compose(size: usize, side: char, pass: char, pieces: &[&str]) -> String {
+    let mut grid = vec![vec![None::<String>; size]; size];
+    for item in pieces {
+        let (sq, tok) = item.split_once('=').expect("square=token");
+        let (file, rank) = sq.split_at(sq.len() - 1);
+        let file: usize = file.parse().expect("file");
+        let row = (rank.as_bytes()[0] - b'a') as usize;
+        let col = size - file;
+        assert!(grid[row][col].is_none(), "{sq} twice");
+        grid[row][col] = Some(tok.to_string());
+    }
+    let ranks: Vec<String> = grid
+        .into_iter()
+        .map(|row| {
+            let mut items = Vec::new();
+            let mut empty = 0;
+            for cell in row {
+                match cell {
+                    None => empty += 1,
+                    Some(t) => {
+                        if empty > 0 {
+                            items.push(empty.to_string());
+                            empty = 0;
+                        }
+                        items.push(t);
+                    }
+                }
+            }
+            if empty > 0 {
+                items.push(empty.to_string());
+            }
+            items.join(",")
+        })
+        .collect();
+    format!("{} {side} {pass}", ranks.join("/"))
+}

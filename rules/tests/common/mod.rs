@@ -90,3 +90,70 @@ pub fn compose(size: usize, side: char, pass: char, pieces: &[&str]) -> String {
         .collect();
     format!("{} {side} {pass}", ranks.join("/"))
 }
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use tengu_rules::{Color, Game, Piece, Position, Square, Variant};
+
+/// Positions along a random game (captures preferred half of the time) from the initial
+/// position of `variant`: every `every`-th position of the first `plies` plies.
+pub fn random_walk(variant: std::sync::Arc<Variant>, seed: u64, plies: usize, every: usize) -> Vec<Position> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut game = Game::new(Position::initial(variant));
+    let mut out = vec![game.position().clone()];
+    let mut moves = Vec::new();
+    for ply in 1..=plies {
+        if game.outcome().is_some() {
+            break;
+        }
+        game.position().legal_moves(&mut moves);
+        let captures: Vec<_> = moves.iter().copied().filter(|m| m.is_capture()).collect();
+        let m = if !captures.is_empty() && rng.gen_bool(0.5) {
+            captures[rng.gen_range(0..captures.len())]
+        } else {
+            moves[rng.gen_range(0..moves.len())]
+        };
+        game.play_unchecked(m);
+        if ply % every == 0 {
+            out.push(game.position().clone());
+        }
+    }
+    out
+}
+
+/// A random valid position: `pieces` random pieces of any type (promoted forms included) on
+/// random squares, plus one royal per side (sometimes two in MDD). Tries until the position
+/// passes validation.
+pub fn random_placement(variant: std::sync::Arc<Variant>, seed: u64, pieces: usize) -> Position {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let size = variant.size();
+    let types = variant.piece_types().to_vec();
+    let kinds = variant.kinds().to_vec();
+    let royal_types: Vec<usize> = (0..types.len()).filter(|&t| kinds[types[t].kind].royal).collect();
+    let plain_types: Vec<usize> = (0..types.len()).filter(|&t| !kinds[types[t].kind].royal).collect();
+    loop {
+        let side = if rng.gen_bool(0.5) { Color::Black } else { Color::White };
+        let mut pos = Position::empty(variant.clone(), side, rng.gen_bool(0.2));
+        let mut free: Vec<Square> = Square::all(size).collect();
+        let mut place = |pos: &mut Position, rng: &mut SmallRng, piece: Piece| {
+            let i = rng.gen_range(0..free.len());
+            pos.put(free.swap_remove(i), piece);
+        };
+        for color in Color::ALL {
+            let first = royal_types[rng.gen_range(0..royal_types.len())];
+            place(&mut pos, &mut rng, Piece { color, ty: first });
+            if royal_types.len() > 1 && rng.gen_bool(0.2) {
+                let second = royal_types[rng.gen_range(0..royal_types.len())];
+                place(&mut pos, &mut rng, Piece { color, ty: second });
+            }
+        }
+        for _ in 0..pieces {
+            let color = if rng.gen_bool(0.5) { Color::Black } else { Color::White };
+            let ty = plain_types[rng.gen_range(0..plain_types.len())];
+            place(&mut pos, &mut rng, Piece { color, ty });
+        }
+        if let Ok(valid) = Position::parse(&pos.to_string()) {
+            return valid;
+        }
+    }
+}

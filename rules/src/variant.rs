@@ -216,6 +216,14 @@ impl Variant {
         Variant::new(VariantSpec::from_toml(file, text)?)
     }
 
+    /// Reads, validates and compiles a variant description file from disk.
+    pub fn load(path: &std::path::Path) -> Result<Variant, ConfigError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError { file: file.clone(), key: "<file>".into(), problem: format!("cannot read: {e}") })?;
+        Variant::from_toml(&file, &text)
+    }
+
     /// The built-in Dai Dai Shogi (`configs/games/dai-dai.toml`, embedded at build time).
     pub fn dai_dai() -> Arc<Variant> {
         static CELL: OnceLock<Arc<Variant>> = OnceLock::new();

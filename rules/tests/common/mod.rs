@@ -130,7 +130,11 @@ pub fn random_placement(variant: std::sync::Arc<Variant>, seed: u64, pieces: usi
     let types = variant.piece_types().to_vec();
     let kinds = variant.kinds().to_vec();
     let royal_types: Vec<usize> = (0..types.len()).filter(|&t| kinds[types[t].kind].royal).collect();
-    let plain_types: Vec<usize> = (0..types.len()).filter(|&t| !kinds[types[t].kind].royal).collect();
+    // Kinds that promote to a royal (the Drunk Elephant) are placed only where their
+    // promotion cannot make a second royal of one family, which play never produces.
+    let to_royal = |t: usize| !types[t].promoted && kinds[types[t].kind].promotes_to.is_some_and(|p| kinds[p].royal);
+    let plain_types: Vec<usize> = (0..types.len()).filter(|&t| !kinds[types[t].kind].royal && !to_royal(t)).collect();
+    let crown_types: Vec<usize> = (0..types.len()).filter(|&t| to_royal(t)).collect();
     loop {
         let side = if rng.gen_bool(0.5) { Color::Black } else { Color::White };
         let mut pos = Position::empty(variant.clone(), side, rng.gen_bool(0.2));
@@ -142,9 +146,17 @@ pub fn random_placement(variant: std::sync::Arc<Variant>, seed: u64, pieces: usi
         for color in Color::ALL {
             let first = royal_types[rng.gen_range(0..royal_types.len())];
             place(&mut pos, &mut rng, Piece { color, ty: first });
+            let mut second = None;
             if royal_types.len() > 1 && rng.gen_bool(0.2) {
-                let second = royal_types[rng.gen_range(0..royal_types.len())];
-                place(&mut pos, &mut rng, Piece { color, ty: second });
+                let t = royal_types[rng.gen_range(0..royal_types.len())];
+                place(&mut pos, &mut rng, Piece { color, ty: t });
+                second = Some(t);
+            }
+            for &crown in &crown_types {
+                let promoted = types.iter().position(|p| Some(p.kind) == kinds[types[crown].kind].promotes_to && p.promoted);
+                if second != promoted && first != promoted.unwrap_or(usize::MAX) && rng.gen_bool(0.3) {
+                    place(&mut pos, &mut rng, Piece { color, ty: crown });
+                }
             }
         }
         for _ in 0..pieces {

@@ -10,11 +10,45 @@ use crate::movegen::piece_moves;
 use crate::types::{Color, Square, STRIDE};
 use crate::variant::{abs_offset, cell_color, Variant, EMPTY, F_EMPEROR, F_HOOK, F_LIONISH, OFF};
 
+/// Squares to read as empty although the board has a piece there: the origin of a move being
+/// tested, so that attacks can be checked without copying the board.
+#[derive(Copy, Clone)]
+pub(crate) struct Vacated([Square; 2]);
+
+impl Vacated {
+    pub const NONE: Vacated = Vacated([NOWHERE, NOWHERE]);
+
+    pub fn one(s: Square) -> Vacated {
+        Vacated([s, NOWHERE])
+    }
+
+    pub fn two(a: Square, b: Square) -> Vacated {
+        Vacated([a, b])
+    }
+
+    #[inline]
+    fn cell(self, b: &Board, s: Square) -> u8 {
+        if s == self.0[0] || s == self.0[1] {
+            EMPTY
+        } else {
+            b.get(s)
+        }
+    }
+}
+
+/// A square index outside the mailbox: never equal to a real cell.
+const NOWHERE: Square = Square::from_index(u16::MAX as usize);
+
 /// Whether a piece of `by` other than an Emperor has a pseudo-legal move capturing on `s`.
 /// `s` may hold anything; only the geometry and the blockers matter.
 pub(crate) fn non_emperor_attacks(v: &Variant, b: &Board, by: Color, s: Square) -> bool {
+    non_emperor_attacks_with(v, b, by, s, Vacated::NONE)
+}
+
+/// [`non_emperor_attacks`] with the `vacated` squares read as empty.
+pub(crate) fn non_emperor_attacks_with(v: &Variant, b: &Board, by: Color, s: Square, vacated: Vacated) -> bool {
     for (offset, mask) in &v.reverse_leaps[by.index()] {
-        let c = b.get(s.offset(-offset)) as usize;
+        let c = vacated.cell(b, s.offset(-offset)) as usize;
         if mask[c / 64] >> (c % 64) & 1 != 0 {
             return true;
         }
@@ -25,7 +59,7 @@ pub(crate) fn non_emperor_attacks(v: &Variant, b: &Board, by: Color, s: Square) 
         let mut distance = 1u8;
         loop {
             t = t.offset(step);
-            let c = b.get(t);
+            let c = vacated.cell(b, t);
             if c == EMPTY {
                 distance = distance.saturating_add(1);
                 continue;
@@ -37,8 +71,8 @@ pub(crate) fn non_emperor_attacks(v: &Variant, b: &Board, by: Color, s: Square) 
         }
     }
     for h in b.special[by.index()].iter() {
-        let cell = b.get(h);
-        if v.info[cell as usize].flags & F_HOOK != 0 && hook_reaches_by_turning(v, b, h, s) {
+        let cell = vacated.cell(b, h);
+        if cell != EMPTY && v.info[cell as usize].flags & F_HOOK != 0 && hook_reaches_by_turning(v, b, h, s, vacated) {
             return true;
         }
     }
@@ -60,24 +94,17 @@ pub(crate) fn can_capture_on(v: &Variant, b: &Board, by: Color, s: Square) -> bo
 pub(crate) fn emperor_can_capture(v: &Variant, b: &Board, e: Square, s: Square) -> bool {
     let mover = cell_color(b.get(e));
     let defender = mover.opposite();
-    // P': the Emperor has captured on s.
-    let mut after = b.clone();
-    after.take(s);
-    let emperor = after.take(e);
-    after.put(v, s, emperor);
-    if non_emperor_attacks(v, &after, defender, s) {
+    // P': the Emperor has left e and stands on s (what stands on s does not matter for
+    // attacks on s).
+    if non_emperor_attacks_with(v, b, defender, s, Vacated::one(e)) {
         return false;
     }
-    for e2 in after.special[defender.index()].iter() {
-        if v.info[after.get(e2) as usize].flags & F_EMPEROR == 0 {
+    for e2 in b.special[defender.index()].iter() {
+        if e2 == s || v.info[b.get(e2) as usize].flags & F_EMPEROR == 0 {
             continue;
         }
         // P'': the defending Emperor recaptures on s; it counts if nothing can take it there.
-        let mut recaptured = after.clone();
-        recaptured.take(s);
-        let e2_cell = recaptured.take(e2);
-        recaptured.put(v, s, e2_cell);
-        if !non_emperor_attacks(v, &recaptured, mover, s) {
+        if !non_emperor_attacks_with(v, b, mover, s, Vacated::two(e, e2)) {
             return false;
         }
     }
@@ -86,10 +113,10 @@ pub(crate) fn emperor_can_capture(v: &Variant, b: &Board, e: Square, s: Square) 
 
 /// Whether the hook piece on `h` reaches `s` by turning once on an empty square (the straight
 /// part of a hook move is found by the ray walk).
-fn hook_reaches_by_turning(v: &Variant, b: &Board, h: Square, s: Square) -> bool {
+fn hook_reaches_by_turning(v: &Variant, b: &Board, h: Square, s: Square, vacated: Vacated) -> bool {
     let size = v.size() as i32;
     let (hc, hr, sc, sr) = (h.col() as i32, h.row() as i32, s.col() as i32, s.row() as i32);
-    let diagonal = v.moves[b.get(h) as usize].hook.is_some_and(|dirs| dirs[0].abs() != STRIDE as i16 && dirs[0].abs() != 1);
+    let diagonal = v.moves[vacated.cell(b, h) as usize].hook.is_some_and(|dirs| dirs[0].abs() != STRIDE as i16 && dirs[0].abs() != 1);
     let mut turns = [(0i32, 0i32); 2];
     let count;
     if diagonal {
@@ -111,10 +138,10 @@ fn hook_reaches_by_turning(v: &Variant, b: &Board, h: Square, s: Square) -> bool
             continue;
         }
         let x = Square::new(c as usize, r as usize);
-        if x == h || x == s || b.get(x) != EMPTY {
+        if x == h || x == s || vacated.cell(b, x) != EMPTY {
             continue;
         }
-        if line_clear(b, h, x) && line_clear(b, x, s) {
+        if line_clear(b, h, x, vacated) && line_clear(b, x, s, vacated) {
             return true;
         }
     }
@@ -122,13 +149,13 @@ fn hook_reaches_by_turning(v: &Variant, b: &Board, h: Square, s: Square) -> bool
 }
 
 /// Whether every square strictly between `a` and `c` (on one line) is empty.
-fn line_clear(b: &Board, a: Square, c: Square) -> bool {
+fn line_clear(b: &Board, a: Square, c: Square, vacated: Vacated) -> bool {
     let dc = (c.col() as i16 - a.col() as i16).signum();
     let dr = (c.row() as i16 - a.row() as i16).signum();
     let step = dr * STRIDE as i16 + dc;
     let mut t = a.offset(step);
     while t != c {
-        if b.get(t) != EMPTY {
+        if vacated.cell(b, t) != EMPTY {
             return false;
         }
         t = t.offset(step);

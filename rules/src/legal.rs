@@ -6,8 +6,9 @@
 //! royal, makes one, captures off its destination (lion-type moves can open lines), or starts
 //! on a square that may be shielding the royal from a ranging or hook attack.
 
-use crate::attack::{can_capture_on, in_check};
+use crate::attack::{can_capture_on, in_check, non_emperor_attacks_with, Vacated};
 use crate::board::{Board, SquareSet};
+use crate::movegen::pseudo_legal;
 use crate::types::{Color, Move, Square};
 use crate::variant::{abs_offset, cell_color, Variant, EMPTY, F_EMPEROR, F_HOOK, F_ROYAL, OFF};
 
@@ -18,6 +19,11 @@ pub(crate) struct Legality {
     slow_all: bool,
     /// Origins whose moves must be tested by playing them.
     shields: SquareSet,
+    /// The mover's only royal (fast path only).
+    royal: Square,
+    /// When that royal is an Emperor (hundreds of moves): the empty squares the opponent
+    /// could capture on once the Emperor has left its square.
+    emperor_unsafe: Option<SquareSet>,
 }
 
 impl Legality {
@@ -28,10 +34,10 @@ impl Legality {
         let single = royal.is_some() && royals.next().is_none();
         let enemy_emperor = b.special[opp.index()].iter().any(|s| v.info[b.get(s) as usize].flags & F_EMPEROR != 0);
         let Some(royal) = royal.filter(|_| single && !enemy_emperor) else {
-            return Legality { in_check: in_check(v, b, side), slow_all: true, shields: SquareSet::default() };
+            return Legality { in_check: in_check(v, b, side), slow_all: true, shields: SquareSet::default(), royal: Square::new(0, 0), emperor_unsafe: None };
         };
         if can_capture_on(v, b, opp, royal) {
-            return Legality { in_check: true, slow_all: true, shields: SquareSet::default() };
+            return Legality { in_check: true, slow_all: true, shields: SquareSet::default(), royal, emperor_unsafe: None };
         }
         let enemy_hooks: SquareSet = {
             let mut set = SquareSet::default();
@@ -72,19 +78,36 @@ impl Legality {
                 }
             }
         }
-        Legality { in_check: false, slow_all: false, shields }
+        let emperor_unsafe = (v.info[b.get(royal) as usize].flags & F_EMPEROR != 0).then(|| {
+            // Every destination of the opponent's moves with the Emperor gone: with no enemy
+            // Emperor, a square is attacked exactly when some enemy move can end there.
+            let mut without = b.clone();
+            without.take(royal);
+            let mut unsafe_squares = SquareSet::default();
+            pseudo_legal(v, &without, opp, false, &mut |m| unsafe_squares.insert(m.to()));
+            unsafe_squares
+        });
+        Legality { in_check: false, slow_all: false, shields, royal, emperor_unsafe }
     }
 
     /// Whether the pseudo-legal move `m` of `side` is legal.
     #[inline]
     pub fn is_legal(&self, v: &Variant, b: &Board, side: Color, m: Move) -> bool {
-        let needs_test = self.slow_all
-            || self.shields.contains(m.from())
-            || m.has_side_captures()
-            || v.info[m.result_cell() as usize].flags & F_ROYAL != 0
-            || v.info[b.get(m.from()) as usize].flags & F_ROYAL != 0;
-        if !needs_test {
-            return true;
+        if !self.slow_all && !m.has_side_captures() {
+            if m.from() == self.royal {
+                // The only royal moves (and perhaps becomes an Emperor): is its new square
+                // attacked once its old one is empty? The opponent has no Emperor here.
+                if v.info[m.result_cell() as usize].flags & F_ROYAL != 0 {
+                    if let Some(unsafe_squares) = &self.emperor_unsafe {
+                        if !m.is_capture() {
+                            return !unsafe_squares.contains(m.to());
+                        }
+                    }
+                    return !non_emperor_attacks_with(v, b, side.opposite(), m.to(), Vacated::one(m.from()));
+                }
+            } else if !self.shields.contains(m.from()) && v.info[m.result_cell() as usize].flags & F_ROYAL == 0 {
+                return true;
+            }
         }
         if m.is_pass() {
             return !self.in_check;

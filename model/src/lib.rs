@@ -1,0 +1,8 @@
+//! The model side of tengu: the one versioned encoder (position -> input planes) and the
+//! policy index (legal move <-> policy slot). The networks and evaluators build on these.
+
+pub mod encoder;
+pub mod policy;
+
+pub use encoder::{Encoder, ENCODER_VERSION};
+pub use policy::{PolicyIndex, PolicySlot};

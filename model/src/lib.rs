@@ -2,7 +2,9 @@
 //! policy index (legal move <-> policy slot). The networks and evaluators build on these.
 
 pub mod encoder;
+pub mod evaluator;
 pub mod policy;
 
 pub use encoder::{Encoder, ENCODER_VERSION};
+pub use evaluator::{EvalError, EvalInput, Evaluation, Evaluator, RandomEvaluator, UniformEvaluator};
 pub use policy::{PolicyIndex, PolicySlot};

@@ -5,16 +5,9 @@ pub mod show;
 use anyhow::{bail, Context, Result};
 use tengu_rules::{Position, Variant};
 
+use crate::args::PositionArgs;
+
 /// Game selection shared by the rules subcommands: `--game` or `--position`.
-#[derive(clap::Args, Debug)]
-pub struct PositionArgs {
-    /// Game whose initial position is used: dai-dai or maka-dai-dai.
-    #[arg(long, default_value = "dai-dai")]
-    pub game: String,
-    /// A position in RULES.md §12.2 notation (overrides --game's initial position).
-    #[arg(long)]
-    pub position: Option<String>,
-}
 
 impl PositionArgs {
     pub fn resolve(&self) -> Result<Position> {

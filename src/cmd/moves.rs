@@ -1,15 +1,7 @@
+use crate::args::MovesArgs;
 use anyhow::Result;
 
-use super::PositionArgs;
 
-#[derive(clap::Args, Debug)]
-pub struct MovesArgs {
-    #[command(flatten)]
-    pub position: PositionArgs,
-    /// Also print the Hodges notation of each move.
-    #[arg(long)]
-    pub hodges: bool,
-}
 
 pub fn run(args: MovesArgs) -> Result<()> {
     let pos = args.position.resolve()?;

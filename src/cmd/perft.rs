@@ -1,24 +1,10 @@
 use std::time::Instant;
 
+use crate::args::PerftArgs;
 use anyhow::{bail, Result};
 use tengu_rules::perft::{divide, perft};
 
-use super::PositionArgs;
 
-#[derive(clap::Args, Debug)]
-pub struct PerftArgs {
-    #[command(flatten)]
-    pub position: PositionArgs,
-    /// Depth in plies.
-    #[arg(long)]
-    pub depth: u32,
-    /// Print the leaf count under each legal move.
-    #[arg(long)]
-    pub divide: bool,
-    /// Print one JSON object: nodes, depth, seconds, nodes_per_second.
-    #[arg(long)]
-    pub json: bool,
-}
 
 pub fn run(args: PerftArgs) -> Result<()> {
     if args.depth > 12 {

@@ -1,20 +1,9 @@
 use std::fmt::Write;
 
+use crate::args::ShowArgs;
 use anyhow::{bail, Context, Result};
 use tengu_rules::{Color, Position, Record, Square};
 
-#[derive(clap::Args, Debug)]
-pub struct ShowArgs {
-    /// Game whose initial position is shown: dai-dai or maka-dai-dai.
-    #[arg(long)]
-    pub game: Option<String>,
-    /// A position in RULES.md §12.2 notation.
-    #[arg(long)]
-    pub position: Option<String>,
-    /// A game record file (RULES.md §12.4); shows the final position and the moves.
-    #[arg(long)]
-    pub record: Option<std::path::PathBuf>,
-}
 
 pub fn run(args: ShowArgs) -> Result<()> {
     match (&args.record, &args.position) {
@@ -40,7 +29,7 @@ pub fn run(args: ShowArgs) -> Result<()> {
             print!("{}", board_text(record.game.position()));
         }
         (None, _) => {
-            let pos = super::PositionArgs { game: args.game.clone().unwrap_or_else(|| "dai-dai".into()), position: args.position }
+            let pos = crate::args::PositionArgs { game: args.game.clone().unwrap_or_else(|| "dai-dai".into()), position: args.position }
                 .resolve()?;
             print!("{}", board_text(&pos));
         }

@@ -1,0 +1,71 @@
+//! Every command-line type of the `tengu` binary (clap), in one place.
+
+use clap::{Parser, Subcommand};
+
+/// Self-play reinforcement learning for Dai Dai Shogi and Maka Dai Dai Shogi.
+#[derive(Parser)]
+#[command(name = "tengu", version, about)]
+pub struct Cli {
+    /// Log level filter (error, warn, info, debug, trace or a tracing directive).
+    #[arg(long, global = true, default_value = "info")]
+    pub log: String,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Count the leaf nodes of the legal move tree (move generator test and benchmark).
+    Perft(PerftArgs),
+    /// List the legal moves of a position in coordinate notation, sorted.
+    Moves(MovesArgs),
+    /// Print a readable board for a position or a game record.
+    Show(ShowArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct PositionArgs {
+    /// Game whose initial position is used: dai-dai or maka-dai-dai.
+    #[arg(long, default_value = "dai-dai")]
+    pub game: String,
+    /// A position in RULES.md §12.2 notation (overrides --game's initial position).
+    #[arg(long)]
+    pub position: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct PerftArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Depth in plies.
+    #[arg(long)]
+    pub depth: u32,
+    /// Print the leaf count under each legal move.
+    #[arg(long)]
+    pub divide: bool,
+    /// Print one JSON object: nodes, depth, seconds, nodes_per_second.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MovesArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Also print the Hodges notation of each move.
+    #[arg(long)]
+    pub hodges: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ShowArgs {
+    /// Game whose initial position is shown: dai-dai or maka-dai-dai.
+    #[arg(long)]
+    pub game: Option<String>,
+    /// A position in RULES.md §12.2 notation.
+    #[arg(long)]
+    pub position: Option<String>,
+    /// A game record file (RULES.md §12.4); shows the final position and the moves.
+    #[arg(long)]
+    pub record: Option<std::path::PathBuf>,
+}

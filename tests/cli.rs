@@ -3,8 +3,15 @@
 use std::process::Command;
 
 fn tengu(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tengu")).args(args).output().expect("tengu runs");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
+        .args(args)
+        .output()
+        .expect("tengu runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
 }
 
 #[test]
@@ -26,7 +33,10 @@ fn perft_divide_lists_every_move() {
     assert!(ok, "{err}");
     let lines: Vec<&str> = out.lines().filter(|l| l.contains(": ")).collect();
     assert_eq!(lines.len(), 59);
-    let total: u64 = lines.iter().map(|l| l.rsplit(": ").next().unwrap().parse::<u64>().unwrap()).sum();
+    let total: u64 = lines
+        .iter()
+        .map(|l| l.rsplit(": ").next().unwrap().parse::<u64>().unwrap())
+        .sum();
     assert_eq!(total, 3459);
     // After Black's lion passes, White may not pass: 57 replies (RULES.md Appendix B).
     assert!(lines.contains(&"15p>15p: 57"), "{out}");
@@ -50,17 +60,30 @@ fn moves_prints_sorted_coordinate_moves() {
 fn show_prints_a_board_for_positions_and_records() {
     let (ok, out, err) = tengu(&["show", "--game", "maka-dai-dai"]);
     assert!(ok, "{err}");
-    assert!(out.contains("Black to move") && out.contains(" 19") && out.contains("  s "), "{out}");
+    assert!(
+        out.contains("Black to move") && out.contains(" 19") && out.contains("  s "),
+        "{out}"
+    );
     let dir = std::env::temp_dir().join(format!("tengu-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let record = dir.join("game.txt");
-    std::fs::write(&record, "[Game \"Dai Dai Shogi\"]\n[Result \"*\"]\n\n1. 12k>12g{12g} 6g>6k{6k}\n").unwrap();
+    std::fs::write(
+        &record,
+        "[Game \"Dai Dai Shogi\"]\n[Result \"*\"]\n\n1. 12k>12g{12g} 6g>6k{6k}\n",
+    )
+    .unwrap();
     let (ok, out, err) = tengu(&["show", "--record", record.to_str().unwrap()]);
     assert!(ok, "{err}");
-    assert!(out.contains("HDx12g") && out.contains("Black to move"), "{out}");
+    assert!(
+        out.contains("HDx12g") && out.contains("Black to move"),
+        "{out}"
+    );
     std::fs::write(&record, "[Game \"Dai Dai Shogi\"]\n\n1. 12k>12f\n").unwrap();
     let (ok, _, err) = tengu(&["show", "--record", record.to_str().unwrap()]);
-    assert!(!ok && err.contains("ply 1") && err.contains("12k>12f"), "{err}");
+    assert!(
+        !ok && err.contains("ply 1") && err.contains("12k>12f"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -70,9 +93,17 @@ fn bad_input_gets_a_message_not_a_panic() {
     assert!(!ok && err.contains("unknown game \"chess\""), "{err}");
     let (ok, _, err) = tengu(&["moves", "--position", "17/17 b -"]);
     assert!(!ok && err.contains("2 ranks"), "{err}");
-    let (ok, _, err) = tengu(&["moves", "--position", "k,16/17/17/17/17/17/17/17/17/17/17/17/17/17/17/17/K,16 x -"]);
+    let (ok, _, err) = tengu(&[
+        "moves",
+        "--position",
+        "k,16/17/17/17/17/17/17/17/17/17/17/17/17/17/17/17/K,16 x -",
+    ]);
     assert!(!ok && err.contains("side field"), "{err}");
-    let (ok, _, err) = tengu(&["moves", "--position", "k,16/17/17/17/17/17/17/17/17/17/17/17/17/17/17/17/K,ZZ,15 b -"]);
+    let (ok, _, err) = tengu(&[
+        "moves",
+        "--position",
+        "k,16/17/17/17/17/17/17/17/17/17/17/17/17/17/17/17/K,ZZ,15 b -",
+    ]);
     assert!(!ok && err.contains("ZZ"), "{err}");
     assert!(!err.contains("panicked"));
 }

@@ -35,7 +35,10 @@ pub struct Encoder {
 
 impl Encoder {
     pub fn new(variant: &Variant) -> Encoder {
-        Encoder { size: variant.size(), types: variant.piece_types().len() }
+        Encoder {
+            size: variant.size(),
+            types: variant.piece_types().len(),
+        }
     }
 
     /// Board side `N`.
@@ -70,7 +73,11 @@ impl Encoder {
     /// Writes the planes of `pos` into `out` (length [`Encoder::len`]), overwriting it.
     /// `repetitions`: how often this position occurred before in the game (0 if new).
     pub fn encode(&self, pos: &Position, repetitions: u32, out: &mut [f32]) {
-        assert_eq!(out.len(), self.len(), "output buffer must hold planes * N * N floats");
+        assert_eq!(
+            out.len(),
+            self.len(),
+            "output buffer must hold planes * N * N floats"
+        );
         assert_eq!(pos.size(), self.size, "position of another game");
         out.fill(0.0);
         let area = self.size * self.size;
@@ -83,7 +90,9 @@ impl Encoder {
             }
         }
         let extra = 2 * self.types;
-        let fill = |out: &mut [f32], plane: usize, value: f32| out[plane * area..(plane + 1) * area].fill(value);
+        let fill = |out: &mut [f32], plane: usize, value: f32| {
+            out[plane * area..(plane + 1) * area].fill(value)
+        };
         if pos.after_pass() {
             fill(out, extra, 1.0);
         }

@@ -51,7 +51,9 @@ pub trait Evaluator: Send {
 
 /// Softmax of `logits` in place (numerically stable); leaves an empty slice alone.
 pub fn softmax_in_place(logits: &mut [f32]) {
-    let Some(max) = logits.iter().copied().reduce(f32::max) else { return };
+    let Some(max) = logits.iter().copied().reduce(f32::max) else {
+        return;
+    };
     let mut sum = 0.0;
     for x in logits.iter_mut() {
         *x = (*x - max).exp();
@@ -77,7 +79,10 @@ impl Evaluator for UniformEvaluator {
             .iter()
             .map(|input| {
                 let n = input.moves.len();
-                Evaluation { policy: vec![1.0 / n as f32; n], wdl: [0.0, 1.0, 0.0] }
+                Evaluation {
+                    policy: vec![1.0 / n as f32; n],
+                    wdl: [0.0, 1.0, 0.0],
+                }
             })
             .collect())
     }
@@ -92,7 +97,9 @@ pub struct RandomEvaluator {
 
 impl RandomEvaluator {
     pub fn new(seed: u64) -> RandomEvaluator {
-        RandomEvaluator { state: seed ^ 0x2545_F491_4F6C_DD1D }
+        RandomEvaluator {
+            state: seed ^ 0x2545_F491_4F6C_DD1D,
+        }
     }
 
     /// A uniform float in [0, 1) (xorshift64*).
@@ -113,7 +120,8 @@ impl Evaluator for RandomEvaluator {
         Ok(batch
             .iter()
             .map(|input| {
-                let mut policy: Vec<f32> = (0..input.moves.len()).map(|_| 3.0 * self.next()).collect();
+                let mut policy: Vec<f32> =
+                    (0..input.moves.len()).map(|_| 3.0 * self.next()).collect();
                 softmax_in_place(&mut policy);
                 let mut wdl = [self.next() + 0.01, self.next() + 0.01, self.next() + 0.01];
                 let sum: f32 = wdl.iter().sum();
@@ -133,14 +141,25 @@ mod tests {
     fn evaluators_return_distributions_over_legal_moves() {
         let pos = Position::initial(Variant::dai_dai());
         let moves = pos.legal_move_list();
-        let input = EvalInput { position: &pos, moves: &moves, repetitions: 0 };
-        let mut evaluators: Vec<Box<dyn Evaluator>> = vec![Box::new(UniformEvaluator), Box::new(RandomEvaluator::new(3))];
+        let input = EvalInput {
+            position: &pos,
+            moves: &moves,
+            repetitions: 0,
+        };
+        let mut evaluators: Vec<Box<dyn Evaluator>> = vec![
+            Box::new(UniformEvaluator),
+            Box::new(RandomEvaluator::new(3)),
+        ];
         for e in evaluators.iter_mut() {
             let out = e.evaluate(&[input, input]).unwrap();
             assert_eq!(out.len(), 2);
             for ev in out {
                 assert_eq!(ev.policy.len(), 59);
-                assert!((ev.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{}", e.name());
+                assert!(
+                    (ev.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4,
+                    "{}",
+                    e.name()
+                );
                 assert!((ev.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-5);
                 assert!(ev.policy.iter().all(|&p| p > 0.0));
             }

@@ -6,5 +6,7 @@ pub mod evaluator;
 pub mod policy;
 
 pub use encoder::{Encoder, ENCODER_VERSION};
-pub use evaluator::{EvalError, EvalInput, Evaluation, Evaluator, RandomEvaluator, UniformEvaluator};
+pub use evaluator::{
+    EvalError, EvalInput, Evaluation, Evaluator, RandomEvaluator, UniformEvaluator,
+};
 pub use policy::{PolicyIndex, PolicySlot};

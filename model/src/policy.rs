@@ -43,7 +43,16 @@ pub struct PolicyIndex {
 #[error("move {0} has a capture pattern the policy index does not cover")]
 pub struct Unindexable(pub String);
 
-const RAYS: [(i32, i32); 8] = [(0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1)];
+const RAYS: [(i32, i32); 8] = [
+    (0, -1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+];
 
 impl PolicyIndex {
     pub fn new(encoder: Encoder) -> PolicyIndex {
@@ -67,7 +76,10 @@ impl PolicyIndex {
     /// The slot of a legal move of `pos`.
     pub fn slot(&self, pos: &Position, m: Move) -> Result<PolicySlot, Unindexable> {
         let mover = pos.side_to_move();
-        let side: Vec<(i32, i32)> = m.side_captures().map(|s| self.offset(m.from(), s, mover)).collect();
+        let side: Vec<(i32, i32)> = m
+            .side_captures()
+            .map(|s| self.offset(m.from(), s, mover))
+            .collect();
         let pattern = match side.as_slice() {
             [] => Some(0),
             [(dc, dr)] if dc.abs() <= 2 && dr.abs() <= 2 => {
@@ -75,12 +87,20 @@ impl PolicyIndex {
                 Some(1 + if k > 12 { k - 1 } else { k } as usize)
             }
             [a, b] => {
-                let (near, far) = if a.0.abs().max(a.1.abs()) <= b.0.abs().max(b.1.abs()) { (a, b) } else { (b, a) };
-                RAYS.iter().position(|&(dc, dr)| *near == (dc, dr) && *far == (2 * dc, 2 * dr)).map(|r| 25 + r)
+                let (near, far) = if a.0.abs().max(a.1.abs()) <= b.0.abs().max(b.1.abs()) {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                RAYS.iter()
+                    .position(|&(dc, dr)| *near == (dc, dr) && *far == (2 * dc, 2 * dr))
+                    .map(|r| 25 + r)
             }
             _ => None,
         };
-        let Some(pattern) = pattern else { return Err(Unindexable(pos.move_text(m))) };
+        let Some(pattern) = pattern else {
+            return Err(Unindexable(pos.move_text(m)));
+        };
         let declined = (m.promotion_optional() && !m.promotes()) as usize;
         Ok(PolicySlot {
             from: self.encoder.square_index(m.from(), mover) as u16,
@@ -100,11 +120,17 @@ impl PolicyIndex {
         let area = (self.encoder.size() * self.encoder.size()) as u32;
         let code = id % CODES as u32;
         let pair = id / CODES as u32;
-        PolicySlot { from: (pair / area) as u16, to: (pair % area) as u16, code: code as u8 }
+        PolicySlot {
+            from: (pair / area) as u16,
+            to: (pair % area) as u16,
+            code: code as u8,
+        }
     }
 
     /// The legal move of `pos` in `slot`, if there is one.
     pub fn move_of(&self, pos: &Position, slot: PolicySlot) -> Option<Move> {
-        pos.legal_move_list().into_iter().find(|&m| self.slot(pos, m).ok() == Some(slot))
+        pos.legal_move_list()
+            .into_iter()
+            .find(|&m| self.slot(pos, m).ok() == Some(slot))
     }
 }

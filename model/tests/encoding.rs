@@ -58,7 +58,11 @@ fn policy_index_is_a_bijection_on_legal_moves() {
                 assert_eq!(index.move_of(pos, index.slot(pos, m).unwrap()), Some(m));
             }
         }
-        assert!(multi > 0 && igui > 0, "{}: no lion multi-captures met ({multi}, {igui})", variant.id());
+        assert!(
+            multi > 0 && igui > 0,
+            "{}: no lion multi-captures met ({multi}, {igui})",
+            variant.id()
+        );
         if variant.id() == "maka-dai-dai" {
             assert!(declined > 0, "no declined promotion met");
         }

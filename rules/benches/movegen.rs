@@ -13,7 +13,10 @@ fn positions() -> Vec<(String, Position)> {
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| {
             let (name, text) = l.split_once(':').expect("name: position");
-            (name.trim().to_string(), Position::parse(text.trim()).expect("valid bench position"))
+            (
+                name.trim().to_string(),
+                Position::parse(text.trim()).expect("valid bench position"),
+            )
         })
         .collect()
 }
@@ -21,11 +24,16 @@ fn positions() -> Vec<(String, Position)> {
 fn bench_perft(c: &mut Criterion) {
     let mut group = c.benchmark_group("perft");
     group.sample_size(10);
-    for (name, variant, depth) in [("dai-dai", Variant::dai_dai(), 3), ("maka-dai-dai", Variant::maka_dai_dai(), 3)] {
+    for (name, variant, depth) in [
+        ("dai-dai", Variant::dai_dai(), 3),
+        ("maka-dai-dai", Variant::maka_dai_dai(), 3),
+    ] {
         let mut pos = Position::initial(variant);
         let leaves = perft(&mut pos, depth);
         group.throughput(Throughput::Elements(leaves));
-        group.bench_function(format!("{name}/depth{depth}"), |b| b.iter(|| perft(black_box(&mut pos), depth)));
+        group.bench_function(format!("{name}/depth{depth}"), |b| {
+            b.iter(|| perft(black_box(&mut pos), depth))
+        });
     }
     group.finish();
 }

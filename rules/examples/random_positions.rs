@@ -18,7 +18,10 @@ fn main() {
         std::process::exit(2)
     });
     let games: usize = args[2].parse().expect("games");
-    let plies: Vec<usize> = args[3].split(',').map(|p| p.parse().expect("ply")).collect();
+    let plies: Vec<usize> = args[3]
+        .split(',')
+        .map(|p| p.parse().expect("ply"))
+        .collect();
     let seed: u64 = args.get(4).map_or(1, |s| s.parse().expect("seed"));
     let mut rng = SmallRng::seed_from_u64(seed);
     let max = *plies.iter().max().unwrap();

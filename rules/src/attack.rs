@@ -46,7 +46,13 @@ pub(crate) fn non_emperor_attacks(v: &Variant, b: &Board, by: Color, s: Square) 
 }
 
 /// [`non_emperor_attacks`] with the `vacated` squares read as empty.
-pub(crate) fn non_emperor_attacks_with(v: &Variant, b: &Board, by: Color, s: Square, vacated: Vacated) -> bool {
+pub(crate) fn non_emperor_attacks_with(
+    v: &Variant,
+    b: &Board,
+    by: Color,
+    s: Square,
+    vacated: Vacated,
+) -> bool {
     for (offset, mask) in &v.reverse_leaps[by.index()] {
         let c = vacated.cell(b, s.offset(-offset)) as usize;
         if mask[c / 64] >> (c % 64) & 1 != 0 {
@@ -72,7 +78,10 @@ pub(crate) fn non_emperor_attacks_with(v: &Variant, b: &Board, by: Color, s: Squ
     }
     for h in b.special[by.index()].iter() {
         let cell = vacated.cell(b, h);
-        if cell != EMPTY && v.info[cell as usize].flags & F_HOOK != 0 && hook_reaches_by_turning(v, b, h, s, vacated) {
+        if cell != EMPTY
+            && v.info[cell as usize].flags & F_HOOK != 0
+            && hook_reaches_by_turning(v, b, h, s, vacated)
+        {
             return true;
         }
     }
@@ -84,9 +93,9 @@ pub(crate) fn can_capture_on(v: &Variant, b: &Board, by: Color, s: Square) -> bo
     if non_emperor_attacks(v, b, by, s) {
         return true;
     }
-    b.special[by.index()]
-        .iter()
-        .any(|e| v.info[b.get(e) as usize].flags & F_EMPEROR != 0 && emperor_can_capture(v, b, e, s))
+    b.special[by.index()].iter().any(|e| {
+        v.info[b.get(e) as usize].flags & F_EMPEROR != 0 && emperor_can_capture(v, b, e, s)
+    })
 }
 
 /// Whether the Emperor on `e` may capture the enemy piece on `s`: only if that piece is not
@@ -115,8 +124,15 @@ pub(crate) fn emperor_can_capture(v: &Variant, b: &Board, e: Square, s: Square) 
 /// part of a hook move is found by the ray walk).
 fn hook_reaches_by_turning(v: &Variant, b: &Board, h: Square, s: Square, vacated: Vacated) -> bool {
     let size = v.size() as i32;
-    let (hc, hr, sc, sr) = (h.col() as i32, h.row() as i32, s.col() as i32, s.row() as i32);
-    let diagonal = v.moves[vacated.cell(b, h) as usize].hook.is_some_and(|dirs| dirs[0].abs() != STRIDE as i16 && dirs[0].abs() != 1);
+    let (hc, hr, sc, sr) = (
+        h.col() as i32,
+        h.row() as i32,
+        s.col() as i32,
+        s.row() as i32,
+    );
+    let diagonal = v.moves[vacated.cell(b, h) as usize]
+        .hook
+        .is_some_and(|dirs| dirs[0].abs() != STRIDE as i16 && dirs[0].abs() != 1);
     let mut turns = [(0i32, 0i32); 2];
     let count;
     if diagonal {
@@ -167,14 +183,19 @@ fn line_clear(b: &Board, a: Square, c: Square, vacated: Vacated) -> bool {
 /// captured set contains all of `color`'s royal pieces.
 pub(crate) fn in_check(v: &Variant, b: &Board, color: Color) -> bool {
     let mut royals = b.royals(color);
-    let Some(first) = royals.next() else { return false };
+    let Some(first) = royals.next() else {
+        return false;
+    };
     let Some(second) = royals.next() else {
         return can_capture_on(v, b, color.opposite(), first);
     };
     // Two royals: only a lion-type move can take both at once.
     let by = color.opposite();
     for p in b.special[by.index()].iter() {
-        if v.info[b.get(p) as usize].flags & F_LIONISH == 0 || p.distance(first) > 3 || p.distance(second) > 3 {
+        if v.info[b.get(p) as usize].flags & F_LIONISH == 0
+            || p.distance(first) > 3
+            || p.distance(second) > 3
+        {
             continue;
         }
         let mut found = false;

@@ -49,7 +49,10 @@ impl SquareSet {
     /// Squares in ascending mailbox order (= board reading order).
     #[inline]
     pub fn iter(&self) -> SquareIter {
-        SquareIter { words: self.0, word: 0 }
+        SquareIter {
+            words: self.0,
+            word: 0,
+        }
     }
 }
 
@@ -67,7 +70,9 @@ impl Iterator for SquareIter {
             let w = self.words[self.word];
             if w != 0 {
                 self.words[self.word] = w & (w - 1);
-                return Some(Square::from_index(self.word * 64 + w.trailing_zeros() as usize));
+                return Some(Square::from_index(
+                    self.word * 64 + w.trailing_zeros() as usize,
+                ));
             }
             self.word += 1;
         }
@@ -110,7 +115,13 @@ impl Board {
         for s in &variant.squares {
             cells[s.index()] = EMPTY;
         }
-        Board { cells, occupied: Default::default(), special: Default::default(), royal: Default::default(), hash: 0 }
+        Board {
+            cells,
+            occupied: Default::default(),
+            special: Default::default(),
+            royal: Default::default(),
+            hash: 0,
+        }
     }
 
     #[inline]

@@ -184,7 +184,11 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn err(&self, key: impl fmt::Display, problem: impl fmt::Display) -> ConfigError {
-        ConfigError { file: self.file.to_string(), key: key.to_string(), problem: problem.to_string() }
+        ConfigError {
+            file: self.file.to_string(),
+            key: key.to_string(),
+            problem: problem.to_string(),
+        }
     }
 }
 
@@ -196,16 +200,34 @@ fn parse_choice<T: Copy>(
     choices: &[(&str, T)],
 ) -> Result<T, ConfigError> {
     let Some(v) = value else { return Ok(default) };
-    choices.iter().find(|(name, _)| name == v).map(|&(_, t)| t).ok_or_else(|| {
-        let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
-        ctx.err(key, format!("unknown value {v:?}; expected one of {}", names.join(", ")))
-    })
+    choices
+        .iter()
+        .find(|(name, _)| name == v)
+        .map(|&(_, t)| t)
+        .ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+            ctx.err(
+                key,
+                format!("unknown value {v:?}; expected one of {}", names.join(", ")),
+            )
+        })
 }
 
-fn parse_range_vector(ctx: &Ctx, key: &str, text: &str, size: usize) -> Result<[Range; 8], ConfigError> {
+fn parse_range_vector(
+    ctx: &Ctx,
+    key: &str,
+    text: &str,
+    size: usize,
+) -> Result<[Range; 8], ConfigError> {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     if tokens.len() != 8 {
-        return Err(ctx.err(key, format!("expected 8 ranges (f fr r br b bl l fl), found {}", tokens.len())));
+        return Err(ctx.err(
+            key,
+            format!(
+                "expected 8 ranges (f fr r br b bl l fl), found {}",
+                tokens.len()
+            ),
+        ));
     }
     let mut out = [0; 8];
     for (i, tok) in tokens.iter().enumerate() {
@@ -217,7 +239,11 @@ fn parse_range_vector(ctx: &Ctx, key: &str, text: &str, size: usize) -> Result<[
                 _ => {
                     return Err(ctx.err(
                         key,
-                        format!("range token {t:?} for direction {} is not '-', '∞' or 1..{}", DIRECTION_NAMES[i], size - 1),
+                        format!(
+                            "range token {t:?} for direction {} is not '-', '∞' or 1..{}",
+                            DIRECTION_NAMES[i],
+                            size - 1
+                        ),
                     ))
                 }
             },
@@ -230,12 +256,22 @@ impl VariantSpec {
     /// Parses and validates a variant description. `file` names the source in errors.
     pub fn from_toml(file: &str, text: &str) -> Result<VariantSpec, ConfigError> {
         let ctx = Ctx { file };
-        let raw: RawVariant = toml::from_str(text).map_err(|e| ctx.err("<toml>", e.message().trim()))?;
+        let raw: RawVariant =
+            toml::from_str(text).map_err(|e| ctx.err("<toml>", e.message().trim()))?;
         let size = raw.variant.size;
         if !(5..=crate::types::MAX_SIZE).contains(&size) {
-            return Err(ctx.err("variant.size", format!("{size} is outside 5..={}", crate::types::MAX_SIZE)));
+            return Err(ctx.err(
+                "variant.size",
+                format!("{size} is outside 5..={}", crate::types::MAX_SIZE),
+            ));
         }
-        if raw.variant.id.is_empty() || !raw.variant.id.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
+        if raw.variant.id.is_empty()
+            || !raw
+                .variant
+                .id
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c == '-')
+        {
             return Err(ctx.err("variant.id", "must be non-empty lower-case letters and '-'"));
         }
         let rules = RuleOptions {
@@ -246,7 +282,10 @@ impl VariantSpec {
                 PromotionRule::Mandatory,
                 &[
                     ("mandatory", PromotionRule::Mandatory),
-                    ("optional-unless-promoted-victim", PromotionRule::OptionalUnlessPromotedVictim),
+                    (
+                        "optional-unless-promoted-victim",
+                        PromotionRule::OptionalUnlessPromotedVictim,
+                    ),
                 ],
             )?,
             contagion: parse_choice(
@@ -265,7 +304,10 @@ impl VariantSpec {
                 "rules.pass",
                 &raw.rules.pass,
                 PassRule::Allowed,
-                &[("allowed", PassRule::Allowed), ("no-pass", PassRule::NoPass)],
+                &[
+                    ("allowed", PassRule::Allowed),
+                    ("no-pass", PassRule::NoPass),
+                ],
             )?,
             stalemate: parse_choice(
                 &ctx,
@@ -280,20 +322,33 @@ impl VariantSpec {
         let mut index: HashMap<String, usize> = HashMap::new();
         for (i, p) in raw.piece.iter().enumerate() {
             let key = format!("piece[{i}].code");
-            if p.code.is_empty() || p.code.len() > 4 || !p.code.chars().all(|c| c.is_ascii_uppercase()) {
-                return Err(ctx.err(key, format!("{:?} is not 1-4 upper-case ASCII letters", p.code)));
+            if p.code.is_empty()
+                || p.code.len() > 4
+                || !p.code.chars().all(|c| c.is_ascii_uppercase())
+            {
+                return Err(ctx.err(
+                    key,
+                    format!("{:?} is not 1-4 upper-case ASCII letters", p.code),
+                ));
             }
             if index.insert(p.code.clone(), i).is_some() {
                 return Err(ctx.err(key, format!("duplicate piece code {:?}", p.code)));
             }
         }
         if raw.piece.len() > 120 {
-            return Err(ctx.err("piece", format!("{} kinds; at most 120 are supported", raw.piece.len())));
+            return Err(ctx.err(
+                "piece",
+                format!("{} kinds; at most 120 are supported", raw.piece.len()),
+            ));
         }
         let resolve = |key: String, code: &Option<String>| -> Result<Option<usize>, ConfigError> {
             match code {
                 None => Ok(None),
-                Some(c) => index.get(c).copied().map(Some).ok_or_else(|| ctx.err(key, format!("unknown piece code {c:?}"))),
+                Some(c) => index
+                    .get(c)
+                    .copied()
+                    .map(Some)
+                    .ok_or_else(|| ctx.err(key, format!("unknown piece code {c:?}"))),
             }
         };
 
@@ -304,7 +359,10 @@ impl VariantSpec {
             let mut jumps = Vec::new();
             for &[fwd, left] in &p.jumps {
                 if fwd.abs() > 3 || left.abs() > 3 || (fwd == 0 && left == 0) {
-                    return Err(ctx.err(at("jumps"), format!("[{fwd}, {left}] must be non-zero and within 3 squares")));
+                    return Err(ctx.err(
+                        at("jumps"),
+                        format!("[{fwd}, {left}] must be non-zero and within 3 squares"),
+                    ));
                 }
                 let j = (fwd as i8, left as i8);
                 if jumps.contains(&j) {
@@ -315,7 +373,10 @@ impl VariantSpec {
             let mut lion_dog = [false; 8];
             for d in &p.lion_dog {
                 let Some(k) = DIRECTION_NAMES.iter().position(|n| n == d) else {
-                    return Err(ctx.err(at("lion_dog"), format!("unknown direction {d:?}; expected one of f fr r br b bl l fl")));
+                    return Err(ctx.err(
+                        at("lion_dog"),
+                        format!("unknown direction {d:?}; expected one of f fr r br b bl l fl"),
+                    ));
                 };
                 if lion_dog[k] {
                     return Err(ctx.err(at("lion_dog"), format!("direction {d:?} listed twice")));
@@ -327,7 +388,10 @@ impl VariantSpec {
                 &at("hook"),
                 &p.hook.as_ref().map(|h| h.clone()),
                 None,
-                &[("orthogonal", Some(HookKind::Orthogonal)), ("diagonal", Some(HookKind::Diagonal))],
+                &[
+                    ("orthogonal", Some(HookKind::Orthogonal)),
+                    ("diagonal", Some(HookKind::Diagonal)),
+                ],
             )?;
             if let Some(h) = hook {
                 let hooked: &[usize] = match h {
@@ -335,11 +399,23 @@ impl VariantSpec {
                     HookKind::Diagonal => &[1, 3, 5, 7],
                 };
                 if hooked.iter().any(|&d| ranges[d] != 0) {
-                    return Err(ctx.err(at("range"), "hooked directions must be '-' (the hook makes the straight moves)"));
+                    return Err(ctx.err(
+                        at("range"),
+                        "hooked directions must be '-' (the hook makes the straight moves)",
+                    ));
                 }
             }
-            if p.emperor && (ranges != [0; 8] || !jumps.is_empty() || p.lion || hook.is_some() || lion_dog != [false; 8]) {
-                return Err(ctx.err(at("emperor"), "an emperor leaps anywhere; it takes no other move"));
+            if p.emperor
+                && (ranges != [0; 8]
+                    || !jumps.is_empty()
+                    || p.lion
+                    || hook.is_some()
+                    || lion_dog != [false; 8])
+            {
+                return Err(ctx.err(
+                    at("emperor"),
+                    "an emperor leaps anywhere; it takes no other move",
+                ));
             }
             let promotes_to = resolve(at("promotes_to"), &p.promotes_to)?;
             if promotes_to == Some(i) {
@@ -350,7 +426,10 @@ impl VariantSpec {
                 return Err(ctx.err(at("name"), "must not be empty"));
             }
             let hodges = p.hodges.clone().unwrap_or_else(|| p.code.clone());
-            if hodges.is_empty() || hodges.len() > 4 || !hodges.chars().all(|c| c.is_ascii_alphabetic()) {
+            if hodges.is_empty()
+                || hodges.len() > 4
+                || !hodges.chars().all(|c| c.is_ascii_alphabetic())
+            {
                 return Err(ctx.err(at("hodges"), format!("{hodges:?} is not 1-4 ASCII letters")));
             }
             kinds.push(PieceKindSpec {
@@ -382,25 +461,44 @@ impl VariantSpec {
             };
             let rank = rank.trim();
             let r = match rank.as_bytes() {
-                [c] if c.is_ascii_lowercase() && ((c - b'a') as usize) < size => (c - b'a') as usize,
-                _ => return Err(ctx.err(key, format!("rank {rank:?} is not a letter a..{}", (b'a' + size as u8 - 1) as char))),
+                [c] if c.is_ascii_lowercase() && ((c - b'a') as usize) < size => {
+                    (c - b'a') as usize
+                }
+                _ => {
+                    return Err(ctx.err(
+                        key,
+                        format!(
+                            "rank {rank:?} is not a letter a..{}",
+                            (b'a' + size as u8 - 1) as char
+                        ),
+                    ))
+                }
             };
             if r < size / 2 + 1 {
-                return Err(ctx.err(key, format!("rank {rank} is not in Black's half of the board")));
+                return Err(ctx.err(
+                    key,
+                    format!("rank {rank} is not in Black's half of the board"),
+                ));
             }
             if !seen_ranks.insert(r) {
                 return Err(ctx.err(key, format!("rank {rank} listed twice")));
             }
             let tokens: Vec<&str> = body.split_whitespace().collect();
             if tokens.len() != size {
-                return Err(ctx.err(key, format!("rank {rank} has {} squares, expected {size}", tokens.len())));
+                return Err(ctx.err(
+                    key,
+                    format!("rank {rank} has {} squares, expected {size}", tokens.len()),
+                ));
             }
             for (col, tok) in tokens.iter().enumerate() {
                 if *tok == "." {
                     continue;
                 }
                 let Some(&k) = index.get(*tok) else {
-                    return Err(ctx.err(key, format!("unknown piece code {tok:?} on file {}", size - col)));
+                    return Err(ctx.err(
+                        key,
+                        format!("unknown piece code {tok:?} on file {}", size - col),
+                    ));
                 };
                 kinds[k].in_setup = true;
                 black_setup.push((col, r, k));
@@ -408,8 +506,15 @@ impl VariantSpec {
         }
         for (i, k) in kinds.iter().enumerate() {
             let at = |field: &str| format!("piece[{i}] ({}).{field}", k.code);
-            if !k.in_setup && !kinds.iter().any(|o| o.promotes_to == Some(i) || o.contagion == Some(i)) {
-                return Err(ctx.err(at("code"), "kind is neither in the setup nor reachable by promotion"));
+            if !k.in_setup
+                && !kinds
+                    .iter()
+                    .any(|o| o.promotes_to == Some(i) || o.contagion == Some(i))
+            {
+                return Err(ctx.err(
+                    at("code"),
+                    "kind is neither in the setup nor reachable by promotion",
+                ));
             }
             if k.royal && !k.in_setup && !kinds.iter().any(|o| o.promotes_to == Some(i)) {
                 return Err(ctx.err(at("royal"), "royal kind can never appear"));
@@ -418,7 +523,14 @@ impl VariantSpec {
         if !black_setup.iter().any(|&(_, _, k)| kinds[k].royal) {
             return Err(ctx.err("setup.black", "no royal piece in the setup"));
         }
-        Ok(VariantSpec { id: raw.variant.id, name: raw.variant.name, size, rules, kinds, black_setup })
+        Ok(VariantSpec {
+            id: raw.variant.id,
+            name: raw.variant.name,
+            size,
+            rules,
+            kinds,
+            black_setup,
+        })
     }
 }
 
@@ -472,16 +584,25 @@ black = ["e: . . K . .", "d: P P P P P"]
         assert_eq!(e.key, "piece[1] (P).range");
         assert!(e.problem.contains("expected 8"), "{e}");
         let e = error_of(&MINI.replace("promotes_to = \"G\"", "promotes_to = \"X\""));
-        assert!(e.key.contains("promotes_to") && e.problem.contains("\"X\""), "{e}");
+        assert!(
+            e.key.contains("promotes_to") && e.problem.contains("\"X\""),
+            "{e}"
+        );
         let e = error_of(&MINI.replace("d: P P P P P", "d: P P Q P P"));
-        assert!(e.key == "setup.black[1]" && e.problem.contains("\"Q\""), "{e}");
+        assert!(
+            e.key == "setup.black[1]" && e.problem.contains("\"Q\""),
+            "{e}"
+        );
         let e = error_of(&MINI.replace("e: . . K . .", "e: . . K ."));
         assert!(e.problem.contains("4 squares"), "{e}");
         let e = error_of(&MINI.replace("[setup]", "[rules]\npromotion = \"sometimes\"\n[setup]"));
         assert_eq!(e.key, "rules.promotion");
         let e = error_of(&MINI.replace("royal = true", ""));
         assert!(e.problem.contains("royal"), "{e}");
-        let e = error_of(&MINI.replace("range = \"1 1 1 - 1 - 1 1\"", "range = \"1 1 1 - 1 - 1 1\"\njumps = [[4, 0]]"));
+        let e = error_of(&MINI.replace(
+            "range = \"1 1 1 - 1 - 1 1\"",
+            "range = \"1 1 1 - 1 - 1 1\"\njumps = [[4, 0]]",
+        ));
         assert!(e.key.ends_with("jumps"), "{e}");
     }
 }

@@ -32,9 +32,14 @@ impl Termination {
     }
 
     pub fn parse(text: &str) -> Option<Termination> {
-        [Termination::Checkmate, Termination::NoLegalMove, Termination::Repetition, Termination::PerpetualCheck]
-            .into_iter()
-            .find(|t| t.as_str() == text)
+        [
+            Termination::Checkmate,
+            Termination::NoLegalMove,
+            Termination::Repetition,
+            Termination::PerpetualCheck,
+        ]
+        .into_iter()
+        .find(|t| t.as_str() == text)
     }
 }
 
@@ -83,7 +88,13 @@ impl Game {
     pub fn new(start: Position) -> Game {
         let mut counts = HashMap::new();
         counts.insert(start.key(), 1);
-        let mut game = Game { position: start.clone(), start, plies: Vec::new(), counts, outcome: None };
+        let mut game = Game {
+            position: start.clone(),
+            start,
+            plies: Vec::new(),
+            counts,
+            outcome: None,
+        };
         game.outcome = game.no_move_outcome();
         game
     }
@@ -124,7 +135,10 @@ impl Game {
             return Err("the game is over".into());
         }
         if !self.position.is_legal(m) {
-            return Err(format!("{} is not a legal move here", self.position.move_text(m)));
+            return Err(format!(
+                "{} is not a legal move here",
+                self.position.move_text(m)
+            ));
         }
         self.play_unchecked(m);
         Ok(())
@@ -139,10 +153,19 @@ impl Game {
         }
         let key = self.position.key();
         let gave_check = self.position.in_check();
-        self.plies.push(Ply { mv: m, key, gave_check, capture });
+        self.plies.push(Ply {
+            mv: m,
+            key,
+            gave_check,
+            capture,
+        });
         let count = self.counts.entry(key).or_insert(0);
         *count += 1;
-        self.outcome = if *count >= 4 { Some(self.repetition_outcome(key)) } else { self.no_move_outcome() };
+        self.outcome = if *count >= 4 {
+            Some(self.repetition_outcome(key))
+        } else {
+            self.no_move_outcome()
+        };
     }
 
     /// The result of the 4th occurrence of `key`, the position just reached (§5.5).
@@ -189,7 +212,11 @@ impl Game {
         };
         Outcome {
             winner,
-            termination: if winner.is_some() { Termination::PerpetualCheck } else { Termination::Repetition },
+            termination: if winner.is_some() {
+                Termination::PerpetualCheck
+            } else {
+                Termination::Repetition
+            },
         }
     }
 
@@ -203,6 +230,13 @@ impl Game {
             StalemateRule::Draw if !in_check => None,
             _ => Some(side.opposite()),
         };
-        Some(Outcome { winner, termination: if in_check { Termination::Checkmate } else { Termination::NoLegalMove } })
+        Some(Outcome {
+            winner,
+            termination: if in_check {
+                Termination::Checkmate
+            } else {
+                Termination::NoLegalMove
+            },
+        })
     }
 }

@@ -32,12 +32,26 @@ impl Legality {
         let mut royals = b.royals(side);
         let royal = royals.next();
         let single = royal.is_some() && royals.next().is_none();
-        let enemy_emperor = b.special[opp.index()].iter().any(|s| v.info[b.get(s) as usize].flags & F_EMPEROR != 0);
+        let enemy_emperor = b.special[opp.index()]
+            .iter()
+            .any(|s| v.info[b.get(s) as usize].flags & F_EMPEROR != 0);
         let Some(royal) = royal.filter(|_| single && !enemy_emperor) else {
-            return Legality { in_check: in_check(v, b, side), slow_all: true, shields: SquareSet::default(), royal: Square::new(0, 0), emperor_unsafe: None };
+            return Legality {
+                in_check: in_check(v, b, side),
+                slow_all: true,
+                shields: SquareSet::default(),
+                royal: Square::new(0, 0),
+                emperor_unsafe: None,
+            };
         };
         if can_capture_on(v, b, opp, royal) {
-            return Legality { in_check: true, slow_all: true, shields: SquareSet::default(), royal, emperor_unsafe: None };
+            return Legality {
+                in_check: true,
+                slow_all: true,
+                shields: SquareSet::default(),
+                royal,
+                emperor_unsafe: None,
+            };
         }
         let enemy_hooks: SquareSet = {
             let mut set = SquareSet::default();
@@ -63,7 +77,10 @@ impl Legality {
             let (second, far) = first_piece(b, first, step);
             let c2 = b.get(second);
             // The attacker moves towards the royal: direction d reversed.
-            if c2 != OFF && cell_color(c2) == opp && v.info[c2 as usize].attack_range[(d + 4) % 8] as usize >= distance + far {
+            if c2 != OFF
+                && cell_color(c2) == opp
+                && v.info[c2 as usize].attack_range[(d + 4) % 8] as usize >= distance + far
+            {
                 shields.insert(first);
             }
         }
@@ -84,10 +101,18 @@ impl Legality {
             let mut without = b.clone();
             without.take(royal);
             let mut unsafe_squares = SquareSet::default();
-            pseudo_legal(v, &without, opp, false, &mut |m| unsafe_squares.insert(m.to()));
+            pseudo_legal(v, &without, opp, false, &mut |m| {
+                unsafe_squares.insert(m.to())
+            });
             unsafe_squares
         });
-        Legality { in_check: false, slow_all: false, shields, royal, emperor_unsafe }
+        Legality {
+            in_check: false,
+            slow_all: false,
+            shields,
+            royal,
+            emperor_unsafe,
+        }
     }
 
     /// Whether the pseudo-legal move `m` of `side` is legal.
@@ -103,9 +128,17 @@ impl Legality {
                             return !unsafe_squares.contains(m.to());
                         }
                     }
-                    return !non_emperor_attacks_with(v, b, side.opposite(), m.to(), Vacated::one(m.from()));
+                    return !non_emperor_attacks_with(
+                        v,
+                        b,
+                        side.opposite(),
+                        m.to(),
+                        Vacated::one(m.from()),
+                    );
                 }
-            } else if !self.shields.contains(m.from()) && v.info[m.result_cell() as usize].flags & F_ROYAL == 0 {
+            } else if !self.shields.contains(m.from())
+                && v.info[m.result_cell() as usize].flags & F_ROYAL == 0
+            {
                 return true;
             }
         }

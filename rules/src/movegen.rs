@@ -10,12 +10,27 @@ use crate::variant::{cell_code, cell_color, Variant, T_BLOCKED, T_EMPTY, T_ENEMY
 /// Every pseudo-legal move of the piece on `from`, with its promotion decided (both versions
 /// of an optional promotion). `allow_pass`: whether §7.4 (c) and the pass rule allow a pass.
 #[inline]
-pub(crate) fn piece_moves(v: &Variant, b: &Board, from: Square, allow_pass: bool, sink: &mut impl FnMut(Move)) {
+pub(crate) fn piece_moves(
+    v: &Variant,
+    b: &Board,
+    from: Square,
+    allow_pass: bool,
+    sink: &mut impl FnMut(Move),
+) {
     let cell = b.get(from);
     let color = cell_color(cell);
     let ms = &v.moves[cell as usize];
     let target = &v.target[color.index()];
-    let mut g = PieceGen { v, b, from, cell, target, seen: SquareSet::default(), dedupe: ms.dedupe, sink };
+    let mut g = PieceGen {
+        v,
+        b,
+        from,
+        cell,
+        target,
+        seen: SquareSet::default(),
+        dedupe: ms.dedupe,
+        sink,
+    };
 
     for &(offset, range) in &ms.slides {
         let mut t = from;
@@ -114,7 +129,11 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
             any_promoted |= victim.promoted;
             if victim.contagion != 0 {
                 // Deciding victim: the one on the destination, else the farthest (§6.3).
-                let rank = if s == to { usize::MAX } else { s.distance(self.from) };
+                let rank = if s == to {
+                    usize::MAX
+                } else {
+                    s.distance(self.from)
+                };
                 if rank > contagion_rank || contagion == 0 {
                     contagion_rank = rank;
                     contagion = victim.contagion;
@@ -283,7 +302,13 @@ const KING_OFFSETS: [i16; 8] = [
 ];
 
 /// Every pseudo-legal move of `color`'s pieces.
-pub(crate) fn pseudo_legal(v: &Variant, b: &Board, color: crate::types::Color, allow_pass: bool, sink: &mut impl FnMut(Move)) {
+pub(crate) fn pseudo_legal(
+    v: &Variant,
+    b: &Board,
+    color: crate::types::Color,
+    allow_pass: bool,
+    sink: &mut impl FnMut(Move),
+) {
     for from in b.occupied[color.index()].iter() {
         piece_moves(v, b, from, allow_pass, sink);
     }

@@ -27,16 +27,30 @@ const MAX_TEXT: usize = 4096;
 /// Parses a square name (`<file><rank>`, §12.1) for a board of `size`.
 pub fn parse_square(text: &str, size: usize) -> Result<Square, ParseError> {
     let bytes = text.as_bytes();
-    let Some((&rank, digits)) = bytes.split_last() else { return err("empty square name") };
-    if digits.is_empty() || digits.len() > 2 || !digits.iter().all(u8::is_ascii_digit) || digits[0] == b'0' {
-        return err(format!("square {text:?}: expected a file 1..{size} then a rank letter"));
+    let Some((&rank, digits)) = bytes.split_last() else {
+        return err("empty square name");
+    };
+    if digits.is_empty()
+        || digits.len() > 2
+        || !digits.iter().all(u8::is_ascii_digit)
+        || digits[0] == b'0'
+    {
+        return err(format!(
+            "square {text:?}: expected a file 1..{size} then a rank letter"
+        ));
     }
-    let file: usize = std::str::from_utf8(digits).unwrap_or("0").parse().unwrap_or(0);
+    let file: usize = std::str::from_utf8(digits)
+        .unwrap_or("0")
+        .parse()
+        .unwrap_or(0);
     if !(1..=size).contains(&file) {
         return err(format!("square {text:?}: file {file} is outside 1..{size}"));
     }
     if !rank.is_ascii_lowercase() || (rank - b'a') as usize >= size {
-        return err(format!("square {text:?}: rank must be a letter a..{}", (b'a' + size as u8 - 1) as char));
+        return err(format!(
+            "square {text:?}: rank must be a letter a..{}",
+            (b'a' + size as u8 - 1) as char
+        ));
     }
     Ok(Square::from_file_rank(file, (rank - b'a') as usize, size).expect("checked above"))
 }
@@ -74,19 +88,35 @@ pub fn parse_piece(variant: &Variant, token: &str) -> Result<Piece, ParseError> 
     };
     let upper = code.to_ascii_uppercase();
     let Some(kind) = variant.kind_index(&upper) else {
-        return err(format!("piece {token:?}: {upper} is not a piece of {}", variant.name()));
+        return err(format!(
+            "piece {token:?}: {upper} is not a piece of {}",
+            variant.name()
+        ));
     };
     let in_setup = variant.kinds()[kind].in_setup;
     let ty = if plus {
         match variant.type_index(kind, true) {
             Some(t) if in_setup => t,
-            _ if !in_setup => return err(format!("piece {token:?}: {upper} is promoted-only, written without '+'")),
-            _ => return err(format!("piece {token:?}: {upper} is never the result of a promotion in {}", variant.name())),
+            _ if !in_setup => {
+                return err(format!(
+                    "piece {token:?}: {upper} is promoted-only, written without '+'"
+                ))
+            }
+            _ => {
+                return err(format!(
+                    "piece {token:?}: {upper} is never the result of a promotion in {}",
+                    variant.name()
+                ))
+            }
         }
     } else if in_setup {
-        variant.type_index(kind, false).expect("setup kinds exist unpromoted")
+        variant
+            .type_index(kind, false)
+            .expect("setup kinds exist unpromoted")
     } else {
-        variant.type_index(kind, true).expect("promoted-only kinds exist promoted")
+        variant
+            .type_index(kind, true)
+            .expect("promoted-only kinds exist promoted")
     };
     Ok(Piece { color, ty })
 }
@@ -95,7 +125,10 @@ impl Position {
     /// Parses and validates a §12.2 position. The number of ranks picks the built-in game.
     pub fn parse(text: &str) -> Result<Position, ParseError> {
         if text.len() > MAX_TEXT {
-            return err(format!("position text is {} bytes long; at most {MAX_TEXT}", text.len()));
+            return err(format!(
+                "position text is {} bytes long; at most {MAX_TEXT}",
+                text.len()
+            ));
         }
         let fields: Vec<&str> = text.split(' ').collect();
         if fields.len() != 3 || fields.iter().any(|f| f.is_empty()) {
@@ -106,7 +139,10 @@ impl Position {
         }
         let ranks: Vec<&str> = fields[0].split('/').collect();
         let Some(variant) = Variant::for_size(ranks.len()) else {
-            return err(format!("board has {} ranks; expected 17 (Dai Dai Shogi) or 19 (Maka Dai Dai Shogi)", ranks.len()));
+            return err(format!(
+                "board has {} ranks; expected 17 (Dai Dai Shogi) or 19 (Maka Dai Dai Shogi)",
+                ranks.len()
+            ));
         };
         Position::parse_for(variant, text)
     }
@@ -114,7 +150,10 @@ impl Position {
     /// Parses and validates a §12.2 position of a given variant.
     pub fn parse_for(variant: Arc<Variant>, text: &str) -> Result<Position, ParseError> {
         if text.len() > MAX_TEXT {
-            return err(format!("position text is {} bytes long; at most {MAX_TEXT}", text.len()));
+            return err(format!(
+                "position text is {} bytes long; at most {MAX_TEXT}",
+                text.len()
+            ));
         }
         let fields: Vec<&str> = text.split(' ').collect();
         if fields.len() != 3 || fields.iter().any(|f| f.is_empty()) {
@@ -133,7 +172,11 @@ impl Position {
         };
         let ranks: Vec<&str> = fields[0].split('/').collect();
         if ranks.len() != size {
-            return err(format!("board has {} ranks; {} needs {size}", ranks.len(), variant.name()));
+            return err(format!(
+                "board has {} ranks; {} needs {size}",
+                ranks.len(),
+                variant.name()
+            ));
         }
         let mut pos = Position::empty(variant.clone(), side, after_pass);
         for (row, rank_text) in ranks.iter().enumerate() {
@@ -149,16 +192,23 @@ impl Position {
                 }
                 if item.bytes().all(|c| c.is_ascii_digit()) {
                     if last_was_count {
-                        return err(format!("rank {rank_name}: two empty-square counts in a row"));
+                        return err(format!(
+                            "rank {rank_name}: two empty-square counts in a row"
+                        ));
                     }
                     let n: usize = match item.parse() {
                         Ok(n) if n >= 1 && n <= size && !item.starts_with('0') => n,
-                        _ => return err(format!("rank {rank_name}: count {item:?} is not a number 1..{size}")),
+                        _ => {
+                            return err(format!(
+                                "rank {rank_name}: count {item:?} is not a number 1..{size}"
+                            ))
+                        }
                     };
                     col += n;
                     last_was_count = true;
                 } else {
-                    let piece = parse_piece(&variant, item).map_err(|e| ParseError(format!("rank {rank_name}: {e}")))?;
+                    let piece = parse_piece(&variant, item)
+                        .map_err(|e| ParseError(format!("rank {rank_name}: {e}")))?;
                     if col < size {
                         pos.put(Square::new(col, row), piece);
                     }
@@ -170,7 +220,9 @@ impl Position {
                 }
             }
             if col != size {
-                return err(format!("rank {rank_name} covers {col} squares; expected {size}"));
+                return err(format!(
+                    "rank {rank_name} covers {col} squares; expected {size}"
+                ));
             }
         }
         pos.validate()?;
@@ -181,7 +233,11 @@ impl Position {
     fn validate(&self) -> Result<(), ParseError> {
         let v = self.variant().clone();
         for color in Color::ALL {
-            let name = if color == Color::Black { "Black" } else { "White" };
+            let name = if color == Color::Black {
+                "Black"
+            } else {
+                "White"
+            };
             let royals: Vec<Square> = self.royals(color).collect();
             if royals.is_empty() {
                 return err(format!("{name} has no royal piece"));
@@ -207,8 +263,14 @@ impl Position {
         }
         let other = self.side_to_move().opposite();
         if self.is_in_check(other) {
-            let name = if other == Color::Black { "Black" } else { "White" };
-            return err(format!("{name} is not to move but is in check; such a position cannot arise"));
+            let name = if other == Color::Black {
+                "Black"
+            } else {
+                "White"
+            };
+            return err(format!(
+                "{name} is not to move but is in check; such a position cannot arise"
+            ));
         }
         Ok(())
     }
@@ -242,21 +304,29 @@ impl Position {
     /// Parses a §12.3 move and checks that it is one of this position's legal moves.
     pub fn parse_move(&self, text: &str) -> Result<Move, ParseError> {
         if text.len() > 64 {
-            return err(format!("move text {:?}... is too long", &text[..text.char_indices().nth(16).map_or(text.len(), |(i, _)| i)]));
+            return err(format!(
+                "move text {:?}... is too long",
+                &text[..text.char_indices().nth(16).map_or(text.len(), |(i, _)| i)]
+            ));
         }
         let size = self.size();
         let Some((from_text, rest)) = text.split_once('>') else {
             return err(format!("move {text:?}: expected '<from>><to>'"));
         };
-        let from = parse_square(from_text, size).map_err(|e| ParseError(format!("move {text:?}: from: {e}")))?;
+        let from = parse_square(from_text, size)
+            .map_err(|e| ParseError(format!("move {text:?}: from: {e}")))?;
         let to_end = rest.find(['{', '+', '=']).unwrap_or(rest.len());
-        let to = parse_square(&rest[..to_end], size).map_err(|e| ParseError(format!("move {text:?}: to: {e}")))?;
+        let to = parse_square(&rest[..to_end], size)
+            .map_err(|e| ParseError(format!("move {text:?}: to: {e}")))?;
         let mut rest = &rest[to_end..];
         let mut captured = Vec::new();
         if let Some(body) = rest.strip_prefix('{') {
-            let Some(close) = body.find('}') else { return err(format!("move {text:?}: '{{' without '}}'")) };
+            let Some(close) = body.find('}') else {
+                return err(format!("move {text:?}: '{{' without '}}'"));
+            };
             for item in body[..close].split(',') {
-                let s = parse_square(item, size).map_err(|e| ParseError(format!("move {text:?}: captured square: {e}")))?;
+                let s = parse_square(item, size)
+                    .map_err(|e| ParseError(format!("move {text:?}: captured square: {e}")))?;
                 captured.push(s);
             }
             if captured.windows(2).any(|w| w[0] >= w[1]) {
@@ -274,7 +344,9 @@ impl Position {
             return err(format!("move {text:?}: no piece on {from_text}"));
         };
         if piece.color != self.side_to_move() {
-            return err(format!("move {text:?}: the piece on {from_text} belongs to the side not to move"));
+            return err(format!(
+                "move {text:?}: the piece on {from_text} belongs to the side not to move"
+            ));
         }
         let moves = self.legal_move_list();
         let found = moves.iter().copied().find(|&m| {
@@ -287,22 +359,43 @@ impl Position {
         if let Some(m) = found {
             return Ok(m);
         }
-        let same = moves.iter().any(|&m| m.from() == from && m.to() == to && m.captures().eq(captured.iter().copied()));
+        let same = moves.iter().any(|&m| {
+            m.from() == from && m.to() == to && m.captures().eq(captured.iter().copied())
+        });
         if same {
             return err(match mark {
-                None => format!("move {text:?}: promotion is optional here; add '+' (promote) or '=' (decline)"),
-                Some(_) => format!("move {text:?}: this move has no promotion choice; write it without a mark"),
+                None => format!(
+                    "move {text:?}: promotion is optional here; add '+' (promote) or '=' (decline)"
+                ),
+                Some(_) => format!(
+                    "move {text:?}: this move has no promotion choice; write it without a mark"
+                ),
             });
         }
         if from == to && captured.is_empty() && self.after_pass() {
-            return err(format!("move {text:?}: a pass may not follow a pass (RULES.md §7.4)"));
+            return err(format!(
+                "move {text:?}: a pass may not follow a pass (RULES.md §7.4)"
+            ));
         }
         let mut pseudo = Vec::new();
         self.pseudo_legal_moves(&mut pseudo);
-        if pseudo.iter().any(|&m| m.from() == from && m.to() == to && m.captures().eq(captured.iter().copied())) {
-            return err(format!("move {text:?}: leaves {} in check", if self.side_to_move() == Color::Black { "Black" } else { "White" }));
+        if pseudo
+            .iter()
+            .any(|&m| m.from() == from && m.to() == to && m.captures().eq(captured.iter().copied()))
+        {
+            return err(format!(
+                "move {text:?}: leaves {} in check",
+                if self.side_to_move() == Color::Black {
+                    "Black"
+                } else {
+                    "White"
+                }
+            ));
         }
-        err(format!("move {text:?}: the {} on {from_text} has no such move", self.kind_name(piece)))
+        err(format!(
+            "move {text:?}: the {} on {from_text} has no such move",
+            self.kind_name(piece)
+        ))
     }
 
     /// Plays a move given in §12.3 notation after checking it.
@@ -324,7 +417,9 @@ impl Position {
     pub fn hodges(&self, m: Move) -> String {
         let v = self.variant();
         let size = self.size();
-        let piece = self.piece_at(m.from()).expect("a legal move starts on a piece");
+        let piece = self
+            .piece_at(m.from())
+            .expect("a legal move starts on a piece");
         let ty = &v.piece_types()[piece.ty];
         let mut s = String::new();
         if ty.promoted && v.kinds()[ty.kind].in_setup {
@@ -402,7 +497,11 @@ impl fmt::Display for Position {
                 write!(f, "{empty}")?;
             }
         }
-        let side = if self.side_to_move() == Color::Black { "b" } else { "w" };
+        let side = if self.side_to_move() == Color::Black {
+            "b"
+        } else {
+            "w"
+        };
         write!(f, " {side} {}", if self.after_pass() { "p" } else { "-" })
     }
 }

@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use crate::attack::in_check;
 use crate::board::Board;
+use crate::board::WHITE_TO_MOVE_KEY as WHITE_KEY;
 use crate::config::PassRule;
 use crate::legal::Legality;
 use crate::movegen::{piece_moves, pseudo_legal};
 use crate::types::{Color, Move, Square};
-use crate::board::WHITE_TO_MOVE_KEY as WHITE_KEY;
 use crate::variant::{cell_code, cell_color, Variant, EMPTY, F_ROYAL};
 
 /// A piece on the board: owner and piece type (an index into [`Variant::piece_types`]).
@@ -43,17 +43,33 @@ impl Position {
         let mut board = Board::empty(&variant);
         let size = variant.size();
         for &(col, row, kind) in &variant.spec().black_setup {
-            let ty = variant.type_index(kind, false).expect("setup kinds have unpromoted types") as u8;
+            let ty = variant
+                .type_index(kind, false)
+                .expect("setup kinds have unpromoted types") as u8;
             board.put(&variant, Square::new(col, row), cell_code(ty, Color::Black));
-            board.put(&variant, Square::new(size - 1 - col, size - 1 - row), cell_code(ty, Color::White));
+            board.put(
+                &variant,
+                Square::new(size - 1 - col, size - 1 - row),
+                cell_code(ty, Color::White),
+            );
         }
-        Position { variant, board, side: Color::Black, after_pass: false }
+        Position {
+            variant,
+            board,
+            side: Color::Black,
+            after_pass: false,
+        }
     }
 
     /// A position with no pieces (for building positions piece by piece; not playable as is).
     pub fn empty(variant: Arc<Variant>, side: Color, after_pass: bool) -> Position {
         let board = Board::empty(&variant);
-        Position { variant, board, side, after_pass }
+        Position {
+            variant,
+            board,
+            side,
+            after_pass,
+        }
     }
 
     pub fn variant(&self) -> &Arc<Variant> {
@@ -79,12 +95,16 @@ impl Position {
         if c == EMPTY || c == crate::variant::OFF {
             return None;
         }
-        Some(Piece { color: cell_color(c), ty: self.variant.info[c as usize].ty as usize })
+        Some(Piece {
+            color: cell_color(c),
+            ty: self.variant.info[c as usize].ty as usize,
+        })
     }
 
     /// Puts a piece on an empty square (position building; the caller validates the result).
     pub fn put(&mut self, s: Square, piece: Piece) {
-        self.board.put(&self.variant, s, cell_code(piece.ty as u8, piece.color));
+        self.board
+            .put(&self.variant, s, cell_code(piece.ty as u8, piece.color));
     }
 
     /// Every occupied square of `color`, in board reading order.
@@ -100,12 +120,22 @@ impl Position {
     /// Zobrist key of the repetition key of §5.5: board contents and side to move (not the
     /// pass bit). Updated incrementally by [`Position::play`].
     pub fn key(&self) -> u64 {
-        self.board.hash ^ if self.side == Color::White { WHITE_KEY } else { 0 }
+        self.board.hash
+            ^ if self.side == Color::White {
+                WHITE_KEY
+            } else {
+                0
+            }
     }
 
     /// The key recomputed from scratch (for tests of the incremental update).
     pub fn recompute_key(&self) -> u64 {
-        self.board.recompute_hash() ^ if self.side == Color::White { WHITE_KEY } else { 0 }
+        self.board.recompute_hash()
+            ^ if self.side == Color::White {
+                WHITE_KEY
+            } else {
+                0
+            }
     }
 
     /// Whether the side to move is in check (§5.3).
@@ -125,7 +155,13 @@ impl Position {
     /// Appends the pseudo-legal moves of the side to move (§5.2) to `out`.
     pub fn pseudo_legal_moves(&self, out: &mut Vec<Move>) {
         let allow_pass = self.pass_allowed();
-        pseudo_legal(&self.variant, &self.board, self.side, allow_pass, &mut |m| out.push(m));
+        pseudo_legal(
+            &self.variant,
+            &self.board,
+            self.side,
+            allow_pass,
+            &mut |m| out.push(m),
+        );
     }
 
     /// Replaces the contents of `out` with the legal moves (§5.3), grouped by origin square in
@@ -187,15 +223,32 @@ impl Position {
         if cell_color(self.board.get(m.from())) != self.side {
             return false;
         }
-        piece_moves(&self.variant, &self.board, m.from(), self.pass_allowed(), &mut |g| found |= g == m);
-        found && Legality::new(&self.variant, &self.board, self.side).is_legal(&self.variant, &self.board, self.side, m)
+        piece_moves(
+            &self.variant,
+            &self.board,
+            m.from(),
+            self.pass_allowed(),
+            &mut |g| found |= g == m,
+        );
+        found
+            && Legality::new(&self.variant, &self.board, self.side).is_legal(
+                &self.variant,
+                &self.board,
+                self.side,
+                m,
+            )
     }
 
     /// Plays a move produced by this position's move generator. Playing anything else is a
     /// logic error (checked in debug builds).
     #[inline]
     pub fn play(&mut self, m: Move) -> Undo {
-        let mut undo = Undo { moved: 0, captured: [(Square::new(0, 0), 0); 3], captured_len: 0, after_pass: self.after_pass };
+        let mut undo = Undo {
+            moved: 0,
+            captured: [(Square::new(0, 0), 0); 3],
+            captured_len: 0,
+            after_pass: self.after_pass,
+        };
         if !m.is_pass() {
             let v = &*self.variant;
             undo.moved = self.board.take(m.from());

@@ -38,7 +38,10 @@ impl Record {
     /// A record of `game` with extra tags (e.g. `Black`, `White`, `Termination`). `Game`,
     /// `Start` and `Result` are derived from the game.
     pub fn new(game: Game, extra: &[(&str, &str)]) -> Record {
-        let mut tags = vec![("Game".to_string(), game.start().variant().name().to_string())];
+        let mut tags = vec![(
+            "Game".to_string(),
+            game.start().variant().name().to_string(),
+        )];
         let start = game.start();
         if *start != Position::initial(start.variant().clone()) {
             tags.push(("Start".into(), start.to_string()));
@@ -60,14 +63,20 @@ impl Record {
 
     /// The value of a tag.
     pub fn tag(&self, name: &str) -> Option<&str> {
-        self.tags.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.tags
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Parses a record and replays its moves; any illegal or malformed move is rejected with
     /// its move number.
     pub fn parse(text: &str) -> Result<Record, ParseError> {
         if text.len() > MAX_RECORD {
-            return err(format!("record is {} bytes; at most {MAX_RECORD}", text.len()));
+            return err(format!(
+                "record is {} bytes; at most {MAX_RECORD}",
+                text.len()
+            ));
         }
         let mut tags: Vec<(String, String)> = Vec::new();
         let mut lines = text.lines().enumerate().peekable();
@@ -91,9 +100,15 @@ impl Record {
                 return err(format!("line {}: a tag line is [Name \"value\"]", n + 1));
             };
             let Some(value) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) else {
-                return err(format!("line {}: tag {name}: the value must be in double quotes", n + 1));
+                return err(format!(
+                    "line {}: tag {name}: the value must be in double quotes",
+                    n + 1
+                ));
             };
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || value.contains('"') {
+            if name.is_empty()
+                || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                || value.contains('"')
+            {
                 return err(format!("line {}: malformed tag {name:?}", n + 1));
             }
             if tags.iter().any(|(k, _)| k == name) {
@@ -101,7 +116,10 @@ impl Record {
             }
             tags.push((name.to_string(), value.to_string()));
         }
-        let game_name = tags.iter().find(|(k, _)| k == "Game").map(|(_, v)| v.as_str());
+        let game_name = tags
+            .iter()
+            .find(|(k, _)| k == "Game")
+            .map(|(_, v)| v.as_str());
         let variant = match game_name {
             Some("Dai Dai Shogi") => Variant::dai_dai(),
             Some("Maka Dai Dai Shogi") => Variant::maka_dai_dai(),
@@ -109,10 +127,14 @@ impl Record {
             None => return err("missing [Game \"...\"] tag"),
         };
         let start = match tags.iter().find(|(k, _)| k == "Start") {
-            Some((_, text)) => Position::parse_for(variant.clone(), text).map_err(|e| ParseError(format!("tag Start: {e}")))?,
+            Some((_, text)) => Position::parse_for(variant.clone(), text)
+                .map_err(|e| ParseError(format!("tag Start: {e}")))?,
             None => Position::initial(variant),
         };
-        let result = tags.iter().find(|(k, _)| k == "Result").map(|(_, v)| v.clone());
+        let result = tags
+            .iter()
+            .find(|(k, _)| k == "Result")
+            .map(|(_, v)| v.clone());
         if let Some(r) = &result {
             if !matches!(r.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*") {
                 return err(format!("tag Result: {r:?} is not 1-0, 0-1, 1/2-1/2 or *"));
@@ -125,23 +147,31 @@ impl Record {
             for token in line.split_whitespace() {
                 if let Some(num) = token.strip_suffix('.') {
                     if num.parse::<usize>().ok() != Some(expected_number) {
-                        return err(format!("line {}: expected move number {expected_number}., found {token:?}", n + 1));
+                        return err(format!(
+                            "line {}: expected move number {expected_number}., found {token:?}",
+                            n + 1
+                        ));
                     }
                     expected_number += 1;
                     in_line = 0;
                     continue;
                 }
                 if expected_number == 1 || in_line >= 2 {
-                    return err(format!("line {}: move {token:?} is not preceded by a move number", n + 1));
+                    return err(format!(
+                        "line {}: move {token:?} is not preceded by a move number",
+                        n + 1
+                    ));
                 }
                 in_line += 1;
                 if game.outcome().is_some() {
-                    return err(format!("line {}: move {token:?} after the end of the game", n + 1));
+                    return err(format!(
+                        "line {}: move {token:?} after the end of the game",
+                        n + 1
+                    ));
                 }
-                let m = game
-                    .position()
-                    .parse_move(token)
-                    .map_err(|e| ParseError(format!("line {}: ply {}: {e}", n + 1, game.len() + 1)))?;
+                let m = game.position().parse_move(token).map_err(|e| {
+                    ParseError(format!("line {}: ply {}: {e}", n + 1, game.len() + 1))
+                })?;
                 game.play_unchecked(m);
             }
         }

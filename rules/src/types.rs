@@ -123,7 +123,10 @@ impl Square {
 
     /// `<file><rank>` as in RULES.md §12.1, e.g. `10j`.
     pub fn name(self, size: usize) -> SquareName {
-        SquareName { file: self.file(size) as u8, rank: self.row() as u8 }
+        SquareName {
+            file: self.file(size) as u8,
+            rank: self.row() as u8,
+        }
     }
 
     /// Every square of a `size` x `size` board, in board reading order (rank `a` first, within
@@ -203,14 +206,22 @@ const RESULT_SHIFT: u32 = 48;
 impl Move {
     /// Builds a move. `side` holds up to two captured squares other than `to`, in any order.
     #[inline]
-    pub(crate) fn new(from: Square, to: Square, side: [Option<Square>; 2], captures_to: bool) -> Move {
+    pub(crate) fn new(
+        from: Square,
+        to: Square,
+        side: [Option<Square>; 2],
+        captures_to: bool,
+    ) -> Move {
         let (a, b) = match side {
             [Some(a), Some(b)] if b < a => (b.index() as u64, a.index() as u64),
             [Some(a), Some(b)] => (a.index() as u64, b.index() as u64),
             [Some(a), None] | [None, Some(a)] => (a.index() as u64, 0),
             [None, None] => (0, 0),
         };
-        let mut bits = from.index() as u64 | (to.index() as u64) << SQ_BITS | a << (2 * SQ_BITS) | b << (3 * SQ_BITS);
+        let mut bits = from.index() as u64
+            | (to.index() as u64) << SQ_BITS
+            | a << (2 * SQ_BITS)
+            | b << (3 * SQ_BITS);
         if captures_to {
             bits |= CAPTURES_TO;
         }
@@ -232,7 +243,10 @@ impl Move {
     pub fn side_captures(self) -> impl Iterator<Item = Square> {
         let a = (self.0 >> (2 * SQ_BITS) & SQ_MASK) as usize;
         let b = (self.0 >> (3 * SQ_BITS) & SQ_MASK) as usize;
-        [a, b].into_iter().filter(|&i| i != 0).map(Square::from_index)
+        [a, b]
+            .into_iter()
+            .filter(|&i| i != 0)
+            .map(Square::from_index)
     }
 
     #[inline]

@@ -9,8 +9,12 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-use crate::config::{ConfigError, ContagionRule, HookKind, PieceKindSpec, RuleOptions, VariantSpec, UNLIMITED};
-use crate::types::{direction_offset, relative_offset, Color, Square, BLACK_DIRECTION_OFFSETS, STRIDE};
+use crate::config::{
+    ConfigError, ContagionRule, HookKind, PieceKindSpec, RuleOptions, VariantSpec, UNLIMITED,
+};
+use crate::types::{
+    direction_offset, relative_offset, Color, Square, BLACK_DIRECTION_OFFSETS, STRIDE,
+};
 
 /// Cell code of a guard cell outside the board.
 pub(crate) const OFF: u8 = u8::MAX;
@@ -104,25 +108,45 @@ pub(crate) const fn cell_color(cell: u8) -> Color {
 impl Variant {
     /// Compiles a validated description.
     pub fn new(spec: VariantSpec) -> Result<Variant, ConfigError> {
-        let err = |key: String, problem: String| ConfigError { file: spec.id.clone(), key, problem };
+        let err = |key: String, problem: String| ConfigError {
+            file: spec.id.clone(),
+            key,
+            problem,
+        };
         let kinds = &spec.kinds;
-        let is_target = |k: usize| kinds.iter().any(|o| o.promotes_to == Some(k) || o.contagion == Some(k));
+        let is_target = |k: usize| {
+            kinds
+                .iter()
+                .any(|o| o.promotes_to == Some(k) || o.contagion == Some(k))
+        };
         let mut types = Vec::new();
         for (k, kind) in kinds.iter().enumerate() {
             if kind.in_setup {
-                types.push(PieceType { kind: k, promoted: false });
+                types.push(PieceType {
+                    kind: k,
+                    promoted: false,
+                });
             }
         }
         for (k, _) in kinds.iter().enumerate() {
             if is_target(k) {
-                types.push(PieceType { kind: k, promoted: true });
+                types.push(PieceType {
+                    kind: k,
+                    promoted: true,
+                });
             }
         }
         if 2 * types.len() + 1 >= OFF as usize {
-            return Err(err("piece".into(), format!("{} piece types; at most 126 fit a cell", types.len())));
+            return Err(err(
+                "piece".into(),
+                format!("{} piece types; at most 126 fit a cell", types.len()),
+            ));
         }
-        let type_of: HashMap<(usize, bool), u8> =
-            types.iter().enumerate().map(|(i, t)| ((t.kind, t.promoted), i as u8)).collect();
+        let type_of: HashMap<(usize, bool), u8> = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ((t.kind, t.promoted), i as u8))
+            .collect();
 
         let mut info = vec![CellInfo::default(); 256];
         let mut moves = vec![MoveSpec::default(); 256];
@@ -133,7 +157,10 @@ impl Variant {
         for (t, ty) in types.iter().enumerate() {
             let kind = &kinds[ty.kind];
             if kind.jumps.len() > MAX_JUMPS {
-                return Err(err(format!("piece {}", kind.code), format!("more than {MAX_JUMPS} jumps")));
+                return Err(err(
+                    format!("piece {}", kind.code),
+                    format!("more than {MAX_JUMPS} jumps"),
+                ));
             }
             let promotion = if ty.promoted { None } else { kind.promotes_to };
             let contagious = match spec.rules.contagion {
@@ -208,7 +235,16 @@ impl Variant {
             reverse_leaps[c] = v;
         }
         let squares: Vec<Square> = Square::all(spec.size).collect();
-        Ok(Variant { spec, types, type_of, info, moves, target, reverse_leaps, squares })
+        Ok(Variant {
+            spec,
+            types,
+            type_of,
+            info,
+            moves,
+            target,
+            reverse_leaps,
+            squares,
+        })
     }
 
     /// Parses, validates and compiles a variant description file.
@@ -219,23 +255,34 @@ impl Variant {
     /// Reads, validates and compiles a variant description file from disk.
     pub fn load(path: &std::path::Path) -> Result<Variant, ConfigError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ConfigError { file: file.clone(), key: "<file>".into(), problem: format!("cannot read: {e}") })?;
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: file.clone(),
+            key: "<file>".into(),
+            problem: format!("cannot read: {e}"),
+        })?;
         Variant::from_toml(&file, &text)
     }
 
     /// The built-in Dai Dai Shogi (`configs/games/dai-dai.toml`, embedded at build time).
     pub fn dai_dai() -> Arc<Variant> {
         static CELL: OnceLock<Arc<Variant>> = OnceLock::new();
-        CELL.get_or_init(|| Arc::new(builtin("configs/games/dai-dai.toml", include_str!("../../configs/games/dai-dai.toml"))))
-            .clone()
+        CELL.get_or_init(|| {
+            Arc::new(builtin(
+                "configs/games/dai-dai.toml",
+                include_str!("../../configs/games/dai-dai.toml"),
+            ))
+        })
+        .clone()
     }
 
     /// The built-in Maka Dai Dai Shogi (`configs/games/maka-dai-dai.toml`).
     pub fn maka_dai_dai() -> Arc<Variant> {
         static CELL: OnceLock<Arc<Variant>> = OnceLock::new();
         CELL.get_or_init(|| {
-            Arc::new(builtin("configs/games/maka-dai-dai.toml", include_str!("../../configs/games/maka-dai-dai.toml")))
+            Arc::new(builtin(
+                "configs/games/maka-dai-dai.toml",
+                include_str!("../../configs/games/maka-dai-dai.toml"),
+            ))
         })
         .clone()
     }
@@ -307,7 +354,8 @@ impl Variant {
 
 fn builtin(file: &str, text: &str) -> Variant {
     // The embedded files are part of the build and covered by tests; failing here is a bug.
-    Variant::from_toml(file, text).unwrap_or_else(|e| panic!("built-in variant file is invalid: {e}"))
+    Variant::from_toml(file, text)
+        .unwrap_or_else(|e| panic!("built-in variant file is invalid: {e}"))
 }
 
 fn mark_leap(map: &mut HashMap<i16, [u64; 4]>, offset: i16, cell: u8) {
@@ -329,9 +377,15 @@ fn compile_moves(kind: &PieceKindSpec, color: Color) -> MoveSpec {
         .filter(|&d| kind.ranges[d] != 0)
         .map(|d| (direction_offset(color, d), kind.ranges[d]))
         .collect();
-    let jumps: Vec<i16> =
-        kind.jumps.iter().map(|&(f, l)| relative_offset(color, f as i16, l as i16)).collect();
-    let lion_dog: Vec<i16> = (0..8).filter(|&d| kind.lion_dog[d]).map(|d| direction_offset(color, d)).collect();
+    let jumps: Vec<i16> = kind
+        .jumps
+        .iter()
+        .map(|&(f, l)| relative_offset(color, f as i16, l as i16))
+        .collect();
+    let lion_dog: Vec<i16> = (0..8)
+        .filter(|&d| kind.lion_dog[d])
+        .map(|d| direction_offset(color, d))
+        .collect();
     let hook = kind.hook.map(|h| {
         let first = match h {
             HookKind::Orthogonal => 0,
@@ -339,10 +393,16 @@ fn compile_moves(kind: &PieceKindSpec, color: Color) -> MoveSpec {
         };
         [0, 2, 4, 6].map(|k| direction_offset(color, first + k))
     });
-    let sources = [!slides.is_empty(), !jumps.is_empty(), kind.lion, !lion_dog.is_empty(), hook.is_some()]
-        .iter()
-        .filter(|&&b| b)
-        .count();
+    let sources = [
+        !slides.is_empty(),
+        !jumps.is_empty(),
+        kind.lion,
+        !lion_dog.is_empty(),
+        hook.is_some(),
+    ]
+    .iter()
+    .filter(|&&b| b)
+    .count();
     MoveSpec {
         dedupe: sources > 1 || hook.is_some(),
         slides,

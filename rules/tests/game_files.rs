@@ -6,11 +6,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use tengu_rules::{Color, Position, Variant};
 
 fn setup_counts(v: &Variant) -> BTreeMap<String, usize> {
-    let pos = Position::initial(std::sync::Arc::new(Variant::from_toml("x", &std::fs::read_to_string(path(v.id())).unwrap()).unwrap()));
+    let pos = Position::initial(std::sync::Arc::new(
+        Variant::from_toml("x", &std::fs::read_to_string(path(v.id())).unwrap()).unwrap(),
+    ));
     let mut counts = BTreeMap::new();
     for s in pos.squares_of(Color::Black) {
         let p = pos.piece_at(s).unwrap();
-        *counts.entry(v.kinds()[v.piece_types()[p.ty].kind].code.clone()).or_insert(0) += 1;
+        *counts
+            .entry(v.kinds()[v.piece_types()[p.ty].kind].code.clone())
+            .or_insert(0) += 1;
     }
     counts
 }
@@ -28,8 +32,16 @@ fn dai_dai_matches_rules_md() {
     assert_eq!(counts.len(), 64);
     assert_eq!(counts["P"], 17);
     assert_eq!(v.kinds().len(), 68, "64 setup kinds + FF GE MW WS");
-    assert_eq!(v.kinds().iter().filter(|k| k.promotes_to.is_some()).count(), 21);
-    let royal: Vec<&str> = v.kinds().iter().filter(|k| k.royal).map(|k| k.code.as_str()).collect();
+    assert_eq!(
+        v.kinds().iter().filter(|k| k.promotes_to.is_some()).count(),
+        21
+    );
+    let royal: Vec<&str> = v
+        .kinds()
+        .iter()
+        .filter(|k| k.royal)
+        .map(|k| k.code.as_str())
+        .collect();
     assert_eq!(royal, ["K"]);
     // White's army is Black's rotated by 180 degrees.
     let pos = Position::initial(v.clone());
@@ -49,12 +61,26 @@ fn maka_dai_dai_matches_rules_md() {
     assert_eq!(counts.len(), 50);
     assert_eq!(counts["P"], 19);
     assert_eq!(v.kinds().len(), 76);
-    let to_gold = v.kinds().iter().filter(|k| k.promotes_to.is_some_and(|p| v.kinds()[p].code == "G")).count();
+    let to_gold = v
+        .kinds()
+        .iter()
+        .filter(|k| k.promotes_to.is_some_and(|p| v.kinds()[p].code == "G"))
+        .count();
     let promoting = v.kinds().iter().filter(|k| k.promotes_to.is_some()).count();
     assert_eq!((to_gold, promoting - to_gold), (21, 26));
-    let royal: BTreeSet<&str> = v.kinds().iter().filter(|k| k.royal).map(|k| k.code.as_str()).collect();
+    let royal: BTreeSet<&str> = v
+        .kinds()
+        .iter()
+        .filter(|k| k.royal)
+        .map(|k| k.code.as_str())
+        .collect();
     assert_eq!(royal, BTreeSet::from(["K", "EM", "PR"]));
-    let contagious: BTreeSet<&str> = v.kinds().iter().filter(|k| k.contagion.is_some()).map(|k| k.code.as_str()).collect();
+    let contagious: BTreeSet<&str> = v
+        .kinds()
+        .iter()
+        .filter(|k| k.contagion.is_some())
+        .map(|k| k.code.as_str())
+        .collect();
     assert_eq!(contagious, BTreeSet::from(["DV", "TK", "DS", "BS"]));
 }
 
@@ -73,9 +99,15 @@ fn broken(replace: &str, with: &str) -> String {
 #[test]
 fn broken_files_are_rejected_with_file_key_and_problem() {
     let e = broken("size = 17", "size = 17\nsides = 2");
-    assert!(e.starts_with("configs/games/dai-dai.toml: ") && e.contains("sides"), "{e}");
+    assert!(
+        e.starts_with("configs/games/dai-dai.toml: ") && e.contains("sides"),
+        "{e}"
+    );
     let e = broken("range = \"1 1 1 1 1 1 1 1\"", "range = \"1 1 1 1 1 1 1 x\"");
-    assert!(e.contains("piece[0] (K).range") && e.contains("\"x\""), "{e}");
+    assert!(
+        e.contains("piece[0] (K).range") && e.contains("\"x\""),
+        "{e}"
+    );
     let e = broken("promotes_to = \"FF\"", "promotes_to = \"XX\"");
     assert!(e.contains("promotes_to") && e.contains("XX"), "{e}");
     let e = broken("hook = \"orthogonal\"", "hook = \"sideways\"");
@@ -86,8 +118,13 @@ fn broken_files_are_rejected_with_file_key_and_problem() {
     assert!(e.contains("setup.black") && e.contains("XY"), "{e}");
     let e = broken("promotion = \"mandatory\"", "promotion = \"never\"");
     assert!(e.contains("rules.promotion") && e.contains("never"), "{e}");
-    let e = Variant::load(std::path::Path::new("/nonexistent/game.toml")).unwrap_err().to_string();
-    assert!(e.contains("/nonexistent/game.toml") && e.contains("cannot read"), "{e}");
+    let e = Variant::load(std::path::Path::new("/nonexistent/game.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("/nonexistent/game.toml") && e.contains("cannot read"),
+        "{e}"
+    );
 }
 
 #[test]

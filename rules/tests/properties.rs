@@ -17,7 +17,11 @@ fn variant(big: bool) -> std::sync::Arc<Variant> {
 /// Every invariant that must hold in one position.
 fn check_position(pos: &Position) {
     let text = pos.to_string();
-    assert_eq!(Position::parse(&text).as_ref(), Ok(pos), "print/parse round trip");
+    assert_eq!(
+        Position::parse(&text).as_ref(),
+        Ok(pos),
+        "print/parse round trip"
+    );
     assert_eq!(pos.key(), pos.recompute_key(), "incremental key of {text}");
 
     // Legal moves = pseudo-legal moves that do not leave the mover in check, computed the
@@ -30,18 +34,36 @@ fn check_position(pos: &Position) {
     let mut slow: Vec<Move> = Vec::new();
     for &m in &pseudo {
         let undo = work.play(m);
-        assert_eq!(work.key(), work.recompute_key(), "key after {}", pos.move_text(m));
+        assert_eq!(
+            work.key(),
+            work.recompute_key(),
+            "key after {}",
+            pos.move_text(m)
+        );
         if !work.is_in_check(mover) {
             slow.push(m);
         }
         work.unplay(m, undo);
-        assert_eq!(&work, pos, "unplay of {} restores the position", pos.move_text(m));
-        assert_eq!(work.key(), pos.key(), "unplay of {} restores the key", pos.move_text(m));
+        assert_eq!(
+            &work,
+            pos,
+            "unplay of {} restores the position",
+            pos.move_text(m)
+        );
+        assert_eq!(
+            work.key(),
+            pos.key(),
+            "unplay of {} restores the key",
+            pos.move_text(m)
+        );
     }
     let mut fast = legal.clone();
     fast.sort();
     slow.sort();
-    assert_eq!(fast, slow, "fast legality filter differs from play-and-test in {text}");
+    assert_eq!(
+        fast, slow,
+        "fast legality filter differs from play-and-test in {text}"
+    );
     let mut dedup = fast.clone();
     dedup.dedup();
     assert_eq!(dedup.len(), fast.len(), "duplicate moves in {text}");

@@ -13,13 +13,20 @@ impl PositionArgs {
     pub fn resolve(&self) -> Result<Position> {
         let variant = match Variant::builtin(&self.game) {
             Some(v) => v,
-            None => bail!("unknown game {:?}; expected dai-dai or maka-dai-dai", self.game),
+            None => bail!(
+                "unknown game {:?}; expected dai-dai or maka-dai-dai",
+                self.game
+            ),
         };
         match &self.position {
             Some(text) => {
                 let pos = Position::parse(text.trim()).context("invalid --position")?;
                 if pos.variant().id() != variant.id() && self.game != "dai-dai" {
-                    bail!("--position is a {} position, but --game is {}", pos.variant().name(), self.game);
+                    bail!(
+                        "--position is a {} position, but --game is {}",
+                        pos.variant().name(),
+                        self.game
+                    );
                 }
                 Ok(pos)
             }

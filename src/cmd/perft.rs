@@ -4,17 +4,20 @@ use crate::args::PerftArgs;
 use anyhow::{bail, Result};
 use tengu_rules::perft::{divide, perft};
 
-
-
 pub fn run(args: PerftArgs) -> Result<()> {
     if args.depth > 12 {
-        bail!("--depth {} is beyond any useful perft of these games (at most 12)", args.depth);
+        bail!(
+            "--depth {} is beyond any useful perft of these games (at most 12)",
+            args.depth
+        );
     }
     let mut pos = args.position.resolve()?;
     let started = Instant::now();
     let nodes = if args.divide {
-        let mut rows: Vec<(String, u64)> =
-            divide(&mut pos, args.depth).into_iter().map(|(m, n)| (pos.move_text(m), n)).collect();
+        let mut rows: Vec<(String, u64)> = divide(&mut pos, args.depth)
+            .into_iter()
+            .map(|(m, n)| (pos.move_text(m), n))
+            .collect();
         rows.sort();
         if !args.json {
             for (m, n) in &rows {
@@ -26,7 +29,11 @@ pub fn run(args: PerftArgs) -> Result<()> {
         perft(&mut pos, args.depth)
     };
     let seconds = started.elapsed().as_secs_f64();
-    let nps = if seconds > 0.0 { nodes as f64 / seconds } else { 0.0 };
+    let nps = if seconds > 0.0 {
+        nodes as f64 / seconds
+    } else {
+        0.0
+    };
     if args.json {
         let obj = serde_json::json!({
             "game": pos.variant().id(),

@@ -4,13 +4,14 @@ use crate::args::ShowArgs;
 use anyhow::{bail, Context, Result};
 use tengu_rules::{Color, Position, Record, Square};
 
-
 pub fn run(args: ShowArgs) -> Result<()> {
     match (&args.record, &args.position) {
         (Some(_), Some(_)) => bail!("give either --record or --position, not both"),
         (Some(path), None) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let record = Record::parse(&text).with_context(|| format!("{} is not a valid game record", path.display()))?;
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let record = Record::parse(&text)
+                .with_context(|| format!("{} is not a valid game record", path.display()))?;
             for (k, v) in &record.tags {
                 println!("{k}: {v}");
             }
@@ -29,8 +30,11 @@ pub fn run(args: ShowArgs) -> Result<()> {
             print!("{}", board_text(record.game.position()));
         }
         (None, _) => {
-            let pos = crate::args::PositionArgs { game: args.game.clone().unwrap_or_else(|| "dai-dai".into()), position: args.position }
-                .resolve()?;
+            let pos = crate::args::PositionArgs {
+                game: args.game.clone().unwrap_or_else(|| "dai-dai".into()),
+                position: args.position,
+            }
+            .resolve()?;
             print!("{}", board_text(&pos));
         }
     }
@@ -59,8 +63,22 @@ pub fn board_text(pos: &Position) -> String {
         }
         out.push('\n');
     }
-    let side = if pos.side_to_move() == Color::Black { "Black" } else { "White" };
-    let _ = writeln!(out, "{} to move{}{}", side, if pos.in_check() { ", in check" } else { "" }, if pos.after_pass() { ", after a pass" } else { "" });
+    let side = if pos.side_to_move() == Color::Black {
+        "Black"
+    } else {
+        "White"
+    };
+    let _ = writeln!(
+        out,
+        "{} to move{}{}",
+        side,
+        if pos.in_check() { ", in check" } else { "" },
+        if pos.after_pass() {
+            ", after a pass"
+        } else {
+            ""
+        }
+    );
     let _ = writeln!(out, "{pos}");
     out
 }

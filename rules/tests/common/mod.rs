@@ -34,13 +34,22 @@ pub fn perft_cases() -> Vec<PerftCase> {
                 continue;
             }
             let fields: Vec<&str> = line.split(';').map(str::trim).collect();
-            assert_eq!(fields.len(), 3, "{name}:{}: expected '<position>; <depth>; <nodes>'", i + 1);
+            assert_eq!(
+                fields.len(),
+                3,
+                "{name}:{}: expected '<position>; <depth>; <nodes>'",
+                i + 1
+            );
             cases.push(PerftCase {
                 file: name.clone(),
                 line: i + 1,
                 position: fields[0].to_string(),
-                depth: fields[1].parse().unwrap_or_else(|_| panic!("{name}:{}: bad depth", i + 1)),
-                nodes: fields[2].parse().unwrap_or_else(|_| panic!("{name}:{}: bad node count", i + 1)),
+                depth: fields[1]
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{name}:{}: bad depth", i + 1)),
+                nodes: fields[2]
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{name}:{}: bad node count", i + 1)),
             });
         }
     }
@@ -50,7 +59,11 @@ pub fn perft_cases() -> Vec<PerftCase> {
 /// Positions of the perft files, each once.
 pub fn perft_positions() -> Vec<String> {
     let mut seen = std::collections::BTreeSet::new();
-    perft_cases().into_iter().map(|c| c.position).filter(|p| seen.insert(p.clone())).collect()
+    perft_cases()
+        .into_iter()
+        .map(|c| c.position)
+        .filter(|p| seen.insert(p.clone()))
+        .collect()
 }
 
 /// A §12.2 position from a piece list like `["9q=K", "9a=k"]`.
@@ -97,7 +110,12 @@ use tengu_rules::{Color, Game, Piece, Position, Square, Variant};
 
 /// Positions along a random game (captures preferred half of the time) from the initial
 /// position of `variant`: every `every`-th position of the first `plies` plies.
-pub fn random_walk(variant: std::sync::Arc<Variant>, seed: u64, plies: usize, every: usize) -> Vec<Position> {
+pub fn random_walk(
+    variant: std::sync::Arc<Variant>,
+    seed: u64,
+    plies: usize,
+    every: usize,
+) -> Vec<Position> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut game = Game::new(Position::initial(variant));
     let mut out = vec![game.position().clone()];
@@ -129,14 +147,27 @@ pub fn random_placement(variant: std::sync::Arc<Variant>, seed: u64, pieces: usi
     let size = variant.size();
     let types = variant.piece_types().to_vec();
     let kinds = variant.kinds().to_vec();
-    let royal_types: Vec<usize> = (0..types.len()).filter(|&t| kinds[types[t].kind].royal).collect();
+    let royal_types: Vec<usize> = (0..types.len())
+        .filter(|&t| kinds[types[t].kind].royal)
+        .collect();
     // Kinds that promote to a royal (the Drunk Elephant) are placed only where their
     // promotion cannot make a second royal of one family, which play never produces.
-    let to_royal = |t: usize| !types[t].promoted && kinds[types[t].kind].promotes_to.is_some_and(|p| kinds[p].royal);
-    let plain_types: Vec<usize> = (0..types.len()).filter(|&t| !kinds[types[t].kind].royal && !to_royal(t)).collect();
+    let to_royal = |t: usize| {
+        !types[t].promoted
+            && kinds[types[t].kind]
+                .promotes_to
+                .is_some_and(|p| kinds[p].royal)
+    };
+    let plain_types: Vec<usize> = (0..types.len())
+        .filter(|&t| !kinds[types[t].kind].royal && !to_royal(t))
+        .collect();
     let crown_types: Vec<usize> = (0..types.len()).filter(|&t| to_royal(t)).collect();
     loop {
-        let side = if rng.gen_bool(0.5) { Color::Black } else { Color::White };
+        let side = if rng.gen_bool(0.5) {
+            Color::Black
+        } else {
+            Color::White
+        };
         let mut pos = Position::empty(variant.clone(), side, rng.gen_bool(0.2));
         let mut free: Vec<Square> = Square::all(size).collect();
         let mut place = |pos: &mut Position, rng: &mut SmallRng, piece: Piece| {
@@ -153,14 +184,23 @@ pub fn random_placement(variant: std::sync::Arc<Variant>, seed: u64, pieces: usi
                 second = Some(t);
             }
             for &crown in &crown_types {
-                let promoted = types.iter().position(|p| Some(p.kind) == kinds[types[crown].kind].promotes_to && p.promoted);
-                if second != promoted && first != promoted.unwrap_or(usize::MAX) && rng.gen_bool(0.3) {
+                let promoted = types.iter().position(|p| {
+                    Some(p.kind) == kinds[types[crown].kind].promotes_to && p.promoted
+                });
+                if second != promoted
+                    && first != promoted.unwrap_or(usize::MAX)
+                    && rng.gen_bool(0.3)
+                {
                     place(&mut pos, &mut rng, Piece { color, ty: crown });
                 }
             }
         }
         for _ in 0..pieces {
-            let color = if rng.gen_bool(0.5) { Color::Black } else { Color::White };
+            let color = if rng.gen_bool(0.5) {
+                Color::Black
+            } else {
+                Color::White
+            };
             let ty = plain_types[rng.gen_range(0..plain_types.len())];
             place(&mut pos, &mut rng, Piece { color, ty });
         }

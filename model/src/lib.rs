@@ -3,6 +3,9 @@
 
 pub mod encoder;
 pub mod evaluator;
+pub mod burn_eval;
+pub mod checkpoint;
+pub mod net;
 pub mod policy;
 
 pub use encoder::{Encoder, ENCODER_VERSION};

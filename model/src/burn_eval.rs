@@ -1,0 +1,173 @@
+//! The burn network behind the [`Evaluator`] trait, and a training step (policy
+//! cross-entropy over legal moves + WDL cross-entropy) used by tests and the trainer.
+
+use burn::module::Module;
+use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Device, Tensor, TensorData};
+use tengu_rules::{Move, Position, Variant};
+
+use crate::encoder::Encoder;
+use crate::evaluator::{softmax_in_place, EvalError, EvalInput, Evaluation, Evaluator};
+use crate::net::{legal_logits, MoveIndex, Net, NetConfig};
+use crate::policy::PolicyIndex;
+
+/// Encodes a batch: planes `[B, P, N, N]` and the legal-move index.
+fn encode_batch(
+    encoder: &Encoder,
+    index: &PolicyIndex,
+    batch: &[(&Position, &[Move], u32)],
+    device: &Device,
+) -> Result<(Tensor<4>, MoveIndex), EvalError> {
+    let n = encoder.size();
+    let mut planes = vec![0.0f32; batch.len() * encoder.len()];
+    let mut slots = Vec::with_capacity(batch.len());
+    for (i, &(pos, moves, reps)) in batch.iter().enumerate() {
+        encoder.encode(pos, reps, &mut planes[i * encoder.len()..(i + 1) * encoder.len()]);
+        let mut list = Vec::with_capacity(moves.len());
+        for &m in moves {
+            let s = index.slot(pos, m).map_err(|e| EvalError::Backend(e.to_string()))?;
+            list.push((s.from, s.to, s.code));
+        }
+        slots.push(list);
+    }
+    let input = Tensor::from_data(TensorData::new(planes, [batch.len(), encoder.planes(), n, n]), device);
+    Ok((input, MoveIndex::new(&slots, n * n, device)))
+}
+
+/// A burn network as an evaluator (inference only).
+pub struct BurnEvaluator {
+    game: String,
+    net: Net,
+    config: NetConfig,
+    encoder: Encoder,
+    index: PolicyIndex,
+    device: Device,
+    label: String,
+}
+
+impl BurnEvaluator {
+    pub fn new(variant: &Variant, net: Net, config: NetConfig, device: Device, label: impl Into<String>) -> BurnEvaluator {
+        let encoder = Encoder::new(variant);
+        BurnEvaluator {
+            game: variant.id().to_string(),
+            index: PolicyIndex::new(encoder.clone()),
+            encoder,
+            net: net.valid(),
+            config,
+            device,
+            label: label.into(),
+        }
+    }
+
+    pub fn config(&self) -> &NetConfig {
+        &self.config
+    }
+}
+
+impl Evaluator for BurnEvaluator {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+
+    fn evaluate(&mut self, batch: &[EvalInput<'_>]) -> Result<Vec<Evaluation>, EvalError> {
+        if batch.is_empty() {
+            return Ok(Vec::new());
+        }
+        for input in batch {
+            if input.position.variant().id() != self.game {
+                return Err(EvalError::WrongGame { expected: self.game.clone(), found: input.position.variant().id().into() });
+            }
+        }
+        let items: Vec<(&Position, &[Move], u32)> = batch.iter().map(|i| (i.position, i.moves, i.repetitions)).collect();
+        let (input, index) = encode_batch(&self.encoder, &self.index, &items, &self.device)?;
+        let out = self.net.forward(input);
+        let logits = legal_logits(&out, &index);
+        let [_, m] = logits.dims();
+        let logits: Vec<f32> = logits.into_data().try_to_vec().map_err(|e| EvalError::Backend(format!("{e:?}")))?;
+        let wdl: Vec<f32> = out.wdl.into_data().try_to_vec().map_err(|e| EvalError::Backend(format!("{e:?}")))?;
+        Ok((0..batch.len())
+            .map(|i| {
+                let mut policy = logits[i * m..i * m + index.counts[i]].to_vec();
+                softmax_in_place(&mut policy);
+                let mut w = [wdl[3 * i], wdl[3 * i + 1], wdl[3 * i + 2]];
+                softmax_in_place(&mut w);
+                Evaluation { policy, wdl: w }
+            })
+            .collect())
+    }
+}
+
+/// One training example: a position, its legal moves with target probabilities (same
+/// order, summing to 1) and the WDL target from the side to move's view.
+pub struct TrainExample<'a> {
+    pub position: &'a Position,
+    pub repetitions: u32,
+    pub moves: &'a [Move],
+    pub policy: &'a [f32],
+    pub wdl: [f32; 3],
+}
+
+/// Losses of one step (means over the batch).
+#[derive(Copy, Clone, Debug)]
+pub struct Losses {
+    pub policy: f32,
+    pub value: f32,
+}
+
+/// A network being trained with AdamW on an autodiff device.
+pub struct BurnTrainer {
+    net: Option<Net>,
+    optim: ModuleOptimizer,
+    encoder: Encoder,
+    index: PolicyIndex,
+    device: Device,
+    pub learning_rate: f64,
+}
+
+impl BurnTrainer {
+    /// `device` is the plain device; gradients are tracked on its autodiff form.
+    pub fn new(variant: &Variant, net: Net, device: &Device, learning_rate: f64, weight_decay: f32) -> BurnTrainer {
+        let device = device.clone().autodiff();
+        let encoder = Encoder::new(variant);
+        BurnTrainer {
+            net: Some(net.to_device(&device).train()),
+            optim: AdamWConfig::new().with_weight_decay(weight_decay).init(),
+            index: PolicyIndex::new(encoder.clone()),
+            encoder,
+            device,
+            learning_rate,
+        }
+    }
+
+    /// One optimizer step on `batch`; returns the losses before the step.
+    pub fn step(&mut self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
+        let items: Vec<(&Position, &[Move], u32)> = batch.iter().map(|e| (e.position, e.moves, e.repetitions)).collect();
+        let (input, index) = encode_batch(&self.encoder, &self.index, &items, &self.device)?;
+        let m = index.counts.iter().copied().max().unwrap_or(0).max(1);
+        let mut policy_target = vec![0.0f32; batch.len() * m];
+        let mut wdl_target = vec![0.0f32; batch.len() * 3];
+        for (i, e) in batch.iter().enumerate() {
+            policy_target[i * m..i * m + e.policy.len()].copy_from_slice(e.policy);
+            wdl_target[3 * i..3 * i + 3].copy_from_slice(&e.wdl);
+        }
+        let b = batch.len();
+        let policy_target = Tensor::<2>::from_data(TensorData::new(policy_target, [b, m]), &self.device);
+        let wdl_target = Tensor::<2>::from_data(TensorData::new(wdl_target, [b, 3]), &self.device);
+        let net = self.net.take().expect("network present between steps");
+        let out = net.forward(input);
+        let logits = legal_logits(&out, &index);
+        let policy_loss = -(log_softmax(logits, 1) * policy_target).sum_dim(1).mean();
+        let value_loss = -(log_softmax(out.wdl, 1) * wdl_target).sum_dim(1).mean();
+        let loss = policy_loss.clone() + value_loss.clone();
+        let grads = GradientsParams::from_grads(loss.backward(), &net);
+        self.net = Some(self.optim.step(self.learning_rate, net, grads));
+        let scalar = |t: Tensor<1>| -> f32 { t.into_data().try_to_vec::<f32>().map(|v| v[0]).unwrap_or(f32::NAN) };
+        Ok(Losses { policy: scalar(policy_loss), value: scalar(value_loss) })
+    }
+
+    /// The current weights, without gradient tracking.
+    pub fn net(&self) -> Net {
+        self.net.as_ref().expect("network present").valid()
+    }
+}

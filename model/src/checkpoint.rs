@@ -1,0 +1,140 @@
+//! Checkpoints: network weights in safetensors with the metadata needed to use them safely
+//! (encoder version, game, architecture, training step, parent checkpoint).
+//!
+//! The metadata lives in the safetensors header (`__metadata__`), so one file is the whole
+//! checkpoint and any safetensors reader (the tch backend included) can read it.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use burn::store::{ModuleSnapshot, SafetensorsStore};
+use burn::tensor::Device;
+
+use crate::encoder::ENCODER_VERSION;
+use crate::net::{Net, NetConfig};
+
+/// What a checkpoint says about itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckpointMeta {
+    pub encoder_version: u32,
+    /// Game id (`dai-dai`, `maka-dai-dai`).
+    pub game: String,
+    pub config: NetConfig,
+    /// Optimizer steps the weights have been trained for.
+    pub step: u64,
+    /// File name of the checkpoint this one was trained from, if any.
+    pub parent: Option<String>,
+}
+
+/// A checkpoint that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("{path}: cannot read: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("{path}: not a tengu checkpoint: {problem}")]
+    Format { path: String, problem: String },
+    #[error("{path}: written by encoder version {found}, this build uses {expected}")]
+    EncoderVersion { path: String, found: u32, expected: u32 },
+    #[error("{path}: a {found} checkpoint, but the game is {expected}")]
+    WrongGame { path: String, found: String, expected: String },
+    #[error("{path}: weights do not fit the architecture: {problem}")]
+    Weights { path: String, problem: String },
+}
+
+impl CheckpointMeta {
+    fn to_map(&self) -> Vec<(String, String)> {
+        let c = &self.config;
+        let mut v = vec![
+            ("tengu.encoder_version".into(), self.encoder_version.to_string()),
+            ("tengu.game".into(), self.game.clone()),
+            ("tengu.step".into(), self.step.to_string()),
+            ("tengu.net.planes".into(), c.planes.to_string()),
+            ("tengu.net.size".into(), c.size.to_string()),
+            ("tengu.net.blocks".into(), c.blocks.to_string()),
+            ("tengu.net.channels".into(), c.channels.to_string()),
+            ("tengu.net.head_dim".into(), c.head_dim.to_string()),
+            ("tengu.net.value_channels".into(), c.value_channels.to_string()),
+        ];
+        if let Some(p) = &self.parent {
+            v.push(("tengu.parent".into(), p.clone()));
+        }
+        v
+    }
+
+    fn from_map(path: &str, map: &HashMap<String, String>) -> Result<CheckpointMeta, CheckpointError> {
+        let get = |k: &str| {
+            map.get(k).ok_or_else(|| CheckpointError::Format { path: path.into(), problem: format!("metadata key {k} missing") })
+        };
+        let num = |k: &str| -> Result<u64, CheckpointError> {
+            get(k)?.parse().map_err(|_| CheckpointError::Format { path: path.into(), problem: format!("metadata {k} is not a number") })
+        };
+        Ok(CheckpointMeta {
+            encoder_version: num("tengu.encoder_version")? as u32,
+            game: get("tengu.game")?.clone(),
+            step: num("tengu.step")?,
+            parent: map.get("tengu.parent").cloned(),
+            config: NetConfig::new(
+                num("tengu.net.planes")? as usize,
+                num("tengu.net.size")? as usize,
+                num("tengu.net.blocks")? as usize,
+                num("tengu.net.channels")? as usize,
+            )
+            .with_head_dim(num("tengu.net.head_dim")? as usize)
+            .with_value_channels(num("tengu.net.value_channels")? as usize),
+        })
+    }
+}
+
+/// Writes `net` with `meta` to `path` (atomically: written beside it, then renamed).
+pub fn save(net: &Net, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
+    let shown = path.display().to_string();
+    let mut store = SafetensorsStore::from_file(path).overwrite(true);
+    for (k, v) in meta.to_map() {
+        store = store.metadata(k, v);
+    }
+    net.save_into(&mut store).map_err(|e| CheckpointError::Weights { path: shown, problem: e.to_string() })
+}
+
+/// Reads only the metadata of a checkpoint (the safetensors header).
+pub fn read_meta(path: &Path) -> Result<CheckpointMeta, CheckpointError> {
+    use std::io::Read;
+    let shown = path.display().to_string();
+    let io = |source| CheckpointError::Io { path: shown.clone(), source };
+    let format = |problem: String| CheckpointError::Format { path: shown.clone(), problem };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut len = [0u8; 8];
+    file.read_exact(&mut len).map_err(|_| format("shorter than a safetensors header".into()))?;
+    let len = u64::from_le_bytes(len);
+    if len > 100 << 20 {
+        return Err(format(format!("header of {len} bytes")));
+    }
+    let mut header = vec![0u8; len as usize];
+    file.read_exact(&mut header).map_err(|_| format("truncated header".into()))?;
+    let json: serde_json::Value = serde_json::from_slice(&header).map_err(|e| format(format!("header is not JSON: {e}")))?;
+    let meta = json.get("__metadata__").and_then(|m| m.as_object()).ok_or_else(|| format("no __metadata__ in the header".into()))?;
+    let map: HashMap<String, String> =
+        meta.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string()))).collect();
+    CheckpointMeta::from_map(&shown, &map)
+}
+
+/// Loads a checkpoint for `game`, refusing another game or encoder version.
+pub fn load(path: &Path, game: &str, device: &Device) -> Result<(Net, CheckpointMeta), CheckpointError> {
+    let shown = path.display().to_string();
+    let meta = read_meta(path)?;
+    if meta.encoder_version != ENCODER_VERSION {
+        return Err(CheckpointError::EncoderVersion { path: shown, found: meta.encoder_version, expected: ENCODER_VERSION });
+    }
+    if meta.game != game {
+        return Err(CheckpointError::WrongGame { path: shown, found: meta.game, expected: game.into() });
+    }
+    let mut net = meta.config.init(device);
+    let mut store = SafetensorsStore::from_file(path);
+    let result = net.load_from(&mut store).map_err(|e| CheckpointError::Weights { path: shown.clone(), problem: e.to_string() })?;
+    if !result.errors.is_empty() || !result.missing.is_empty() {
+        return Err(CheckpointError::Weights {
+            path: shown,
+            problem: format!("errors {:?}, missing {:?}", result.errors, result.missing),
+        });
+    }
+    Ok((net, meta))
+}

@@ -1,0 +1,195 @@
+//! The network (burn implementation): a residual tower with global pooling, a from x to
+//! (bilinear, lc0-style) policy head plus a small code head, and a WDL value head.
+//!
+//! Shapes (`B` batch, `P` input planes, `N` board side, `A = N * N` squares, `C` channels,
+//! `D` policy key size):
+//! * input `[B, P, N, N]` (see [`crate::encoder`]);
+//! * `pair` logits `[B, A, A]`: `q(from) . k(to) / sqrt(D)`;
+//! * `code` logits `[B, A, CODES]`: per origin square, per capture pattern / promotion code;
+//! * `wdl` logits `[B, 3]`.
+//!
+//! The logit of a legal move in slot `(from, to, code)` is `pair[from, to] + code[from, code]`;
+//! softmax runs over the legal moves only.
+
+use burn::config::Config;
+use burn::module::Module;
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::{Linear, LinearConfig, PaddingConfig2d};
+use burn::tensor::activation::relu;
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+
+use crate::policy::CODES;
+
+/// Architecture hyper-parameters (stored in checkpoints).
+#[derive(Config, Debug, PartialEq)]
+pub struct NetConfig {
+    /// Input planes `P`.
+    pub planes: usize,
+    /// Board side `N`.
+    pub size: usize,
+    /// Residual blocks.
+    pub blocks: usize,
+    /// Channels `C` of the tower.
+    pub channels: usize,
+    /// Query/key size `D` of the policy head.
+    #[config(default = 32)]
+    pub head_dim: usize,
+    /// Channels of the value head before pooling.
+    #[config(default = 32)]
+    pub value_channels: usize,
+}
+
+impl NetConfig {
+    /// A named size preset for a game with `planes` input planes on an `size` board:
+    /// `b<blocks>c<channels>` (e.g. `b4c32`).
+    pub fn preset(name: &str, planes: usize, size: usize) -> Option<NetConfig> {
+        let rest = name.strip_prefix('b')?;
+        let (b, c) = rest.split_once('c')?;
+        let (blocks, channels): (usize, usize) = (b.parse().ok()?, c.parse().ok()?);
+        if !(1..=40).contains(&blocks) || !(8..=512).contains(&channels) {
+            return None;
+        }
+        let head = (channels / 2).clamp(16, 64);
+        Some(NetConfig::new(planes, size, blocks, channels).with_head_dim(head).with_value_channels(head))
+    }
+
+    /// Multiply-adds x 2 per position of one forward pass (for GFLOP/s reports).
+    pub fn flops(&self) -> f64 {
+        let a = (self.size * self.size) as f64;
+        let c = self.channels as f64;
+        let stem = 2.0 * a * self.planes as f64 * c;
+        let tower = self.blocks as f64 * 2.0 * (2.0 * a * c * c * 9.0);
+        let heads = 2.0 * a * c * (2 * self.head_dim + CODES + self.value_channels) as f64
+            + 2.0 * a * a * self.head_dim as f64;
+        stem + tower + heads
+    }
+
+    pub fn init(&self, device: &Device) -> Net {
+        let conv = |i: usize, o: usize, k: usize| {
+            Conv2dConfig::new([i, o], [k, k]).with_padding(PaddingConfig2d::Same).init(device)
+        };
+        let c = self.channels;
+        Net {
+            stem: conv(self.planes, c, 1),
+            blocks: (0..self.blocks)
+                .map(|_| ResBlock { conv1: conv(c, c, 3), conv2: conv(c, c, 3), pool: LinearConfig::new(c, c).init(device) })
+                .collect(),
+            policy_q: conv(c, self.head_dim, 1),
+            policy_k: conv(c, self.head_dim, 1),
+            policy_code: conv(c, CODES, 1),
+            value_conv: conv(c, self.value_channels, 1),
+            value_fc1: LinearConfig::new(self.value_channels, 64).init(device),
+            value_fc2: LinearConfig::new(64, 3).init(device),
+            head_dim: self.head_dim,
+        }
+    }
+}
+
+/// Residual block: conv-relu-conv with a global-pooling bias (KataGo), plus the skip.
+#[derive(Module, Debug)]
+pub struct ResBlock {
+    conv1: Conv2d,
+    conv2: Conv2d,
+    pool: Linear,
+}
+
+impl ResBlock {
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let h = relu(self.conv1.forward(x.clone()));
+        let [b, c, _, _] = h.dims();
+        // Mean over the board -> per-channel bias added to the second convolution.
+        let pooled = h.clone().mean_dims(&[2, 3]).reshape([b, c]);
+        let bias = self.pool.forward(pooled).reshape([b, c, 1, 1]);
+        relu(x + self.conv2.forward(h) + bias)
+    }
+}
+
+/// The network.
+#[derive(Module, Debug)]
+pub struct Net {
+    stem: Conv2d,
+    blocks: Vec<ResBlock>,
+    policy_q: Conv2d,
+    policy_k: Conv2d,
+    policy_code: Conv2d,
+    value_conv: Conv2d,
+    value_fc1: Linear,
+    value_fc2: Linear,
+    head_dim: usize,
+}
+
+/// Raw outputs of one forward pass.
+pub struct NetOutput {
+    /// `[B, A, A]`
+    pub pair: Tensor<3>,
+    /// `[B, A, CODES]`
+    pub code: Tensor<3>,
+    /// `[B, 3]`
+    pub wdl: Tensor<2>,
+}
+
+impl Net {
+    /// `input`: `[B, P, N, N]`.
+    pub fn forward(&self, input: Tensor<4>) -> NetOutput {
+        let [b, _, n, _] = input.dims();
+        let a = n * n;
+        let mut x = relu(self.stem.forward(input));
+        for block in &self.blocks {
+            x = block.forward(x);
+        }
+        let d = self.head_dim;
+        let q = self.policy_q.forward(x.clone()).reshape([b, d, a]).swap_dims(1, 2);
+        let k = self.policy_k.forward(x.clone()).reshape([b, d, a]);
+        let pair = q.matmul(k) / (d as f32).sqrt();
+        let code = self.policy_code.forward(x.clone()).reshape([b, CODES, a]).swap_dims(1, 2);
+        let v = relu(self.value_conv.forward(x));
+        let [_, vc, _, _] = v.dims();
+        let v = v.mean_dims(&[2, 3]).reshape([b, vc]);
+        let wdl = self.value_fc2.forward(relu(self.value_fc1.forward(v)));
+        NetOutput { pair, code, wdl }
+    }
+}
+
+/// The legal moves of a batch as index tensors (padded to the longest move list).
+pub struct MoveIndex {
+    /// `[B, M]` indices into the flattened `pair` logits (`from * A + to`).
+    pub pair: Tensor<2, Int>,
+    /// `[B, M]` indices into the flattened `code` logits (`from * CODES + code`).
+    pub code: Tensor<2, Int>,
+    /// `[B, M]` true on padding.
+    pub padding: Tensor<2, Bool>,
+    /// Real move count per position.
+    pub counts: Vec<usize>,
+}
+
+impl MoveIndex {
+    /// Builds the index tensors from per-position slot lists `(from, to, code)`.
+    pub fn new(slots: &[Vec<(u16, u16, u8)>], squares: usize, device: &Device) -> MoveIndex {
+        let b = slots.len();
+        let m = slots.iter().map(Vec::len).max().unwrap_or(0).max(1);
+        let mut pair = vec![0i64; b * m];
+        let mut code = vec![0i64; b * m];
+        let mut padding = vec![true; b * m];
+        for (i, list) in slots.iter().enumerate() {
+            for (j, &(from, to, c)) in list.iter().enumerate() {
+                pair[i * m + j] = from as i64 * squares as i64 + to as i64;
+                code[i * m + j] = from as i64 * CODES as i64 + c as i64;
+                padding[i * m + j] = false;
+            }
+        }
+        MoveIndex {
+            pair: Tensor::from_data(TensorData::new(pair, [b, m]), device),
+            code: Tensor::from_data(TensorData::new(code, [b, m]), device),
+            padding: Tensor::from_data(TensorData::new(padding, [b, m]), device),
+            counts: slots.iter().map(Vec::len).collect(),
+        }
+    }
+}
+
+/// Logits of the legal moves `[B, M]`; padding gets a large negative value.
+pub fn legal_logits(out: &NetOutput, index: &MoveIndex) -> Tensor<2> {
+    let [b, a, _] = out.pair.dims();
+    let pair = out.pair.clone().reshape([b, a * a]).gather(1, index.pair.clone());
+    let code = out.code.clone().reshape([b, a * CODES]).gather(1, index.code.clone());
+    (pair + code).mask_fill(index.padding.clone(), -1.0e9)
+}

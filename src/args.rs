@@ -21,6 +21,43 @@ pub enum Command {
     Moves(MovesArgs),
     /// Print a readable board for a position or a game record.
     Show(ShowArgs),
+    /// Measure speed: `tengu bench nn` (network inference and training throughput).
+    Bench(BenchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub what: BenchWhat,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BenchWhat {
+    /// Batched forward (positions/s at several batch sizes), training samples/s and GFLOP/s
+    /// for network size presets on the burn CPU backend.
+    Nn(BenchNnArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchNnArgs {
+    /// Game whose positions are evaluated: dai-dai or maka-dai-dai.
+    #[arg(long, default_value = "dai-dai")]
+    pub game: String,
+    /// Size presets to measure (comma separated, `b<blocks>c<channels>`).
+    #[arg(long, default_value = "b4c32,b6c64", value_delimiter = ',')]
+    pub presets: Vec<String>,
+    /// Batch sizes for the forward pass (comma separated).
+    #[arg(long, default_value = "1,16,64,256", value_delimiter = ',')]
+    pub batches: Vec<usize>,
+    /// Batch size of the training measurement.
+    #[arg(long, default_value_t = 64)]
+    pub train_batch: usize,
+    /// Seconds to spend on each measurement (at least one call is always made).
+    #[arg(long, default_value_t = 2.0)]
+    pub seconds: f64,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -16,6 +16,7 @@ fn main() {
         Command::Perft(args) => cmd::perft::run(args),
         Command::Moves(args) => cmd::moves::run(args),
         Command::Show(args) => cmd::show::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -95,6 +95,41 @@ pub fn save(net: &Net, meta: &CheckpointMeta, path: &Path) -> Result<(), Checkpo
     net.save_into(&mut store).map_err(|e| CheckpointError::Weights { path: shown, problem: e.to_string() })
 }
 
+/// Writes a safetensors file by hand (8-byte header length, JSON header with `__metadata__`,
+/// little-endian f32 data), atomically through a temporary name. Used by backends without
+/// a safetensors writer that keeps metadata.
+pub fn write_safetensors(path: &Path, meta: &CheckpointMeta, tensors: &[(String, Vec<i64>, Vec<f32>)]) -> Result<(), CheckpointError> {
+    let shown = path.display().to_string();
+    let mut header = serde_json::Map::new();
+    let mut metadata = serde_json::Map::new();
+    for (k, v) in meta.to_map() {
+        metadata.insert(k, serde_json::Value::String(v));
+    }
+    header.insert("__metadata__".into(), serde_json::Value::Object(metadata));
+    let mut offset = 0usize;
+    for (name, shape, data) in tensors {
+        let end = offset + 4 * data.len();
+        header.insert(name.clone(), serde_json::json!({"dtype": "F32", "shape": shape, "data_offsets": [offset, end]}));
+        offset = end;
+    }
+    let mut json = serde_json::to_vec(&serde_json::Value::Object(header)).expect("JSON of strings and numbers");
+    while json.len() % 8 != 0 {
+        json.push(b' ');
+    }
+    let mut bytes = Vec::with_capacity(8 + json.len() + offset);
+    bytes.extend_from_slice(&(json.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&json);
+    for (_, _, data) in tensors {
+        for x in data {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let io = |source| CheckpointError::Io { path: shown.clone(), source };
+    std::fs::write(&tmp, &bytes).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
 /// Reads only the metadata of a checkpoint (the safetensors header).
 pub fn read_meta(path: &Path) -> Result<CheckpointMeta, CheckpointError> {
     use std::io::Read;

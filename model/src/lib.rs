@@ -7,6 +7,8 @@ pub mod burn_eval;
 pub mod checkpoint;
 pub mod net;
 pub mod policy;
+#[cfg(feature = "cuda")]
+pub mod tch_net;
 
 pub use encoder::{Encoder, ENCODER_VERSION};
 pub use evaluator::{

@@ -1,0 +1,5 @@
+include!("../scripts/torch_link.rs");
+
+fn main() {
+    torch_link();
+}

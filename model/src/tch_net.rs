@@ -1,0 +1,304 @@
+//! The same network implemented with tch (libtorch), for CUDA GPUs (`cuda` feature).
+//!
+//! Weights use the burn names and layouts, so one safetensors checkpoint serves both:
+//! `stem`, `blocks.<i>.{conv1,conv2,pool}`, `policy_{q,k,code}`, `value_conv`,
+//! `value_fc{1,2}`, each with `.weight` and `.bias`. Convolution weights are
+//! `[out, in, k, k]` (as in torch); linear weights are `[in, out]` (burn's layout), so the
+//! forward pass computes `x.matmul(w) + b`.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use tch::nn::{self, OptimizerConfig};
+use tch::{Device, Kind, Tensor};
+use tengu_rules::{Move, Position, Variant};
+
+use crate::checkpoint::{read_meta, CheckpointError, CheckpointMeta};
+use crate::encoder::{Encoder, ENCODER_VERSION};
+use crate::evaluator::{softmax_in_place, EvalError, EvalInput, Evaluation, Evaluator};
+use crate::net::NetConfig;
+use crate::policy::{PolicyIndex, CODES};
+
+/// The network's parameters in a tch variable store.
+pub struct TchNet {
+    pub config: NetConfig,
+    vs: nn::VarStore,
+    params: HashMap<String, Tensor>,
+}
+
+/// Parameter names and shapes of an architecture (the naming table shared with burn).
+pub fn parameter_shapes(c: &NetConfig) -> Vec<(String, Vec<i64>)> {
+    let ch = c.channels as i64;
+    let mut v: Vec<(String, Vec<i64>)> = Vec::new();
+    let mut conv = |name: &str, i: i64, o: i64, k: i64| {
+        v.push((format!("{name}.weight"), vec![o, i, k, k]));
+        v.push((format!("{name}.bias"), vec![o]));
+    };
+    conv("stem", c.planes as i64, ch, 1);
+    for b in 0..c.blocks {
+        conv(&format!("blocks.{b}.conv1"), ch, ch, 3);
+        conv(&format!("blocks.{b}.conv2"), ch, ch, 3);
+    }
+    conv("policy_q", ch, c.head_dim as i64, 1);
+    conv("policy_k", ch, c.head_dim as i64, 1);
+    conv("policy_code", ch, CODES as i64, 1);
+    conv("value_conv", ch, c.value_channels as i64, 1);
+    for b in 0..c.blocks {
+        v.push((format!("blocks.{b}.pool.weight"), vec![ch, ch]));
+        v.push((format!("blocks.{b}.pool.bias"), vec![ch]));
+    }
+    v.push(("value_fc1.weight".into(), vec![c.value_channels as i64, 64]));
+    v.push(("value_fc1.bias".into(), vec![64]));
+    v.push(("value_fc2.weight".into(), vec![64, 3]));
+    v.push(("value_fc2.bias".into(), vec![3]));
+    v
+}
+
+impl TchNet {
+    /// A freshly initialised network on `device`.
+    pub fn new(config: &NetConfig, device: Device) -> TchNet {
+        let vs = nn::VarStore::new(device);
+        let root = vs.root();
+        let mut params = HashMap::new();
+        for (name, shape) in parameter_shapes(config) {
+            let fan_in: i64 = if name.ends_with(".weight") {
+                if shape.len() == 4 { shape[1..].iter().product() } else { shape[0] }
+            } else {
+                1
+            };
+            let bound = 1.0 / (fan_in as f64).sqrt();
+            let init = nn::Init::Uniform { lo: -bound, up: bound };
+            params.insert(name.clone(), root.var(&name.replace('.', "__"), &shape, init));
+        }
+        TchNet { config: config.clone(), vs, params }
+    }
+
+    fn p(&self, name: &str) -> &Tensor {
+        &self.params[name]
+    }
+
+    fn conv(&self, name: &str, x: &Tensor) -> Tensor {
+        let w = self.p(&format!("{name}.weight"));
+        let k = w.size()[2];
+        x.conv2d(w, Some(self.p(&format!("{name}.bias"))), [1, 1], [k / 2, k / 2], [1, 1], 1)
+    }
+
+    fn linear(&self, name: &str, x: &Tensor) -> Tensor {
+        x.matmul(self.p(&format!("{name}.weight"))) + self.p(&format!("{name}.bias"))
+    }
+
+    /// Forward pass: `input [B, P, N, N]` -> (`pair [B, A, A]`, `code [B, A, CODES]`,
+    /// `wdl [B, 3]`), as in [`crate::net`].
+    pub fn forward(&self, input: &Tensor) -> (Tensor, Tensor, Tensor) {
+        let size = input.size();
+        let (b, n) = (size[0], size[2]);
+        let a = n * n;
+        let mut x = self.conv("stem", input).relu();
+        for i in 0..self.config.blocks {
+            let h = self.conv(&format!("blocks.{i}.conv1"), &x).relu();
+            let c = h.size()[1];
+            let pooled = h.mean_dim(&[2i64, 3][..], false, Kind::Float);
+            let bias = self.linear(&format!("blocks.{i}.pool"), &pooled).reshape([b, c, 1, 1]);
+            x = (x + self.conv(&format!("blocks.{i}.conv2"), &h) + bias).relu();
+        }
+        let d = self.config.head_dim as i64;
+        let q = self.conv("policy_q", &x).reshape([b, d, a]).transpose(1, 2);
+        let k = self.conv("policy_k", &x).reshape([b, d, a]);
+        let pair = q.matmul(&k) / (d as f64).sqrt();
+        let code = self.conv("policy_code", &x).reshape([b, CODES as i64, a]).transpose(1, 2);
+        let v = self.conv("value_conv", &x).relu().mean_dim(&[2i64, 3][..], false, Kind::Float);
+        let wdl = self.linear("value_fc2", &self.linear("value_fc1", &v).relu());
+        (pair, code, wdl)
+    }
+
+    /// Loads the weights of a checkpoint (written by either backend).
+    pub fn load(path: &Path, game: &str, device: Device) -> Result<(TchNet, CheckpointMeta), CheckpointError> {
+        let shown = path.display().to_string();
+        let meta = read_meta(path)?;
+        if meta.encoder_version != ENCODER_VERSION {
+            return Err(CheckpointError::EncoderVersion { path: shown, found: meta.encoder_version, expected: ENCODER_VERSION });
+        }
+        if meta.game != game {
+            return Err(CheckpointError::WrongGame { path: shown, found: meta.game, expected: game.into() });
+        }
+        let net = TchNet::new(&meta.config, device);
+        let tensors = Tensor::read_safetensors(path).map_err(|e| CheckpointError::Weights { path: shown.clone(), problem: e.to_string() })?;
+        let tensors: HashMap<String, Tensor> = tensors.into_iter().collect();
+        for (name, var) in &net.params {
+            let Some(src) = tensors.get(name) else {
+                return Err(CheckpointError::Weights { path: shown, problem: format!("tensor {name} missing") });
+            };
+            if src.size() != var.size() {
+                return Err(CheckpointError::Weights {
+                    path: shown,
+                    problem: format!("tensor {name} has shape {:?}, expected {:?}", src.size(), var.size()),
+                });
+            }
+            tch::no_grad(|| var.shallow_clone().copy_(src));
+        }
+        Ok((net, meta))
+    }
+
+    /// Writes the weights with `meta` as a safetensors checkpoint (atomically).
+    pub fn save(&self, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
+        let mut tensors: Vec<(String, Vec<i64>, Vec<f32>)> = Vec::new();
+        let mut names: Vec<&String> = self.params.keys().collect();
+        names.sort();
+        for name in names {
+            let t = self.params[name].to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
+            let data = Vec::<f32>::try_from(t.flatten(0, -1)).map_err(|e| CheckpointError::Weights {
+                path: path.display().to_string(),
+                problem: e.to_string(),
+            })?;
+            tensors.push((name.clone(), t.size(), data));
+        }
+        crate::checkpoint::write_safetensors(path, meta, &tensors)
+    }
+
+    pub fn device(&self) -> Device {
+        self.vs.device()
+    }
+}
+
+/// Encodes a batch for tch: planes, pair/code indices and the padding mask.
+fn encode_batch(
+    encoder: &Encoder,
+    index: &PolicyIndex,
+    batch: &[(&Position, &[Move], u32)],
+    device: Device,
+) -> Result<(Tensor, Tensor, Tensor, Tensor, Vec<usize>), EvalError> {
+    let n = encoder.size() as i64;
+    let a = n * n;
+    let b = batch.len() as i64;
+    let m = batch.iter().map(|x| x.1.len()).max().unwrap_or(0).max(1);
+    let mut planes = vec![0.0f32; batch.len() * encoder.len()];
+    let mut pair = vec![0i64; batch.len() * m];
+    let mut code = vec![0i64; batch.len() * m];
+    let mut pad = vec![true; batch.len() * m];
+    for (i, &(pos, moves, reps)) in batch.iter().enumerate() {
+        encoder.encode(pos, reps, &mut planes[i * encoder.len()..(i + 1) * encoder.len()]);
+        for (j, &mv) in moves.iter().enumerate() {
+            let s = index.slot(pos, mv).map_err(|e| EvalError::Backend(e.to_string()))?;
+            pair[i * m + j] = s.from as i64 * a + s.to as i64;
+            code[i * m + j] = s.from as i64 * CODES as i64 + s.code as i64;
+            pad[i * m + j] = false;
+        }
+    }
+    let input = Tensor::from_slice(&planes).reshape([b, encoder.planes() as i64, n, n]).to_device(device);
+    let pair = Tensor::from_slice(&pair).reshape([b, m as i64]).to_device(device);
+    let code = Tensor::from_slice(&code).reshape([b, m as i64]).to_device(device);
+    let pad = Tensor::from_slice(&pad).reshape([b, m as i64]).to_device(device);
+    Ok((input, pair, code, pad, batch.iter().map(|x| x.1.len()).collect()))
+}
+
+fn legal_logits(pair: &Tensor, code: &Tensor, pair_idx: &Tensor, code_idx: &Tensor, pad: &Tensor) -> Tensor {
+    let b = pair.size()[0];
+    let p = pair.reshape([b, -1]).gather(1, pair_idx, false);
+    let c = code.reshape([b, -1]).gather(1, code_idx, false);
+    (p + c).masked_fill(pad, -1.0e9)
+}
+
+/// A tch network as an [`Evaluator`]. `bf16`: run the forward pass in bfloat16 (GPU).
+pub struct TchEvaluator {
+    game: String,
+    net: TchNet,
+    encoder: Encoder,
+    index: PolicyIndex,
+    bf16: bool,
+    label: String,
+}
+
+impl TchEvaluator {
+    pub fn new(variant: &Variant, net: TchNet, bf16: bool, label: impl Into<String>) -> TchEvaluator {
+        let encoder = Encoder::new(variant);
+        TchEvaluator {
+            game: variant.id().into(),
+            index: PolicyIndex::new(encoder.clone()),
+            encoder,
+            net,
+            bf16,
+            label: label.into(),
+        }
+    }
+}
+
+impl Evaluator for TchEvaluator {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+
+    fn evaluate(&mut self, batch: &[EvalInput<'_>]) -> Result<Vec<Evaluation>, EvalError> {
+        if batch.is_empty() {
+            return Ok(Vec::new());
+        }
+        for input in batch {
+            if input.position.variant().id() != self.game {
+                return Err(EvalError::WrongGame { expected: self.game.clone(), found: input.position.variant().id().into() });
+            }
+        }
+        let items: Vec<(&Position, &[Move], u32)> = batch.iter().map(|i| (i.position, i.moves, i.repetitions)).collect();
+        let (input, pair_idx, code_idx, pad, counts) = encode_batch(&self.encoder, &self.index, &items, self.net.device())?;
+        let (logits, wdl) = tch::no_grad(|| {
+            let (pair, code, wdl) = if self.bf16 {
+                tch::autocast(true, || self.net.forward(&input))
+            } else {
+                self.net.forward(&input)
+            };
+            let logits = legal_logits(&pair.to_kind(Kind::Float), &code.to_kind(Kind::Float), &pair_idx, &code_idx, &pad);
+            (logits, wdl.to_kind(Kind::Float))
+        });
+        let m = logits.size()[1] as usize;
+        let to_vec = |t: Tensor| Vec::<f32>::try_from(t.to_device(Device::Cpu).flatten(0, -1)).map_err(|e| EvalError::Backend(e.to_string()));
+        let logits = to_vec(logits)?;
+        let wdl = to_vec(wdl)?;
+        Ok((0..batch.len())
+            .map(|i| {
+                let mut policy = logits[i * m..i * m + counts[i]].to_vec();
+                softmax_in_place(&mut policy);
+                let mut w = [wdl[3 * i], wdl[3 * i + 1], wdl[3 * i + 2]];
+                softmax_in_place(&mut w);
+                Evaluation { policy, wdl: w }
+            })
+            .collect())
+    }
+}
+
+/// Training with tch (AdamW), the counterpart of [`crate::burn_eval::BurnTrainer`].
+pub struct TchTrainer {
+    pub net: TchNet,
+    optimizer: nn::Optimizer,
+    encoder: Encoder,
+    index: PolicyIndex,
+}
+
+impl TchTrainer {
+    pub fn new(variant: &Variant, net: TchNet, learning_rate: f64, weight_decay: f64) -> TchTrainer {
+        let optimizer = nn::AdamW { wd: weight_decay, ..Default::default() }.build(&net.vs, learning_rate).expect("optimizer");
+        let encoder = Encoder::new(variant);
+        TchTrainer { net, optimizer, index: PolicyIndex::new(encoder.clone()), encoder }
+    }
+
+    /// One step; returns (policy loss, value loss) before it.
+    pub fn step(&mut self, batch: &[crate::burn_eval::TrainExample<'_>]) -> Result<(f32, f32), EvalError> {
+        let items: Vec<(&Position, &[Move], u32)> = batch.iter().map(|e| (e.position, e.moves, e.repetitions)).collect();
+        let device = self.net.device();
+        let (input, pair_idx, code_idx, pad, _) = encode_batch(&self.encoder, &self.index, &items, device)?;
+        let m = pad.size()[1] as usize;
+        let mut target = vec![0.0f32; batch.len() * m];
+        let mut wdl_target = vec![0.0f32; batch.len() * 3];
+        for (i, e) in batch.iter().enumerate() {
+            target[i * m..i * m + e.policy.len()].copy_from_slice(e.policy);
+            wdl_target[3 * i..3 * i + 3].copy_from_slice(&e.wdl);
+        }
+        let b = batch.len() as i64;
+        let target = Tensor::from_slice(&target).reshape([b, m as i64]).to_device(device);
+        let wdl_target = Tensor::from_slice(&wdl_target).reshape([b, 3]).to_device(device);
+        let (pair, code, wdl) = self.net.forward(&input);
+        let logits = legal_logits(&pair, &code, &pair_idx, &code_idx, &pad);
+        let policy_loss = -(logits.log_softmax(1, Kind::Float) * target).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
+        let value_loss = -(wdl.log_softmax(1, Kind::Float) * wdl_target).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
+        let loss = &policy_loss + &value_loss;
+        self.optimizer.backward_step(&loss);
+        Ok((policy_loss.double_value(&[]) as f32, value_loss.double_value(&[]) as f32))
+    }
+}

@@ -1,0 +1,146 @@
+//! `tengu bench nn`: network throughput on this machine.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Result};
+use burn::tensor::Device;
+use serde_json::json;
+use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer, TrainExample};
+use tengu_model::net::NetConfig;
+use tengu_model::{EvalInput, Encoder, Evaluator};
+use tengu_rules::{Move, Position, Variant};
+
+use crate::args::{BenchArgs, BenchNnArgs, BenchWhat};
+
+pub fn run(args: BenchArgs) -> Result<()> {
+    match args.what {
+        BenchWhat::Nn(a) => nn(a),
+    }
+}
+
+/// Runs `f` repeatedly for about `seconds`; returns calls per second.
+fn rate(seconds: f64, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    f()?; // warm-up
+    let start = Instant::now();
+    let mut calls = 0u64;
+    while calls == 0 || start.elapsed() < Duration::from_secs_f64(seconds) {
+        f()?;
+        calls += 1;
+    }
+    Ok(calls as f64 / start.elapsed().as_secs_f64())
+}
+
+/// Positions from a deterministic walk through the game, for realistic move lists.
+fn sample_positions(variant: &std::sync::Arc<Variant>, count: usize) -> Vec<Position> {
+    let mut out = Vec::with_capacity(count);
+    let mut pos = Position::initial(variant.clone());
+    let mut k = 1usize;
+    while out.len() < count {
+        let moves = pos.legal_move_list();
+        if moves.is_empty() || out.len() % 80 == 79 {
+            pos = Position::initial(variant.clone());
+            continue;
+        }
+        out.push(pos.clone());
+        k = k.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        pos.play(moves[(k >> 33) % moves.len()]);
+    }
+    out
+}
+
+fn nn(args: BenchNnArgs) -> Result<()> {
+    let Some(variant) = Variant::builtin(&args.game) else {
+        bail!("unknown game {:?}; expected dai-dai or maka-dai-dai", args.game)
+    };
+    let encoder = Encoder::new(&variant);
+    let device = Device::default();
+    let max_batch = args.batches.iter().copied().max().unwrap_or(1).max(args.train_batch);
+    let positions = sample_positions(&variant, max_batch);
+    let moves: Vec<Vec<Move>> = positions.iter().map(|p| p.legal_move_list()).collect();
+
+    // Encoder cost alone.
+    let mut buffer = vec![0.0f32; encoder.len()];
+    let mut i = 0;
+    let encode_rate = rate(args.seconds.min(1.0), || {
+        encoder.encode(&positions[i % positions.len()], 0, &mut buffer);
+        i += 1;
+        Ok(())
+    })?;
+
+    let mut results = Vec::new();
+    for preset in &args.presets {
+        let Some(config) = NetConfig::preset(preset, encoder.planes(), encoder.size()) else {
+            bail!("unknown preset {preset:?}; presets are b<blocks>c<channels>, e.g. b4c32")
+        };
+        let gflop = config.flops() / 1e9;
+        let mut eval = BurnEvaluator::new(&variant, config.init(&device), config.clone(), device.clone(), preset.clone());
+        let mut forward = Vec::new();
+        for &batch in &args.batches {
+            let inputs: Vec<EvalInput> = (0..batch)
+                .map(|j| EvalInput { position: &positions[j], moves: &moves[j], repetitions: 0 })
+                .collect();
+            let calls = rate(args.seconds, || eval.evaluate(&inputs).map(|_| ()).map_err(Into::into))?;
+            let per_second = calls * batch as f64;
+            tracing::info!(preset, batch, positions_per_second = per_second, "forward");
+            forward.push(json!({
+                "batch": batch,
+                "positions_per_second": per_second,
+                "gflops": per_second * gflop,
+                "encoder_share": per_second / encode_rate,
+            }));
+        }
+        let targets: Vec<Vec<f32>> = moves.iter().map(|m| vec![1.0 / m.len() as f32; m.len()]).collect();
+        let examples: Vec<TrainExample> = (0..args.train_batch)
+            .map(|j| TrainExample {
+                position: &positions[j],
+                repetitions: 0,
+                moves: &moves[j],
+                policy: &targets[j],
+                wdl: [0.3, 0.4, 0.3],
+            })
+            .collect();
+        let mut trainer = BurnTrainer::new(&variant, config.init(&device), &device, 1e-3, 1e-4);
+        let steps = rate(args.seconds, || trainer.step(&examples).map(|_| ()).map_err(Into::into))?;
+        let samples = steps * args.train_batch as f64;
+        results.push(json!({
+            "preset": preset,
+            "gflop_per_position": gflop,
+            "forward": forward,
+            "train_samples_per_second": samples,
+            "train_gflops": samples * gflop * 3.0,
+        }));
+    }
+    let report = json!({
+        "game": variant.id(),
+        "backend": "burn-flex (CPU)",
+        "threads": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        "encoder_positions_per_second": encode_rate,
+        "presets": results,
+    });
+    if args.json {
+        println!("{report}");
+        return Ok(());
+    }
+    println!("game {}, backend burn-flex (CPU), encoder {:.0} positions/s", variant.id(), encode_rate);
+    println!("{:<8} {:>8} {:>6} {:>12} {:>9} {:>9}", "preset", "GFLOP/p", "batch", "positions/s", "GFLOP/s", "encoder%");
+    for r in report["presets"].as_array().unwrap() {
+        for f in r["forward"].as_array().unwrap() {
+            println!(
+                "{:<8} {:>8.3} {:>6} {:>12.1} {:>9.2} {:>8.2}%",
+                r["preset"].as_str().unwrap(),
+                r["gflop_per_position"].as_f64().unwrap(),
+                f["batch"],
+                f["positions_per_second"].as_f64().unwrap(),
+                f["gflops"].as_f64().unwrap(),
+                100.0 * f["encoder_share"].as_f64().unwrap()
+            );
+        }
+        println!(
+            "{:<8} training: {:.1} samples/s ({:.2} GFLOP/s)",
+            r["preset"].as_str().unwrap(),
+            r["train_samples_per_second"].as_f64().unwrap(),
+            r["train_gflops"].as_f64().unwrap()
+        );
+    }
+    Ok(())
+}

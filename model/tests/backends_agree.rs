@@ -1,0 +1,196 @@
+//! burn and tch compute the same function from the same checkpoint, and train alike.
+//! Runs with `--features cuda` (libtorch from scripts/install-libtorch.sh); on CPU libtorch
+//! everywhere, and on CUDA too when a GPU is present.
+#![cfg(feature = "cuda")]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use burn::tensor::Device;
+use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer, TrainExample};
+use tengu_model::checkpoint::{self, CheckpointMeta};
+use tengu_model::net::NetConfig;
+use tengu_model::tch_net::{TchEvaluator, TchNet, TchTrainer};
+use tengu_model::{EvalInput, Encoder, Evaluation, Evaluator, ENCODER_VERSION};
+use tengu_rules::{Move, Position, Variant};
+
+/// A short pseudo-random game: the initial position and the positions after each move.
+fn positions(variant: &Arc<Variant>, count: usize, seed: usize) -> Vec<Position> {
+    let mut pos = Position::initial(variant.clone());
+    let mut out = vec![pos.clone()];
+    let mut k = seed;
+    while out.len() < count {
+        let moves = pos.legal_move_list();
+        k = k.wrapping_mul(2654435761).wrapping_add(12345);
+        pos.play(moves[(k >> 7) % moves.len()]);
+        out.push(pos.clone());
+    }
+    out
+}
+
+fn preset(variant: &Variant, name: &str) -> NetConfig {
+    let enc = Encoder::new(variant);
+    NetConfig::preset(name, enc.planes(), enc.size()).unwrap()
+}
+
+fn temp_file(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tengu-backends-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn meta(variant: &Variant, config: &NetConfig) -> CheckpointMeta {
+    CheckpointMeta { encoder_version: ENCODER_VERSION, game: variant.id().into(), config: config.clone(), step: 0, parent: None }
+}
+
+/// Largest absolute difference over every policy and WDL probability.
+fn max_difference(a: &[Evaluation], b: &[Evaluation]) -> f32 {
+    assert_eq!(a.len(), b.len());
+    let mut worst = 0.0f32;
+    for (x, y) in a.iter().zip(b) {
+        assert_eq!(x.policy.len(), y.policy.len());
+        for (p, q) in x.policy.iter().zip(&y.policy).chain(x.wdl.iter().zip(&y.wdl)) {
+            worst = worst.max((p - q).abs());
+        }
+    }
+    worst
+}
+
+fn evaluate(eval: &mut dyn Evaluator, ps: &[Position]) -> Vec<Evaluation> {
+    let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
+    let inputs: Vec<EvalInput> =
+        ps.iter().zip(&moves).map(|(p, m)| EvalInput { position: p, moves: m, repetitions: 0 }).collect();
+    eval.evaluate(&inputs).unwrap()
+}
+
+fn tch_devices() -> Vec<tch::Device> {
+    let mut v = vec![tch::Device::Cpu];
+    if tch::Cuda::is_available() {
+        v.push(tch::Device::Cuda(0));
+    }
+    v
+}
+
+#[test]
+fn a_burn_checkpoint_evaluates_the_same_in_tch() {
+    for variant in [Variant::dai_dai(), Variant::maka_dai_dai()] {
+        let device = Device::default();
+        let config = preset(&variant, "b2c16");
+        let net = config.init(&device);
+        let path = temp_file(&format!("burn-{}.safetensors", variant.id()));
+        checkpoint::save(&net, &meta(&variant, &config), &path).unwrap();
+        // Positions deep enough to have captures, promoted pieces and many moves.
+        let mut ps = positions(&variant, 40, 3);
+        ps.drain(1..30);
+        let mut burn_eval = BurnEvaluator::new(&variant, net, config.clone(), device, "burn");
+        let expected = evaluate(&mut burn_eval, &ps);
+        for dev in tch_devices() {
+            let (tnet, loaded) = TchNet::load(&path, variant.id(), dev).unwrap();
+            assert_eq!(loaded.config, config);
+            let got = evaluate(&mut TchEvaluator::new(&variant, tnet, false, "tch"), &ps);
+            let diff = max_difference(&expected, &got);
+            eprintln!("{} burn vs tch on {dev:?}: max |difference| {diff:.2e}", variant.id());
+            // f32 on both sides; CUDA may use TF32 convolutions, hence the wider bound there.
+            let bound = if dev == tch::Device::Cpu { 1e-4 } else { 5e-3 };
+            assert!(diff < bound, "{} on {dev:?}: {diff}", variant.id());
+        }
+    }
+}
+
+#[test]
+fn a_tch_checkpoint_evaluates_the_same_in_burn() {
+    let variant = Variant::dai_dai();
+    let config = preset(&variant, "b4c32");
+    let tnet = TchNet::new(&config, tch::Device::Cpu);
+    let path = temp_file("tch.safetensors");
+    tnet.save(&meta(&variant, &config), &path).unwrap();
+    assert_eq!(checkpoint::read_meta(&path).unwrap(), meta(&variant, &config));
+    let ps = positions(&variant, 12, 11);
+    let expected = evaluate(&mut TchEvaluator::new(&variant, tnet, false, "tch"), &ps);
+    let device = Device::default();
+    let (net, _) = checkpoint::load(&path, variant.id(), &device).unwrap();
+    let got = evaluate(&mut BurnEvaluator::new(&variant, net, config, device, "burn"), &ps);
+    let diff = max_difference(&expected, &got);
+    eprintln!("tch vs burn: max |difference| {diff:.2e}");
+    assert!(diff < 1e-4, "{diff}");
+}
+
+#[test]
+fn tch_refuses_a_checkpoint_of_the_other_game() {
+    let variant = Variant::maka_dai_dai();
+    let config = preset(&variant, "b2c16");
+    let path = temp_file("mdd.safetensors");
+    TchNet::new(&config, tch::Device::Cpu).save(&meta(&variant, &config), &path).unwrap();
+    let e = TchNet::load(&path, "dai-dai", tch::Device::Cpu).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("mdd.safetensors"), "{e}");
+}
+
+#[test]
+fn bf16_evaluation_stays_close_to_f32() {
+    if !tch::Cuda::is_available() {
+        eprintln!("no CUDA device: bf16 comparison skipped");
+        return;
+    }
+    let variant = Variant::dai_dai();
+    let config = preset(&variant, "b4c32");
+    let path = temp_file("bf16.safetensors");
+    TchNet::new(&config, tch::Device::Cpu).save(&meta(&variant, &config), &path).unwrap();
+    let ps = positions(&variant, 16, 5);
+    let load = || TchNet::load(&path, variant.id(), tch::Device::Cuda(0)).unwrap().0;
+    let f32_out = evaluate(&mut TchEvaluator::new(&variant, load(), false, "f32"), &ps);
+    let bf16_out = evaluate(&mut TchEvaluator::new(&variant, load(), true, "bf16"), &ps);
+    let diff = max_difference(&f32_out, &bf16_out);
+    eprintln!("bf16 vs f32 on CUDA: max |difference| {diff:.2e}");
+    assert!(diff < 0.05, "{diff}");
+}
+
+/// The same starting weights and the same batch: both backends report the same losses and
+/// AdamW moves them the same way.
+#[test]
+fn both_backends_train_alike() {
+    let variant = Variant::dai_dai();
+    let config = preset(&variant, "b2c16");
+    let device = Device::default();
+    let path = temp_file("train.safetensors");
+    checkpoint::save(&config.init(&device), &meta(&variant, &config), &path).unwrap();
+
+    let ps = positions(&variant, 8, 17);
+    let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
+    let targets: Vec<Vec<f32>> = moves
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (0..m.len()).map(|j| if j == (i * 13) % m.len() { 1.0 } else { 0.0 }).collect())
+        .collect();
+    let batch: Vec<TrainExample> = (0..ps.len())
+        .map(|i| TrainExample {
+            position: &ps[i],
+            repetitions: 0,
+            moves: &moves[i],
+            policy: &targets[i],
+            wdl: if i % 2 == 0 { [1.0, 0.0, 0.0] } else { [0.0, 0.0, 1.0] },
+        })
+        .collect();
+
+    let (burn_net, _) = checkpoint::load(&path, variant.id(), &device).unwrap();
+    let mut burn = BurnTrainer::new(&variant, burn_net, &device, 1e-3, 0.0);
+    let (tch_net, _) = TchNet::load(&path, variant.id(), tch::Device::Cpu).unwrap();
+    let mut tch = TchTrainer::new(&variant, tch_net, 1e-3, 0.0);
+    let mut first = 0.0;
+    let mut last = (0.0, 0.0);
+    let mut worst = 0.0f32;
+    for step in 0..20 {
+        let b = burn.step(&batch).unwrap();
+        let t = tch.step(&batch).unwrap();
+        if step == 0 {
+            first = t.0;
+            assert!((b.policy - t.0).abs() < 1e-4 && (b.value - t.1).abs() < 1e-4, "step 0: burn {b:?}, tch {t:?}");
+        }
+        // AdamW implementations differ in rounding only; allow the drift to grow slowly.
+        assert!((b.policy - t.0).abs() < 2e-2, "step {step}: burn policy {}, tch {}", b.policy, t.0);
+        assert!((b.value - t.1).abs() < 2e-2, "step {step}: burn value {}, tch {}", b.value, t.1);
+        worst = worst.max((b.policy - t.0).abs()).max((b.value - t.1).abs());
+        last = (b.policy, t.0);
+    }
+    eprintln!("policy loss {first} -> burn {}, tch {} after 20 steps; largest loss gap {worst:.2e}", last.0, last.1);
+    assert!(last.1 < first - 0.05, "tch training lowers the policy loss: {first} -> {}", last.1);
+}

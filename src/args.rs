@@ -34,7 +34,7 @@ pub struct BenchArgs {
 #[derive(Subcommand, Debug)]
 pub enum BenchWhat {
     /// Batched forward (positions/s at several batch sizes), training samples/s and GFLOP/s
-    /// for network size presets on the burn CPU backend.
+    /// for network size presets and backends.
     Nn(BenchNnArgs),
 }
 
@@ -55,6 +55,10 @@ pub struct BenchNnArgs {
     /// Seconds to spend on each measurement (at least one call is always made).
     #[arg(long, default_value_t = 2.0)]
     pub seconds: f64,
+    /// Backends to measure (comma separated): `burn` (burn-flex, CPU), `tch-cpu`,
+    /// `tch-cuda`, `tch-cuda-bf16` (the tch ones need a build with `--features cuda`).
+    #[arg(long, default_value = "burn", value_delimiter = ',')]
+    pub backends: Vec<String>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,

@@ -88,11 +88,22 @@ impl CheckpointMeta {
 /// Writes `net` with `meta` to `path` (atomically: written beside it, then renamed).
 pub fn save(net: &Net, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
     let shown = path.display().to_string();
-    let mut store = SafetensorsStore::from_file(path).overwrite(true);
+    let tmp = temporary_name(path);
+    let mut store = SafetensorsStore::from_file(&tmp).overwrite(true);
     for (k, v) in meta.to_map() {
         store = store.metadata(k, v);
     }
-    net.save_into(&mut store).map_err(|e| CheckpointError::Weights { path: shown, problem: e.to_string() })
+    net.save_into(&mut store).map_err(|e| CheckpointError::Weights { path: shown.clone(), problem: e.to_string() })?;
+    let io = |source| CheckpointError::Io { path: shown.clone(), source };
+    std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+/// A hidden name beside `path` (`.<name>.<pid>.tmp.safetensors`): readers that list a
+/// directory skip names starting with a dot, so they never see a partial checkpoint.
+pub fn temporary_name(path: &Path) -> std::path::PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!(".{name}.{}.tmp.safetensors", std::process::id()))
 }
 
 /// Writes a safetensors file by hand (8-byte header length, JSON header with `__metadata__`,
@@ -124,9 +135,10 @@ pub fn write_safetensors(path: &Path, meta: &CheckpointMeta, tensors: &[(String,
             bytes.extend_from_slice(&x.to_le_bytes());
         }
     }
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let tmp = temporary_name(path);
     let io = |source| CheckpointError::Io { path: shown.clone(), source };
-    std::fs::write(&tmp, &bytes).map_err(io)?;
+    let mut file = std::fs::File::create(&tmp).map_err(io)?;
+    std::io::Write::write_all(&mut file, &bytes).and_then(|_| file.sync_all()).map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)
 }
 

@@ -1,6 +1,7 @@
 //! The model side of tengu: the one versioned encoder (position -> input planes) and the
 //! policy index (legal move <-> policy slot). The networks and evaluators build on these.
 
+pub mod backend;
 pub mod encoder;
 pub mod evaluator;
 pub mod burn_eval;
@@ -10,6 +11,7 @@ pub mod policy;
 #[cfg(feature = "cuda")]
 pub mod tch_net;
 
+pub use backend::{Backend, Trainer};
 pub use encoder::{Encoder, ENCODER_VERSION};
 pub use evaluator::{
     EvalError, EvalInput, Evaluation, Evaluator, RandomEvaluator, UniformEvaluator,

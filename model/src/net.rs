@@ -20,6 +20,11 @@ use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
 use crate::policy::CODES;
 
+/// Named presets: `tiny` for tests, `cpu` the embedded CPU default (at least 500 Dai Dai
+/// positions/s at batch 64 with burn-flex on 2 cores; see `tengu bench nn`), `gpu` the
+/// default for CUDA machines.
+pub const PRESET_ALIASES: [(&str, &str); 3] = [("tiny", "b2c16"), ("cpu", "b4c32"), ("gpu", "b10c128")];
+
 /// Architecture hyper-parameters (stored in checkpoints).
 #[derive(Config, Debug, PartialEq)]
 pub struct NetConfig {
@@ -41,8 +46,9 @@ pub struct NetConfig {
 
 impl NetConfig {
     /// A named size preset for a game with `planes` input planes on an `size` board:
-    /// `b<blocks>c<channels>` (e.g. `b4c32`).
+    /// `b<blocks>c<channels>` (e.g. `b4c32`) or one of the aliases in [`PRESET_ALIASES`].
     pub fn preset(name: &str, planes: usize, size: usize) -> Option<NetConfig> {
+        let name = PRESET_ALIASES.iter().find(|(alias, _)| *alias == name).map_or(name, |(_, real)| *real);
         let rest = name.strip_prefix('b')?;
         let (b, c) = rest.split_once('c')?;
         let (blocks, channels): (usize, usize) = (b.parse().ok()?, c.parse().ok()?);

@@ -278,8 +278,12 @@ impl TchTrainer {
         TchTrainer { net, optimizer, index: PolicyIndex::new(encoder.clone()), encoder }
     }
 
-    /// One step; returns (policy loss, value loss) before it.
-    pub fn step(&mut self, batch: &[crate::burn_eval::TrainExample<'_>]) -> Result<(f32, f32), EvalError> {
+    pub fn set_learning_rate(&mut self, learning_rate: f64) {
+        self.optimizer.set_lr(learning_rate);
+    }
+
+    /// One step; returns the losses before it.
+    pub fn step(&mut self, batch: &[crate::burn_eval::TrainExample<'_>]) -> Result<crate::burn_eval::Losses, EvalError> {
         let items: Vec<(&Position, &[Move], u32)> = batch.iter().map(|e| (e.position, e.moves, e.repetitions)).collect();
         let device = self.net.device();
         let (input, pair_idx, code_idx, pad, _) = encode_batch(&self.encoder, &self.index, &items, device)?;
@@ -299,6 +303,6 @@ impl TchTrainer {
         let value_loss = -(wdl.log_softmax(1, Kind::Float) * wdl_target).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
         let loss = &policy_loss + &value_loss;
         self.optimizer.backward_step(&loss);
-        Ok((policy_loss.double_value(&[]) as f32, value_loss.double_value(&[]) as f32))
+        Ok(crate::burn_eval::Losses { policy: policy_loss.double_value(&[]) as f32, value: value_loss.double_value(&[]) as f32 })
     }
 }

@@ -130,3 +130,17 @@ fn checkpoints_round_trip_and_refuse_the_wrong_game_or_version() {
     assert!(matches!(checkpoint::read_meta(&cut), Err(CheckpointError::Format { .. })));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn presets_parse_names_and_aliases() {
+    let p = |name: &str| NetConfig::preset(name, 40, 17);
+    assert_eq!(p("cpu"), p("b4c32"));
+    assert_eq!(p("tiny"), p("b2c16"));
+    let gpu = p("gpu").unwrap();
+    assert!(gpu.blocks >= 6 && gpu.channels >= 96, "{gpu:?}");
+    let c = p("b6c64").unwrap();
+    assert_eq!((c.blocks, c.channels, c.planes, c.size), (6, 64, 40, 17));
+    for bad in ["", "b", "b4", "c32", "b0c32", "b4c4", "b4c32x", "large"] {
+        assert_eq!(p(bad), None, "{bad:?}");
+    }
+}

@@ -3,11 +3,11 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
-use burn::tensor::Device;
 use serde_json::json;
-use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer, TrainExample};
+use tengu_model::backend::Backend;
+use tengu_model::burn_eval::TrainExample;
 use tengu_model::net::NetConfig;
-use tengu_model::{EvalInput, Encoder, Evaluator};
+use tengu_model::{EvalInput, Encoder};
 use tengu_rules::{Move, Position, Variant};
 
 use crate::args::{BenchArgs, BenchNnArgs, BenchWhat};
@@ -35,12 +35,16 @@ fn sample_positions(variant: &std::sync::Arc<Variant>, count: usize) -> Vec<Posi
     let mut out = Vec::with_capacity(count);
     let mut pos = Position::initial(variant.clone());
     let mut k = 1usize;
+    let mut ply = 0;
     while out.len() < count {
         let moves = pos.legal_move_list();
-        if moves.is_empty() || out.len() % 80 == 79 {
+        // A new game after 80 plies (or at a game's end) keeps the sample varied.
+        if moves.is_empty() || ply == 80 {
             pos = Position::initial(variant.clone());
+            ply = 0;
             continue;
         }
+        ply += 1;
         out.push(pos.clone());
         k = k.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         pos.play(moves[(k >> 33) % moves.len()]);
@@ -53,7 +57,6 @@ fn nn(args: BenchNnArgs) -> Result<()> {
         bail!("unknown game {:?}; expected dai-dai or maka-dai-dai", args.game)
     };
     let encoder = Encoder::new(&variant);
-    let device = Device::default();
     let max_batch = args.batches.iter().copied().max().unwrap_or(1).max(args.train_batch);
     let positions = sample_positions(&variant, max_batch);
     let moves: Vec<Vec<Move>> = positions.iter().map(|p| p.legal_move_list()).collect();
@@ -68,51 +71,55 @@ fn nn(args: BenchNnArgs) -> Result<()> {
     })?;
 
     let mut results = Vec::new();
-    for preset in &args.presets {
-        let Some(config) = NetConfig::preset(preset, encoder.planes(), encoder.size()) else {
-            bail!("unknown preset {preset:?}; presets are b<blocks>c<channels>, e.g. b4c32")
-        };
-        let gflop = config.flops() / 1e9;
-        let mut eval = BurnEvaluator::new(&variant, config.init(&device), config.clone(), device.clone(), preset.clone());
-        let mut forward = Vec::new();
-        for &batch in &args.batches {
-            let inputs: Vec<EvalInput> = (0..batch)
-                .map(|j| EvalInput { position: &positions[j], moves: &moves[j], repetitions: 0 })
+    for name in &args.backends {
+        let backend: Backend = name.parse().map_err(anyhow::Error::msg)?;
+        for preset in &args.presets {
+            let Some(config) = NetConfig::preset(preset, encoder.planes(), encoder.size()) else {
+                bail!("unknown preset {preset:?}; presets are b<blocks>c<channels> (e.g. b4c32), tiny, cpu or gpu")
+            };
+            let gflop = config.flops() / 1e9;
+            let mut eval = backend.new_evaluator(&variant, &config, preset)?;
+            let mut forward = Vec::new();
+            for &batch in &args.batches {
+                let inputs: Vec<EvalInput> = (0..batch)
+                    .map(|j| EvalInput { position: &positions[j], moves: &moves[j], repetitions: 0 })
+                    .collect();
+                let calls = rate(args.seconds, || eval.evaluate(&inputs).map(|_| ()).map_err(Into::into))?;
+                let per_second = calls * batch as f64;
+                tracing::info!(backend = name, preset, batch, positions_per_second = per_second, "forward");
+                forward.push(json!({
+                    "batch": batch,
+                    "positions_per_second": per_second,
+                    "gflops": per_second * gflop,
+                    "encoder_share": per_second / encode_rate,
+                }));
+            }
+            drop(eval);
+            let targets: Vec<Vec<f32>> = moves.iter().map(|m| vec![1.0 / m.len() as f32; m.len()]).collect();
+            let examples: Vec<TrainExample> = (0..args.train_batch)
+                .map(|j| TrainExample {
+                    position: &positions[j],
+                    repetitions: 0,
+                    moves: &moves[j],
+                    policy: &targets[j],
+                    wdl: [0.3, 0.4, 0.3],
+                })
                 .collect();
-            let calls = rate(args.seconds, || eval.evaluate(&inputs).map(|_| ()).map_err(Into::into))?;
-            let per_second = calls * batch as f64;
-            tracing::info!(preset, batch, positions_per_second = per_second, "forward");
-            forward.push(json!({
-                "batch": batch,
-                "positions_per_second": per_second,
-                "gflops": per_second * gflop,
-                "encoder_share": per_second / encode_rate,
+            let mut trainer = backend.trainer(&variant, &config, None, 1e-3, 1e-4)?;
+            let steps = rate(args.seconds, || trainer.step(&examples).map(|_| ()).map_err(Into::into))?;
+            let samples = steps * args.train_batch as f64;
+            results.push(json!({
+                "backend": name,
+                "preset": preset,
+                "gflop_per_position": gflop,
+                "forward": forward,
+                "train_samples_per_second": samples,
+                "train_gflops": samples * gflop * 3.0,
             }));
         }
-        let targets: Vec<Vec<f32>> = moves.iter().map(|m| vec![1.0 / m.len() as f32; m.len()]).collect();
-        let examples: Vec<TrainExample> = (0..args.train_batch)
-            .map(|j| TrainExample {
-                position: &positions[j],
-                repetitions: 0,
-                moves: &moves[j],
-                policy: &targets[j],
-                wdl: [0.3, 0.4, 0.3],
-            })
-            .collect();
-        let mut trainer = BurnTrainer::new(&variant, config.init(&device), &device, 1e-3, 1e-4);
-        let steps = rate(args.seconds, || trainer.step(&examples).map(|_| ()).map_err(Into::into))?;
-        let samples = steps * args.train_batch as f64;
-        results.push(json!({
-            "preset": preset,
-            "gflop_per_position": gflop,
-            "forward": forward,
-            "train_samples_per_second": samples,
-            "train_gflops": samples * gflop * 3.0,
-        }));
     }
     let report = json!({
         "game": variant.id(),
-        "backend": "burn-flex (CPU)",
         "threads": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         "encoder_positions_per_second": encode_rate,
         "presets": results,
@@ -121,12 +128,13 @@ fn nn(args: BenchNnArgs) -> Result<()> {
         println!("{report}");
         return Ok(());
     }
-    println!("game {}, backend burn-flex (CPU), encoder {:.0} positions/s", variant.id(), encode_rate);
-    println!("{:<8} {:>8} {:>6} {:>12} {:>9} {:>9}", "preset", "GFLOP/p", "batch", "positions/s", "GFLOP/s", "encoder%");
+    println!("game {}, encoder {:.0} positions/s", variant.id(), encode_rate);
+    println!("{:<13} {:<8} {:>8} {:>6} {:>12} {:>9} {:>9}", "backend", "preset", "GFLOP/p", "batch", "positions/s", "GFLOP/s", "encoder%");
     for r in report["presets"].as_array().unwrap() {
         for f in r["forward"].as_array().unwrap() {
             println!(
-                "{:<8} {:>8.3} {:>6} {:>12.1} {:>9.2} {:>8.2}%",
+                "{:<13} {:<8} {:>8.3} {:>6} {:>12.1} {:>9.2} {:>8.2}%",
+                r["backend"].as_str().unwrap(),
                 r["preset"].as_str().unwrap(),
                 r["gflop_per_position"].as_f64().unwrap(),
                 f["batch"],
@@ -136,7 +144,8 @@ fn nn(args: BenchNnArgs) -> Result<()> {
             );
         }
         println!(
-            "{:<8} training: {:.1} samples/s ({:.2} GFLOP/s)",
+            "{:<13} {:<8} training: {:.1} samples/s ({:.2} GFLOP/s)",
+            r["backend"].as_str().unwrap(),
             r["preset"].as_str().unwrap(),
             r["train_samples_per_second"].as_f64().unwrap(),
             r["train_gflops"].as_f64().unwrap()

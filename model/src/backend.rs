@@ -1,0 +1,197 @@
+//! Backends chosen by name, so that search, the trainer and the CLI never name burn or tch.
+//!
+//! * `burn`: burn-flex on the CPU (always built; the embedded default);
+//! * `tch-cpu`, `tch-cuda`, `tch-cuda-bf16`: libtorch, in builds with the `cuda` feature
+//!   (`tch-cuda-bf16` runs inference under bfloat16 autocast).
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+
+use tengu_rules::Variant;
+
+use crate::burn_eval::{BurnEvaluator, BurnTrainer, Losses, TrainExample};
+use crate::checkpoint::{self, CheckpointError, CheckpointMeta};
+use crate::evaluator::{EvalError, Evaluator};
+use crate::net::NetConfig;
+
+/// Where networks run.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Burn,
+    TchCpu,
+    TchCuda,
+    TchCudaBf16,
+}
+
+impl Backend {
+    pub const NAMES: [&'static str; 4] = ["burn", "tch-cpu", "tch-cuda", "tch-cuda-bf16"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Burn => "burn",
+            Backend::TchCpu => "tch-cpu",
+            Backend::TchCuda => "tch-cuda",
+            Backend::TchCudaBf16 => "tch-cuda-bf16",
+        }
+    }
+
+    /// Whether this build can run the backend at all (tch needs the `cuda` feature).
+    pub fn compiled(self) -> bool {
+        self == Backend::Burn || cfg!(feature = "cuda")
+    }
+
+    fn unavailable(self) -> EvalError {
+        EvalError::Backend(format!("backend {} needs tengu built with `--features cuda` (see the README)", self.name()))
+    }
+
+    #[cfg(feature = "cuda")]
+    fn tch_device(self) -> Result<tch::Device, EvalError> {
+        if self == Backend::TchCpu {
+            return Ok(tch::Device::Cpu);
+        }
+        if !tch::Cuda::is_available() {
+            return Err(EvalError::Backend(format!(
+                "backend {}: libtorch sees no CUDA device (source scripts/libtorch-env.sh on a GPU machine)",
+                self.name()
+            )));
+        }
+        Ok(tch::Device::Cuda(0))
+    }
+
+    /// A freshly initialised network as an evaluator.
+    pub fn new_evaluator(self, variant: &Variant, config: &NetConfig, label: &str) -> Result<Box<dyn Evaluator>, EvalError> {
+        match self {
+            Backend::Burn => {
+                let device = burn::tensor::Device::default();
+                Ok(Box::new(BurnEvaluator::new(variant, config.init(&device), config.clone(), device, label)))
+            }
+            #[cfg(feature = "cuda")]
+            _ => {
+                use crate::tch_net::{TchEvaluator, TchNet};
+                let net = TchNet::new(config, self.tch_device()?);
+                Ok(Box::new(TchEvaluator::new(variant, net, self == Backend::TchCudaBf16, label)))
+            }
+            #[cfg(not(feature = "cuda"))]
+            _ => Err(self.unavailable()),
+        }
+    }
+
+    /// The network of a checkpoint as an evaluator, with the checkpoint's metadata.
+    pub fn load_evaluator(self, path: &Path, variant: &Variant) -> Result<(Box<dyn Evaluator>, CheckpointMeta), CheckpointError> {
+        let label = |meta: &CheckpointMeta| format!("{} step {}", path.file_name().unwrap_or_default().to_string_lossy(), meta.step);
+        match self {
+            Backend::Burn => {
+                let device = burn::tensor::Device::default();
+                let (net, meta) = checkpoint::load(path, variant.id(), &device)?;
+                let eval = BurnEvaluator::new(variant, net, meta.config.clone(), device, label(&meta));
+                Ok((Box::new(eval), meta))
+            }
+            #[cfg(feature = "cuda")]
+            _ => {
+                use crate::tch_net::{TchEvaluator, TchNet};
+                let device = self.tch_device().map_err(|e| CheckpointError::Weights { path: path.display().to_string(), problem: e.to_string() })?;
+                let (net, meta) = TchNet::load(path, variant.id(), device)?;
+                let eval = TchEvaluator::new(variant, net, self == Backend::TchCudaBf16, label(&meta));
+                Ok((Box::new(eval), meta))
+            }
+            #[cfg(not(feature = "cuda"))]
+            _ => Err(CheckpointError::Weights { path: path.display().to_string(), problem: self.unavailable().to_string() }),
+        }
+    }
+
+    /// A trainer (AdamW) for `config`, starting from `checkpoint` if given, else fresh weights.
+    pub fn trainer(
+        self,
+        variant: &Variant,
+        config: &NetConfig,
+        checkpoint: Option<&Path>,
+        learning_rate: f64,
+        weight_decay: f64,
+    ) -> Result<Box<dyn Trainer>, CheckpointError> {
+        match self {
+            Backend::Burn => {
+                let device = burn::tensor::Device::default();
+                let net = match checkpoint {
+                    Some(path) => checkpoint::load(path, variant.id(), &device)?.0,
+                    None => config.init(&device),
+                };
+                Ok(Box::new(BurnTrainer::new(variant, net, &device, learning_rate, weight_decay as f32)))
+            }
+            #[cfg(feature = "cuda")]
+            _ => {
+                use crate::tch_net::{TchNet, TchTrainer};
+                let shown = checkpoint.map(|p| p.display().to_string()).unwrap_or_default();
+                let device = self.tch_device().map_err(|e| CheckpointError::Weights { path: shown, problem: e.to_string() })?;
+                let net = match checkpoint {
+                    Some(path) => TchNet::load(path, variant.id(), device)?.0,
+                    None => TchNet::new(config, device),
+                };
+                Ok(Box::new(TchTrainer::new(variant, net, learning_rate, weight_decay)))
+            }
+            #[cfg(not(feature = "cuda"))]
+            _ => Err(CheckpointError::Weights {
+                path: checkpoint.map(|p| p.display().to_string()).unwrap_or_default(),
+                problem: self.unavailable().to_string(),
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Backend {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Backend, String> {
+        match s {
+            "burn" => Ok(Backend::Burn),
+            "tch-cpu" => Ok(Backend::TchCpu),
+            "tch-cuda" => Ok(Backend::TchCuda),
+            "tch-cuda-bf16" => Ok(Backend::TchCudaBf16),
+            other => Err(format!("unknown backend {other:?}; expected one of {}", Backend::NAMES.join(", "))),
+        }
+    }
+}
+
+/// A network being trained, whatever the backend.
+pub trait Trainer {
+    /// One optimizer step on `batch`; returns the losses before the step.
+    fn step(&mut self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError>;
+    fn set_learning_rate(&mut self, learning_rate: f64);
+    /// Writes the current weights as a checkpoint (atomically).
+    fn save(&self, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError>;
+}
+
+impl Trainer for BurnTrainer {
+    fn step(&mut self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
+        BurnTrainer::step(self, batch)
+    }
+
+    fn set_learning_rate(&mut self, learning_rate: f64) {
+        self.learning_rate = learning_rate;
+    }
+
+    fn save(&self, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
+        checkpoint::save(&self.net(), meta, path)
+    }
+}
+
+#[cfg(feature = "cuda")]
+impl Trainer for crate::tch_net::TchTrainer {
+    fn step(&mut self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
+        crate::tch_net::TchTrainer::step(self, batch)
+    }
+
+    fn set_learning_rate(&mut self, learning_rate: f64) {
+        crate::tch_net::TchTrainer::set_learning_rate(self, learning_rate)
+    }
+
+    fn save(&self, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
+        self.net.save(meta, path)
+    }
+}

@@ -21,8 +21,56 @@ pub enum Command {
     Moves(MovesArgs),
     /// Print a readable board for a position or a game record.
     Show(ShowArgs),
-    /// Measure speed: `tengu bench nn` (network inference and training throughput).
+    /// Measure speed: `tengu bench nn` (network throughput), `tengu bench search` (MCTS).
     Bench(BenchArgs),
+    /// Run a self-play worker on a run directory until stopped (Ctrl-C or SIGTERM).
+    Selfplay(SelfplayArgs),
+    /// Inspect replay shards.
+    Shards(ShardsArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SelfplayArgs {
+    /// Run directory (created if missing): checkpoints are read from `models/`, shards
+    /// written to `shards/`, game records to `games/`.
+    #[arg(long)]
+    pub run: std::path::PathBuf,
+    /// Run configuration (TOML). Default: the run directory's `config.toml` if present,
+    /// else the built-in defaults.
+    #[arg(long)]
+    pub config: Option<std::path::PathBuf>,
+    /// Override the config's network backend (burn, tch-cpu, tch-cuda, tch-cuda-bf16).
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// Stop after this many games (default: run until stopped).
+    #[arg(long)]
+    pub games: Option<u64>,
+    /// Random seed (default: from the clock and process id).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// No progress bar (for logs and scripts).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ShardsArgs {
+    #[command(subcommand)]
+    pub what: ShardsWhat,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ShardsWhat {
+    /// Print each shard's header, row count and validity (a file or a directory of shards).
+    Inspect(ShardsInspectArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ShardsInspectArgs {
+    pub path: std::path::PathBuf,
+    /// One JSON object per shard, one per line.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -36,6 +84,33 @@ pub enum BenchWhat {
     /// Batched forward (positions/s at several batch sizes), training samples/s and GFLOP/s
     /// for network size presets and backends.
     Nn(BenchNnArgs),
+    /// MCTS simulations per second with the uniform evaluator (search overhead) and with a
+    /// network, the share of time outside the network, and self-play positions per hour.
+    Search(BenchSearchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchSearchArgs {
+    /// Game: dai-dai or maka-dai-dai.
+    #[arg(long, default_value = "dai-dai")]
+    pub game: String,
+    /// Network preset for the network measurement.
+    #[arg(long, default_value = "cpu")]
+    pub preset: String,
+    /// Backend of the network measurement.
+    #[arg(long, default_value = "burn")]
+    pub backend: String,
+    /// Games in flight (the evaluator's batch size).
+    #[arg(long, default_value_t = 64)]
+    pub games: usize,
+    /// Visits per move (full searches).
+    #[arg(long, default_value_t = 64)]
+    pub visits: u32,
+    /// Seconds per measurement.
+    #[arg(long, default_value_t = 10.0)]
+    pub seconds: f64,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]

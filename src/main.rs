@@ -17,6 +17,8 @@ fn main() {
         Command::Moves(args) => cmd::moves::run(args),
         Command::Show(args) => cmd::show::run(args),
         Command::Bench(args) => cmd::bench::run(args),
+        Command::Selfplay(args) => cmd::selfplay::run(args),
+        Command::Shards(args) => cmd::shards::run(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

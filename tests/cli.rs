@@ -111,7 +111,17 @@ fn bad_input_gets_a_message_not_a_panic() {
 #[test]
 fn bench_nn_reports_json_per_backend_and_preset() {
     let (ok, out, err) = tengu(&[
-        "bench", "nn", "--presets", "tiny", "--batches", "1,3", "--train-batch", "2", "--seconds", "0.05", "--json",
+        "bench",
+        "nn",
+        "--presets",
+        "tiny",
+        "--batches",
+        "1,3",
+        "--train-batch",
+        "2",
+        "--seconds",
+        "0.05",
+        "--json",
     ]);
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
@@ -123,8 +133,18 @@ fn bench_nn_reports_json_per_backend_and_preset() {
     assert!(row["forward"][1]["positions_per_second"].as_f64().unwrap() > 0.0);
     assert!(row["train_samples_per_second"].as_f64().unwrap() > 0.0);
 
-    let (ok, _, err) = tengu(&["bench", "nn", "--backends", "gpu-please", "--seconds", "0.01"]);
-    assert!(!ok && err.contains("unknown backend \"gpu-please\""), "{err}");
+    let (ok, _, err) = tengu(&[
+        "bench",
+        "nn",
+        "--backends",
+        "gpu-please",
+        "--seconds",
+        "0.01",
+    ]);
+    assert!(
+        !ok && err.contains("unknown backend \"gpu-please\""),
+        "{err}"
+    );
     let (ok, _, err) = tengu(&["bench", "nn", "--presets", "b4", "--seconds", "0.01"]);
     assert!(!ok && err.contains("unknown preset"), "{err}");
 }

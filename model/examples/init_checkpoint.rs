@@ -16,6 +16,12 @@ fn main() {
     let enc = Encoder::new(&variant);
     let config = NetConfig::preset(&args[2], enc.planes(), enc.size()).expect("known preset");
     let net = config.init(&Device::default());
-    let meta = CheckpointMeta { encoder_version: ENCODER_VERSION, game: variant.id().into(), config, step: 0, parent: None };
+    let meta = CheckpointMeta {
+        encoder_version: ENCODER_VERSION,
+        game: variant.id().into(),
+        config,
+        step: 0,
+        parent: None,
+    };
     save(&net, &meta, std::path::Path::new(&args[3])).expect("checkpoint written");
 }

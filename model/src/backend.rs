@@ -42,7 +42,10 @@ impl Backend {
     }
 
     fn unavailable(self) -> EvalError {
-        EvalError::Backend(format!("backend {} needs tengu built with `--features cuda` (see the README)", self.name()))
+        EvalError::Backend(format!(
+            "backend {} needs tengu built with `--features cuda` (see the README)",
+            self.name()
+        ))
     }
 
     #[cfg(feature = "cuda")]
@@ -60,17 +63,33 @@ impl Backend {
     }
 
     /// A freshly initialised network as an evaluator.
-    pub fn new_evaluator(self, variant: &Variant, config: &NetConfig, label: &str) -> Result<Box<dyn Evaluator>, EvalError> {
+    pub fn new_evaluator(
+        self,
+        variant: &Variant,
+        config: &NetConfig,
+        label: &str,
+    ) -> Result<Box<dyn Evaluator>, EvalError> {
         match self {
             Backend::Burn => {
                 let device = burn::tensor::Device::default();
-                Ok(Box::new(BurnEvaluator::new(variant, config.init(&device), config.clone(), device, label)))
+                Ok(Box::new(BurnEvaluator::new(
+                    variant,
+                    config.init(&device),
+                    config.clone(),
+                    device,
+                    label,
+                )))
             }
             #[cfg(feature = "cuda")]
             _ => {
                 use crate::tch_net::{TchEvaluator, TchNet};
                 let net = TchNet::new(config, self.tch_device()?);
-                Ok(Box::new(TchEvaluator::new(variant, net, self == Backend::TchCudaBf16, label)))
+                Ok(Box::new(TchEvaluator::new(
+                    variant,
+                    net,
+                    self == Backend::TchCudaBf16,
+                    label,
+                )))
             }
             #[cfg(not(feature = "cuda"))]
             _ => Err(self.unavailable()),
@@ -78,25 +97,43 @@ impl Backend {
     }
 
     /// The network of a checkpoint as an evaluator, with the checkpoint's metadata.
-    pub fn load_evaluator(self, path: &Path, variant: &Variant) -> Result<(Box<dyn Evaluator>, CheckpointMeta), CheckpointError> {
-        let label = |meta: &CheckpointMeta| format!("{} step {}", path.file_name().unwrap_or_default().to_string_lossy(), meta.step);
+    pub fn load_evaluator(
+        self,
+        path: &Path,
+        variant: &Variant,
+    ) -> Result<(Box<dyn Evaluator>, CheckpointMeta), CheckpointError> {
+        let label = |meta: &CheckpointMeta| {
+            format!(
+                "{} step {}",
+                path.file_name().unwrap_or_default().to_string_lossy(),
+                meta.step
+            )
+        };
         match self {
             Backend::Burn => {
                 let device = burn::tensor::Device::default();
                 let (net, meta) = checkpoint::load(path, variant.id(), &device)?;
-                let eval = BurnEvaluator::new(variant, net, meta.config.clone(), device, label(&meta));
+                let eval =
+                    BurnEvaluator::new(variant, net, meta.config.clone(), device, label(&meta));
                 Ok((Box::new(eval), meta))
             }
             #[cfg(feature = "cuda")]
             _ => {
                 use crate::tch_net::{TchEvaluator, TchNet};
-                let device = self.tch_device().map_err(|e| CheckpointError::Weights { path: path.display().to_string(), problem: e.to_string() })?;
+                let device = self.tch_device().map_err(|e| CheckpointError::Weights {
+                    path: path.display().to_string(),
+                    problem: e.to_string(),
+                })?;
                 let (net, meta) = TchNet::load(path, variant.id(), device)?;
-                let eval = TchEvaluator::new(variant, net, self == Backend::TchCudaBf16, label(&meta));
+                let eval =
+                    TchEvaluator::new(variant, net, self == Backend::TchCudaBf16, label(&meta));
                 Ok((Box::new(eval), meta))
             }
             #[cfg(not(feature = "cuda"))]
-            _ => Err(CheckpointError::Weights { path: path.display().to_string(), problem: self.unavailable().to_string() }),
+            _ => Err(CheckpointError::Weights {
+                path: path.display().to_string(),
+                problem: self.unavailable().to_string(),
+            }),
         }
     }
 
@@ -116,22 +153,40 @@ impl Backend {
                     Some(path) => checkpoint::load(path, variant.id(), &device)?.0,
                     None => config.init(&device),
                 };
-                Ok(Box::new(BurnTrainer::new(variant, net, &device, learning_rate, weight_decay as f32)))
+                Ok(Box::new(BurnTrainer::new(
+                    variant,
+                    net,
+                    &device,
+                    learning_rate,
+                    weight_decay as f32,
+                )))
             }
             #[cfg(feature = "cuda")]
             _ => {
                 use crate::tch_net::{TchNet, TchTrainer};
-                let shown = checkpoint.map(|p| p.display().to_string()).unwrap_or_default();
-                let device = self.tch_device().map_err(|e| CheckpointError::Weights { path: shown, problem: e.to_string() })?;
+                let shown = checkpoint
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
+                let device = self.tch_device().map_err(|e| CheckpointError::Weights {
+                    path: shown,
+                    problem: e.to_string(),
+                })?;
                 let net = match checkpoint {
                     Some(path) => TchNet::load(path, variant.id(), device)?.0,
                     None => TchNet::new(config, device),
                 };
-                Ok(Box::new(TchTrainer::new(variant, net, learning_rate, weight_decay)))
+                Ok(Box::new(TchTrainer::new(
+                    variant,
+                    net,
+                    learning_rate,
+                    weight_decay,
+                )))
             }
             #[cfg(not(feature = "cuda"))]
             _ => Err(CheckpointError::Weights {
-                path: checkpoint.map(|p| p.display().to_string()).unwrap_or_default(),
+                path: checkpoint
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
                 problem: self.unavailable().to_string(),
             }),
         }
@@ -153,7 +208,10 @@ impl FromStr for Backend {
             "tch-cpu" => Ok(Backend::TchCpu),
             "tch-cuda" => Ok(Backend::TchCuda),
             "tch-cuda-bf16" => Ok(Backend::TchCudaBf16),
-            other => Err(format!("unknown backend {other:?}; expected one of {}", Backend::NAMES.join(", "))),
+            other => Err(format!(
+                "unknown backend {other:?}; expected one of {}",
+                Backend::NAMES.join(", ")
+            )),
         }
     }
 }

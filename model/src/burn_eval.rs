@@ -23,15 +23,24 @@ fn encode_batch(
     let mut planes = vec![0.0f32; batch.len() * encoder.len()];
     let mut slots = Vec::with_capacity(batch.len());
     for (i, &(pos, moves, reps)) in batch.iter().enumerate() {
-        encoder.encode(pos, reps, &mut planes[i * encoder.len()..(i + 1) * encoder.len()]);
+        encoder.encode(
+            pos,
+            reps,
+            &mut planes[i * encoder.len()..(i + 1) * encoder.len()],
+        );
         let mut list = Vec::with_capacity(moves.len());
         for &m in moves {
-            let s = index.slot(pos, m).map_err(|e| EvalError::Backend(e.to_string()))?;
+            let s = index
+                .slot(pos, m)
+                .map_err(|e| EvalError::Backend(e.to_string()))?;
             list.push((s.from, s.to, s.code));
         }
         slots.push(list);
     }
-    let input = Tensor::from_data(TensorData::new(planes, [batch.len(), encoder.planes(), n, n]), device);
+    let input = Tensor::from_data(
+        TensorData::new(planes, [batch.len(), encoder.planes(), n, n]),
+        device,
+    );
     Ok((input, MoveIndex::new(&slots, n * n, device)))
 }
 
@@ -47,7 +56,13 @@ pub struct BurnEvaluator {
 }
 
 impl BurnEvaluator {
-    pub fn new(variant: &Variant, net: Net, config: NetConfig, device: Device, label: impl Into<String>) -> BurnEvaluator {
+    pub fn new(
+        variant: &Variant,
+        net: Net,
+        config: NetConfig,
+        device: Device,
+        label: impl Into<String>,
+    ) -> BurnEvaluator {
         let encoder = Encoder::new(variant);
         BurnEvaluator {
             game: variant.id().to_string(),
@@ -76,16 +91,29 @@ impl Evaluator for BurnEvaluator {
         }
         for input in batch {
             if input.position.variant().id() != self.game {
-                return Err(EvalError::WrongGame { expected: self.game.clone(), found: input.position.variant().id().into() });
+                return Err(EvalError::WrongGame {
+                    expected: self.game.clone(),
+                    found: input.position.variant().id().into(),
+                });
             }
         }
-        let items: Vec<(&Position, &[Move], u32)> = batch.iter().map(|i| (i.position, i.moves, i.repetitions)).collect();
+        let items: Vec<(&Position, &[Move], u32)> = batch
+            .iter()
+            .map(|i| (i.position, i.moves, i.repetitions))
+            .collect();
         let (input, index) = encode_batch(&self.encoder, &self.index, &items, &self.device)?;
         let out = self.net.forward(input);
         let logits = legal_logits(&out, &index);
         let [_, m] = logits.dims();
-        let logits: Vec<f32> = logits.into_data().try_to_vec().map_err(|e| EvalError::Backend(format!("{e:?}")))?;
-        let wdl: Vec<f32> = out.wdl.into_data().try_to_vec().map_err(|e| EvalError::Backend(format!("{e:?}")))?;
+        let logits: Vec<f32> = logits
+            .into_data()
+            .try_to_vec()
+            .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
+        let wdl: Vec<f32> = out
+            .wdl
+            .into_data()
+            .try_to_vec()
+            .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
         Ok((0..batch.len())
             .map(|i| {
                 let mut policy = logits[i * m..i * m + index.counts[i]].to_vec();
@@ -127,7 +155,13 @@ pub struct BurnTrainer {
 
 impl BurnTrainer {
     /// `device` is the plain device; gradients are tracked on its autodiff form.
-    pub fn new(variant: &Variant, net: Net, device: &Device, learning_rate: f64, weight_decay: f32) -> BurnTrainer {
+    pub fn new(
+        variant: &Variant,
+        net: Net,
+        device: &Device,
+        learning_rate: f64,
+        weight_decay: f32,
+    ) -> BurnTrainer {
         let device = device.clone().autodiff();
         let encoder = Encoder::new(variant);
         BurnTrainer {
@@ -142,7 +176,10 @@ impl BurnTrainer {
 
     /// One optimizer step on `batch`; returns the losses before the step.
     pub fn step(&mut self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
-        let items: Vec<(&Position, &[Move], u32)> = batch.iter().map(|e| (e.position, e.moves, e.repetitions)).collect();
+        let items: Vec<(&Position, &[Move], u32)> = batch
+            .iter()
+            .map(|e| (e.position, e.moves, e.repetitions))
+            .collect();
         let (input, index) = encode_batch(&self.encoder, &self.index, &items, &self.device)?;
         let m = index.counts.iter().copied().max().unwrap_or(0).max(1);
         let mut policy_target = vec![0.0f32; batch.len() * m];
@@ -152,7 +189,8 @@ impl BurnTrainer {
             wdl_target[3 * i..3 * i + 3].copy_from_slice(&e.wdl);
         }
         let b = batch.len();
-        let policy_target = Tensor::<2>::from_data(TensorData::new(policy_target, [b, m]), &self.device);
+        let policy_target =
+            Tensor::<2>::from_data(TensorData::new(policy_target, [b, m]), &self.device);
         let wdl_target = Tensor::<2>::from_data(TensorData::new(wdl_target, [b, 3]), &self.device);
         let net = self.net.take().expect("network present between steps");
         let out = net.forward(input);
@@ -162,8 +200,16 @@ impl BurnTrainer {
         let loss = policy_loss.clone() + value_loss.clone();
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         self.net = Some(self.optim.step(self.learning_rate, net, grads));
-        let scalar = |t: Tensor<1>| -> f32 { t.into_data().try_to_vec::<f32>().map(|v| v[0]).unwrap_or(f32::NAN) };
-        Ok(Losses { policy: scalar(policy_loss), value: scalar(value_loss) })
+        let scalar = |t: Tensor<1>| -> f32 {
+            t.into_data()
+                .try_to_vec::<f32>()
+                .map(|v| v[0])
+                .unwrap_or(f32::NAN)
+        };
+        Ok(Losses {
+            policy: scalar(policy_loss),
+            value: scalar(value_loss),
+        })
     }
 
     /// The current weights, without gradient tracking.

@@ -30,13 +30,24 @@ pub struct CheckpointMeta {
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
     #[error("{path}: cannot read: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{path}: not a tengu checkpoint: {problem}")]
     Format { path: String, problem: String },
     #[error("{path}: written by encoder version {found}, this build uses {expected}")]
-    EncoderVersion { path: String, found: u32, expected: u32 },
+    EncoderVersion {
+        path: String,
+        found: u32,
+        expected: u32,
+    },
     #[error("{path}: a {found} checkpoint, but the game is {expected}")]
-    WrongGame { path: String, found: String, expected: String },
+    WrongGame {
+        path: String,
+        found: String,
+        expected: String,
+    },
     #[error("{path}: weights do not fit the architecture: {problem}")]
     Weights { path: String, problem: String },
 }
@@ -45,7 +56,10 @@ impl CheckpointMeta {
     fn to_map(&self) -> Vec<(String, String)> {
         let c = &self.config;
         let mut v = vec![
-            ("tengu.encoder_version".into(), self.encoder_version.to_string()),
+            (
+                "tengu.encoder_version".into(),
+                self.encoder_version.to_string(),
+            ),
             ("tengu.game".into(), self.game.clone()),
             ("tengu.step".into(), self.step.to_string()),
             ("tengu.net.planes".into(), c.planes.to_string()),
@@ -53,7 +67,10 @@ impl CheckpointMeta {
             ("tengu.net.blocks".into(), c.blocks.to_string()),
             ("tengu.net.channels".into(), c.channels.to_string()),
             ("tengu.net.head_dim".into(), c.head_dim.to_string()),
-            ("tengu.net.value_channels".into(), c.value_channels.to_string()),
+            (
+                "tengu.net.value_channels".into(),
+                c.value_channels.to_string(),
+            ),
         ];
         if let Some(p) = &self.parent {
             v.push(("tengu.parent".into(), p.clone()));
@@ -61,12 +78,21 @@ impl CheckpointMeta {
         v
     }
 
-    fn from_map(path: &str, map: &HashMap<String, String>) -> Result<CheckpointMeta, CheckpointError> {
+    fn from_map(
+        path: &str,
+        map: &HashMap<String, String>,
+    ) -> Result<CheckpointMeta, CheckpointError> {
         let get = |k: &str| {
-            map.get(k).ok_or_else(|| CheckpointError::Format { path: path.into(), problem: format!("metadata key {k} missing") })
+            map.get(k).ok_or_else(|| CheckpointError::Format {
+                path: path.into(),
+                problem: format!("metadata key {k} missing"),
+            })
         };
         let num = |k: &str| -> Result<u64, CheckpointError> {
-            get(k)?.parse().map_err(|_| CheckpointError::Format { path: path.into(), problem: format!("metadata {k} is not a number") })
+            get(k)?.parse().map_err(|_| CheckpointError::Format {
+                path: path.into(),
+                problem: format!("metadata {k} is not a number"),
+            })
         };
         Ok(CheckpointMeta {
             encoder_version: num("tengu.encoder_version")? as u32,
@@ -93,23 +119,39 @@ pub fn save(net: &Net, meta: &CheckpointMeta, path: &Path) -> Result<(), Checkpo
     for (k, v) in meta.to_map() {
         store = store.metadata(k, v);
     }
-    net.save_into(&mut store).map_err(|e| CheckpointError::Weights { path: shown.clone(), problem: e.to_string() })?;
-    let io = |source| CheckpointError::Io { path: shown.clone(), source };
-    std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(io)?;
+    net.save_into(&mut store)
+        .map_err(|e| CheckpointError::Weights {
+            path: shown.clone(),
+            problem: e.to_string(),
+        })?;
+    let io = |source| CheckpointError::Io {
+        path: shown.clone(),
+        source,
+    };
+    std::fs::File::open(&tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)
 }
 
 /// A hidden name beside `path` (`.<name>.<pid>.tmp.safetensors`): readers that list a
 /// directory skip names starting with a dot, so they never see a partial checkpoint.
 pub fn temporary_name(path: &Path) -> std::path::PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     path.with_file_name(format!(".{name}.{}.tmp.safetensors", std::process::id()))
 }
 
 /// Writes a safetensors file by hand (8-byte header length, JSON header with `__metadata__`,
 /// little-endian f32 data), atomically through a temporary name. Used by backends without
 /// a safetensors writer that keeps metadata.
-pub fn write_safetensors(path: &Path, meta: &CheckpointMeta, tensors: &[(String, Vec<i64>, Vec<f32>)]) -> Result<(), CheckpointError> {
+pub fn write_safetensors(
+    path: &Path,
+    meta: &CheckpointMeta,
+    tensors: &[(String, Vec<i64>, Vec<f32>)],
+) -> Result<(), CheckpointError> {
     let shown = path.display().to_string();
     let mut header = serde_json::Map::new();
     let mut metadata = serde_json::Map::new();
@@ -120,10 +162,14 @@ pub fn write_safetensors(path: &Path, meta: &CheckpointMeta, tensors: &[(String,
     let mut offset = 0usize;
     for (name, shape, data) in tensors {
         let end = offset + 4 * data.len();
-        header.insert(name.clone(), serde_json::json!({"dtype": "F32", "shape": shape, "data_offsets": [offset, end]}));
+        header.insert(
+            name.clone(),
+            serde_json::json!({"dtype": "F32", "shape": shape, "data_offsets": [offset, end]}),
+        );
         offset = end;
     }
-    let mut json = serde_json::to_vec(&serde_json::Value::Object(header)).expect("JSON of strings and numbers");
+    let mut json = serde_json::to_vec(&serde_json::Value::Object(header))
+        .expect("JSON of strings and numbers");
     while json.len() % 8 != 0 {
         json.push(b' ');
     }
@@ -136,9 +182,14 @@ pub fn write_safetensors(path: &Path, meta: &CheckpointMeta, tensors: &[(String,
         }
     }
     let tmp = temporary_name(path);
-    let io = |source| CheckpointError::Io { path: shown.clone(), source };
+    let io = |source| CheckpointError::Io {
+        path: shown.clone(),
+        source,
+    };
     let mut file = std::fs::File::create(&tmp).map_err(io)?;
-    std::io::Write::write_all(&mut file, &bytes).and_then(|_| file.sync_all()).map_err(io)?;
+    std::io::Write::write_all(&mut file, &bytes)
+        .and_then(|_| file.sync_all())
+        .map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)
 }
 
@@ -146,37 +197,68 @@ pub fn write_safetensors(path: &Path, meta: &CheckpointMeta, tensors: &[(String,
 pub fn read_meta(path: &Path) -> Result<CheckpointMeta, CheckpointError> {
     use std::io::Read;
     let shown = path.display().to_string();
-    let io = |source| CheckpointError::Io { path: shown.clone(), source };
-    let format = |problem: String| CheckpointError::Format { path: shown.clone(), problem };
+    let io = |source| CheckpointError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let format = |problem: String| CheckpointError::Format {
+        path: shown.clone(),
+        problem,
+    };
     let mut file = std::fs::File::open(path).map_err(io)?;
     let mut len = [0u8; 8];
-    file.read_exact(&mut len).map_err(|_| format("shorter than a safetensors header".into()))?;
+    file.read_exact(&mut len)
+        .map_err(|_| format("shorter than a safetensors header".into()))?;
     let len = u64::from_le_bytes(len);
     if len > 100 << 20 {
         return Err(format(format!("header of {len} bytes")));
     }
     let mut header = vec![0u8; len as usize];
-    file.read_exact(&mut header).map_err(|_| format("truncated header".into()))?;
-    let json: serde_json::Value = serde_json::from_slice(&header).map_err(|e| format(format!("header is not JSON: {e}")))?;
-    let meta = json.get("__metadata__").and_then(|m| m.as_object()).ok_or_else(|| format("no __metadata__ in the header".into()))?;
-    let map: HashMap<String, String> =
-        meta.iter().filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string()))).collect();
+    file.read_exact(&mut header)
+        .map_err(|_| format("truncated header".into()))?;
+    let json: serde_json::Value =
+        serde_json::from_slice(&header).map_err(|e| format(format!("header is not JSON: {e}")))?;
+    let meta = json
+        .get("__metadata__")
+        .and_then(|m| m.as_object())
+        .ok_or_else(|| format("no __metadata__ in the header".into()))?;
+    let map: HashMap<String, String> = meta
+        .iter()
+        .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+        .collect();
     CheckpointMeta::from_map(&shown, &map)
 }
 
 /// Loads a checkpoint for `game`, refusing another game or encoder version.
-pub fn load(path: &Path, game: &str, device: &Device) -> Result<(Net, CheckpointMeta), CheckpointError> {
+pub fn load(
+    path: &Path,
+    game: &str,
+    device: &Device,
+) -> Result<(Net, CheckpointMeta), CheckpointError> {
     let shown = path.display().to_string();
     let meta = read_meta(path)?;
     if meta.encoder_version != ENCODER_VERSION {
-        return Err(CheckpointError::EncoderVersion { path: shown, found: meta.encoder_version, expected: ENCODER_VERSION });
+        return Err(CheckpointError::EncoderVersion {
+            path: shown,
+            found: meta.encoder_version,
+            expected: ENCODER_VERSION,
+        });
     }
     if meta.game != game {
-        return Err(CheckpointError::WrongGame { path: shown, found: meta.game, expected: game.into() });
+        return Err(CheckpointError::WrongGame {
+            path: shown,
+            found: meta.game,
+            expected: game.into(),
+        });
     }
     let mut net = meta.config.init(device);
     let mut store = SafetensorsStore::from_file(path);
-    let result = net.load_from(&mut store).map_err(|e| CheckpointError::Weights { path: shown.clone(), problem: e.to_string() })?;
+    let result = net
+        .load_from(&mut store)
+        .map_err(|e| CheckpointError::Weights {
+            path: shown.clone(),
+            problem: e.to_string(),
+        })?;
     if !result.errors.is_empty() || !result.missing.is_empty() {
         return Err(CheckpointError::Weights {
             path: shown,

@@ -2,10 +2,10 @@
 //! policy index (legal move <-> policy slot). The networks and evaluators build on these.
 
 pub mod backend;
-pub mod encoder;
-pub mod evaluator;
 pub mod burn_eval;
 pub mod checkpoint;
+pub mod encoder;
+pub mod evaluator;
 pub mod net;
 pub mod policy;
 #[cfg(feature = "cuda")]

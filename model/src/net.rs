@@ -23,7 +23,8 @@ use crate::policy::CODES;
 /// Named presets: `tiny` for tests, `cpu` the embedded CPU default (at least 500 Dai Dai
 /// positions/s at batch 64 with burn-flex on 2 cores; see `tengu bench nn`), `gpu` the
 /// default for CUDA machines.
-pub const PRESET_ALIASES: [(&str, &str); 3] = [("tiny", "b2c16"), ("cpu", "b4c32"), ("gpu", "b10c128")];
+pub const PRESET_ALIASES: [(&str, &str); 3] =
+    [("tiny", "b2c16"), ("cpu", "b4c32"), ("gpu", "b10c128")];
 
 /// Architecture hyper-parameters (stored in checkpoints).
 #[derive(Config, Debug, PartialEq)]
@@ -48,7 +49,10 @@ impl NetConfig {
     /// A named size preset for a game with `planes` input planes on an `size` board:
     /// `b<blocks>c<channels>` (e.g. `b4c32`) or one of the aliases in [`PRESET_ALIASES`].
     pub fn preset(name: &str, planes: usize, size: usize) -> Option<NetConfig> {
-        let name = PRESET_ALIASES.iter().find(|(alias, _)| *alias == name).map_or(name, |(_, real)| *real);
+        let name = PRESET_ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == name)
+            .map_or(name, |(_, real)| *real);
         let rest = name.strip_prefix('b')?;
         let (b, c) = rest.split_once('c')?;
         let (blocks, channels): (usize, usize) = (b.parse().ok()?, c.parse().ok()?);
@@ -56,7 +60,11 @@ impl NetConfig {
             return None;
         }
         let head = (channels / 2).clamp(16, 64);
-        Some(NetConfig::new(planes, size, blocks, channels).with_head_dim(head).with_value_channels(head))
+        Some(
+            NetConfig::new(planes, size, blocks, channels)
+                .with_head_dim(head)
+                .with_value_channels(head),
+        )
     }
 
     /// Multiply-adds x 2 per position of one forward pass (for GFLOP/s reports).
@@ -72,13 +80,19 @@ impl NetConfig {
 
     pub fn init(&self, device: &Device) -> Net {
         let conv = |i: usize, o: usize, k: usize| {
-            Conv2dConfig::new([i, o], [k, k]).with_padding(PaddingConfig2d::Same).init(device)
+            Conv2dConfig::new([i, o], [k, k])
+                .with_padding(PaddingConfig2d::Same)
+                .init(device)
         };
         let c = self.channels;
         Net {
             stem: conv(self.planes, c, 1),
             blocks: (0..self.blocks)
-                .map(|_| ResBlock { conv1: conv(c, c, 3), conv2: conv(c, c, 3), pool: LinearConfig::new(c, c).init(device) })
+                .map(|_| ResBlock {
+                    conv1: conv(c, c, 3),
+                    conv2: conv(c, c, 3),
+                    pool: LinearConfig::new(c, c).init(device),
+                })
                 .collect(),
             policy_q: conv(c, self.head_dim, 1),
             policy_k: conv(c, self.head_dim, 1),
@@ -144,10 +158,18 @@ impl Net {
             x = block.forward(x);
         }
         let d = self.head_dim;
-        let q = self.policy_q.forward(x.clone()).reshape([b, d, a]).swap_dims(1, 2);
+        let q = self
+            .policy_q
+            .forward(x.clone())
+            .reshape([b, d, a])
+            .swap_dims(1, 2);
         let k = self.policy_k.forward(x.clone()).reshape([b, d, a]);
         let pair = q.matmul(k) / (d as f32).sqrt();
-        let code = self.policy_code.forward(x.clone()).reshape([b, CODES, a]).swap_dims(1, 2);
+        let code = self
+            .policy_code
+            .forward(x.clone())
+            .reshape([b, CODES, a])
+            .swap_dims(1, 2);
         let v = relu(self.value_conv.forward(x));
         let [_, vc, _, _] = v.dims();
         let v = v.mean_dims(&[2, 3]).reshape([b, vc]);
@@ -195,7 +217,15 @@ impl MoveIndex {
 /// Logits of the legal moves `[B, M]`; padding gets a large negative value.
 pub fn legal_logits(out: &NetOutput, index: &MoveIndex) -> Tensor<2> {
     let [b, a, _] = out.pair.dims();
-    let pair = out.pair.clone().reshape([b, a * a]).gather(1, index.pair.clone());
-    let code = out.code.clone().reshape([b, a * CODES]).gather(1, index.code.clone());
+    let pair = out
+        .pair
+        .clone()
+        .reshape([b, a * a])
+        .gather(1, index.pair.clone());
+    let code = out
+        .code
+        .clone()
+        .reshape([b, a * CODES])
+        .gather(1, index.code.clone());
     (pair + code).mask_fill(index.padding.clone(), -1.0e9)
 }

@@ -62,15 +62,29 @@ impl TchNet {
         let mut params = HashMap::new();
         for (name, shape) in parameter_shapes(config) {
             let fan_in: i64 = if name.ends_with(".weight") {
-                if shape.len() == 4 { shape[1..].iter().product() } else { shape[0] }
+                if shape.len() == 4 {
+                    shape[1..].iter().product()
+                } else {
+                    shape[0]
+                }
             } else {
                 1
             };
             let bound = 1.0 / (fan_in as f64).sqrt();
-            let init = nn::Init::Uniform { lo: -bound, up: bound };
-            params.insert(name.clone(), root.var(&name.replace('.', "__"), &shape, init));
+            let init = nn::Init::Uniform {
+                lo: -bound,
+                up: bound,
+            };
+            params.insert(
+                name.clone(),
+                root.var(&name.replace('.', "__"), &shape, init),
+            );
         }
-        TchNet { config: config.clone(), vs, params }
+        TchNet {
+            config: config.clone(),
+            vs,
+            params,
+        }
     }
 
     fn p(&self, name: &str) -> &Tensor {
@@ -80,7 +94,14 @@ impl TchNet {
     fn conv(&self, name: &str, x: &Tensor) -> Tensor {
         let w = self.p(&format!("{name}.weight"));
         let k = w.size()[2];
-        x.conv2d(w, Some(self.p(&format!("{name}.bias"))), [1, 1], [k / 2, k / 2], [1, 1], 1)
+        x.conv2d(
+            w,
+            Some(self.p(&format!("{name}.bias"))),
+            [1, 1],
+            [k / 2, k / 2],
+            [1, 1],
+            1,
+        )
     }
 
     fn linear(&self, name: &str, x: &Tensor) -> Tensor {
@@ -98,40 +119,70 @@ impl TchNet {
             let h = self.conv(&format!("blocks.{i}.conv1"), &x).relu();
             let c = h.size()[1];
             let pooled = h.mean_dim(&[2i64, 3][..], false, Kind::Float);
-            let bias = self.linear(&format!("blocks.{i}.pool"), &pooled).reshape([b, c, 1, 1]);
+            let bias = self
+                .linear(&format!("blocks.{i}.pool"), &pooled)
+                .reshape([b, c, 1, 1]);
             x = (x + self.conv(&format!("blocks.{i}.conv2"), &h) + bias).relu();
         }
         let d = self.config.head_dim as i64;
         let q = self.conv("policy_q", &x).reshape([b, d, a]).transpose(1, 2);
         let k = self.conv("policy_k", &x).reshape([b, d, a]);
         let pair = q.matmul(&k) / (d as f64).sqrt();
-        let code = self.conv("policy_code", &x).reshape([b, CODES as i64, a]).transpose(1, 2);
-        let v = self.conv("value_conv", &x).relu().mean_dim(&[2i64, 3][..], false, Kind::Float);
+        let code = self
+            .conv("policy_code", &x)
+            .reshape([b, CODES as i64, a])
+            .transpose(1, 2);
+        let v = self
+            .conv("value_conv", &x)
+            .relu()
+            .mean_dim(&[2i64, 3][..], false, Kind::Float);
         let wdl = self.linear("value_fc2", &self.linear("value_fc1", &v).relu());
         (pair, code, wdl)
     }
 
     /// Loads the weights of a checkpoint (written by either backend).
-    pub fn load(path: &Path, game: &str, device: Device) -> Result<(TchNet, CheckpointMeta), CheckpointError> {
+    pub fn load(
+        path: &Path,
+        game: &str,
+        device: Device,
+    ) -> Result<(TchNet, CheckpointMeta), CheckpointError> {
         let shown = path.display().to_string();
         let meta = read_meta(path)?;
         if meta.encoder_version != ENCODER_VERSION {
-            return Err(CheckpointError::EncoderVersion { path: shown, found: meta.encoder_version, expected: ENCODER_VERSION });
+            return Err(CheckpointError::EncoderVersion {
+                path: shown,
+                found: meta.encoder_version,
+                expected: ENCODER_VERSION,
+            });
         }
         if meta.game != game {
-            return Err(CheckpointError::WrongGame { path: shown, found: meta.game, expected: game.into() });
+            return Err(CheckpointError::WrongGame {
+                path: shown,
+                found: meta.game,
+                expected: game.into(),
+            });
         }
         let net = TchNet::new(&meta.config, device);
-        let tensors = Tensor::read_safetensors(path).map_err(|e| CheckpointError::Weights { path: shown.clone(), problem: e.to_string() })?;
+        let tensors = Tensor::read_safetensors(path).map_err(|e| CheckpointError::Weights {
+            path: shown.clone(),
+            problem: e.to_string(),
+        })?;
         let tensors: HashMap<String, Tensor> = tensors.into_iter().collect();
         for (name, var) in &net.params {
             let Some(src) = tensors.get(name) else {
-                return Err(CheckpointError::Weights { path: shown, problem: format!("tensor {name} missing") });
+                return Err(CheckpointError::Weights {
+                    path: shown,
+                    problem: format!("tensor {name} missing"),
+                });
             };
             if src.size() != var.size() {
                 return Err(CheckpointError::Weights {
                     path: shown,
-                    problem: format!("tensor {name} has shape {:?}, expected {:?}", src.size(), var.size()),
+                    problem: format!(
+                        "tensor {name} has shape {:?}, expected {:?}",
+                        src.size(),
+                        var.size()
+                    ),
                 });
             }
             tch::no_grad(|| var.shallow_clone().copy_(src));
@@ -145,11 +196,15 @@ impl TchNet {
         let mut names: Vec<&String> = self.params.keys().collect();
         names.sort();
         for name in names {
-            let t = self.params[name].to_device(Device::Cpu).to_kind(Kind::Float).contiguous();
-            let data = Vec::<f32>::try_from(t.flatten(0, -1)).map_err(|e| CheckpointError::Weights {
-                path: path.display().to_string(),
-                problem: e.to_string(),
-            })?;
+            let t = self.params[name]
+                .to_device(Device::Cpu)
+                .to_kind(Kind::Float)
+                .contiguous();
+            let data =
+                Vec::<f32>::try_from(t.flatten(0, -1)).map_err(|e| CheckpointError::Weights {
+                    path: path.display().to_string(),
+                    problem: e.to_string(),
+                })?;
             tensors.push((name.clone(), t.size(), data));
         }
         crate::checkpoint::write_safetensors(path, meta, &tensors)
@@ -176,22 +231,48 @@ fn encode_batch(
     let mut code = vec![0i64; batch.len() * m];
     let mut pad = vec![true; batch.len() * m];
     for (i, &(pos, moves, reps)) in batch.iter().enumerate() {
-        encoder.encode(pos, reps, &mut planes[i * encoder.len()..(i + 1) * encoder.len()]);
+        encoder.encode(
+            pos,
+            reps,
+            &mut planes[i * encoder.len()..(i + 1) * encoder.len()],
+        );
         for (j, &mv) in moves.iter().enumerate() {
-            let s = index.slot(pos, mv).map_err(|e| EvalError::Backend(e.to_string()))?;
+            let s = index
+                .slot(pos, mv)
+                .map_err(|e| EvalError::Backend(e.to_string()))?;
             pair[i * m + j] = s.from as i64 * a + s.to as i64;
             code[i * m + j] = s.from as i64 * CODES as i64 + s.code as i64;
             pad[i * m + j] = false;
         }
     }
-    let input = Tensor::from_slice(&planes).reshape([b, encoder.planes() as i64, n, n]).to_device(device);
-    let pair = Tensor::from_slice(&pair).reshape([b, m as i64]).to_device(device);
-    let code = Tensor::from_slice(&code).reshape([b, m as i64]).to_device(device);
-    let pad = Tensor::from_slice(&pad).reshape([b, m as i64]).to_device(device);
-    Ok((input, pair, code, pad, batch.iter().map(|x| x.1.len()).collect()))
+    let input = Tensor::from_slice(&planes)
+        .reshape([b, encoder.planes() as i64, n, n])
+        .to_device(device);
+    let pair = Tensor::from_slice(&pair)
+        .reshape([b, m as i64])
+        .to_device(device);
+    let code = Tensor::from_slice(&code)
+        .reshape([b, m as i64])
+        .to_device(device);
+    let pad = Tensor::from_slice(&pad)
+        .reshape([b, m as i64])
+        .to_device(device);
+    Ok((
+        input,
+        pair,
+        code,
+        pad,
+        batch.iter().map(|x| x.1.len()).collect(),
+    ))
 }
 
-fn legal_logits(pair: &Tensor, code: &Tensor, pair_idx: &Tensor, code_idx: &Tensor, pad: &Tensor) -> Tensor {
+fn legal_logits(
+    pair: &Tensor,
+    code: &Tensor,
+    pair_idx: &Tensor,
+    code_idx: &Tensor,
+    pad: &Tensor,
+) -> Tensor {
     let b = pair.size()[0];
     let p = pair.reshape([b, -1]).gather(1, pair_idx, false);
     let c = code.reshape([b, -1]).gather(1, code_idx, false);
@@ -209,7 +290,12 @@ pub struct TchEvaluator {
 }
 
 impl TchEvaluator {
-    pub fn new(variant: &Variant, net: TchNet, bf16: bool, label: impl Into<String>) -> TchEvaluator {
+    pub fn new(
+        variant: &Variant,
+        net: TchNet,
+        bf16: bool,
+        label: impl Into<String>,
+    ) -> TchEvaluator {
         let encoder = Encoder::new(variant);
         TchEvaluator {
             game: variant.id().into(),
@@ -233,22 +319,38 @@ impl Evaluator for TchEvaluator {
         }
         for input in batch {
             if input.position.variant().id() != self.game {
-                return Err(EvalError::WrongGame { expected: self.game.clone(), found: input.position.variant().id().into() });
+                return Err(EvalError::WrongGame {
+                    expected: self.game.clone(),
+                    found: input.position.variant().id().into(),
+                });
             }
         }
-        let items: Vec<(&Position, &[Move], u32)> = batch.iter().map(|i| (i.position, i.moves, i.repetitions)).collect();
-        let (input, pair_idx, code_idx, pad, counts) = encode_batch(&self.encoder, &self.index, &items, self.net.device())?;
+        let items: Vec<(&Position, &[Move], u32)> = batch
+            .iter()
+            .map(|i| (i.position, i.moves, i.repetitions))
+            .collect();
+        let (input, pair_idx, code_idx, pad, counts) =
+            encode_batch(&self.encoder, &self.index, &items, self.net.device())?;
         let (logits, wdl) = tch::no_grad(|| {
             let (pair, code, wdl) = if self.bf16 {
                 tch::autocast(true, || self.net.forward(&input))
             } else {
                 self.net.forward(&input)
             };
-            let logits = legal_logits(&pair.to_kind(Kind::Float), &code.to_kind(Kind::Float), &pair_idx, &code_idx, &pad);
+            let logits = legal_logits(
+                &pair.to_kind(Kind::Float),
+                &code.to_kind(Kind::Float),
+                &pair_idx,
+                &code_idx,
+                &pad,
+            );
             (logits, wdl.to_kind(Kind::Float))
         });
         let m = logits.size()[1] as usize;
-        let to_vec = |t: Tensor| Vec::<f32>::try_from(t.to_device(Device::Cpu).flatten(0, -1)).map_err(|e| EvalError::Backend(e.to_string()));
+        let to_vec = |t: Tensor| {
+            Vec::<f32>::try_from(t.to_device(Device::Cpu).flatten(0, -1))
+                .map_err(|e| EvalError::Backend(e.to_string()))
+        };
         let logits = to_vec(logits)?;
         let wdl = to_vec(wdl)?;
         Ok((0..batch.len())
@@ -272,10 +374,25 @@ pub struct TchTrainer {
 }
 
 impl TchTrainer {
-    pub fn new(variant: &Variant, net: TchNet, learning_rate: f64, weight_decay: f64) -> TchTrainer {
-        let optimizer = nn::AdamW { wd: weight_decay, ..Default::default() }.build(&net.vs, learning_rate).expect("optimizer");
+    pub fn new(
+        variant: &Variant,
+        net: TchNet,
+        learning_rate: f64,
+        weight_decay: f64,
+    ) -> TchTrainer {
+        let optimizer = nn::AdamW {
+            wd: weight_decay,
+            ..Default::default()
+        }
+        .build(&net.vs, learning_rate)
+        .expect("optimizer");
         let encoder = Encoder::new(variant);
-        TchTrainer { net, optimizer, index: PolicyIndex::new(encoder.clone()), encoder }
+        TchTrainer {
+            net,
+            optimizer,
+            index: PolicyIndex::new(encoder.clone()),
+            encoder,
+        }
     }
 
     pub fn set_learning_rate(&mut self, learning_rate: f64) {
@@ -283,10 +400,17 @@ impl TchTrainer {
     }
 
     /// One step; returns the losses before it.
-    pub fn step(&mut self, batch: &[crate::burn_eval::TrainExample<'_>]) -> Result<crate::burn_eval::Losses, EvalError> {
-        let items: Vec<(&Position, &[Move], u32)> = batch.iter().map(|e| (e.position, e.moves, e.repetitions)).collect();
+    pub fn step(
+        &mut self,
+        batch: &[crate::burn_eval::TrainExample<'_>],
+    ) -> Result<crate::burn_eval::Losses, EvalError> {
+        let items: Vec<(&Position, &[Move], u32)> = batch
+            .iter()
+            .map(|e| (e.position, e.moves, e.repetitions))
+            .collect();
         let device = self.net.device();
-        let (input, pair_idx, code_idx, pad, _) = encode_batch(&self.encoder, &self.index, &items, device)?;
+        let (input, pair_idx, code_idx, pad, _) =
+            encode_batch(&self.encoder, &self.index, &items, device)?;
         let m = pad.size()[1] as usize;
         let mut target = vec![0.0f32; batch.len() * m];
         let mut wdl_target = vec![0.0f32; batch.len() * 3];
@@ -295,14 +419,25 @@ impl TchTrainer {
             wdl_target[3 * i..3 * i + 3].copy_from_slice(&e.wdl);
         }
         let b = batch.len() as i64;
-        let target = Tensor::from_slice(&target).reshape([b, m as i64]).to_device(device);
-        let wdl_target = Tensor::from_slice(&wdl_target).reshape([b, 3]).to_device(device);
+        let target = Tensor::from_slice(&target)
+            .reshape([b, m as i64])
+            .to_device(device);
+        let wdl_target = Tensor::from_slice(&wdl_target)
+            .reshape([b, 3])
+            .to_device(device);
         let (pair, code, wdl) = self.net.forward(&input);
         let logits = legal_logits(&pair, &code, &pair_idx, &code_idx, &pad);
-        let policy_loss = -(logits.log_softmax(1, Kind::Float) * target).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
-        let value_loss = -(wdl.log_softmax(1, Kind::Float) * wdl_target).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float);
+        let policy_loss = -(logits.log_softmax(1, Kind::Float) * target)
+            .sum_dim_intlist(1, false, Kind::Float)
+            .mean(Kind::Float);
+        let value_loss = -(wdl.log_softmax(1, Kind::Float) * wdl_target)
+            .sum_dim_intlist(1, false, Kind::Float)
+            .mean(Kind::Float);
         let loss = &policy_loss + &value_loss;
         self.optimizer.backward_step(&loss);
-        Ok(crate::burn_eval::Losses { policy: policy_loss.double_value(&[]) as f32, value: value_loss.double_value(&[]) as f32 })
+        Ok(crate::burn_eval::Losses {
+            policy: policy_loss.double_value(&[]) as f32,
+            value: value_loss.double_value(&[]) as f32,
+        })
     }
 }

@@ -11,7 +11,7 @@ use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer, TrainExample};
 use tengu_model::checkpoint::{self, CheckpointMeta};
 use tengu_model::net::NetConfig;
 use tengu_model::tch_net::{TchEvaluator, TchNet, TchTrainer};
-use tengu_model::{EvalInput, Encoder, Evaluation, Evaluator, ENCODER_VERSION};
+use tengu_model::{Encoder, EvalInput, Evaluation, Evaluator, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
 
 /// A short pseudo-random game: the initial position and the positions after each move.
@@ -40,7 +40,13 @@ fn temp_file(name: &str) -> PathBuf {
 }
 
 fn meta(variant: &Variant, config: &NetConfig) -> CheckpointMeta {
-    CheckpointMeta { encoder_version: ENCODER_VERSION, game: variant.id().into(), config: config.clone(), step: 0, parent: None }
+    CheckpointMeta {
+        encoder_version: ENCODER_VERSION,
+        game: variant.id().into(),
+        config: config.clone(),
+        step: 0,
+        parent: None,
+    }
 }
 
 /// Largest absolute difference over every policy and WDL probability.
@@ -49,7 +55,12 @@ fn max_difference(a: &[Evaluation], b: &[Evaluation]) -> f32 {
     let mut worst = 0.0f32;
     for (x, y) in a.iter().zip(b) {
         assert_eq!(x.policy.len(), y.policy.len());
-        for (p, q) in x.policy.iter().zip(&y.policy).chain(x.wdl.iter().zip(&y.wdl)) {
+        for (p, q) in x
+            .policy
+            .iter()
+            .zip(&y.policy)
+            .chain(x.wdl.iter().zip(&y.wdl))
+        {
             worst = worst.max((p - q).abs());
         }
     }
@@ -58,8 +69,15 @@ fn max_difference(a: &[Evaluation], b: &[Evaluation]) -> f32 {
 
 fn evaluate(eval: &mut dyn Evaluator, ps: &[Position]) -> Vec<Evaluation> {
     let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
-    let inputs: Vec<EvalInput> =
-        ps.iter().zip(&moves).map(|(p, m)| EvalInput { position: p, moves: m, repetitions: 0 }).collect();
+    let inputs: Vec<EvalInput> = ps
+        .iter()
+        .zip(&moves)
+        .map(|(p, m)| EvalInput {
+            position: p,
+            moves: m,
+            repetitions: 0,
+        })
+        .collect();
     eval.evaluate(&inputs).unwrap()
 }
 
@@ -89,7 +107,10 @@ fn a_burn_checkpoint_evaluates_the_same_in_tch() {
             assert_eq!(loaded.config, config);
             let got = evaluate(&mut TchEvaluator::new(&variant, tnet, false, "tch"), &ps);
             let diff = max_difference(&expected, &got);
-            eprintln!("{} burn vs tch on {dev:?}: max |difference| {diff:.2e}", variant.id());
+            eprintln!(
+                "{} burn vs tch on {dev:?}: max |difference| {diff:.2e}",
+                variant.id()
+            );
             // f32 on both sides; CUDA may use TF32 convolutions, hence the wider bound there.
             let bound = if dev == tch::Device::Cpu { 1e-4 } else { 5e-3 };
             assert!(diff < bound, "{} on {dev:?}: {diff}", variant.id());
@@ -104,12 +125,18 @@ fn a_tch_checkpoint_evaluates_the_same_in_burn() {
     let tnet = TchNet::new(&config, tch::Device::Cpu);
     let path = temp_file("tch.safetensors");
     tnet.save(&meta(&variant, &config), &path).unwrap();
-    assert_eq!(checkpoint::read_meta(&path).unwrap(), meta(&variant, &config));
+    assert_eq!(
+        checkpoint::read_meta(&path).unwrap(),
+        meta(&variant, &config)
+    );
     let ps = positions(&variant, 12, 11);
     let expected = evaluate(&mut TchEvaluator::new(&variant, tnet, false, "tch"), &ps);
     let device = Device::default();
     let (net, _) = checkpoint::load(&path, variant.id(), &device).unwrap();
-    let got = evaluate(&mut BurnEvaluator::new(&variant, net, config, device, "burn"), &ps);
+    let got = evaluate(
+        &mut BurnEvaluator::new(&variant, net, config, device, "burn"),
+        &ps,
+    );
     let diff = max_difference(&expected, &got);
     eprintln!("tch vs burn: max |difference| {diff:.2e}");
     assert!(diff < 1e-4, "{diff}");
@@ -120,8 +147,12 @@ fn tch_refuses_a_checkpoint_of_the_other_game() {
     let variant = Variant::maka_dai_dai();
     let config = preset(&variant, "b2c16");
     let path = temp_file("mdd.safetensors");
-    TchNet::new(&config, tch::Device::Cpu).save(&meta(&variant, &config), &path).unwrap();
-    let e = TchNet::load(&path, "dai-dai", tch::Device::Cpu).map(|_| ()).unwrap_err();
+    TchNet::new(&config, tch::Device::Cpu)
+        .save(&meta(&variant, &config), &path)
+        .unwrap();
+    let e = TchNet::load(&path, "dai-dai", tch::Device::Cpu)
+        .map(|_| ())
+        .unwrap_err();
     assert!(e.to_string().contains("mdd.safetensors"), "{e}");
 }
 
@@ -134,9 +165,15 @@ fn bf16_evaluation_stays_close_to_f32() {
     let variant = Variant::dai_dai();
     let config = preset(&variant, "b4c32");
     let path = temp_file("bf16.safetensors");
-    TchNet::new(&config, tch::Device::Cpu).save(&meta(&variant, &config), &path).unwrap();
+    TchNet::new(&config, tch::Device::Cpu)
+        .save(&meta(&variant, &config), &path)
+        .unwrap();
     let ps = positions(&variant, 16, 5);
-    let load = || TchNet::load(&path, variant.id(), tch::Device::Cuda(0)).unwrap().0;
+    let load = || {
+        TchNet::load(&path, variant.id(), tch::Device::Cuda(0))
+            .unwrap()
+            .0
+    };
     let f32_out = evaluate(&mut TchEvaluator::new(&variant, load(), false, "f32"), &ps);
     let bf16_out = evaluate(&mut TchEvaluator::new(&variant, load(), true, "bf16"), &ps);
     let diff = max_difference(&f32_out, &bf16_out);
@@ -159,7 +196,11 @@ fn both_backends_train_alike() {
     let targets: Vec<Vec<f32>> = moves
         .iter()
         .enumerate()
-        .map(|(i, m)| (0..m.len()).map(|j| if j == (i * 13) % m.len() { 1.0 } else { 0.0 }).collect())
+        .map(|(i, m)| {
+            (0..m.len())
+                .map(|j| if j == (i * 13) % m.len() { 1.0 } else { 0.0 })
+                .collect()
+        })
         .collect();
     let batch: Vec<TrainExample> = (0..ps.len())
         .map(|i| TrainExample {
@@ -167,7 +208,11 @@ fn both_backends_train_alike() {
             repetitions: 0,
             moves: &moves[i],
             policy: &targets[i],
-            wdl: if i % 2 == 0 { [1.0, 0.0, 0.0] } else { [0.0, 0.0, 1.0] },
+            wdl: if i % 2 == 0 {
+                [1.0, 0.0, 0.0]
+            } else {
+                [0.0, 0.0, 1.0]
+            },
         })
         .collect();
 
@@ -183,14 +228,36 @@ fn both_backends_train_alike() {
         let t = tch.step(&batch).unwrap();
         if step == 0 {
             first = t.policy;
-            assert!((b.policy - t.policy).abs() < 1e-4 && (b.value - t.value).abs() < 1e-4, "step 0: burn {b:?}, tch {t:?}");
+            assert!(
+                (b.policy - t.policy).abs() < 1e-4 && (b.value - t.value).abs() < 1e-4,
+                "step 0: burn {b:?}, tch {t:?}"
+            );
         }
         // AdamW implementations differ in rounding only; allow the drift to grow slowly.
-        assert!((b.policy - t.policy).abs() < 2e-2, "step {step}: burn policy {}, tch {}", b.policy, t.policy);
-        assert!((b.value - t.value).abs() < 2e-2, "step {step}: burn value {}, tch {}", b.value, t.value);
-        worst = worst.max((b.policy - t.policy).abs()).max((b.value - t.value).abs());
+        assert!(
+            (b.policy - t.policy).abs() < 2e-2,
+            "step {step}: burn policy {}, tch {}",
+            b.policy,
+            t.policy
+        );
+        assert!(
+            (b.value - t.value).abs() < 2e-2,
+            "step {step}: burn value {}, tch {}",
+            b.value,
+            t.value
+        );
+        worst = worst
+            .max((b.policy - t.policy).abs())
+            .max((b.value - t.value).abs());
         last = (b.policy, t.policy);
     }
-    eprintln!("policy loss {first} -> burn {}, tch {} after 20 steps; largest loss gap {worst:.2e}", last.0, last.1);
-    assert!(last.1 < first - 0.05, "tch training lowers the policy loss: {first} -> {}", last.1);
+    eprintln!(
+        "policy loss {first} -> burn {}, tch {} after 20 steps; largest loss gap {worst:.2e}",
+        last.0, last.1
+    );
+    assert!(
+        last.1 < first - 0.05,
+        "tch training lowers the policy loss: {first} -> {}",
+        last.1
+    );
 }

@@ -4,7 +4,7 @@ use burn::tensor::Device;
 use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer, TrainExample};
 use tengu_model::checkpoint::{self, CheckpointError, CheckpointMeta};
 use tengu_model::net::NetConfig;
-use tengu_model::{EvalInput, Encoder, Evaluator, ENCODER_VERSION};
+use tengu_model::{Encoder, EvalInput, Evaluator, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
 
 fn positions(variant: &std::sync::Arc<Variant>, count: usize) -> Vec<Position> {
@@ -33,8 +33,15 @@ fn evaluator_gives_distributions_over_legal_moves() {
         let mut eval = BurnEvaluator::new(&variant, config.init(&device), config, device, "b2c16");
         let ps = positions(&variant, 5);
         let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
-        let inputs: Vec<EvalInput> =
-            ps.iter().zip(&moves).map(|(p, m)| EvalInput { position: p, moves: m, repetitions: 0 }).collect();
+        let inputs: Vec<EvalInput> = ps
+            .iter()
+            .zip(&moves)
+            .map(|(p, m)| EvalInput {
+                position: p,
+                moves: m,
+                repetitions: 0,
+            })
+            .collect();
         let out = eval.evaluate(&inputs).unwrap();
         for (o, m) in out.iter().zip(&moves) {
             assert_eq!(o.policy.len(), m.len());
@@ -60,7 +67,11 @@ fn a_tiny_network_overfits_a_fixed_batch() {
     let targets: Vec<Vec<f32>> = moves
         .iter()
         .enumerate()
-        .map(|(i, m)| (0..m.len()).map(|j| if j == (i * 13) % m.len() { 1.0 } else { 0.0 }).collect())
+        .map(|(i, m)| {
+            (0..m.len())
+                .map(|j| if j == (i * 13) % m.len() { 1.0 } else { 0.0 })
+                .collect()
+        })
         .collect();
     let batch: Vec<TrainExample> = (0..ps.len())
         .map(|i| TrainExample {
@@ -68,7 +79,11 @@ fn a_tiny_network_overfits_a_fixed_batch() {
             repetitions: 0,
             moves: &moves[i],
             policy: &targets[i],
-            wdl: if i % 2 == 0 { [1.0, 0.0, 0.0] } else { [0.0, 0.0, 1.0] },
+            wdl: if i % 2 == 0 {
+                [1.0, 0.0, 0.0]
+            } else {
+                [0.0, 0.0, 1.0]
+            },
         })
         .collect();
     let mut trainer = BurnTrainer::new(&variant, config.init(&device), &device, 1e-2, 0.0);
@@ -77,8 +92,15 @@ fn a_tiny_network_overfits_a_fixed_batch() {
     for _ in 0..250 {
         last = trainer.step(&batch).unwrap();
     }
-    eprintln!("policy loss {} -> {}, value loss {} -> {}", first.policy, last.policy, first.value, last.value);
-    assert!(first.policy > 3.0, "starts near ln(moves): {}", first.policy);
+    eprintln!(
+        "policy loss {} -> {}, value loss {} -> {}",
+        first.policy, last.policy, first.value, last.value
+    );
+    assert!(
+        first.policy > 3.0,
+        "starts near ln(moves): {}",
+        first.policy
+    );
     // Stated thresholds: the policy loss falls below a fifth of its start (ln of ~60 legal
     // moves, about 4.1; measured about 0.55 after 250 steps), the value loss below 0.05.
     assert!(last.policy < 0.8, "policy loss fell to {}", last.policy);
@@ -108,26 +130,56 @@ fn checkpoints_round_trip_and_refuse_the_wrong_game_or_version() {
 
     let ps = positions(&variant, 3);
     let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
-    let inputs: Vec<EvalInput> = ps.iter().zip(&moves).map(|(p, m)| EvalInput { position: p, moves: m, repetitions: 0 }).collect();
-    let a = BurnEvaluator::new(&variant, net, config.clone(), device.clone(), "a").evaluate(&inputs).unwrap();
-    let b = BurnEvaluator::new(&variant, loaded, config.clone(), device.clone(), "b").evaluate(&inputs).unwrap();
+    let inputs: Vec<EvalInput> = ps
+        .iter()
+        .zip(&moves)
+        .map(|(p, m)| EvalInput {
+            position: p,
+            moves: m,
+            repetitions: 0,
+        })
+        .collect();
+    let a = BurnEvaluator::new(&variant, net, config.clone(), device.clone(), "a")
+        .evaluate(&inputs)
+        .unwrap();
+    let b = BurnEvaluator::new(&variant, loaded, config.clone(), device.clone(), "b")
+        .evaluate(&inputs)
+        .unwrap();
     assert_eq!(a, b, "identical outputs after a round trip");
 
     match checkpoint::load(&path, "dai-dai", &device) {
         Err(CheckpointError::WrongGame { .. }) => {}
-        other => panic!("expected a wrong-game error, got {:?}", other.map(|(_, m)| m)),
+        other => panic!(
+            "expected a wrong-game error, got {:?}",
+            other.map(|(_, m)| m)
+        ),
     }
     let old = dir.join("old.safetensors");
-    checkpoint::save(&config.init(&device), &CheckpointMeta { encoder_version: ENCODER_VERSION + 1, ..meta.clone() }, &old).unwrap();
-    let e = checkpoint::load(&old, variant.id(), &device).map(|_| ()).unwrap_err();
+    checkpoint::save(
+        &config.init(&device),
+        &CheckpointMeta {
+            encoder_version: ENCODER_VERSION + 1,
+            ..meta.clone()
+        },
+        &old,
+    )
+    .unwrap();
+    let e = checkpoint::load(&old, variant.id(), &device)
+        .map(|_| ())
+        .unwrap_err();
     assert!(matches!(e, CheckpointError::EncoderVersion { .. }), "{e}");
     let bytes = std::fs::read(&path).unwrap();
     let cut = dir.join("cut.safetensors");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
-    let e = checkpoint::load(&cut, variant.id(), &device).map(|_| ()).unwrap_err();
+    let e = checkpoint::load(&cut, variant.id(), &device)
+        .map(|_| ())
+        .unwrap_err();
     assert!(e.to_string().contains("cut.safetensors"), "{e}");
     std::fs::write(&cut, b"not a checkpoint").unwrap();
-    assert!(matches!(checkpoint::read_meta(&cut), Err(CheckpointError::Format { .. })));
+    assert!(matches!(
+        checkpoint::read_meta(&cut),
+        Err(CheckpointError::Format { .. })
+    ));
     std::fs::remove_dir_all(&dir).ok();
 }
 

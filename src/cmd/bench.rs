@@ -7,15 +7,129 @@ use serde_json::json;
 use tengu_model::backend::Backend;
 use tengu_model::burn_eval::TrainExample;
 use tengu_model::net::NetConfig;
-use tengu_model::{EvalInput, Encoder};
+use tengu_model::{Encoder, EvalInput, Evaluator, UniformEvaluator};
 use tengu_rules::{Move, Position, Variant};
+use tengu_selfplay::{SearchConfig, SelfPlay, SelfplayConfig};
 
-use crate::args::{BenchArgs, BenchNnArgs, BenchWhat};
+use crate::args::{BenchArgs, BenchNnArgs, BenchSearchArgs, BenchWhat};
 
 pub fn run(args: BenchArgs) -> Result<()> {
     match args.what {
         BenchWhat::Nn(a) => nn(a),
+        BenchWhat::Search(a) => search(a),
     }
+}
+
+/// Times the calls of an inner evaluator.
+struct Timed<'a> {
+    inner: &'a mut dyn Evaluator,
+    seconds: f64,
+}
+
+impl Evaluator for Timed<'_> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn evaluate(
+        &mut self,
+        batch: &[EvalInput<'_>],
+    ) -> Result<Vec<tengu_model::Evaluation>, tengu_model::EvalError> {
+        let t = Instant::now();
+        let out = self.inner.evaluate(batch);
+        self.seconds += t.elapsed().as_secs_f64();
+        out
+    }
+}
+
+/// Self-play for `seconds` with `eval`: (simulations/s, positions/s, share of time outside
+/// the evaluator, games finished).
+fn selfplay_rate(
+    variant: &std::sync::Arc<Variant>,
+    args: &BenchSearchArgs,
+    eval: &mut dyn Evaluator,
+) -> Result<serde_json::Value> {
+    let search = SearchConfig {
+        visits: args.visits,
+        ..SearchConfig::default()
+    };
+    let config = SelfplayConfig {
+        games_in_flight: args.games,
+        ..SelfplayConfig::default()
+    };
+    let mut play = SelfPlay::new(variant.clone(), search, config, 1);
+    let mut timed = Timed {
+        inner: eval,
+        seconds: 0.0,
+    };
+    let start = Instant::now();
+    while start.elapsed().as_secs_f64() < args.seconds {
+        play.step(&mut timed)?;
+    }
+    let total = start.elapsed().as_secs_f64();
+    let sims = play.stats.simulations as f64 / total;
+    let positions = play.stats.moves as f64 / total;
+    Ok(json!({
+        "evaluator": timed.name(),
+        "simulations_per_second": sims,
+        "evaluations_per_second": play.stats.evaluations as f64 / total,
+        "positions_per_second": positions,
+        "positions_per_hour": positions * 3600.0,
+        "share_outside_evaluator": 1.0 - timed.seconds / total,
+        "games_finished": play.stats.games,
+    }))
+}
+
+fn search(args: BenchSearchArgs) -> Result<()> {
+    let Some(variant) = Variant::builtin(&args.game) else {
+        bail!(
+            "unknown game {:?}; expected dai-dai or maka-dai-dai",
+            args.game
+        )
+    };
+    let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
+    let encoder = Encoder::new(&variant);
+    let Some(config) = NetConfig::preset(&args.preset, encoder.planes(), encoder.size()) else {
+        bail!(
+            "unknown preset {:?}; presets are b<blocks>c<channels> (e.g. b4c32), tiny, cpu or gpu",
+            args.preset
+        )
+    };
+    let uniform = selfplay_rate(&variant, &args, &mut UniformEvaluator)?;
+    tracing::info!(%uniform, "uniform evaluator");
+    let mut net =
+        backend.new_evaluator(&variant, &config, &format!("{backend} {}", args.preset))?;
+    let network = selfplay_rate(&variant, &args, net.as_mut())?;
+    tracing::info!(%network, "network");
+    let report = json!({
+        "game": variant.id(),
+        "games_in_flight": args.games,
+        "visits": args.visits,
+        "uniform": uniform,
+        "network": network,
+    });
+    if args.json {
+        println!("{report}");
+        return Ok(());
+    }
+    println!(
+        "game {}, {} games in flight, {} visits per full search",
+        variant.id(),
+        args.games,
+        args.visits
+    );
+    for key in ["uniform", "network"] {
+        let r = &report[key];
+        println!(
+            "{:<16} {:>10.0} simulations/s {:>8.1} positions/s ({:>9.0}/hour), {:>5.1}% of time outside the evaluator",
+            r["evaluator"].as_str().unwrap_or(""),
+            r["simulations_per_second"].as_f64().unwrap_or(0.0),
+            r["positions_per_second"].as_f64().unwrap_or(0.0),
+            r["positions_per_hour"].as_f64().unwrap_or(0.0),
+            100.0 * r["share_outside_evaluator"].as_f64().unwrap_or(0.0)
+        );
+    }
+    Ok(())
 }
 
 /// Runs `f` repeatedly for about `seconds`; returns calls per second.
@@ -46,7 +160,9 @@ fn sample_positions(variant: &std::sync::Arc<Variant>, count: usize) -> Vec<Posi
         }
         ply += 1;
         out.push(pos.clone());
-        k = k.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        k = k
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         pos.play(moves[(k >> 33) % moves.len()]);
     }
     out
@@ -54,10 +170,19 @@ fn sample_positions(variant: &std::sync::Arc<Variant>, count: usize) -> Vec<Posi
 
 fn nn(args: BenchNnArgs) -> Result<()> {
     let Some(variant) = Variant::builtin(&args.game) else {
-        bail!("unknown game {:?}; expected dai-dai or maka-dai-dai", args.game)
+        bail!(
+            "unknown game {:?}; expected dai-dai or maka-dai-dai",
+            args.game
+        )
     };
     let encoder = Encoder::new(&variant);
-    let max_batch = args.batches.iter().copied().max().unwrap_or(1).max(args.train_batch);
+    let max_batch = args
+        .batches
+        .iter()
+        .copied()
+        .max()
+        .unwrap_or(1)
+        .max(args.train_batch);
     let positions = sample_positions(&variant, max_batch);
     let moves: Vec<Vec<Move>> = positions.iter().map(|p| p.legal_move_list()).collect();
 
@@ -82,11 +207,23 @@ fn nn(args: BenchNnArgs) -> Result<()> {
             let mut forward = Vec::new();
             for &batch in &args.batches {
                 let inputs: Vec<EvalInput> = (0..batch)
-                    .map(|j| EvalInput { position: &positions[j], moves: &moves[j], repetitions: 0 })
+                    .map(|j| EvalInput {
+                        position: &positions[j],
+                        moves: &moves[j],
+                        repetitions: 0,
+                    })
                     .collect();
-                let calls = rate(args.seconds, || eval.evaluate(&inputs).map(|_| ()).map_err(Into::into))?;
+                let calls = rate(args.seconds, || {
+                    eval.evaluate(&inputs).map(|_| ()).map_err(Into::into)
+                })?;
                 let per_second = calls * batch as f64;
-                tracing::info!(backend = name, preset, batch, positions_per_second = per_second, "forward");
+                tracing::info!(
+                    backend = name,
+                    preset,
+                    batch,
+                    positions_per_second = per_second,
+                    "forward"
+                );
                 forward.push(json!({
                     "batch": batch,
                     "positions_per_second": per_second,
@@ -95,7 +232,10 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                 }));
             }
             drop(eval);
-            let targets: Vec<Vec<f32>> = moves.iter().map(|m| vec![1.0 / m.len() as f32; m.len()]).collect();
+            let targets: Vec<Vec<f32>> = moves
+                .iter()
+                .map(|m| vec![1.0 / m.len() as f32; m.len()])
+                .collect();
             let examples: Vec<TrainExample> = (0..args.train_batch)
                 .map(|j| TrainExample {
                     position: &positions[j],
@@ -106,7 +246,9 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                 })
                 .collect();
             let mut trainer = backend.trainer(&variant, &config, None, 1e-3, 1e-4)?;
-            let steps = rate(args.seconds, || trainer.step(&examples).map(|_| ()).map_err(Into::into))?;
+            let steps = rate(args.seconds, || {
+                trainer.step(&examples).map(|_| ()).map_err(Into::into)
+            })?;
             let samples = steps * args.train_batch as f64;
             results.push(json!({
                 "backend": name,
@@ -128,8 +270,15 @@ fn nn(args: BenchNnArgs) -> Result<()> {
         println!("{report}");
         return Ok(());
     }
-    println!("game {}, encoder {:.0} positions/s", variant.id(), encode_rate);
-    println!("{:<13} {:<8} {:>8} {:>6} {:>12} {:>9} {:>9}", "backend", "preset", "GFLOP/p", "batch", "positions/s", "GFLOP/s", "encoder%");
+    println!(
+        "game {}, encoder {:.0} positions/s",
+        variant.id(),
+        encode_rate
+    );
+    println!(
+        "{:<13} {:<8} {:>8} {:>6} {:>12} {:>9} {:>9}",
+        "backend", "preset", "GFLOP/p", "batch", "positions/s", "GFLOP/s", "encoder%"
+    );
     for r in report["presets"].as_array().unwrap() {
         for f in r["forward"].as_array().unwrap() {
             println!(

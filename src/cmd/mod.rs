@@ -1,6 +1,8 @@
 pub mod bench;
 pub mod moves;
 pub mod perft;
+pub mod selfplay;
+pub mod shards;
 pub mod show;
 
 use anyhow::{bail, Context, Result};

@@ -1,0 +1,217 @@
+//! Search and self-play settings (TOML tables `[search]` and `[selfplay]`; unknown keys are
+//! rejected, missing keys take the defaults below).
+
+use serde::{Deserialize, Serialize};
+
+/// PUCT search settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchConfig {
+    /// Visits of a full search (root visits, reused ones included).
+    pub visits: u32,
+    /// Exploration constant of PUCT.
+    pub c_puct: f32,
+    /// First-play urgency: an unvisited move's value is the parent's value minus this.
+    pub fpu_reduction: f32,
+    /// Dirichlet noise at the root of full searches: alpha per move is this / legal moves.
+    pub dirichlet_total_alpha: f32,
+    /// Share of the root prior replaced by noise.
+    pub noise_fraction: f32,
+    /// Root selection: `puct`, or `gumbel` (Gumbel top-k with sequential halving, and
+    /// completed-Q policy targets).
+    pub root: RootSelection,
+    /// Moves sampled at the Gumbel root (`root = "gumbel"`).
+    pub gumbel_moves: u32,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            visits: 128,
+            c_puct: 1.5,
+            fpu_reduction: 0.2,
+            dirichlet_total_alpha: 10.0,
+            noise_fraction: 0.25,
+            root: RootSelection::Puct,
+            gumbel_moves: 16,
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RootSelection {
+    Puct,
+    Gumbel,
+}
+
+/// How self-play games are played and recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfplayConfig {
+    /// Games in flight per worker; their leaves form one evaluator batch.
+    pub games_in_flight: usize,
+    /// Share of moves searched fully (playout cap randomization); the others use
+    /// `cheap_visits` and do not become policy targets.
+    pub full_search_share: f32,
+    /// Visits of a cheap search.
+    pub cheap_visits: u32,
+    /// Moves before this ply are sampled with `temperature`; later ones take the most
+    /// visited move.
+    pub temperature_plies: u32,
+    pub temperature: f32,
+    /// Resign when the search value stays below `-resign_threshold` for
+    /// `resign_consecutive` of one side's moves in a row.
+    pub resign_threshold: f32,
+    pub resign_consecutive: u32,
+    /// Share of games that never resign (they measure false resignations).
+    pub no_resign_share: f32,
+    /// Games longer than this are adjudicated a draw.
+    pub max_plies: u32,
+    /// Rows per shard: a shard is written once finished games hold this many.
+    pub rows_per_shard: usize,
+    /// Seconds between looks for a newer checkpoint (between games).
+    pub checkpoint_poll_seconds: f64,
+}
+
+impl Default for SelfplayConfig {
+    fn default() -> Self {
+        SelfplayConfig {
+            games_in_flight: 64,
+            full_search_share: 0.25,
+            cheap_visits: 24,
+            temperature_plies: 30,
+            temperature: 1.0,
+            resign_threshold: 0.9,
+            resign_consecutive: 6,
+            no_resign_share: 0.1,
+            max_plies: 600,
+            rows_per_shard: 2000,
+            checkpoint_poll_seconds: 10.0,
+        }
+    }
+}
+
+impl SearchConfig {
+    /// Checks ranges; the message names the key.
+    pub fn validate(&self) -> Result<(), String> {
+        check(self.visits >= 1, "search.visits must be at least 1")?;
+        check(self.c_puct > 0.0, "search.c_puct must be positive")?;
+        check(
+            (0.0..=1.0).contains(&self.noise_fraction),
+            "search.noise_fraction must be in [0, 1]",
+        )?;
+        check(
+            self.dirichlet_total_alpha > 0.0,
+            "search.dirichlet_total_alpha must be positive",
+        )?;
+        check(
+            self.gumbel_moves >= 2,
+            "search.gumbel_moves must be at least 2",
+        )
+    }
+}
+
+impl SelfplayConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        check(
+            self.games_in_flight >= 1,
+            "selfplay.games_in_flight must be at least 1",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.full_search_share),
+            "selfplay.full_search_share must be in [0, 1]",
+        )?;
+        check(
+            self.cheap_visits >= 1,
+            "selfplay.cheap_visits must be at least 1",
+        )?;
+        check(
+            self.temperature > 0.0,
+            "selfplay.temperature must be positive",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.no_resign_share),
+            "selfplay.no_resign_share must be in [0, 1]",
+        )?;
+        check(self.max_plies >= 1, "selfplay.max_plies must be at least 1")?;
+        check(
+            self.rows_per_shard >= 1,
+            "selfplay.rows_per_shard must be at least 1",
+        )
+    }
+}
+
+fn check(ok: bool, msg: &str) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(msg.to_string())
+    }
+}
+
+/// Which network the workers and trainer use.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkConfig {
+    /// `burn` (CPU), `tch-cpu`, `tch-cuda`, `tch-cuda-bf16` (the last three need the `cuda` feature).
+    pub backend: String,
+    /// Size preset for new networks: `tiny`, `cpu`, `gpu` or `b<blocks>c<channels>`.
+    pub preset: String,
+}
+
+impl Default for NetworkConfig {
+    fn default() -> Self {
+        NetworkConfig {
+            backend: "burn".into(),
+            preset: "cpu".into(),
+        }
+    }
+}
+
+/// The self-play part of a run configuration file (`configs/run/*.toml`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfplayRunConfig {
+    /// `dai-dai` or `maka-dai-dai`.
+    pub game: String,
+    pub network: NetworkConfig,
+    pub search: SearchConfig,
+    pub selfplay: SelfplayConfig,
+}
+
+impl Default for SelfplayRunConfig {
+    fn default() -> Self {
+        SelfplayRunConfig {
+            game: "dai-dai".into(),
+            network: NetworkConfig::default(),
+            search: SearchConfig::default(),
+            selfplay: SelfplayConfig::default(),
+        }
+    }
+}
+
+impl SelfplayRunConfig {
+    /// Parses and validates TOML text; `origin` (a file name) starts every message.
+    pub fn parse(text: &str, origin: &str) -> Result<SelfplayRunConfig, String> {
+        let config: SelfplayRunConfig =
+            toml::from_str(text).map_err(|e| format!("{origin}: {}", e.to_string().trim_end()))?;
+        config.validate().map_err(|e| format!("{origin}: {e}"))?;
+        Ok(config)
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if !matches!(self.game.as_str(), "dai-dai" | "maka-dai-dai") {
+            return Err(format!(
+                "game: {:?} is not dai-dai or maka-dai-dai",
+                self.game
+            ));
+        }
+        self.network
+            .backend
+            .parse::<tengu_model::Backend>()
+            .map_err(|e| format!("network.backend: {e}"))?;
+        self.search.validate()?;
+        self.selfplay.validate()
+    }
+}

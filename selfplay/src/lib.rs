@@ -1,0 +1,13 @@
+//! Self-play for tengu: PUCT search over the `Evaluator` trait with many games in flight,
+//! replay shards, the run-directory layout and the self-play worker.
+
+pub mod config;
+pub mod mcts;
+pub mod play;
+pub mod run_dir;
+pub mod shard;
+pub mod worker;
+
+pub use config::{RootSelection, SearchConfig, SelfplayConfig};
+pub use play::{FinishedGame, SelfPlay};
+pub use shard::{Row, ShardError, ShardHeader};

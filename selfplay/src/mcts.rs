@@ -1,0 +1,498 @@
+//! One game's search tree: PUCT selection, expansion from an evaluation, backup, root
+//! noise, tree reuse and the Gumbel root (sequential halving).
+//!
+//! Values are in [-1, 1] from the view of the side to move at the node they belong to; an
+//! edge's `value_sum` is from the view of the side to move at its parent.
+
+use rand::Rng;
+use tengu_rules::{Game, Move};
+
+use crate::config::{RootSelection, SearchConfig};
+
+pub const NONE: u32 = u32::MAX;
+
+/// A searched position: its legal moves with priors and per-move statistics.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub moves: Vec<Move>,
+    pub prior: Vec<f32>,
+    /// Node id of each move's child (`NONE` until expanded).
+    pub child: Vec<u32>,
+    pub visits: Vec<u32>,
+    pub value_sum: Vec<f32>,
+    /// Visits through this node, its own evaluation included.
+    pub total: u32,
+    /// The evaluation's value (or the exact value of a finished game).
+    pub value: f32,
+    /// Whether the game is over here (then `moves` is empty and `value` exact).
+    pub terminal: bool,
+}
+
+impl Node {
+    fn new(moves: Vec<Move>, prior: Vec<f32>, value: f32, terminal: bool) -> Node {
+        let n = moves.len();
+        Node {
+            moves,
+            prior,
+            child: vec![NONE; n],
+            visits: vec![0; n],
+            value_sum: vec![0.0; n],
+            total: 1,
+            value,
+            terminal,
+        }
+    }
+
+    /// Mean value from this node's mover's view, its own evaluation included.
+    pub fn mean_value(&self) -> f32 {
+        (self.value + self.value_sum.iter().sum::<f32>()) / self.total as f32
+    }
+
+    /// Mean value of edge `e` from this node's mover's view (`None` when unvisited).
+    pub fn q(&self, e: usize) -> Option<f32> {
+        (self.visits[e] > 0).then(|| self.value_sum[e] / self.visits[e] as f32)
+    }
+}
+
+/// The state of a Gumbel root during one search.
+#[derive(Clone, Debug)]
+struct GumbelRoot {
+    /// Gumbel noise + log prior per move (the fixed part of the halving score).
+    score: Vec<f32>,
+    /// Moves still in the race.
+    remaining: Vec<usize>,
+    /// Visits each remaining move should reach before the next halving.
+    target: u32,
+    budget: u32,
+    phases: u32,
+}
+
+/// Where a simulation ended.
+pub enum Leaf {
+    /// A position that needs an evaluation; `game` is the game at the leaf.
+    Evaluate {
+        path: Vec<(u32, usize)>,
+        game: Box<Game>,
+    },
+    /// The game is over at the leaf (already backed up).
+    Done,
+}
+
+/// A search tree over the positions of one game.
+#[derive(Clone, Debug, Default)]
+pub struct Tree {
+    pub nodes: Vec<Node>,
+    gumbel: Option<GumbelRoot>,
+}
+
+/// The exact value of a finished game for the side to move (`None` while it goes on).
+pub fn terminal_value(game: &Game, max_plies: u32) -> Option<f32> {
+    if let Some(outcome) = game.outcome() {
+        return Some(match outcome.winner {
+            None => 0.0,
+            Some(c) if c == game.position().side_to_move() => 1.0,
+            Some(_) => -1.0,
+        });
+    }
+    (game.len() as u32 >= max_plies).then_some(0.0)
+}
+
+impl Tree {
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    pub fn root(&self) -> Option<&Node> {
+        self.nodes.first()
+    }
+
+    /// Visits of the root (0 before its evaluation).
+    pub fn root_visits(&self) -> u32 {
+        self.root().map_or(0, |n| n.total)
+    }
+
+    /// Adds the node reached by `path` (the root when empty) from an evaluation; `prior`
+    /// follows `moves`. Then backs `value` up the path.
+    pub fn expand(
+        &mut self,
+        path: &[(u32, usize)],
+        moves: Vec<Move>,
+        prior: Vec<f32>,
+        value: f32,
+        terminal: bool,
+    ) {
+        let id = self.nodes.len() as u32;
+        self.nodes.push(Node::new(moves, prior, value, terminal));
+        if let Some(&(parent, edge)) = path.last() {
+            self.nodes[parent as usize].child[edge] = id;
+        }
+        self.backup(path, value);
+    }
+
+    /// Adds `value` (from the leaf mover's view) along `path`, flipping sides at each ply.
+    fn backup(&mut self, path: &[(u32, usize)], value: f32) {
+        let mut v = value;
+        for &(node, edge) in path.iter().rev() {
+            v = -v;
+            let n = &mut self.nodes[node as usize];
+            n.visits[edge] += 1;
+            n.value_sum[edge] += v;
+            n.total += 1;
+        }
+    }
+
+    /// PUCT choice among the moves of `node`.
+    fn select_edge(&self, node: u32, config: &SearchConfig) -> usize {
+        let n = &self.nodes[node as usize];
+        let sqrt_total = (n.total as f32).sqrt();
+        let fpu = n.mean_value() - config.fpu_reduction;
+        let mut best = (f32::NEG_INFINITY, 0);
+        for e in 0..n.moves.len() {
+            let q = n.q(e).unwrap_or(fpu);
+            let u = config.c_puct * n.prior[e] * sqrt_total / (1.0 + n.visits[e] as f32);
+            if q + u > best.0 {
+                best = (q + u, e);
+            }
+        }
+        best.1
+    }
+
+    /// The root move of the next simulation under the Gumbel schedule.
+    fn gumbel_edge(&mut self) -> usize {
+        let root = &self.nodes[0];
+        let g = self.gumbel.as_mut().expect("gumbel root");
+        loop {
+            if let Some(&e) = g
+                .remaining
+                .iter()
+                .filter(|&&e| root.visits[e] < g.target)
+                .min_by_key(|&&e| root.visits[e])
+            {
+                return e;
+            }
+            if g.remaining.len() <= 1 {
+                // One move left: it takes the rest of the budget.
+                g.target = u32::MAX;
+                continue;
+            }
+            // Halve by score + sigma(q), then raise the target for the next phase.
+            let sigma = sigma_scale(root);
+            let mut ranked: Vec<usize> = g.remaining.clone();
+            ranked.sort_by(|&a, &b| {
+                let sa = g.score[a] + sigma * root.q(a).unwrap_or(0.0);
+                let sb = g.score[b] + sigma * root.q(b).unwrap_or(0.0);
+                sb.total_cmp(&sa)
+            });
+            ranked.truncate(ranked.len().div_ceil(2));
+            g.remaining = ranked;
+            let per = (g.budget / (g.phases * g.remaining.len() as u32)).max(1);
+            g.target += per;
+        }
+    }
+
+    /// Starts the Gumbel schedule at the root (after the root is evaluated).
+    pub fn start_gumbel<R: Rng>(&mut self, config: &SearchConfig, budget: u32, rng: &mut R) {
+        let root = &self.nodes[0];
+        let score: Vec<f32> = root
+            .prior
+            .iter()
+            .map(|&p| p.max(1e-12).ln() + gumbel_noise(rng))
+            .collect();
+        let mut order: Vec<usize> = (0..root.moves.len()).collect();
+        order.sort_by(|&a, &b| score[b].total_cmp(&score[a]));
+        order.truncate(config.gumbel_moves as usize);
+        let m = order.len().max(1) as u32;
+        let phases = (32 - (m - 1).leading_zeros()).max(1);
+        let per = (budget / (phases * m)).max(1);
+        let already = order.iter().map(|&e| root.visits[e]).min().unwrap_or(0);
+        self.gumbel = Some(GumbelRoot {
+            score,
+            remaining: order,
+            target: already + per,
+            budget,
+            phases,
+        });
+    }
+
+    /// Runs one simulation from the root of `game` (whose current position is the root):
+    /// descends to a leaf, backs up a finished game at once, or returns the leaf to evaluate.
+    pub fn simulate(&mut self, game: &Game, config: &SearchConfig, max_plies: u32) -> Leaf {
+        let mut game = game.clone();
+        let mut path = Vec::new();
+        let mut node = 0u32;
+        loop {
+            let n = &self.nodes[node as usize];
+            if n.terminal {
+                let value = n.value;
+                // Count the visit at the terminal node too.
+                self.nodes[node as usize].total += 1;
+                self.backup(&path, value);
+                return Leaf::Done;
+            }
+            let edge = if node == 0 && self.gumbel.is_some() {
+                self.gumbel_edge()
+            } else {
+                self.select_edge(node, config)
+            };
+            let mv = self.nodes[node as usize].moves[edge];
+            game.play_unchecked(mv);
+            path.push((node, edge));
+            let child = self.nodes[node as usize].child[edge];
+            if child == NONE {
+                if let Some(value) = terminal_value(&game, max_plies) {
+                    self.expand(&path, Vec::new(), Vec::new(), value, true);
+                    return Leaf::Done;
+                }
+                return Leaf::Evaluate {
+                    path,
+                    game: Box::new(game),
+                };
+            }
+            node = child;
+        }
+    }
+
+    /// Mixes Dirichlet noise into the root priors (`alpha = total_alpha / moves`).
+    pub fn add_root_noise<R: Rng>(&mut self, config: &SearchConfig, rng: &mut R) {
+        let Some(root) = self.nodes.first_mut() else {
+            return;
+        };
+        let k = root.moves.len();
+        if k < 2 || config.noise_fraction == 0.0 {
+            return;
+        }
+        let alpha = config.dirichlet_total_alpha / k as f32;
+        let noise: Vec<f32> = (0..k).map(|_| gamma_sample(alpha, rng)).collect();
+        let sum: f32 = noise.iter().sum();
+        if sum <= 0.0 || !sum.is_finite() {
+            return;
+        }
+        for (p, n) in root.prior.iter_mut().zip(&noise) {
+            *p = (1.0 - config.noise_fraction) * *p + config.noise_fraction * n / sum;
+        }
+    }
+
+    /// The move to play: with `temperature` sampled from visits^(1/T), else the most visited;
+    /// under a Gumbel root, the best remaining candidate.
+    pub fn choose_move<R: Rng>(&self, temperature: Option<f32>, rng: &mut R) -> usize {
+        let root = &self.nodes[0];
+        if let Some(g) = &self.gumbel {
+            let sigma = sigma_scale(root);
+            return *g
+                .remaining
+                .iter()
+                .max_by(|&&a, &&b| {
+                    let sa = g.score[a] + sigma * root.q(a).unwrap_or(0.0);
+                    let sb = g.score[b] + sigma * root.q(b).unwrap_or(0.0);
+                    sa.total_cmp(&sb)
+                })
+                .expect("a legal move");
+        }
+        if let Some(t) = temperature {
+            let weights: Vec<f64> = root
+                .visits
+                .iter()
+                .map(|&v| (v as f64).powf(1.0 / t as f64))
+                .collect();
+            let total: f64 = weights.iter().sum();
+            if total > 0.0 {
+                let mut x = rng.gen::<f64>() * total;
+                for (e, w) in weights.iter().enumerate() {
+                    if x < *w {
+                        return e;
+                    }
+                    x -= w;
+                }
+            }
+        }
+        (0..root.moves.len())
+            .max_by(|&a, &b| {
+                root.visits[a]
+                    .cmp(&root.visits[b])
+                    .then(root.prior[a].total_cmp(&root.prior[b]))
+            })
+            .expect("a legal move")
+    }
+
+    /// The policy target: visit shares (PUCT), or softmax(log prior + sigma(completed Q))
+    /// (Gumbel). Pairs of (edge, weight), weights summing to 1, zero weights left out.
+    pub fn policy_target(&self) -> Vec<(usize, f32)> {
+        let root = &self.nodes[0];
+        if self.gumbel.is_some() {
+            let sigma = sigma_scale(root);
+            let v_mix = root.mean_value();
+            let mut logits: Vec<f32> = (0..root.moves.len())
+                .map(|e| root.prior[e].max(1e-12).ln() + sigma * root.q(e).unwrap_or(v_mix))
+                .collect();
+            tengu_model::evaluator::softmax_in_place(&mut logits);
+            return logits
+                .into_iter()
+                .enumerate()
+                .filter(|(_, w)| *w > 1e-6)
+                .collect();
+        }
+        let total: u32 = root.visits.iter().sum();
+        if total == 0 {
+            return root.prior.iter().copied().enumerate().collect();
+        }
+        root.visits
+            .iter()
+            .enumerate()
+            .filter(|(_, &v)| v > 0)
+            .map(|(e, &v)| (e, v as f32 / total as f32))
+            .collect()
+    }
+
+    /// Keeps the subtree under root edge `edge` as the new tree (empty if never expanded).
+    pub fn reuse(&mut self, edge: usize) {
+        self.gumbel = None;
+        let Some(root) = self.nodes.first() else {
+            return;
+        };
+        let start = root.child[edge];
+        if start == NONE {
+            self.nodes.clear();
+            return;
+        }
+        let mut old = std::mem::take(&mut self.nodes);
+        // Breadth-first copy with renumbering; the new root gets id 0.
+        let mut map = vec![NONE; old.len()];
+        let mut queue = std::collections::VecDeque::from([start]);
+        map[start as usize] = 0;
+        let mut order = Vec::new();
+        while let Some(id) = queue.pop_front() {
+            order.push(id);
+            for &c in &old[id as usize].child {
+                if c != NONE {
+                    map[c as usize] = (order.len() + queue.len()) as u32;
+                    queue.push_back(c);
+                }
+            }
+        }
+        let mut nodes = Vec::with_capacity(order.len());
+        for id in order {
+            let mut n = std::mem::replace(
+                &mut old[id as usize],
+                Node::new(Vec::new(), Vec::new(), 0.0, true),
+            );
+            for c in n.child.iter_mut() {
+                if *c != NONE {
+                    *c = map[*c as usize];
+                }
+            }
+            nodes.push(n);
+        }
+        self.nodes = nodes;
+    }
+}
+
+/// Scale of sigma(q) = (50 + max visits) * 0.1 * q (the Gumbel MuZero paper's c_visit and
+/// c_scale, for values in [-1, 1]).
+fn sigma_scale(root: &Node) -> f32 {
+    let max_visits = root.visits.iter().copied().max().unwrap_or(0) as f32;
+    (50.0 + max_visits) * 0.1
+}
+
+fn gumbel_noise<R: Rng>(rng: &mut R) -> f32 {
+    let u: f32 = rng.gen_range(1e-7f32..1.0);
+    -(-u.ln()).ln()
+}
+
+/// A Gamma(alpha, 1) sample (Marsaglia and Tsang; boosted for alpha < 1).
+fn gamma_sample<R: Rng>(alpha: f32, rng: &mut R) -> f32 {
+    if alpha < 1.0 {
+        let u: f32 = rng.gen_range(1e-7f32..1.0);
+        return gamma_sample(alpha + 1.0, rng) * u.powf(1.0 / alpha);
+    }
+    let d = alpha - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        let x = standard_normal(rng);
+        let v = (1.0 + c * x).powi(3);
+        if v <= 0.0 {
+            continue;
+        }
+        let u: f32 = rng.gen_range(1e-7f32..1.0);
+        if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
+            return d * v;
+        }
+    }
+}
+
+fn standard_normal<R: Rng>(rng: &mut R) -> f32 {
+    let u1: f32 = rng.gen_range(1e-7f32..1.0);
+    let u2: f32 = rng.gen();
+    (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos()
+}
+
+/// Whether the config asks for a Gumbel root.
+pub fn uses_gumbel(config: &SearchConfig) -> bool {
+    config.root == RootSelection::Gumbel
+}
+
+/// The result of searching one position.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// The move chosen (most visits; best Gumbel candidate under a Gumbel root).
+    pub best: Move,
+    /// Root value from the side to move's view.
+    pub value: f32,
+    /// Moves with their policy-target weights.
+    pub policy: Vec<(Move, f32)>,
+    pub visits: u32,
+}
+
+/// Searches the current position of `game` with `visits` root visits (no noise), one
+/// evaluation at a time. `None` if the game is over.
+pub fn search_game(
+    game: &Game,
+    eval: &mut dyn tengu_model::Evaluator,
+    config: &SearchConfig,
+    visits: u32,
+    max_plies: u32,
+    seed: u64,
+) -> Result<Option<SearchResult>, tengu_model::EvalError> {
+    use rand::SeedableRng;
+    if terminal_value(game, max_plies).is_some() {
+        return Ok(None);
+    }
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let mut tree = Tree::default();
+    let evaluate = |eval: &mut dyn tengu_model::Evaluator, g: &Game, moves: &[Move]| {
+        let input = tengu_model::EvalInput {
+            position: g.position(),
+            moves,
+            repetitions: g.repetitions().saturating_sub(1),
+        };
+        eval.evaluate(std::slice::from_ref(&input))
+            .map(|mut v| v.remove(0))
+    };
+    let moves = game.position().legal_move_list();
+    let out = evaluate(eval, game, &moves)?;
+    let value = out.value();
+    tree.expand(&[], moves, out.policy, value, false);
+    if uses_gumbel(config) {
+        tree.start_gumbel(config, visits.saturating_sub(1).max(1), &mut rng);
+    }
+    while tree.root_visits() < visits {
+        if let Leaf::Evaluate { path, game: leaf } = tree.simulate(game, config, max_plies) {
+            let moves = leaf.position().legal_move_list();
+            let out = evaluate(eval, &leaf, &moves)?;
+            let value = out.value();
+            tree.expand(&path, moves, out.policy, value, false);
+        }
+    }
+    let root = tree.root().expect("root");
+    let best = root.moves[tree.choose_move(None, &mut rng)];
+    let policy = tree
+        .policy_target()
+        .into_iter()
+        .map(|(e, w)| (root.moves[e], w))
+        .collect();
+    Ok(Some(SearchResult {
+        best,
+        value: root.mean_value(),
+        policy,
+        visits: root.total,
+    }))
+}

@@ -1,0 +1,358 @@
+//! Many self-play games in flight, each with its own tree, whose leaves are evaluated in one
+//! batch per step (game-level parallelism: no virtual loss needed).
+
+use std::sync::Arc;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use tengu_model::{EvalError, EvalInput, Evaluator};
+use tengu_rules::{Color, Game, Move, Position, Record, Variant};
+
+use crate::config::{SearchConfig, SelfplayConfig};
+use crate::mcts::{terminal_value, uses_gumbel, Leaf, Tree};
+use crate::shard::Row;
+
+/// A finished game: its record and training rows (results filled in).
+#[derive(Clone, Debug)]
+pub struct FinishedGame {
+    pub record: Record,
+    pub rows: Vec<Row>,
+    pub winner: Option<Color>,
+    /// `checkmate`, `no legal move`, `repetition`, `perpetual check`, `resignation`,
+    /// `ply cap`.
+    pub termination: String,
+    pub plies: u32,
+    /// In a game that never resigns: whether a side that would have resigned went on to
+    /// win or draw (a false resignation). `None` when no side reached the threshold.
+    pub false_resignation: Option<bool>,
+}
+
+struct PendingRow {
+    row: Row,
+    mover: Color,
+}
+
+struct Slot {
+    game: Game,
+    tree: Tree,
+    rows: Vec<PendingRow>,
+    /// Root visits this move's search stops at.
+    budget: u32,
+    full: bool,
+    root_prepared: bool,
+    no_resign: bool,
+    low_streak: [u32; 2],
+    would_resign: [bool; 2],
+    pending: Option<(Vec<(u32, usize)>, Box<Game>, Vec<Move>)>,
+}
+
+/// Counters since the start.
+#[derive(Clone, Debug, Default)]
+pub struct PlayStats {
+    pub simulations: u64,
+    pub evaluations: u64,
+    pub moves: u64,
+    pub games: u64,
+}
+
+/// The self-play engine of one worker.
+pub struct SelfPlay {
+    variant: Arc<Variant>,
+    search: SearchConfig,
+    config: SelfplayConfig,
+    slots: Vec<Option<Slot>>,
+    rng: SmallRng,
+    finished: Vec<FinishedGame>,
+    /// Label written into game records (the model playing).
+    pub model: String,
+    /// When false, finished games are not replaced (used to drain before stopping).
+    pub start_new_games: bool,
+    /// Games started so far; none are started beyond `game_limit`.
+    pub games_started: u64,
+    pub game_limit: Option<u64>,
+    pub stats: PlayStats,
+}
+
+impl SelfPlay {
+    pub fn new(
+        variant: Arc<Variant>,
+        search: SearchConfig,
+        config: SelfplayConfig,
+        seed: u64,
+    ) -> SelfPlay {
+        let slots = (0..config.games_in_flight).map(|_| None).collect();
+        SelfPlay {
+            variant,
+            search,
+            config,
+            slots,
+            rng: SmallRng::seed_from_u64(seed),
+            finished: Vec::new(),
+            model: "uniform".into(),
+            start_new_games: true,
+            games_started: 0,
+            game_limit: None,
+            stats: PlayStats::default(),
+        }
+    }
+
+    /// Games currently being played.
+    pub fn games_in_flight(&self) -> usize {
+        self.slots.iter().filter(|s| s.is_some()).count()
+    }
+
+    /// Finished games since the last call.
+    pub fn take_finished(&mut self) -> Vec<FinishedGame> {
+        std::mem::take(&mut self.finished)
+    }
+
+    fn new_slot(&mut self) -> Slot {
+        let no_resign = self.rng.gen::<f32>() < self.config.no_resign_share;
+        let mut slot = Slot {
+            game: Game::new(Position::initial(self.variant.clone())),
+            tree: Tree::default(),
+            rows: Vec::new(),
+            budget: 1,
+            full: false,
+            root_prepared: false,
+            no_resign,
+            low_streak: [0; 2],
+            would_resign: [false; 2],
+            pending: None,
+        };
+        self.begin_move(&mut slot);
+        slot
+    }
+
+    /// Playout cap randomization: a full or a cheap search for the next move.
+    fn begin_move(&mut self, slot: &mut Slot) {
+        slot.full = self.rng.gen::<f32>() < self.config.full_search_share;
+        slot.budget = if slot.full {
+            self.search.visits
+        } else {
+            self.config.cheap_visits.min(self.search.visits)
+        };
+        slot.root_prepared = false;
+    }
+
+    /// Root noise (full PUCT searches) or the Gumbel schedule, once the root is expanded.
+    fn prepare_root(&mut self, slot: &mut Slot) {
+        if slot.root_prepared || slot.tree.is_empty() {
+            return;
+        }
+        slot.root_prepared = true;
+        if uses_gumbel(&self.search) {
+            let new_visits = slot.budget.saturating_sub(slot.tree.root_visits()).max(1);
+            slot.tree
+                .start_gumbel(&self.search, new_visits, &mut self.rng);
+        } else if slot.full {
+            slot.tree.add_root_noise(&self.search, &mut self.rng);
+        }
+    }
+
+    /// One step: every game runs simulations until it needs an evaluation (or makes moves),
+    /// then the leaves are evaluated in one batch and backed up.
+    pub fn step(&mut self, eval: &mut dyn Evaluator) -> Result<(), EvalError> {
+        for i in 0..self.slots.len() {
+            self.advance(i);
+        }
+        let pending: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| self.slots[i].as_ref().is_some_and(|s| s.pending.is_some()))
+            .collect();
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let outputs = {
+            let inputs: Vec<EvalInput> = pending
+                .iter()
+                .map(|&i| {
+                    let (_, game, moves) =
+                        self.slots[i].as_ref().unwrap().pending.as_ref().unwrap();
+                    EvalInput {
+                        position: game.position(),
+                        moves,
+                        repetitions: game.repetitions().saturating_sub(1),
+                    }
+                })
+                .collect();
+            eval.evaluate(&inputs)?
+        };
+        self.stats.evaluations += pending.len() as u64;
+        for (&i, out) in pending.iter().zip(outputs) {
+            let mut slot = self.slots[i].take().unwrap();
+            let (path, _, moves) = slot.pending.take().unwrap();
+            let value = out.value();
+            slot.tree.expand(&path, moves, out.policy, value, false);
+            self.stats.simulations += 1;
+            self.prepare_root(&mut slot);
+            self.slots[i] = Some(slot);
+        }
+        Ok(())
+    }
+
+    /// Runs game `i` forward until it waits for an evaluation.
+    fn advance(&mut self, i: usize) {
+        // Terminal leaves back up without an evaluation; bound the work of one step.
+        for _ in 0..100_000 {
+            let mut slot = match self.slots[i].take() {
+                Some(s) => s,
+                None if self.start_new_games
+                    && self.game_limit.map_or(true, |l| self.games_started < l) =>
+                {
+                    self.games_started += 1;
+                    self.new_slot()
+                }
+                None => return,
+            };
+            if slot.pending.is_some() {
+                self.slots[i] = Some(slot);
+                return;
+            }
+            if slot.tree.is_empty() {
+                let moves = slot.game.position().legal_move_list();
+                slot.pending = Some((Vec::new(), Box::new(slot.game.clone()), moves));
+                self.slots[i] = Some(slot);
+                return;
+            }
+            self.prepare_root(&mut slot);
+            let root_moves = slot.tree.root().map_or(0, |r| r.moves.len());
+            if slot.tree.root_visits() >= slot.budget || root_moves == 1 {
+                if let Some(done) = self.make_move(&mut slot) {
+                    self.finished.push(done);
+                    self.stats.games += 1;
+                    continue; // the slot is empty now
+                }
+                self.slots[i] = Some(slot);
+                continue;
+            }
+            match slot
+                .tree
+                .simulate(&slot.game, &self.search, self.config.max_plies)
+            {
+                Leaf::Evaluate { path, game } => {
+                    let moves = game.position().legal_move_list();
+                    slot.pending = Some((path, game, moves));
+                    self.slots[i] = Some(slot);
+                    return;
+                }
+                Leaf::Done => {
+                    self.stats.simulations += 1;
+                    self.slots[i] = Some(slot);
+                }
+            }
+        }
+    }
+
+    /// Plays the searched move of a slot; returns the game if it ended.
+    fn make_move(&mut self, slot: &mut Slot) -> Option<FinishedGame> {
+        let ply = slot.game.len() as u32;
+        let temperature = (ply < self.config.temperature_plies).then_some(self.config.temperature);
+        let edge = slot.tree.choose_move(temperature, &mut self.rng);
+        let root = slot.tree.root().expect("searched root");
+        let pos = slot.game.position();
+        let search_value = root.mean_value();
+        let policy = slot
+            .tree
+            .policy_target()
+            .into_iter()
+            .map(|(e, w)| (pos.move_text(root.moves[e]), w))
+            .collect();
+        let mover = pos.side_to_move();
+        slot.rows.push(PendingRow {
+            row: Row {
+                position: pos.to_string(),
+                repetitions: slot.game.repetitions().saturating_sub(1).min(255) as u8,
+                policy,
+                result: 0,
+                search_value,
+                full_search: slot.full && root.moves.len() > 1,
+                game: 0,
+                ply,
+                game_plies: 0,
+            },
+            mover,
+        });
+        let mv = root.moves[edge];
+        self.stats.moves += 1;
+
+        let side = mover.index();
+        if search_value < -self.config.resign_threshold {
+            slot.low_streak[side] += 1;
+        } else {
+            slot.low_streak[side] = 0;
+        }
+        let resigns = slot.low_streak[side] >= self.config.resign_consecutive;
+        if resigns && slot.no_resign {
+            slot.would_resign[side] = true;
+        } else if resigns {
+            return Some(self.finish(slot, Some(mover.opposite()), "resignation"));
+        }
+
+        slot.game.play_unchecked(mv);
+        slot.tree.reuse(edge);
+        if let Some(outcome) = slot.game.outcome() {
+            return Some(self.finish(slot, outcome.winner, outcome.termination.as_str()));
+        }
+        if terminal_value(&slot.game, self.config.max_plies).is_some() {
+            return Some(self.finish(slot, None, "ply cap"));
+        }
+        self.begin_move(slot);
+        None
+    }
+
+    fn finish(
+        &mut self,
+        slot: &mut Slot,
+        winner: Option<Color>,
+        termination: &str,
+    ) -> FinishedGame {
+        let plies = slot.game.len() as u32;
+        let rows = std::mem::take(&mut slot.rows)
+            .into_iter()
+            .map(|p| Row {
+                result: match winner {
+                    None => 0,
+                    Some(w) if w == p.mover => 1,
+                    Some(_) => -1,
+                },
+                game_plies: plies,
+                ..p.row
+            })
+            .collect();
+        let mut record = Record::new(
+            slot.game.clone(),
+            &[
+                ("Black", &self.model),
+                ("White", &self.model),
+                ("Termination", termination),
+            ],
+        );
+        let result = match winner {
+            Some(Color::Black) => "1-0",
+            Some(Color::White) => "0-1",
+            None => "1/2-1/2",
+        };
+        for (k, v) in record.tags.iter_mut() {
+            if k == "Result" {
+                *v = result.into();
+            }
+        }
+        let false_resignation = if slot.would_resign.iter().any(|&w| w) {
+            Some(
+                [Color::Black, Color::White]
+                    .into_iter()
+                    .any(|c| slot.would_resign[c.index()] && winner != Some(c.opposite())),
+            )
+        } else {
+            None
+        };
+        FinishedGame {
+            record,
+            rows,
+            winner,
+            termination: termination.into(),
+            plies,
+            false_resignation,
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! Replay shards: self-describing bincode files of training rows.
+//!
+//! Layout (integers little-endian):
+//! ```text
+//! b"TENGUSHD"            magic, 8 bytes
+//! u32                    format version (FORMAT_VERSION)
+//! u32                    header length H
+//! H bytes                header (bincode ShardHeader)
+//! u64                    payload length L
+//! L bytes                rows (bincode Vec<Row>)
+//! u32                    CRC-32 of every byte before it
+//! ```
+//! Writers write to a hidden temporary name in the same directory, sync, then rename, so a
+//! reader never sees a partial shard.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use bincode::Options;
+use serde::{Deserialize, Serialize};
+
+pub const MAGIC: &[u8; 8] = b"TENGUSHD";
+pub const FORMAT_VERSION: u32 = 1;
+/// File name extension of shards.
+pub const EXTENSION: &str = "shard";
+
+/// What a shard says about itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShardHeader {
+    /// Encoder version of the model that produced the rows (rows hold positions, not
+    /// planes, so any encoder can read them; this records the producer).
+    pub encoder_version: u32,
+    /// Game id (`dai-dai`, `maka-dai-dai`).
+    pub game: String,
+    /// Checkpoint that played the games (file name), or `uniform` before the first.
+    pub model: String,
+    pub rows: u64,
+    pub games: u32,
+    /// Seconds since the Unix epoch.
+    pub created_unix: u64,
+    /// Which worker wrote it (host, process).
+    pub writer: String,
+}
+
+/// One training example: a searched position of a finished game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// The position (RULES.md §12.2).
+    pub position: String,
+    /// Earlier occurrences of the position in its game (for the encoder's plane).
+    pub repetitions: u8,
+    /// Policy target: moves (§12.3) with weights summing to 1 (visit shares, or improved
+    /// policy under a Gumbel root). Only meaningful when `full_search`.
+    pub policy: Vec<(String, f32)>,
+    /// Result of the game from the side to move's view: 1 win, 0 draw, -1 loss.
+    pub result: i8,
+    /// Root value of the search, side to move's view, in [-1, 1].
+    pub search_value: f32,
+    /// Whether this was a full search (playout cap randomization); only full searches
+    /// are policy targets.
+    pub full_search: bool,
+    /// Game index within the shard, ply of the position, plies of the whole game.
+    pub game: u32,
+    pub ply: u32,
+    pub game_plies: u32,
+}
+
+/// Why a shard cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ShardError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a tengu shard (bad magic bytes)")]
+    NotAShard { path: String },
+    #[error("{path}: shard format version {found}, this build reads version {expected}")]
+    Version {
+        path: String,
+        found: u32,
+        expected: u32,
+    },
+    #[error("{path}: truncated: {problem}")]
+    Truncated { path: String, problem: String },
+    #[error("{path}: corrupt: checksum {found:08x} does not match the stored {stored:08x}")]
+    Checksum {
+        path: String,
+        found: u32,
+        stored: u32,
+    },
+    #[error("{path}: corrupt: {problem}")]
+    Corrupt { path: String, problem: String },
+}
+
+fn codec(limit: u64) -> impl Options {
+    bincode::DefaultOptions::new().with_limit(limit)
+}
+
+/// Serialises a shard to bytes.
+pub fn to_bytes(header: &ShardHeader, rows: &[Row]) -> Vec<u8> {
+    let head = codec(u64::MAX)
+        .serialize(header)
+        .expect("header serialises");
+    let payload = codec(u64::MAX).serialize(rows).expect("rows serialise");
+    let mut out = Vec::with_capacity(28 + head.len() + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&payload);
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// Writes a shard atomically (hidden temporary name, fsync, rename).
+pub fn write(path: &Path, header: &ShardHeader, rows: &[Row]) -> Result<(), ShardError> {
+    let shown = path.display().to_string();
+    let io = |source| ShardError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let bytes = to_bytes(header, rows);
+    let tmp = temporary_name(path);
+    let mut file = std::fs::File::create(&tmp).map_err(io)?;
+    file.write_all(&bytes)
+        .and_then(|_| file.sync_all())
+        .map_err(io)?;
+    drop(file);
+    std::fs::rename(&tmp, path).map_err(io)?;
+    if let Some(dir) = path.parent() {
+        // Make the rename itself durable.
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+/// The hidden name a shard is written under before its rename.
+pub fn temporary_name(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp"))
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    path: &'a str,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: u64, what: &str) -> Result<&'a [u8], ShardError> {
+        let left = (self.bytes.len() - self.at) as u64;
+        if n > left {
+            return Err(ShardError::Truncated {
+                path: self.path.into(),
+                problem: format!(
+                    "{what} needs {n} bytes at offset {}, the file has {left} left",
+                    self.at
+                ),
+            });
+        }
+        let s = &self.bytes[self.at..self.at + n as usize];
+        self.at += n as usize;
+        Ok(s)
+    }
+
+    fn u32(&mut self, what: &str) -> Result<u32, ShardError> {
+        Ok(u32::from_le_bytes(self.take(4, what)?.try_into().unwrap()))
+    }
+
+    fn u64(&mut self, what: &str) -> Result<u64, ShardError> {
+        Ok(u64::from_le_bytes(self.take(8, what)?.try_into().unwrap()))
+    }
+}
+
+/// Parses the header of shard bytes; with `rows`, also checks and decodes the rows.
+fn parse(
+    bytes: &[u8],
+    path: &str,
+    rows: bool,
+) -> Result<(ShardHeader, Option<Vec<Row>>), ShardError> {
+    let mut c = Cursor { bytes, at: 0, path };
+    if bytes.len() < 8 || &bytes[..8] != MAGIC {
+        return Err(ShardError::NotAShard { path: path.into() });
+    }
+    c.at = 8;
+    let version = c.u32("the format version")?;
+    if version != FORMAT_VERSION {
+        return Err(ShardError::Version {
+            path: path.into(),
+            found: version,
+            expected: FORMAT_VERSION,
+        });
+    }
+    let head_len = c.u32("the header length")?;
+    let head = c.take(head_len as u64, "the header")?;
+    let payload_len = c.u64("the payload length")?;
+    let payload = c.take(payload_len, "the rows")?;
+    let body_end = c.at;
+    let stored = c.u32("the checksum")?;
+    if c.at != bytes.len() {
+        return Err(ShardError::Corrupt {
+            path: path.into(),
+            problem: format!("{} bytes after the checksum", bytes.len() - c.at),
+        });
+    }
+    let found = crc32fast::hash(&bytes[..body_end]);
+    if found != stored {
+        return Err(ShardError::Checksum {
+            path: path.into(),
+            found,
+            stored,
+        });
+    }
+    let corrupt = |problem: String| ShardError::Corrupt {
+        path: path.into(),
+        problem,
+    };
+    let header: ShardHeader = codec(head_len as u64)
+        .deserialize(head)
+        .map_err(|e| corrupt(format!("header: {e}")))?;
+    if !rows {
+        return Ok((header, None));
+    }
+    let decoded: Vec<Row> = codec(payload_len)
+        .deserialize(payload)
+        .map_err(|e| corrupt(format!("rows: {e}")))?;
+    if decoded.len() as u64 != header.rows {
+        return Err(corrupt(format!(
+            "header says {} rows, the file holds {}",
+            header.rows,
+            decoded.len()
+        )));
+    }
+    Ok((header, Some(decoded)))
+}
+
+/// Reads and checks a whole shard.
+pub fn read(path: &Path) -> Result<(ShardHeader, Vec<Row>), ShardError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| ShardError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    let (header, rows) = parse(&bytes, &shown, true)?;
+    Ok((header, rows.expect("rows requested")))
+}
+
+/// Reads a shard's header after checking the whole file's checksum.
+pub fn read_header(path: &Path) -> Result<ShardHeader, ShardError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| ShardError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    Ok(parse(&bytes, &shown, false)?.0)
+}
+
+/// Shards in `dir` (not recursive), oldest name first; hidden temporaries are skipped.
+pub fn list(dir: &Path) -> Result<Vec<PathBuf>, ShardError> {
+    let shown = dir.display().to_string();
+    let mut out = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|source| ShardError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    for entry in entries {
+        let entry = entry.map_err(|source| ShardError::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with('.') && name.ends_with(&format!(".{EXTENSION}")) {
+            out.push(entry.path());
+        }
+    }
+    out.sort();
+    Ok(out)
+}

@@ -1,0 +1,108 @@
+//! `tengu selfplay`: a self-play worker on a run directory.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use tengu_model::Backend;
+use tengu_rules::Variant;
+use tengu_selfplay::config::SelfplayRunConfig;
+use tengu_selfplay::worker::{self, WorkerOptions};
+
+use crate::args::SelfplayArgs;
+
+/// The run configuration: `--config`, else the run directory's `config.toml`, else defaults.
+pub fn load_config(
+    explicit: Option<&std::path::Path>,
+    run: &std::path::Path,
+) -> Result<SelfplayRunConfig> {
+    let path = match explicit {
+        Some(p) => Some(p.to_path_buf()),
+        None => Some(run.join("config.toml")).filter(|p| p.exists()),
+    };
+    match path {
+        Some(p) => {
+            let text = std::fs::read_to_string(&p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            SelfplayRunConfig::parse(&text, &p.display().to_string()).map_err(anyhow::Error::msg)
+        }
+        None => Ok(SelfplayRunConfig::default()),
+    }
+}
+
+/// Ctrl-C and SIGTERM set the returned flag (the second Ctrl-C exits at once).
+pub fn stop_flag() -> Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("stopping: writing finished games (Ctrl-C again to quit at once)");
+    })
+    .context("cannot install the signal handler")?;
+    Ok(stop)
+}
+
+pub fn run(args: SelfplayArgs) -> Result<()> {
+    let config = load_config(args.config.as_deref(), &args.run)?;
+    let backend: Backend = args
+        .backend
+        .as_deref()
+        .unwrap_or(&config.network.backend)
+        .parse()
+        .map_err(anyhow::Error::msg)?;
+    let Some(variant) = Variant::builtin(&config.game) else {
+        bail!("unknown game {:?}", config.game)
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        t ^ ((std::process::id() as u64) << 32)
+    });
+    let options = WorkerOptions {
+        run: args.run.clone(),
+        variant,
+        backend,
+        search: config.search.clone(),
+        selfplay: config.selfplay.clone(),
+        seed,
+        max_games: args.games,
+        stop: stop_flag()?,
+    };
+    tracing::info!(run = %args.run.display(), game = %config.game, %backend, seed, "self-play worker starting");
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new_spinner()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("valid template"),
+    );
+    let mut last_games = u64::MAX;
+    let summary = worker::run(&options, &mut |p| {
+        let positions_per_second = p.moves as f64 / p.seconds.max(1e-9);
+        bar.set_message(format!(
+            "{} games, {} positions ({:.1}/s), avg {:.0} plies, {} shards, model {}",
+            p.games, p.moves, positions_per_second, p.average_game_plies, p.shards, p.model
+        ));
+        bar.tick();
+        if p.games != last_games && args.quiet {
+            tracing::debug!(games = p.games, positions = p.moves, "progress");
+        }
+        last_games = p.games;
+    })?;
+    bar.finish_and_clear();
+    tracing::info!(
+        games = summary.games,
+        rows = summary.rows,
+        shards = summary.shards,
+        positions_per_second = summary.moves as f64 / summary.seconds.max(1e-9),
+        false_resignations = summary.false_resignations,
+        resignation_checks = summary.resignation_checks,
+        "self-play worker stopped"
+    );
+    Ok(())
+}

@@ -124,19 +124,19 @@ use alloc::boxed::Box;
 #[cfg(feature = "autodiff")]
 use burn_autodiff::grads::Gradients;
 
-#[cfg(feature = "autodiff")]
-use crate::DispatchAutodiffContext;
-#[allow(unused)]
-use crate::DispatchDeviceId;
-#[allow(unused)]
-use crate::DispatchTensorKind;
 #[cfg(feature = "flex")]
 use crate::devices::FlexDevice;
 #[cfg(feature = "tch")]
 use crate::devices::LibTorchDevice;
 #[cfg(feature = "ndarray")]
 use crate::devices::NdArrayDevice;
-use crate::{DispatchDevice, DispatchTensor, backends::*};
+#[cfg(feature = "autodiff")]
+use crate::DispatchAutodiffContext;
+#[allow(unused)]
+use crate::DispatchDeviceId;
+#[allow(unused)]
+use crate::DispatchTensorKind;
+use crate::{backends::*, DispatchDevice, DispatchTensor};
 
 /// The main execution backend in Burn.
 ///
@@ -753,10 +753,10 @@ mod autodiff_context_tests {
     use crate::{DispatchAutodiffContext, DispatchTensorKind, GradientCheckpointingStrategy};
     use alloc::vec;
     use burn_backend::{
-        TensorData, TensorMetadata, TensorPrimitive,
         ops::{BoolTensorOps, FloatTensorOps, IntTensorOps, ModuleOps, QTensorOps},
         quantization::QuantScheme,
         tensor::{FloatTensor, IntTensor},
+        TensorData, TensorMetadata, TensorPrimitive,
     };
     use burn_backend_extension::backend_dispatch;
 

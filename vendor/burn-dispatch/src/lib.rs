@@ -137,8 +137,8 @@ pub mod devices {
         #[cfg(not(target_family = "wasm"))]
         pub use burn_cubecl::cubecl::wgpu::try_init_setup;
         pub use burn_cubecl::cubecl::wgpu::{
-            AutoGraphicsApi, MemoryConfiguration, RuntimeOptions, WgpuBackend, WgpuDevice,
-            WgpuInitError, WgpuSetup, try_init_device, try_init_setup_async, wgpu,
+            try_init_device, try_init_setup_async, wgpu, AutoGraphicsApi, MemoryConfiguration,
+            RuntimeOptions, WgpuBackend, WgpuDevice, WgpuInitError, WgpuSetup,
         };
     }
 
@@ -150,16 +150,16 @@ pub mod devices {
     pub use burn_cubecl::cubecl::hip::AmdDevice as RocmDevice;
     #[cfg(feature = "wgpu")]
     pub use burn_cubecl::cubecl::wgpu::{
-        AutoCompiler, AutoGraphicsApi, WgpuBackend, WgpuDevice, WgpuDeviceKind, init_setup_async,
+        init_setup_async, AutoCompiler, AutoGraphicsApi, WgpuBackend, WgpuDevice, WgpuDeviceKind,
     };
 
+    #[cfg(cube_backend)]
+    pub use burn_cubecl::cubecl::RuntimeId;
     /// The device every cubecl runtime shares; which runtime it names is a
     /// property of the value, not of its type, and [`RuntimeId`] is how that
     /// property is named.
     #[cfg(cube_backend)]
     pub use burn_cubecl::CubeDevice;
-    #[cfg(cube_backend)]
-    pub use burn_cubecl::cubecl::RuntimeId;
     #[cfg(feature = "flex")]
     pub use burn_flex::FlexDevice;
     #[cfg(feature = "ndarray")]

@@ -7,12 +7,12 @@
 #[cfg(not(target_family = "wasm"))]
 use burn_remote::server::Transport;
 use burn_remote::{
-    Endpoint,
     server::{BackendServer, RemoteProtocol, ServeError, ServerSettings},
+    Endpoint,
 };
 
-use crate::DispatchDevice;
 use crate::backends::*;
+use crate::DispatchDevice;
 
 /// Bind `$b` to the one backend every device of `$devices` belongs to, and `$hosted` to the
 /// devices as that backend's own, then run `$body`. Autodiff is stripped: the autodiff graph is the

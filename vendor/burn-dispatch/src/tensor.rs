@@ -1,4 +1,4 @@
-use crate::{DispatchDevice, backends::*};
+use crate::{backends::*, DispatchDevice};
 
 #[cfg(feature = "autodiff")]
 use burn_autodiff::checkpoint::strategy::{

@@ -1,4 +1,4 @@
-use burn_backend::{Scalar, ops::ActivationOps, tensor::FloatTensor};
+use burn_backend::{ops::ActivationOps, tensor::FloatTensor, Scalar};
 use burn_backend_extension::backend_dispatch;
 
 use crate::Dispatch;

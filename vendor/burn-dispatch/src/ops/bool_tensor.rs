@@ -1,8 +1,8 @@
 use alloc::vec::Vec;
 use burn_backend::{
-    BoolDType, ExecutionError, FloatDType, IntDType, Scalar, Shape, Slice, TensorData,
     ops::BoolTensorOps,
     tensor::{BoolTensor, FloatTensor, IntTensor},
+    BoolDType, ExecutionError, FloatDType, IntDType, Scalar, Shape, Slice, TensorData,
 };
 use burn_backend_extension::backend_dispatch;
 

@@ -1,12 +1,12 @@
 use alloc::vec::Vec;
 
 use burn_backend::{
-    DeviceId,
     distributed::{
         CollectiveTensor, DistributedConfig, DistributedOps, DistributedParams, ReduceOperation,
         TensorRef,
     },
     tensor::FloatTensor,
+    DeviceId,
 };
 
 use crate::{Dispatch, DispatchDevice};

@@ -1,10 +1,10 @@
 use burn_backend::{
-    IntDType,
     ops::{
         BatchNormTrain, BatchNormTrainBackward, DeformConv2dBackward, MaxPool1dBackward,
         MaxPool1dWithIndices, MaxPool2dBackward, MaxPool2dWithIndices, ModuleOps,
     },
     tensor::{FloatTensor, IntTensor},
+    IntDType,
 };
 use burn_backend_extension::backend_dispatch;
 

@@ -1,8 +1,8 @@
 use burn_backend::{
-    ExecutionError, FloatDType, Shape, Slice, TensorData, TensorPrimitive,
     ops::QTensorOps,
     quantization::{QuantScheme, QuantizationParametersPrimitive},
     tensor::{FloatTensor, IntTensor, QuantizedTensor},
+    ExecutionError, FloatDType, Shape, Slice, TensorData, TensorPrimitive,
 };
 use burn_backend_extension::backend_dispatch;
 

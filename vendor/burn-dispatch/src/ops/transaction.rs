@@ -1,7 +1,7 @@
 use alloc::vec::Vec;
 use burn_backend::{
-    ExecutionError,
     ops::{TransactionOps, TransactionPrimitive, TransactionPrimitiveData},
+    ExecutionError,
 };
 
 use crate::Dispatch;

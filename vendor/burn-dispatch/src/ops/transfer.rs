@@ -1,4 +1,4 @@
-use burn_backend::{Backend, tensor::FloatTensor};
+use burn_backend::{tensor::FloatTensor, Backend};
 
 /// Default cross-backend float transfer, also used by the autodiff adapter.
 #[allow(
@@ -40,9 +40,9 @@ impl<Src: Backend, Dst: Backend> burn_autodiff::ops::DifferentiableTransfer<Src,
 mod tests {
     use super::*;
     use burn_autodiff::{
-        Autodiff, checkpoint::strategy::BalancedCheckpointing, ops::DifferentiableTransfer,
+        checkpoint::strategy::BalancedCheckpointing, ops::DifferentiableTransfer, Autodiff,
     };
-    use burn_backend::{AutodiffBackend, TensorData, TensorMetadata, ops::FloatTensorOps};
+    use burn_backend::{ops::FloatTensorOps, AutodiffBackend, TensorData, TensorMetadata};
     use core::sync::atomic::{AtomicUsize, Ordering};
 
     use crate::backends::{Flex, NdArray};

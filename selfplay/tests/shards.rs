@@ -1,0 +1,155 @@
+//! Shards round-trip, and every kind of damage is reported as what it is.
+
+use std::path::Path;
+
+use tengu_selfplay::shard::{self, Row, ShardError, ShardHeader};
+
+fn sample() -> (ShardHeader, Vec<Row>) {
+    let rows: Vec<Row> = (0..50)
+        .map(|i| Row {
+            position: format!("position {i}"),
+            repetitions: (i % 3) as u8,
+            policy: vec![("9m>9l".into(), 0.75), ("1p>1o".into(), 0.25)],
+            result: (i % 3) as i8 - 1,
+            search_value: i as f32 / 100.0,
+            full_search: i % 4 == 0,
+            game: i / 10,
+            ply: i % 10,
+            game_plies: 10,
+        })
+        .collect();
+    let header = ShardHeader {
+        encoder_version: 1,
+        game: "dai-dai".into(),
+        model: "model-000000100.safetensors".into(),
+        rows: rows.len() as u64,
+        games: 5,
+        created_unix: 1_800_000_000,
+        writer: "test-1".into(),
+    };
+    (header, rows)
+}
+
+fn dir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+#[test]
+fn a_shard_round_trips() {
+    let d = dir();
+    let path = d.path().join("a.shard");
+    let (header, rows) = sample();
+    shard::write(&path, &header, &rows).unwrap();
+    let (h, r) = shard::read(&path).unwrap();
+    assert_eq!(h, header);
+    assert_eq!(r, rows);
+    assert_eq!(shard::read_header(&path).unwrap(), header);
+    // Nothing else is left in the directory (the temporary name was renamed).
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    assert_eq!(shard::list(d.path()).unwrap(), vec![path]);
+}
+
+fn write_bytes(d: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let p = d.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+#[test]
+fn every_truncation_is_rejected() {
+    let d = dir();
+    let (header, rows) = sample();
+    let bytes = shard::to_bytes(&header, &rows);
+    for cut in [
+        0,
+        4,
+        8,
+        11,
+        15,
+        40,
+        bytes.len() / 2,
+        bytes.len() - 5,
+        bytes.len() - 1,
+    ] {
+        let p = write_bytes(d.path(), "cut.shard", &bytes[..cut]);
+        let e = shard::read(&p).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ShardError::Truncated { .. } | ShardError::NotAShard { .. }
+            ),
+            "cut at {cut}: {e}"
+        );
+        assert!(e.to_string().contains("cut.shard"), "{e}");
+    }
+}
+
+#[test]
+fn every_flipped_bit_is_rejected() {
+    let d = dir();
+    let (header, rows) = sample();
+    let bytes = shard::to_bytes(&header, &rows);
+    // Every byte after the magic and version, one bit each (a stride keeps it quick).
+    for at in (12..bytes.len()).step_by(7) {
+        let mut bad = bytes.clone();
+        bad[at] ^= 1 << (at % 8);
+        let p = write_bytes(d.path(), "flip.shard", &bad);
+        let e = shard::read(&p).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ShardError::Checksum { .. }
+                    | ShardError::Truncated { .. }
+                    | ShardError::Corrupt { .. }
+            ),
+            "flip at {at}: {e}"
+        );
+    }
+}
+
+#[test]
+fn wrong_magic_version_and_trailing_bytes_are_named() {
+    let d = dir();
+    let (header, rows) = sample();
+    let bytes = shard::to_bytes(&header, &rows);
+    let p = write_bytes(d.path(), "text.shard", b"hello, this is not a shard at all");
+    assert!(matches!(shard::read(&p), Err(ShardError::NotAShard { .. })));
+    let mut v2 = bytes.clone();
+    v2[8..12].copy_from_slice(&2u32.to_le_bytes());
+    let p = write_bytes(d.path(), "v2.shard", &v2);
+    let e = shard::read(&p).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ShardError::Version {
+                found: 2,
+                expected: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("version 2"), "{e}");
+    let mut long = bytes.clone();
+    long.extend_from_slice(b"xx");
+    let p = write_bytes(d.path(), "long.shard", &long);
+    assert!(matches!(shard::read(&p), Err(ShardError::Corrupt { .. })));
+    let missing = d.path().join("missing.shard");
+    assert!(matches!(shard::read(&missing), Err(ShardError::Io { .. })));
+}
+
+#[test]
+fn listing_skips_temporaries_and_other_files() {
+    let d = dir();
+    let (header, rows) = sample();
+    shard::write(&d.path().join("b.shard"), &header, &rows).unwrap();
+    shard::write(&d.path().join("a.shard"), &header, &rows).unwrap();
+    std::fs::write(d.path().join(".c.shard.tmp"), b"partial").unwrap();
+    std::fs::write(d.path().join("notes.txt"), b"x").unwrap();
+    let names: Vec<String> = shard::list(d.path())
+        .unwrap()
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["a.shard", "b.shard"]);
+}

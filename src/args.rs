@@ -27,6 +27,30 @@ pub enum Command {
     Selfplay(SelfplayArgs),
     /// Inspect replay shards.
     Shards(ShardsArgs),
+    /// Train on a run directory's shards and publish checkpoints (resumes from the newest).
+    Train(TrainArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct TrainArgs {
+    /// Run directory: shards are read from `shards/`, checkpoints written to `models/`,
+    /// losses appended to `train.jsonl`.
+    #[arg(long)]
+    pub run: std::path::PathBuf,
+    /// Run configuration (TOML); default: the run directory's `config.toml`, else defaults.
+    #[arg(long)]
+    pub config: Option<std::path::PathBuf>,
+    /// Override the config's network backend.
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// Stop after this training step (default: run until stopped).
+    #[arg(long)]
+    pub max_steps: Option<u64>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -19,6 +19,7 @@ fn main() {
         Command::Bench(args) => cmd::bench::run(args),
         Command::Selfplay(args) => cmd::selfplay::run(args),
         Command::Shards(args) => cmd::shards::run(args),
+        Command::Train(args) => cmd::train::run(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -161,7 +161,7 @@ fn the_shipped_run_configs_parse() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
-        tengu_selfplay::config::SelfplayRunConfig::parse(&text, &path.display().to_string()).unwrap();
+        tengu_trainer::config::RunConfig::parse(&text, &path.display().to_string()).unwrap();
         seen += 1;
     }
     assert!(seen >= 2);

@@ -4,6 +4,7 @@ pub mod perft;
 pub mod selfplay;
 pub mod shards;
 pub mod show;
+pub mod train;
 
 use anyhow::{bail, Context, Result};
 use tengu_rules::{Position, Variant};

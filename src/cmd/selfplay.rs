@@ -7,29 +7,10 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use tengu_model::Backend;
 use tengu_rules::Variant;
-use tengu_selfplay::config::SelfplayRunConfig;
 use tengu_selfplay::worker::{self, WorkerOptions};
+use tengu_trainer::config::RunConfig;
 
 use crate::args::SelfplayArgs;
-
-/// The run configuration: `--config`, else the run directory's `config.toml`, else defaults.
-pub fn load_config(
-    explicit: Option<&std::path::Path>,
-    run: &std::path::Path,
-) -> Result<SelfplayRunConfig> {
-    let path = match explicit {
-        Some(p) => Some(p.to_path_buf()),
-        None => Some(run.join("config.toml")).filter(|p| p.exists()),
-    };
-    match path {
-        Some(p) => {
-            let text = std::fs::read_to_string(&p)
-                .with_context(|| format!("cannot read {}", p.display()))?;
-            SelfplayRunConfig::parse(&text, &p.display().to_string()).map_err(anyhow::Error::msg)
-        }
-        None => Ok(SelfplayRunConfig::default()),
-    }
-}
 
 /// Ctrl-C and SIGTERM set the returned flag (the second Ctrl-C exits at once).
 pub fn stop_flag() -> Result<Arc<AtomicBool>> {
@@ -46,7 +27,7 @@ pub fn stop_flag() -> Result<Arc<AtomicBool>> {
 }
 
 pub fn run(args: SelfplayArgs) -> Result<()> {
-    let config = load_config(args.config.as_deref(), &args.run)?;
+    let config = RunConfig::load(args.config.as_deref(), &args.run).map_err(anyhow::Error::msg)?;
     let backend: Backend = args
         .backend
         .as_deref()

@@ -1,0 +1,150 @@
+//! The run configuration (`configs/run/*.toml`): game, network, search, self-play and
+//! training. Unknown keys are rejected; missing keys take the defaults.
+
+use serde::{Deserialize, Serialize};
+use tengu_selfplay::config::{NetworkConfig, SearchConfig, SelfplayConfig};
+
+/// Training settings (`[train]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    /// Rows per optimizer step.
+    pub batch_size: usize,
+    /// AdamW learning rate after warm-up, and weight decay.
+    pub learning_rate: f64,
+    pub weight_decay: f64,
+    /// Steps of linear learning-rate warm-up from zero.
+    pub warmup_steps: u64,
+    /// Rows of the newest shards sampled from (the sliding window).
+    pub window_rows: usize,
+    /// Rows needed before the first step.
+    pub min_rows: usize,
+    /// Samples drawn per self-play row produced (KataGo trains each new row about 4 times);
+    /// training waits for new shards when it is ahead.
+    pub passes_per_row: f64,
+    /// A checkpoint is published every this many steps.
+    pub steps_per_checkpoint: u64,
+    /// Seconds between looks for new shards while waiting.
+    pub poll_seconds: f64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            batch_size: 64,
+            learning_rate: 1e-3,
+            weight_decay: 1e-4,
+            warmup_steps: 100,
+            window_rows: 250_000,
+            min_rows: 2_000,
+            passes_per_row: 4.0,
+            steps_per_checkpoint: 200,
+            poll_seconds: 5.0,
+        }
+    }
+}
+
+impl TrainConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        let check = |ok: bool, msg: &str| if ok { Ok(()) } else { Err(msg.to_string()) };
+        check(self.batch_size >= 1, "train.batch_size must be at least 1")?;
+        check(
+            self.learning_rate > 0.0,
+            "train.learning_rate must be positive",
+        )?;
+        check(
+            self.weight_decay >= 0.0,
+            "train.weight_decay must not be negative",
+        )?;
+        check(
+            self.window_rows >= 1,
+            "train.window_rows must be at least 1",
+        )?;
+        check(
+            self.passes_per_row > 0.0,
+            "train.passes_per_row must be positive",
+        )?;
+        check(
+            self.steps_per_checkpoint >= 1,
+            "train.steps_per_checkpoint must be at least 1",
+        )
+    }
+
+    /// Learning rate at `step` (linear warm-up, then constant).
+    pub fn learning_rate_at(&self, step: u64) -> f64 {
+        if step < self.warmup_steps {
+            self.learning_rate * (step + 1) as f64 / self.warmup_steps as f64
+        } else {
+            self.learning_rate
+        }
+    }
+}
+
+/// A whole run configuration file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    /// `dai-dai` or `maka-dai-dai`.
+    pub game: String,
+    pub network: NetworkConfig,
+    pub search: SearchConfig,
+    pub selfplay: SelfplayConfig,
+    pub train: TrainConfig,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            game: "dai-dai".into(),
+            network: NetworkConfig::default(),
+            search: SearchConfig::default(),
+            selfplay: SelfplayConfig::default(),
+            train: TrainConfig::default(),
+        }
+    }
+}
+
+impl RunConfig {
+    /// Parses and validates TOML text; `origin` (a file name) starts every message.
+    pub fn parse(text: &str, origin: &str) -> Result<RunConfig, String> {
+        let config: RunConfig =
+            toml::from_str(text).map_err(|e| format!("{origin}: {}", e.to_string().trim_end()))?;
+        config.validate().map_err(|e| format!("{origin}: {e}"))?;
+        Ok(config)
+    }
+
+    /// Reads `path`, or the run directory's `config.toml` when `path` is `None` and it
+    /// exists, else the defaults.
+    pub fn load(
+        path: Option<&std::path::Path>,
+        run: &std::path::Path,
+    ) -> Result<RunConfig, String> {
+        let path = path
+            .map(|p| p.to_path_buf())
+            .or_else(|| Some(run.join("config.toml")).filter(|p| p.exists()));
+        match path {
+            Some(p) => {
+                let text = std::fs::read_to_string(&p)
+                    .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+                RunConfig::parse(&text, &p.display().to_string())
+            }
+            None => Ok(RunConfig::default()),
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if !matches!(self.game.as_str(), "dai-dai" | "maka-dai-dai") {
+            return Err(format!(
+                "game: {:?} is not dai-dai or maka-dai-dai",
+                self.game
+            ));
+        }
+        self.network
+            .backend
+            .parse::<tengu_model::Backend>()
+            .map_err(|e| format!("network.backend: {e}"))?;
+        self.search.validate()?;
+        self.selfplay.validate()?;
+        self.train.validate()
+    }
+}

@@ -1,0 +1,9 @@
+//! The trainer: a sliding window of the newest replay shards, sampled into batches for the
+//! backend's training step, with checkpoints published into the run directory; and the run
+//! configuration shared by every process of a run.
+
+pub mod config;
+pub mod train;
+pub mod window;
+
+pub use config::{RunConfig, TrainConfig};

@@ -1,0 +1,262 @@
+//! The training loop: ingest shards, sample batches, step, publish checkpoints.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use tengu_model::checkpoint::{CheckpointError, CheckpointMeta};
+use tengu_model::net::NetConfig;
+use tengu_model::{Backend, Encoder, EvalError, EvalInput, Evaluator, Trainer, ENCODER_VERSION};
+use tengu_rules::Variant;
+use tengu_selfplay::run_dir;
+use tengu_selfplay::shard::ShardError;
+
+use crate::config::TrainConfig;
+use crate::window::{Example, Window};
+
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    #[error(transparent)]
+    Shard(#[from] ShardError),
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+    #[error("{0}")]
+    Config(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// What the trainer does.
+pub struct TrainOptions {
+    pub run: PathBuf,
+    pub variant: Arc<Variant>,
+    pub backend: Backend,
+    /// Network preset for a run without checkpoints.
+    pub preset: String,
+    pub train: TrainConfig,
+    pub seed: u64,
+    /// Stop after this step (None: until `stop`).
+    pub max_steps: Option<u64>,
+    pub stop: Arc<AtomicBool>,
+}
+
+/// Progress after each step or wait.
+#[derive(Clone, Debug, Default)]
+pub struct TrainProgress {
+    pub step: u64,
+    pub policy_loss: f32,
+    pub value_loss: f32,
+    pub samples_per_second: f64,
+    pub window_rows: usize,
+    pub rows_seen: u64,
+    pub waiting: bool,
+    pub last_checkpoint: String,
+}
+
+/// Mean cross-entropy of `eval`'s policy against the targets of the policy rows of
+/// `examples` (rows without a policy target are skipped); `None` if there are none.
+pub fn policy_loss(
+    eval: &mut dyn Evaluator,
+    examples: &[Example],
+) -> Result<Option<f64>, EvalError> {
+    let targets: Vec<&Example> = examples
+        .iter()
+        .filter(|e| e.policy.iter().any(|&w| w > 0.0))
+        .collect();
+    let mut total = 0.0;
+    for chunk in targets.chunks(64) {
+        let inputs: Vec<EvalInput> = chunk
+            .iter()
+            .map(|e| EvalInput {
+                position: &e.position,
+                moves: &e.moves,
+                repetitions: e.repetitions,
+            })
+            .collect();
+        for (out, e) in eval.evaluate(&inputs)?.iter().zip(chunk) {
+            total -= e
+                .policy
+                .iter()
+                .zip(&out.policy)
+                .map(|(&t, &p)| t as f64 * (p.max(1e-12) as f64).ln())
+                .sum::<f64>();
+        }
+    }
+    Ok((!targets.is_empty()).then(|| total / targets.len() as f64))
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
+    move |source| TrainError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+fn save(
+    trainer: &dyn Trainer,
+    options: &TrainOptions,
+    config: &NetConfig,
+    step: u64,
+    parent: Option<String>,
+) -> Result<String, TrainError> {
+    let name = run_dir::checkpoint_name(step);
+    let meta = CheckpointMeta {
+        encoder_version: ENCODER_VERSION,
+        game: options.variant.id().into(),
+        config: config.clone(),
+        step,
+        parent,
+    };
+    trainer.save(&meta, &run_dir::models(&options.run).join(&name))?;
+    tracing::info!(checkpoint = %name, "published checkpoint");
+    Ok(name)
+}
+
+/// Trains until `max_steps` or `stop`; resumes from the newest checkpoint of the run.
+pub fn run(
+    options: &TrainOptions,
+    on_progress: &mut dyn FnMut(&TrainProgress),
+) -> Result<TrainProgress, TrainError> {
+    let t = &options.train;
+    t.validate().map_err(TrainError::Config)?;
+    let models = run_dir::models(&options.run);
+    std::fs::create_dir_all(&models).map_err(io(&models))?;
+    let encoder = Encoder::new(&options.variant);
+
+    // Resume from the newest checkpoint, or start (and publish) step 0.
+    let newest = run_dir::newest_checkpoint(&options.run).map_err(io(&models))?;
+    let (mut trainer, config, mut step, mut last) = match newest {
+        Some((step, path)) => {
+            let meta = tengu_model::checkpoint::read_meta(&path)?;
+            let trainer = options.backend.trainer(
+                &options.variant,
+                &meta.config,
+                Some(&path),
+                t.learning_rate,
+                t.weight_decay,
+            )?;
+            tracing::info!(checkpoint = %path.display(), step, "resuming");
+            let name = path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            (trainer, meta.config, step, name)
+        }
+        None => {
+            let Some(config) = NetConfig::preset(&options.preset, encoder.planes(), encoder.size())
+            else {
+                return Err(TrainError::Config(format!(
+                    "network.preset: unknown preset {:?}",
+                    options.preset
+                )));
+            };
+            let trainer = options.backend.trainer(
+                &options.variant,
+                &config,
+                None,
+                t.learning_rate,
+                t.weight_decay,
+            )?;
+            let name = save(trainer.as_ref(), options, &config, 0, None)?;
+            (trainer, config, 0, name)
+        }
+    };
+
+    let log_path = options.run.join("train.jsonl");
+    let mut log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+        .map_err(io(&log_path))?;
+    let mut window = Window::new(t.window_rows, options.variant.id());
+    let mut rng = SmallRng::seed_from_u64(options.seed ^ step);
+    let mut progress = TrainProgress {
+        step,
+        last_checkpoint: last.clone(),
+        ..Default::default()
+    };
+    let poll = Duration::from_secs_f64(t.poll_seconds.max(0.05));
+    let shards_dir = run_dir::shards(&options.run);
+    let mut last_poll: Option<Instant> = None;
+    let mut rate_start = (Instant::now(), step);
+    while !options.stop.load(Ordering::Relaxed) && options.max_steps.map_or(true, |m| step < m) {
+        if last_poll.map_or(true, |p| p.elapsed() >= poll) {
+            window.ingest(&shards_dir)?;
+            last_poll = Some(Instant::now());
+        }
+        // Each self-play row may be drawn about `passes_per_row` times; steps are counted
+        // across restarts by the checkpoint name, rows by the shards on disk.
+        let allowed = (window.rows_seen as f64 * t.passes_per_row) as u64;
+        let drawn = (step + 1) * t.batch_size as u64;
+        if window.len() < t.min_rows.max(1) || drawn > allowed {
+            progress.waiting = true;
+            progress.window_rows = window.len();
+            progress.rows_seen = window.rows_seen;
+            on_progress(&progress);
+            std::thread::sleep(poll.min(Duration::from_millis(200)));
+            last_poll = None;
+            continue;
+        }
+        progress.waiting = false;
+        let mut batch = Vec::with_capacity(t.batch_size);
+        while batch.len() < t.batch_size {
+            let row = window.sample(&mut rng).expect("window is not empty");
+            match Example::from_row(row, &options.variant) {
+                Ok(e) => batch.push(e),
+                Err(e) => tracing::warn!("skipping row: {e}"),
+            }
+        }
+        trainer.set_learning_rate(t.learning_rate_at(step));
+        let examples: Vec<_> = batch.iter().map(Example::as_train).collect();
+        let losses = trainer.step(&examples)?;
+        step += 1;
+        let elapsed = rate_start.0.elapsed().as_secs_f64();
+        let samples_per_second =
+            ((step - rate_start.1) * t.batch_size as u64) as f64 / elapsed.max(1e-9);
+        if elapsed > 30.0 {
+            rate_start = (Instant::now(), step);
+        }
+        progress = TrainProgress {
+            step,
+            policy_loss: losses.policy,
+            value_loss: losses.value,
+            samples_per_second,
+            window_rows: window.len(),
+            rows_seen: window.rows_seen,
+            waiting: false,
+            last_checkpoint: last.clone(),
+        };
+        let line = serde_json::json!({
+            "step": step,
+            "policy_loss": losses.policy,
+            "value_loss": losses.value,
+            "learning_rate": t.learning_rate_at(step - 1),
+            "samples_per_second": samples_per_second,
+            "window_rows": window.len(),
+            "rows_seen": window.rows_seen,
+            "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
+        });
+        writeln!(log, "{line}").map_err(io(&log_path))?;
+        if step % t.steps_per_checkpoint == 0 {
+            last = save(trainer.as_ref(), options, &config, step, Some(last))?;
+            progress.last_checkpoint = last.clone();
+        }
+        on_progress(&progress);
+    }
+    // A last checkpoint so no step is lost on a clean stop.
+    if run_dir::checkpoint_name(step) != last {
+        last = save(trainer.as_ref(), options, &config, step, Some(last))?;
+        progress.last_checkpoint = last;
+    }
+    Ok(progress)
+}

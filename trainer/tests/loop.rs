@@ -1,0 +1,138 @@
+//! The loop end to end on a tiny scale: self-play shards -> training -> checkpoints that
+//! predict held-out self-play better than the first one -> workers pick them up; and a
+//! trainer stopped and started again continues from its last step.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use tengu_model::Backend;
+use tengu_rules::Variant;
+use tengu_selfplay::worker::{self, WorkerOptions};
+use tengu_selfplay::{run_dir, shard, SearchConfig, SelfplayConfig};
+use tengu_trainer::train::{self, policy_loss, TrainOptions};
+use tengu_trainer::window::Example;
+use tengu_trainer::TrainConfig;
+
+fn selfplay(run: &Path, games: u64, seed: u64) -> worker::WorkerProgress {
+    let options = WorkerOptions {
+        run: run.to_path_buf(),
+        variant: Variant::dai_dai(),
+        backend: Backend::Burn,
+        search: SearchConfig {
+            visits: 16,
+            ..SearchConfig::default()
+        },
+        selfplay: SelfplayConfig {
+            games_in_flight: 8,
+            cheap_visits: 4,
+            full_search_share: 0.5,
+            max_plies: 60,
+            rows_per_shard: 200,
+            ..SelfplayConfig::default()
+        },
+        seed,
+        max_games: Some(games),
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    worker::run(&options, &mut |_| {}).unwrap()
+}
+
+fn train_to(run: &Path, steps: u64) -> train::TrainProgress {
+    let options = TrainOptions {
+        run: run.to_path_buf(),
+        variant: Variant::dai_dai(),
+        backend: Backend::Burn,
+        preset: "tiny".into(),
+        train: TrainConfig {
+            batch_size: 32,
+            learning_rate: 3e-3,
+            warmup_steps: 10,
+            min_rows: 100,
+            passes_per_row: 100.0,
+            steps_per_checkpoint: 50,
+            poll_seconds: 0.1,
+            ..TrainConfig::default()
+        },
+        seed: 1,
+        max_steps: Some(steps),
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    train::run(&options, &mut |_| {}).unwrap()
+}
+
+fn held_out_loss(checkpoint: &Path, examples: &[Example]) -> f64 {
+    let (mut eval, _) = Backend::Burn
+        .load_evaluator(checkpoint, &Variant::dai_dai())
+        .unwrap();
+    policy_loss(eval.as_mut(), examples)
+        .unwrap()
+        .expect("held-out rows with policy targets")
+}
+
+#[test]
+fn selfplay_then_training_gives_better_checkpoints_that_workers_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    selfplay(&run, 24, 1);
+    // Hold out the games of a separate worker run (another seed), kept outside the run.
+    let holdout = dir.path().join("holdout");
+    selfplay(&holdout, 6, 99);
+    let variant = Variant::dai_dai();
+    let mut examples = Vec::new();
+    for s in shard::list(&run_dir::shards(&holdout)).unwrap() {
+        for row in shard::read(&s).unwrap().1 {
+            examples.push(Example::from_row(&row, &variant).unwrap());
+        }
+    }
+
+    let done = train_to(&run, 150);
+    assert_eq!(done.step, 150);
+    let steps: Vec<u64> = run_dir::checkpoints(&run)
+        .unwrap()
+        .iter()
+        .map(|(s, _)| *s)
+        .collect();
+    assert_eq!(steps, [0, 50, 100, 150]);
+    let first = held_out_loss(
+        &run_dir::models(&run).join(run_dir::checkpoint_name(0)),
+        &examples,
+    );
+    let last = held_out_loss(
+        &run_dir::models(&run).join(run_dir::checkpoint_name(150)),
+        &examples,
+    );
+    eprintln!("held-out policy loss: step 0 {first:.4}, step 150 {last:.4}");
+    assert!(
+        last < first - 0.05,
+        "training lowers the held-out policy loss: {first} -> {last}"
+    );
+
+    // The worker now plays with the newest checkpoint.
+    let progress = selfplay(&run, 2, 3);
+    assert_eq!(progress.model, run_dir::checkpoint_name(150));
+
+    // Stopped at 150 and started again: it resumes at 151, repeating and losing no step.
+    train_to(&run, 170);
+    let steps: Vec<u64> = run_dir::checkpoints(&run)
+        .unwrap()
+        .iter()
+        .map(|(s, _)| *s)
+        .collect();
+    assert_eq!(steps, [0, 50, 100, 150, 170]);
+    let log = std::fs::read_to_string(run.join("train.jsonl")).unwrap();
+    let logged: Vec<u64> = log
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["step"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(logged, (1..=170).collect::<Vec<_>>());
+    let meta = tengu_model::checkpoint::read_meta(
+        &run_dir::models(&run).join(run_dir::checkpoint_name(170)),
+    )
+    .unwrap();
+    assert_eq!(meta.parent.as_deref(), Some("model-000000150.safetensors"));
+}

@@ -29,6 +29,32 @@ pub enum Command {
     Shards(ShardsArgs),
     /// Train on a run directory's shards and publish checkpoints (resumes from the newest).
     Train(TrainArgs),
+    /// The main job: self-play workers and the trainer on one run directory, supervised,
+    /// with one progress view. Running it again resumes the run.
+    Run(RunArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Run configuration (TOML, see configs/run/). Default: the run directory's saved
+    /// `config.toml` when resuming.
+    #[arg(long)]
+    pub config: Option<std::path::PathBuf>,
+    /// Run directory. Default: `runs/<config file name without .toml>`.
+    #[arg(long)]
+    pub run: Option<std::path::PathBuf>,
+    /// Override the config's network backend.
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// Stop after this many minutes.
+    #[arg(long)]
+    pub max_minutes: Option<f64>,
+    /// Stop once the trainer reaches this step.
+    #[arg(long)]
+    pub max_steps: Option<u64>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[derive(clap::Args, Debug)]

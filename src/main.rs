@@ -20,6 +20,7 @@ fn main() {
         Command::Selfplay(args) => cmd::selfplay::run(args),
         Command::Shards(args) => cmd::shards::run(args),
         Command::Train(args) => cmd::train::run(args),
+        Command::Run(args) => cmd::run::run(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

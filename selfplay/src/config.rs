@@ -49,6 +49,8 @@ pub enum RootSelection {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SelfplayConfig {
+    /// Worker processes `tengu run` starts.
+    pub workers: usize,
     /// Games in flight per worker; their leaves form one evaluator batch.
     pub games_in_flight: usize,
     /// Share of moves searched fully (playout cap randomization); the others use
@@ -77,6 +79,7 @@ pub struct SelfplayConfig {
 impl Default for SelfplayConfig {
     fn default() -> Self {
         SelfplayConfig {
+            workers: 1,
             games_in_flight: 64,
             full_search_share: 0.25,
             cheap_visits: 24,

@@ -1,6 +1,7 @@
 pub mod bench;
 pub mod moves;
 pub mod perft;
+pub mod run;
 pub mod selfplay;
 pub mod shards;
 pub mod show;

@@ -1,0 +1,79 @@
+//! `tengu run`: the whole training loop on one machine.
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use tengu_trainer::supervise::{self, RunOptions};
+use tengu_trainer::RunConfig;
+
+use crate::args::RunArgs;
+use crate::cmd::selfplay::stop_flag;
+
+pub fn run(args: RunArgs) -> Result<()> {
+    let run = match (&args.run, &args.config) {
+        (Some(r), _) => r.clone(),
+        (None, Some(c)) => std::path::Path::new("runs").join(c.file_stem().unwrap_or_default()),
+        (None, None) => bail!("give --config FILE (a new run) or --run DIR (resume a run)"),
+    };
+    let saved = run.join("config.toml");
+    if args.config.is_none() && !saved.exists() {
+        bail!(
+            "{} has no config.toml; give --config FILE to start a run there",
+            run.display()
+        );
+    }
+    let config = RunConfig::load(args.config.as_deref(), &run).map_err(anyhow::Error::msg)?;
+    std::fs::create_dir_all(&run).with_context(|| format!("cannot create {}", run.display()))?;
+    // The effective configuration, which every process of the run reads.
+    let text = toml::to_string(&config).context("serialising the configuration")?;
+    let tmp = run.join(".config.toml.tmp");
+    std::fs::write(
+        &tmp,
+        format!("# Effective configuration of this run (written by tengu run).\n{text}"),
+    )
+    .and_then(|_| std::fs::rename(&tmp, &saved))
+    .with_context(|| format!("cannot write {}", saved.display()))?;
+    let mut child_args = Vec::new();
+    if let Some(b) = &args.backend {
+        b.parse::<tengu_model::Backend>()
+            .map_err(anyhow::Error::msg)?;
+        child_args.extend(["--backend".to_string(), b.clone()]);
+    }
+    let options = RunOptions {
+        exe: std::env::current_exe().context("cannot find the tengu binary")?,
+        run: run.clone(),
+        workers: config.selfplay.workers,
+        child_args,
+        max_minutes: args.max_minutes,
+        max_steps: args.max_steps,
+        stop: stop_flag()?,
+    };
+    tracing::info!(run = %run.display(), game = %config.game, workers = options.workers, "run starting (logs in {}/logs)", run.display());
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new_spinner()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("valid template"),
+    );
+    let done = supervise::run(&options, &mut |s| {
+        bar.set_message(format!(
+            "{} games, {} rows, step {}, policy loss {:.3}, value loss {:.3}, latest {}{}",
+            s.games,
+            s.rows_seen,
+            s.step,
+            s.policy_loss,
+            s.value_loss,
+            s.checkpoint,
+            if s.worker_restarts > 0 {
+                format!(", {} restarts", s.worker_restarts)
+            } else {
+                String::new()
+            }
+        ));
+        bar.tick();
+    })?;
+    bar.finish_and_clear();
+    tracing::info!(games = done.games, step = done.step, checkpoint = %done.checkpoint, "run stopped");
+    Ok(())
+}

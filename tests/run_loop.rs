@@ -1,0 +1,126 @@
+//! `tengu run`, the main job, as a user runs it: workers and trainer on one run directory,
+//! resumed by running it again, a killed worker restarted.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const CONFIG: &str = r#"
+game = "dai-dai"
+[network]
+preset = "tiny"
+[search]
+visits = 8
+[selfplay]
+games_in_flight = 8
+cheap_visits = 2
+max_plies = 40
+rows_per_shard = 100
+checkpoint_poll_seconds = 0.5
+[train]
+batch_size = 16
+min_rows = 100
+steps_per_checkpoint = 20
+poll_seconds = 0.5
+"#;
+
+fn tengu(args: &[&str], dir: &Path) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn steps(run: &Path) -> Vec<u64> {
+    tengu_selfplay::run_dir::checkpoints(run)
+        .unwrap()
+        .iter()
+        .map(|(s, _)| *s)
+        .collect()
+}
+
+#[test]
+fn run_trains_publishes_checkpoints_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), CONFIG).unwrap();
+    let (ok, err) = tengu(
+        &[
+            "run",
+            "--config",
+            "tiny.toml",
+            "--max-steps",
+            "40",
+            "--quiet",
+        ],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    // The run directory is named after the config file.
+    let run = dir.path().join("runs/tiny");
+    assert_eq!(steps(&run), [0, 20, 40]);
+    assert!(run.join("config.toml").exists() && run.join("logs/trainer.log").exists());
+    assert!(!tengu_selfplay::shard::list(&run.join("shards"))
+        .unwrap()
+        .is_empty());
+    // Again, from the saved configuration: it goes on from step 40.
+    let (ok, err) = tengu(
+        &["run", "--run", "runs/tiny", "--max-steps", "60", "--quiet"],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    assert_eq!(steps(&run), [0, 20, 40, 60]);
+    let (ok, err) = tengu(&["run", "--run", "runs/none"], dir.path());
+    assert!(!ok && err.contains("config.toml"), "{err}");
+}
+
+#[test]
+fn a_killed_worker_is_restarted() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), CONFIG).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
+        .args([
+            "run",
+            "--config",
+            "tiny.toml",
+            "--max-minutes",
+            "0.15",
+            "--quiet",
+            "--log",
+            "info",
+        ])
+        .current_dir(dir.path())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut log = String::new();
+    let pid = loop {
+        let line = lines.next().expect("supervisor output").unwrap();
+        log.push_str(&line);
+        log.push('\n');
+        if let Some(rest) = line.split("started worker-0 pid=").nth(1) {
+            let digits: String = rest.chars().filter(char::is_ascii_digit).collect();
+            break digits;
+        }
+    };
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert!(Command::new("kill")
+        .args(["-KILL", &pid])
+        .status()
+        .unwrap()
+        .success());
+    for line in lines {
+        log.push_str(&line.unwrap());
+        log.push('\n');
+    }
+    assert!(child.wait().unwrap().success(), "{log}");
+    assert!(
+        log.contains("worker-0 exited") && log.contains("restarting"),
+        "{log}"
+    );
+}

@@ -58,10 +58,12 @@ pub struct SelfplayConfig {
     pub full_search_share: f32,
     /// Visits of a cheap search.
     pub cheap_visits: u32,
-    /// Moves before this ply are sampled with `temperature`; later ones take the most
-    /// visited move.
+    /// Moves before this ply are sampled with `temperature`, later ones with
+    /// `final_temperature` (0: the most visited move). A final temperature above 0 keeps
+    /// early networks from shuffling into draws by repetition.
     pub temperature_plies: u32,
     pub temperature: f32,
+    pub final_temperature: f32,
     /// Resign when the search value stays below `-resign_threshold` for
     /// `resign_consecutive` of one side's moves in a row.
     pub resign_threshold: f32,
@@ -85,6 +87,7 @@ impl Default for SelfplayConfig {
             cheap_visits: 24,
             temperature_plies: 30,
             temperature: 1.0,
+            final_temperature: 0.3,
             resign_threshold: 0.9,
             resign_consecutive: 6,
             no_resign_share: 0.1,
@@ -132,6 +135,10 @@ impl SelfplayConfig {
         check(
             self.temperature > 0.0,
             "selfplay.temperature must be positive",
+        )?;
+        check(
+            self.final_temperature >= 0.0,
+            "selfplay.final_temperature must not be negative",
         )?;
         check(
             (0.0..=1.0).contains(&self.no_resign_share),

@@ -180,9 +180,18 @@ impl SelfPlay {
         self.stats.evaluations += pending.len() as u64;
         for (&i, out) in pending.iter().zip(outputs) {
             let mut slot = self.slots[i].take().unwrap();
-            let (path, _, moves) = slot.pending.take().unwrap();
+            let (path, _, mut moves) = slot.pending.take().unwrap();
             let value = out.value();
-            slot.tree.expand(&path, moves, out.policy, value, false);
+            let mut policy = out.policy;
+            // A random move order breaks PUCT's ties at random: with the near-uniform priors
+            // of young networks, ties otherwise always go to the first generated move, and
+            // games shuffle one piece back and forth into a draw by repetition.
+            for k in (1..moves.len()).rev() {
+                let j = self.rng.gen_range(0..=k);
+                moves.swap(k, j);
+                policy.swap(k, j);
+            }
+            slot.tree.expand(&path, moves, policy, value, false);
             self.stats.simulations += 1;
             self.prepare_root(&mut slot);
             self.slots[i] = Some(slot);
@@ -246,7 +255,11 @@ impl SelfPlay {
     /// Plays the searched move of a slot; returns the game if it ended.
     fn make_move(&mut self, slot: &mut Slot) -> Option<FinishedGame> {
         let ply = slot.game.len() as u32;
-        let temperature = (ply < self.config.temperature_plies).then_some(self.config.temperature);
+        let temperature = if ply < self.config.temperature_plies {
+            Some(self.config.temperature)
+        } else {
+            (self.config.final_temperature > 0.0).then_some(self.config.final_temperature)
+        };
         let edge = slot.tree.choose_move(temperature, &mut self.rng);
         let root = slot.tree.root().expect("searched root");
         let pos = slot.game.position();

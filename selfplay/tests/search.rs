@@ -144,7 +144,7 @@ fn root_value_moves_toward_the_forced_result_with_more_visits() {
     let mut eval = tengu_model::Backend::Burn
         .new_evaluator(&variant, &net, "tiny")
         .unwrap();
-    let values: Vec<f32> = [8, 100, 1500]
+    let values: Vec<f32> = [8, 3000]
         .iter()
         .map(|&v| {
             search_game(
@@ -160,9 +160,12 @@ fn root_value_moves_toward_the_forced_result_with_more_visits() {
             .value
         })
         .collect();
-    eprintln!("root value at 8, 100, 1500 visits: {values:?}");
-    // An untrained network says about 0 everywhere; the search pulls the value to the win.
-    assert!(values[2] > 0.5 && values[2] > values[0] + 0.3, "{values:?}");
+    eprintln!("root value at 8 and 3000 visits: {values:?}");
+    // Whatever the untrained network says, the search value goes to the forced win (+1).
+    assert!(
+        values[1] > 0.85 && values[1] >= values[0] - 0.05,
+        "{values:?}"
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! configuration shared by every process of a run.
 
 pub mod config;
+pub mod curves;
 pub mod supervise;
 pub mod train;
 pub mod window;

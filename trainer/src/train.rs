@@ -250,6 +250,12 @@ pub fn run(
         if step % t.steps_per_checkpoint == 0 {
             last = save(trainer.as_ref(), options, &config, step, Some(last))?;
             progress.last_checkpoint = last.clone();
+            if let Err(e) = crate::curves::write(&options.run) {
+                tracing::warn!(
+                    "cannot draw {}: {e}",
+                    options.run.join("curves.svg").display()
+                );
+            }
         }
         on_progress(&progress);
     }

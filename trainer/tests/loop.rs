@@ -27,7 +27,7 @@ fn selfplay(run: &Path, games: u64, seed: u64) -> worker::WorkerProgress {
             games_in_flight: 8,
             cheap_visits: 4,
             full_search_share: 0.5,
-            max_plies: 60,
+            max_plies: 40,
             rows_per_shard: 200,
             ..SelfplayConfig::default()
         },
@@ -74,9 +74,19 @@ fn held_out_loss(checkpoint: &Path, examples: &[Example]) -> f64 {
 fn selfplay_then_training_gives_better_checkpoints_that_workers_use() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
+    // The trainer publishes its step-0 network at once; workers play with it (its priors
+    // shape the searches, so the targets carry something to learn).
+    assert_eq!(train_to(&run, 0).step, 0);
     selfplay(&run, 24, 1);
-    // Hold out the games of a separate worker run (another seed), kept outside the run.
+    // Hold out the games of a separate worker (another seed) with the same network.
     let holdout = dir.path().join("holdout");
+    std::fs::create_dir_all(run_dir::models(&holdout)).unwrap();
+    let first_model = run_dir::checkpoint_name(0);
+    std::fs::copy(
+        run_dir::models(&run).join(&first_model),
+        run_dir::models(&holdout).join(&first_model),
+    )
+    .unwrap();
     selfplay(&holdout, 6, 99);
     let variant = Variant::dai_dai();
     let mut examples = Vec::new();
@@ -135,4 +145,10 @@ fn selfplay_then_training_gives_better_checkpoints_that_workers_use() {
     )
     .unwrap();
     assert_eq!(meta.parent.as_deref(), Some("model-000000150.safetensors"));
+    // The curves are drawn as a picture beside the data.
+    let svg = std::fs::read_to_string(run.join("curves.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.matches("<polyline").count() == 3,
+        "{svg}"
+    );
 }

@@ -223,6 +223,21 @@ pub trait Trainer {
     fn set_learning_rate(&mut self, learning_rate: f64);
     /// Writes the current weights as a checkpoint (atomically).
     fn save(&self, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError>;
+    /// Writes the optimizer state (atomically), so a restart continues exactly.
+    fn save_optimizer(&self, path: &Path) -> Result<(), String>;
+    /// Restores optimizer state written by `save_optimizer`.
+    fn load_optimizer(&mut self, path: &Path) -> Result<(), String>;
+}
+
+/// Writes through a hidden temporary name, then renames.
+fn atomically(path: &Path, write: impl FnOnce(&Path) -> Result<(), String>) -> Result<(), String> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    write(&tmp)?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 impl Trainer for BurnTrainer {
@@ -236,6 +251,14 @@ impl Trainer for BurnTrainer {
 
     fn save(&self, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
         checkpoint::save(&self.net(), meta, path)
+    }
+
+    fn save_optimizer(&self, path: &Path) -> Result<(), String> {
+        atomically(path, |tmp| BurnTrainer::save_optimizer(self, tmp))
+    }
+
+    fn load_optimizer(&mut self, path: &Path) -> Result<(), String> {
+        BurnTrainer::load_optimizer(self, path)
     }
 }
 
@@ -251,5 +274,13 @@ impl Trainer for crate::tch_net::TchTrainer {
 
     fn save(&self, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
         self.net.save(meta, path)
+    }
+
+    fn save_optimizer(&self, _path: &Path) -> Result<(), String> {
+        Err("the tch trainer cannot save its AdamW state (tch exposes no optimizer state)".into())
+    }
+
+    fn load_optimizer(&mut self, _path: &Path) -> Result<(), String> {
+        Err("the tch trainer cannot restore AdamW state".into())
     }
 }

@@ -150,6 +150,7 @@ pub struct BurnTrainer {
     encoder: Encoder,
     index: PolicyIndex,
     device: Device,
+    weight_decay: f32,
     pub learning_rate: f64,
 }
 
@@ -170,6 +171,7 @@ impl BurnTrainer {
             index: PolicyIndex::new(encoder.clone()),
             encoder,
             device,
+            weight_decay,
             learning_rate,
         }
     }
@@ -210,6 +212,29 @@ impl BurnTrainer {
             policy: scalar(policy_loss),
             value: scalar(value_loss),
         })
+    }
+
+    /// Writes the optimizer state (AdamW moments, step counts) to `path` (burnpack).
+    pub fn save_optimizer(&self, path: &std::path::Path) -> Result<(), String> {
+        self.optim
+            .save(path)
+            .map_err(|e| format!("{}: {e:?}", path.display()))
+    }
+
+    /// Loads optimizer state written by [`BurnTrainer::save_optimizer`] for the same
+    /// architecture. On error the optimizer restarts from zero moments.
+    pub fn load_optimizer(&mut self, path: &std::path::Path) -> Result<(), String> {
+        let fresh = AdamWConfig::new()
+            .with_weight_decay(self.weight_decay)
+            .init();
+        let current = std::mem::replace(&mut self.optim, fresh);
+        match current.load(path) {
+            Ok(loaded) => {
+                self.optim = loaded;
+                Ok(())
+            }
+            Err(e) => Err(format!("{}: {e:?}", path.display())),
+        }
     }
 
     /// The current weights, without gradient tracking.

@@ -265,5 +265,5 @@ pub fn load(
             problem: format!("errors {:?}, missing {:?}", result.errors, result.missing),
         });
     }
-    Ok((net, meta))
+    Ok((net.with_stable_ids(), meta))
 }

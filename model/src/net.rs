@@ -12,7 +12,7 @@
 //! softmax runs over the legal moves only.
 
 use burn::config::Config;
-use burn::module::Module;
+use burn::module::{Module, ModuleMapper, Param, ParamId};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::relu;
@@ -85,7 +85,7 @@ impl NetConfig {
                 .init(device)
         };
         let c = self.channels;
-        Net {
+        let net = Net {
             stem: conv(self.planes, c, 1),
             blocks: (0..self.blocks)
                 .map(|_| ResBlock {
@@ -101,7 +101,27 @@ impl NetConfig {
             value_fc1: LinearConfig::new(self.value_channels, 64).init(device),
             value_fc2: LinearConfig::new(64, 3).init(device),
             head_dim: self.head_dim,
-        }
+        };
+        net.with_stable_ids()
+    }
+}
+
+/// Renumbers parameters 1, 2, ... in module order (burn draws random ids), so optimizer
+/// state saved from one instance of a network applies to another, e.g. after a restart.
+struct StableIds(u64);
+
+impl ModuleMapper for StableIds {
+    fn map_float<const D: usize>(&mut self, mut param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        self.0 += 1;
+        param.id = ParamId::from(self.0);
+        param
+    }
+}
+
+impl Net {
+    /// The same network with parameter ids that depend only on the architecture.
+    pub fn with_stable_ids(self) -> Net {
+        self.map(&mut StableIds(0))
     }
 }
 

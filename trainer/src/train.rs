@@ -101,6 +101,11 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
     }
 }
 
+/// Where the optimizer state of the checkpoint at `step` is kept.
+pub fn optimizer_path(run: &Path, step: u64) -> PathBuf {
+    run_dir::models(run).join(format!("optimizer-{step:09}.bpk"))
+}
+
 fn save(
     trainer: &dyn Trainer,
     options: &TrainOptions,
@@ -109,6 +114,13 @@ fn save(
     parent: Option<String>,
 ) -> Result<String, TrainError> {
     let name = run_dir::checkpoint_name(step);
+    // The optimizer state first: a checkpoint on disk always has its state beside it.
+    let state = optimizer_path(&options.run, step);
+    if let Err(e) = trainer.save_optimizer(&state) {
+        tracing::warn!(
+            "optimizer state not saved ({e}); a restart from step {step} resets the AdamW moments"
+        );
+    }
     let meta = CheckpointMeta {
         encoder_version: ENCODER_VERSION,
         game: options.variant.id().into(),
@@ -137,14 +149,22 @@ pub fn run(
     let (mut trainer, config, mut step, mut last) = match newest {
         Some((step, path)) => {
             let meta = tengu_model::checkpoint::read_meta(&path)?;
-            let trainer = options.backend.trainer(
+            let mut trainer = options.backend.trainer(
                 &options.variant,
                 &meta.config,
                 Some(&path),
                 t.learning_rate,
                 t.weight_decay,
             )?;
-            tracing::info!(checkpoint = %path.display(), step, "resuming");
+            let state = optimizer_path(&options.run, step);
+            match trainer.load_optimizer(&state) {
+                Ok(()) => {
+                    tracing::info!(checkpoint = %path.display(), step, "resuming with its optimizer state")
+                }
+                Err(e) => {
+                    tracing::warn!(checkpoint = %path.display(), step, "resuming without optimizer state: {e}")
+                }
+            }
             let name = path
                 .file_name()
                 .unwrap_or_default()
@@ -179,7 +199,6 @@ pub fn run(
         .open(&log_path)
         .map_err(io(&log_path))?;
     let mut window = Window::new(t.window_rows, options.variant.id());
-    let mut rng = SmallRng::seed_from_u64(options.seed ^ step);
     let mut progress = TrainProgress {
         step,
         last_checkpoint: last.clone(),
@@ -208,6 +227,10 @@ pub fn run(
             continue;
         }
         progress.waiting = false;
+        // Each step's sample depends only on the seed and the step, so a restarted trainer
+        // draws the batches it would have drawn.
+        let mut rng =
+            SmallRng::seed_from_u64(options.seed ^ (step + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut batch = Vec::with_capacity(t.batch_size);
         while batch.len() < t.batch_size {
             let row = window.sample(&mut rng).expect("window is not empty");

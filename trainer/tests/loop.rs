@@ -152,3 +152,52 @@ fn selfplay_then_training_gives_better_checkpoints_that_workers_use() {
         "{svg}"
     );
 }
+
+fn losses(run: &Path) -> Vec<(u64, f64, f64)> {
+    std::fs::read_to_string(run.join("train.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["step"].as_u64().unwrap(),
+                v["policy_loss"].as_f64().unwrap(),
+                v["value_loss"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_restarted_trainer_continues_exactly_as_an_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    // The same data and the same step-0 network for both runs.
+    assert_eq!(train_to(&a, 0).step, 0);
+    selfplay(&a, 12, 4);
+    for sub in ["models", "shards"] {
+        std::fs::create_dir_all(b.join(sub)).unwrap();
+        for entry in std::fs::read_dir(a.join(sub)).unwrap() {
+            let p = entry.unwrap().path();
+            std::fs::copy(&p, b.join(sub).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    train_to(&a, 40);
+    train_to(&b, 20);
+    assert!(
+        train::optimizer_path(&b, 20).exists(),
+        "optimizer state saved with the checkpoint"
+    );
+    train_to(&b, 40);
+    let (la, lb) = (losses(&a), losses(&b));
+    assert_eq!(la.len(), 40);
+    assert_eq!(lb.len(), 40);
+    for (x, y) in la.iter().zip(&lb) {
+        assert_eq!(x.0, y.0);
+        assert!(
+            (x.1 - y.1).abs() < 1e-5 && (x.2 - y.2).abs() < 1e-5,
+            "step {}: {x:?} vs {y:?}",
+            x.0
+        );
+    }
+}

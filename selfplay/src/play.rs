@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use tengu_model::{EvalError, EvalInput, Evaluator};
+use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
 use tengu_rules::{Color, Game, Move, Position, Record, Variant};
 
 use crate::config::{SearchConfig, SelfplayConfig};
@@ -15,6 +15,8 @@ use crate::shard::Row;
 /// A finished game: its record and training rows (results filled in).
 #[derive(Clone, Debug)]
 pub struct FinishedGame {
+    /// The checkpoint that played it (`uniform` before the first).
+    pub model: String,
     pub record: Record,
     pub rows: Vec<Row>,
     pub winner: Option<Color>,
@@ -33,6 +35,9 @@ struct PendingRow {
 }
 
 struct Slot {
+    /// Model generation and name this game is played with (fixed for the whole game).
+    generation: usize,
+    model: String,
     game: Game,
     tree: Tree,
     rows: Vec<PendingRow>,
@@ -63,7 +68,9 @@ pub struct SelfPlay {
     slots: Vec<Option<Slot>>,
     rng: SmallRng,
     finished: Vec<FinishedGame>,
-    /// Label written into game records (the model playing).
+    /// Model new games are played with: its generation number and name (written into
+    /// game records). Games in flight keep the model they started with.
+    pub generation: usize,
     pub model: String,
     /// When false, finished games are not replaced (used to drain before stopping).
     pub start_new_games: bool,
@@ -88,6 +95,7 @@ impl SelfPlay {
             slots,
             rng: SmallRng::seed_from_u64(seed),
             finished: Vec::new(),
+            generation: 0,
             model: "uniform".into(),
             start_new_games: true,
             games_started: 0,
@@ -109,6 +117,8 @@ impl SelfPlay {
     fn new_slot(&mut self) -> Slot {
         let no_resign = self.rng.gen::<f32>() < self.config.no_resign_share;
         let mut slot = Slot {
+            generation: self.generation,
+            model: self.model.clone(),
             game: Game::new(Position::initial(self.variant.clone())),
             tree: Tree::default(),
             rows: Vec::new(),
@@ -150,9 +160,26 @@ impl SelfPlay {
         }
     }
 
-    /// One step: every game runs simulations until it needs an evaluation (or makes moves),
-    /// then the leaves are evaluated in one batch and backed up.
+    /// Model generations used by the games in flight.
+    pub fn generations_in_use(&self) -> Vec<usize> {
+        let mut g: Vec<usize> = self.slots.iter().flatten().map(|s| s.generation).collect();
+        g.sort_unstable();
+        g.dedup();
+        g
+    }
+
+    /// One step with a single evaluator for every game.
     pub fn step(&mut self, eval: &mut dyn Evaluator) -> Result<(), EvalError> {
+        self.step_by_generation(&mut |_, inputs| eval.evaluate(inputs))
+    }
+
+    /// One step: every game runs simulations until it needs an evaluation (or makes moves),
+    /// then the leaves of each model generation are evaluated in one batch by
+    /// `evaluate(generation, batch)` and backed up.
+    pub fn step_by_generation(
+        &mut self,
+        evaluate: &mut dyn FnMut(usize, &[EvalInput<'_>]) -> Result<Vec<Evaluation>, EvalError>,
+    ) -> Result<(), EvalError> {
         for i in 0..self.slots.len() {
             self.advance(i);
         }
@@ -162,12 +189,23 @@ impl SelfPlay {
         if pending.is_empty() {
             return Ok(());
         }
-        let outputs = {
-            let inputs: Vec<EvalInput> = pending
+        let mut outputs: Vec<Option<Evaluation>> = vec![None; pending.len()];
+        for generation in self.generations_in_use() {
+            let members: Vec<usize> = (0..pending.len())
+                .filter(|&k| self.slots[pending[k]].as_ref().unwrap().generation == generation)
+                .collect();
+            if members.is_empty() {
+                continue;
+            }
+            let inputs: Vec<EvalInput> = members
                 .iter()
-                .map(|&i| {
-                    let (_, game, moves) =
-                        self.slots[i].as_ref().unwrap().pending.as_ref().unwrap();
+                .map(|&k| {
+                    let (_, game, moves) = self.slots[pending[k]]
+                        .as_ref()
+                        .unwrap()
+                        .pending
+                        .as_ref()
+                        .unwrap();
                     EvalInput {
                         position: game.position(),
                         moves,
@@ -175,8 +213,14 @@ impl SelfPlay {
                     }
                 })
                 .collect();
-            eval.evaluate(&inputs)?
-        };
+            for (&k, out) in members.iter().zip(evaluate(generation, &inputs)?) {
+                outputs[k] = Some(out);
+            }
+        }
+        let outputs: Vec<Evaluation> = outputs
+            .into_iter()
+            .map(|o| o.expect("every leaf evaluated"))
+            .collect();
         self.stats.evaluations += pending.len() as u64;
         for (&i, out) in pending.iter().zip(outputs) {
             let mut slot = self.slots[i].take().unwrap();
@@ -335,8 +379,8 @@ impl SelfPlay {
         let mut record = Record::new(
             slot.game.clone(),
             &[
-                ("Black", &self.model),
-                ("White", &self.model),
+                ("Black", &slot.model),
+                ("White", &slot.model),
                 ("Termination", termination),
             ],
         );
@@ -360,6 +404,7 @@ impl SelfPlay {
             None
         };
         FinishedGame {
+            model: slot.model.clone(),
             record,
             rows,
             winner,

@@ -1,6 +1,7 @@
 //! The self-play worker: plays games with the newest checkpoint of a run directory and
 //! writes shards and game records there until stopped.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -153,13 +154,15 @@ pub fn run(
         options.selfplay.clone(),
         options.seed,
     );
-    let mut evaluator: Box<dyn Evaluator> = Box::new(UniformEvaluator);
+    // Evaluators by model generation: new games use the newest; games in flight keep the
+    // one they started with, and an old evaluator is dropped once its last game ends.
+    let mut evaluators: BTreeMap<usize, Box<dyn Evaluator>> = BTreeMap::new();
+    evaluators.insert(0, Box::new(UniformEvaluator));
     let mut model = "uniform".to_string();
-    let mut next_model: Option<(String, PathBuf)> = None;
     if let Some((name, path)) = newest_model(options)? {
         let (eval, meta) = options.backend.load_evaluator(&path, &options.variant)?;
         tracing::info!(checkpoint = %name, step = meta.step, "loaded checkpoint");
-        evaluator = eval;
+        evaluators.insert(0, eval);
         model = name;
     }
     play.model = model.clone();
@@ -188,37 +191,34 @@ pub fn run(
         if all_started && play.games_in_flight() == 0 {
             break;
         }
-        play.start_new_games = next_model.is_none();
-        // A newer checkpoint: let the games in flight finish with the old one, then switch.
-        if next_model.is_none() && last_poll.elapsed() >= poll {
+        if last_poll.elapsed() >= poll {
             last_poll = Instant::now();
             if let Some((name, path)) = newest_model(options)? {
                 if name != model {
-                    tracing::info!(checkpoint = %name, "newer checkpoint found; switching after the games in flight");
-                    next_model = Some((name, path));
+                    match options.backend.load_evaluator(&path, &options.variant) {
+                        Ok((eval, meta)) => {
+                            play.generation += 1;
+                            evaluators.insert(play.generation, eval);
+                            tracing::info!(checkpoint = %name, step = meta.step, "new games use the newer checkpoint");
+                            model = name;
+                            play.model = model.clone();
+                            progress.model = model.clone();
+                        }
+                        Err(e) => {
+                            tracing::warn!("cannot load {}: {e}; keeping {model}", path.display())
+                        }
+                    }
                 }
             }
         }
-        if next_model.is_some() && play.games_in_flight() == 0 {
-            let (name, path) = next_model.take().unwrap();
-            let written = out.flush(&model)?;
-            if written > 0 {
-                progress.shards += 1;
-                progress.rows += written as u64;
-            }
-            match options.backend.load_evaluator(&path, &options.variant) {
-                Ok((eval, meta)) => {
-                    tracing::info!(checkpoint = %name, step = meta.step, "switched checkpoint");
-                    evaluator = eval;
-                    model = name;
-                }
-                Err(e) => tracing::warn!("cannot load {}: {e}; keeping {model}", path.display()),
-            }
-            play.model = model.clone();
-            progress.model = model.clone();
-            continue;
-        }
-        play.step(evaluator.as_mut())?;
+        play.step_by_generation(&mut |generation, inputs| {
+            evaluators
+                .get_mut(&generation)
+                .expect("an evaluator for every generation in use")
+                .evaluate(inputs)
+        })?;
+        let in_use = play.generations_in_use();
+        evaluators.retain(|g, _| *g == play.generation || in_use.contains(g));
         for game in play.take_finished() {
             progress.games += 1;
             plies_total += game.plies as u64;
@@ -226,11 +226,18 @@ pub fn run(
                 progress.resignation_checks += 1;
                 progress.false_resignations += f as u64;
             }
+            // A shard holds the games of one model.
+            if out.games.first().is_some_and(|g| g.model != game.model) {
+                let model_of_shard = out.games[0].model.clone();
+                progress.rows += out.flush(&model_of_shard)? as u64;
+                progress.shards += 1;
+            }
             out.rows += game.rows.len();
             out.games.push(game);
         }
         if out.rows >= options.selfplay.rows_per_shard {
-            progress.rows += out.flush(&model)? as u64;
+            let model_of_shard = out.games[0].model.clone();
+            progress.rows += out.flush(&model_of_shard)? as u64;
             progress.shards += 1;
         }
         progress.moves = play.stats.moves;
@@ -244,7 +251,8 @@ pub fn run(
         on_progress(&progress);
     }
     // Finished games are never lost: whatever is done goes into a last shard.
-    let written = out.flush(&model)?;
+    let model_of_shard = out.games.first().map_or(model, |g| g.model.clone());
+    let written = out.flush(&model_of_shard)?;
     if written > 0 {
         progress.rows += written as u64;
         progress.shards += 1;

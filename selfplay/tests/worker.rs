@@ -76,3 +76,63 @@ fn plays_uniform_before_the_first_checkpoint_then_the_newest_one() {
         "{models:?}"
     );
 }
+
+#[test]
+fn a_checkpoint_published_mid_run_is_used_for_new_games_without_draining() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path();
+    let variant = Variant::dai_dai();
+    let enc = Encoder::new(&variant);
+    let config = NetConfig::preset("tiny", enc.planes(), enc.size()).unwrap();
+    let mut opts = options(run, 8);
+    opts.selfplay.games_in_flight = 3;
+    opts.selfplay.checkpoint_poll_seconds = 0.0;
+    opts.selfplay.rows_per_shard = 1;
+    let mut published = false;
+    let mut in_flight_when_published = 0;
+    let done = worker::run(&opts, &mut |p| {
+        if !published && p.games >= 1 {
+            let meta = CheckpointMeta {
+                encoder_version: ENCODER_VERSION,
+                game: "dai-dai".into(),
+                config: config.clone(),
+                step: 7,
+                parent: None,
+            };
+            let fresh = Backend::Burn
+                .trainer(&variant, &config, None, 1e-3, 0.0)
+                .unwrap();
+            std::fs::create_dir_all(run_dir::models(run)).unwrap();
+            fresh
+                .save(
+                    &meta,
+                    &run_dir::models(run).join(run_dir::checkpoint_name(7)),
+                )
+                .unwrap();
+            published = true;
+            in_flight_when_published = p.games;
+            // Past the worker's shortest polling interval (0.1 s).
+            std::thread::sleep(std::time::Duration::from_millis(150));
+        }
+    })
+    .unwrap();
+    assert_eq!(done.games, 8);
+    assert!(in_flight_when_published < 8);
+    let mut by_model = std::collections::BTreeMap::new();
+    for s in shard::list(&run_dir::shards(run)).unwrap() {
+        let h = shard::read_header(&s).unwrap();
+        *by_model.entry(h.model).or_insert(0) += h.games;
+    }
+    // Games begun before the checkpoint finished with the uniform evaluator, later ones used it.
+    assert!(
+        by_model.get("uniform").is_some_and(|&g| g >= 1),
+        "{by_model:?}"
+    );
+    assert!(
+        by_model
+            .get("model-000000007.safetensors")
+            .is_some_and(|&g| g >= 1),
+        "{by_model:?}"
+    );
+    assert_eq!(by_model.values().sum::<u32>(), 8);
+}

@@ -29,9 +29,50 @@ pub enum Command {
     Shards(ShardsArgs),
     /// Train on a run directory's shards and publish checkpoints (resumes from the newest).
     Train(TrainArgs),
+    /// A match between two players: score, Elo with a 95% interval, optional SPRT.
+    Match(MatchArgs),
     /// The main job: self-play workers and the trainer on one run directory, supervised,
     /// with one progress view. Running it again resumes the run.
     Run(RunArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MatchArgs {
+    /// Player A: `random`, `greedy`, `alphabeta[:MS[:DEPTH]]` (time per move in ms, default
+    /// 200, depth limit default 4) or `checkpoint:PATH[:VISITS]` (MCTS, default 64 visits).
+    pub a: String,
+    /// Player B, as A.
+    pub b: String,
+    /// Game: dai-dai or maka-dai-dai.
+    #[arg(long, default_value = "dai-dai")]
+    pub game: String,
+    /// Games (rounded up to pairs: each opening is played with both colours).
+    #[arg(long, default_value_t = 20)]
+    pub games: u64,
+    /// Random plies of each opening.
+    #[arg(long, default_value_t = 4)]
+    pub opening_plies: u32,
+    /// Longer games are adjudicated: won by a side with at least --material-ratio times the
+    /// other's material (fixed piece values), else drawn.
+    #[arg(long, default_value_t = 400)]
+    pub max_plies: u32,
+    /// Material ratio that wins at the ply cap (0: every capped game is a draw).
+    #[arg(long, default_value_t = 1.5)]
+    pub material_ratio: f32,
+    /// Directory for results.jsonl and game records; rerunning with it continues the match.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+    /// Stop early by SPRT: `elo0,elo1,alpha,beta` (e.g. `0,50,0.05,0.05`).
+    #[arg(long)]
+    pub sprt: Option<String>,
+    /// Network backend for checkpoint players.
+    #[arg(long, default_value = "burn")]
+    pub backend: String,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON object at the end instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -21,6 +21,7 @@ fn main() {
         Command::Shards(args) => cmd::shards::run(args),
         Command::Train(args) => cmd::train::run(args),
         Command::Run(args) => cmd::run::run(args),
+        Command::Match(args) => cmd::arena::run_match(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -1,6 +1,7 @@
 //! Self-play for tengu: PUCT search over the `Evaluator` trait with many games in flight,
 //! replay shards, the run-directory layout and the self-play worker.
 
+pub mod arena;
 pub mod config;
 pub mod mcts;
 pub mod play;

@@ -1,3 +1,4 @@
+pub mod arena;
 pub mod bench;
 pub mod moves;
 pub mod perft;

@@ -1,0 +1,250 @@
+//! A match between two players: paired openings (each played with both colours), a ply cap
+//! adjudicated as a draw, game records, results appended to `results.jsonl` so an
+//! interrupted match continues where it stopped, and an optional SPRT early stop.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use tengu_rules::{Color, Game, Position, Record, Variant};
+
+use super::elo::{Score, Sprt, SprtDecision};
+use super::players::Player;
+
+pub struct MatchOptions {
+    pub variant: Arc<Variant>,
+    /// Games to play (rounded up to pairs).
+    pub games: u64,
+    /// Random plies of each opening (then both colours play it).
+    pub opening_plies: u32,
+    pub max_plies: u32,
+    /// At the ply cap, a side whose material (fixed piece values, royals excluded) is at
+    /// least this many times the other's wins ("material adjudication"); None: a draw.
+    pub material_ratio: Option<f32>,
+    pub seed: u64,
+    /// Directory for `results.jsonl` and `games/`; None keeps nothing.
+    pub out: Option<PathBuf>,
+    pub sprt: Option<Sprt>,
+}
+
+/// One finished game, from player A's view.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameResult {
+    pub index: u64,
+    pub a: String,
+    pub b: String,
+    pub a_is_black: bool,
+    /// 1 A won, 0 draw, -1 A lost.
+    pub result: i8,
+    pub plies: u32,
+    pub termination: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct MatchSummary {
+    pub score: Score,
+    pub results: Vec<GameResult>,
+    pub sprt: Option<SprtDecision>,
+}
+
+/// The opening of pair `k`: `plies` random legal moves from the initial position.
+fn opening(variant: &Arc<Variant>, seed: u64, k: u64, plies: u32) -> Game {
+    let mut rng = SmallRng::seed_from_u64(seed ^ k.wrapping_mul(0xA076_1D64_78BD_642F));
+    let mut game = Game::new(Position::initial(variant.clone()));
+    for _ in 0..plies {
+        if game.outcome().is_some() {
+            break;
+        }
+        let moves = game.position().legal_move_list();
+        game.play_unchecked(moves[rng.gen_range(0..moves.len())]);
+    }
+    game
+}
+
+/// Material of each side (fixed piece values, royals excluded), indexed by colour.
+pub fn material(pos: &Position, values: &[f32]) -> [f32; 2] {
+    let mut m = [0.0; 2];
+    for c in Color::ALL {
+        for s in pos.squares_of(c) {
+            if let Some(p) = pos.piece_at(s) {
+                if values[p.ty] < 1000.0 {
+                    m[c.index()] += values[p.ty];
+                }
+            }
+        }
+    }
+    m
+}
+
+fn play_game(
+    a: &mut dyn Player,
+    b: &mut dyn Player,
+    mut game: Game,
+    a_is_black: bool,
+    options: &MatchOptions,
+    values: &[f32],
+) -> Result<(Game, i8, String), String> {
+    let max_plies = options.max_plies;
+    let a_color = if a_is_black {
+        Color::Black
+    } else {
+        Color::White
+    };
+    loop {
+        if let Some(o) = game.outcome() {
+            let r = match o.winner {
+                None => 0,
+                Some(c) if c == a_color => 1,
+                Some(_) => -1,
+            };
+            return Ok((game, r, o.termination.as_str().into()));
+        }
+        if game.len() as u32 >= max_plies {
+            if let Some(ratio) = options.material_ratio {
+                let m = material(game.position(), values);
+                let (mine, theirs) = (m[a_color.index()], m[a_color.opposite().index()]);
+                if mine >= ratio * theirs.max(1e-3) {
+                    return Ok((game, 1, "adjudicated on material".into()));
+                }
+                if theirs >= ratio * mine.max(1e-3) {
+                    return Ok((game, -1, "adjudicated on material".into()));
+                }
+            }
+            return Ok((game, 0, "ply cap".into()));
+        }
+        let m = if game.position().side_to_move() == a_color {
+            a.choose(&game)?
+        } else {
+            b.choose(&game)?
+        };
+        game.play(m)?;
+    }
+}
+
+fn read_previous(path: &PathBuf, a: &str, b: &str) -> Vec<GameResult> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<GameResult>(l).ok())
+        .filter(|r| r.a == a && r.b == b)
+        .collect()
+}
+
+/// Plays the match; `on_game` sees each result and the running score.
+pub fn run(
+    a: &mut dyn Player,
+    b: &mut dyn Player,
+    options: &MatchOptions,
+    on_game: &mut dyn FnMut(&GameResult, &Score),
+) -> Result<MatchSummary, String> {
+    let (a_name, b_name) = (a.name(), b.name());
+    let results_path = options.out.as_ref().map(|d| d.join("results.jsonl"));
+    let mut results = results_path
+        .as_ref()
+        .map(|p| read_previous(p, &a_name, &b_name))
+        .unwrap_or_default();
+    let mut log = match (&options.out, &results_path) {
+        (Some(dir), Some(path)) => {
+            std::fs::create_dir_all(dir.join("games"))
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            Some(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|e| format!("{}: {e}", path.display()))?,
+            )
+        }
+        _ => None,
+    };
+    let mut score = Score::default();
+    for r in &results {
+        add(&mut score, r.result);
+    }
+    let total = options.games.div_ceil(2) * 2;
+    let values = super::players::piece_values(&options.variant);
+    let mut decision = options.sprt.map(|s| s.decide(&score));
+    for index in 0..total {
+        if decision.is_some_and(|d| d != SprtDecision::Continue) {
+            break;
+        }
+        if results.iter().any(|r| r.index == index) {
+            continue; // played before an interruption
+        }
+        let a_is_black = index % 2 == 0;
+        let start = opening(
+            &options.variant,
+            options.seed,
+            index / 2,
+            options.opening_plies,
+        );
+        let (game, result, termination) = play_game(a, b, start, a_is_black, options, &values)?;
+        let r = GameResult {
+            index,
+            a: a_name.clone(),
+            b: b_name.clone(),
+            a_is_black,
+            result,
+            plies: game.len() as u32,
+            termination,
+        };
+        if let Some(dir) = &options.out {
+            let (black, white) = if a_is_black {
+                (&a_name, &b_name)
+            } else {
+                (&b_name, &a_name)
+            };
+            let mut record = Record::new(
+                game,
+                &[
+                    ("Black", black),
+                    ("White", white),
+                    ("Termination", &r.termination),
+                ],
+            );
+            let black_result = if a_is_black { result } else { -result };
+            for (k, v) in record.tags.iter_mut() {
+                if k == "Result" {
+                    *v = match black_result {
+                        1 => "1-0",
+                        -1 => "0-1",
+                        _ => "1/2-1/2",
+                    }
+                    .into();
+                }
+            }
+            let path = dir.join("games").join(format!("game-{index:05}.record"));
+            std::fs::write(&path, record.to_string())
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        if let Some(log) = log.as_mut() {
+            writeln!(
+                log,
+                "{}",
+                serde_json::to_string(&r).expect("result serialises")
+            )
+            .map_err(|e| e.to_string())?;
+        }
+        add(&mut score, r.result);
+        on_game(&r, &score);
+        results.push(r);
+        decision = options.sprt.map(|s| s.decide(&score));
+    }
+    Ok(MatchSummary {
+        score,
+        results,
+        sprt: decision,
+    })
+}
+
+fn add(score: &mut Score, result: i8) {
+    match result {
+        1 => score.wins += 1,
+        0 => score.draws += 1,
+        _ => score.losses += 1,
+    }
+}

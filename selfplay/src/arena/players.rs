@@ -1,0 +1,297 @@
+//! Players for matches: uniformly random, greedy (best immediate material gain), a classical
+//! alpha-beta searcher (material and mobility, iterative deepening), and MCTS with a network.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use tengu_model::Evaluator;
+use tengu_rules::{Game, Move, Piece, Position, Square, Variant};
+
+use crate::config::SearchConfig;
+use crate::mcts::search_game;
+
+/// Something that picks a move in a game that is not over.
+pub trait Player: Send {
+    fn name(&self) -> String;
+    fn choose(&mut self, game: &Game) -> Result<Move, String>;
+}
+
+/// Fixed piece values: the moves a piece type has from the centre of an empty board (its
+/// mobility), so long-range and lion-type pieces are worth more than steppers; royals 1000.
+pub fn piece_values(variant: &Arc<Variant>) -> Vec<f32> {
+    let n = variant.size();
+    let centre = Square::new(n / 2, n / 2);
+    let mut moves = Vec::new();
+    variant
+        .piece_types()
+        .iter()
+        .enumerate()
+        .map(|(ty, t)| {
+            if variant.kinds()[t.kind].royal {
+                return 1000.0;
+            }
+            let mut pos = Position::empty(variant.clone(), tengu_rules::Color::Black, false);
+            pos.put(
+                centre,
+                Piece {
+                    color: tengu_rules::Color::Black,
+                    ty,
+                },
+            );
+            moves.clear();
+            pos.pseudo_legal_moves(&mut moves);
+            1.0 + moves.iter().filter(|m| !m.is_pass()).count() as f32 / 8.0
+        })
+        .collect()
+}
+
+/// Material gained by a move: the values of the pieces it captures.
+fn gain(pos: &Position, values: &[f32], m: Move) -> f32 {
+    m.captures()
+        .filter_map(|s| pos.piece_at(s))
+        .map(|p| values[p.ty])
+        .sum()
+}
+
+pub struct RandomPlayer {
+    rng: SmallRng,
+}
+
+impl RandomPlayer {
+    pub fn new(seed: u64) -> RandomPlayer {
+        RandomPlayer {
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
+}
+
+impl Player for RandomPlayer {
+    fn name(&self) -> String {
+        "random".into()
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+        let moves = game.position().legal_move_list();
+        if moves.is_empty() {
+            return Err("no legal move".into());
+        }
+        Ok(moves[self.rng.gen_range(0..moves.len())])
+    }
+}
+
+/// Takes the largest immediate material gain; random among equals.
+pub struct GreedyPlayer {
+    values: Vec<f32>,
+    rng: SmallRng,
+}
+
+impl GreedyPlayer {
+    pub fn new(variant: &Arc<Variant>, seed: u64) -> GreedyPlayer {
+        GreedyPlayer {
+            values: piece_values(variant),
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
+}
+
+impl Player for GreedyPlayer {
+    fn name(&self) -> String {
+        "greedy".into()
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+        let pos = game.position();
+        let moves = pos.legal_move_list();
+        let best = moves
+            .iter()
+            .map(|&m| gain(pos, &self.values, m))
+            .fold(f32::NEG_INFINITY, f32::max);
+        let top: Vec<Move> = moves
+            .into_iter()
+            .filter(|&m| gain(pos, &self.values, m) >= best)
+            .collect();
+        if top.is_empty() {
+            return Err("no legal move".into());
+        }
+        Ok(top[self.rng.gen_range(0..top.len())])
+    }
+}
+
+/// Negamax alpha-beta on material plus a small mobility term, deepening until `budget`.
+pub struct AlphaBetaPlayer {
+    values: Vec<f32>,
+    budget: Duration,
+    max_depth: u32,
+    rng: SmallRng,
+}
+
+struct OutOfTime;
+
+impl AlphaBetaPlayer {
+    pub fn new(
+        variant: &Arc<Variant>,
+        budget: Duration,
+        max_depth: u32,
+        seed: u64,
+    ) -> AlphaBetaPlayer {
+        AlphaBetaPlayer {
+            values: piece_values(variant),
+            budget,
+            max_depth,
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
+
+    /// Material of the side to move minus the opponent's, plus 0.01 per legal move.
+    fn evaluate(&self, pos: &Position, moves: usize) -> f32 {
+        let me = pos.side_to_move();
+        let mut material = 0.0;
+        for color in [me, me.opposite()] {
+            let sign = if color == me { 1.0 } else { -1.0 };
+            for s in pos.squares_of(color) {
+                if let Some(p) = pos.piece_at(s) {
+                    material += sign * self.values[p.ty].min(100.0);
+                }
+            }
+        }
+        material + 0.01 * moves as f32
+    }
+
+    fn negamax(
+        &self,
+        pos: &mut Position,
+        depth: u32,
+        mut alpha: f32,
+        beta: f32,
+        deadline: Instant,
+    ) -> Result<f32, OutOfTime> {
+        if Instant::now() >= deadline {
+            return Err(OutOfTime);
+        }
+        let mut moves = Vec::new();
+        pos.legal_moves(&mut moves);
+        if moves.is_empty() {
+            return Ok(-10_000.0 - depth as f32); // no legal move loses (RULES.md §5.3)
+        }
+        if depth == 0 {
+            return Ok(self.evaluate(pos, moves.len()));
+        }
+        // Captures of the most valuable pieces first.
+        moves.sort_by(|&a, &b| gain(pos, &self.values, b).total_cmp(&gain(pos, &self.values, a)));
+        let mut best = f32::NEG_INFINITY;
+        for m in moves {
+            let undo = pos.play(m);
+            let v = self.negamax(pos, depth - 1, -beta, -alpha, deadline);
+            pos.unplay(m, undo);
+            let v = -v?;
+            best = best.max(v);
+            alpha = alpha.max(v);
+            if alpha >= beta {
+                break;
+            }
+        }
+        Ok(best)
+    }
+}
+
+impl Player for AlphaBetaPlayer {
+    fn name(&self) -> String {
+        format!(
+            "alphabeta({}ms,depth<={})",
+            self.budget.as_millis(),
+            self.max_depth
+        )
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+        let deadline = Instant::now() + self.budget;
+        let mut pos = game.position().clone();
+        let mut moves = pos.legal_move_list();
+        if moves.is_empty() {
+            return Err("no legal move".into());
+        }
+        // Random order among equals, so repeated games differ.
+        for k in (1..moves.len()).rev() {
+            moves.swap(k, self.rng.gen_range(0..=k));
+        }
+        let mut best = moves[0];
+        for depth in 1..=self.max_depth {
+            let mut scored = Vec::with_capacity(moves.len());
+            let mut alpha = f32::NEG_INFINITY;
+            let mut complete = true;
+            for &m in &moves {
+                let undo = pos.play(m);
+                let v = self.negamax(&mut pos, depth - 1, f32::NEG_INFINITY, -alpha, deadline);
+                pos.unplay(m, undo);
+                match v {
+                    Ok(v) => {
+                        alpha = alpha.max(-v);
+                        scored.push((-v, m));
+                    }
+                    Err(OutOfTime) => {
+                        complete = false;
+                        break;
+                    }
+                }
+            }
+            if !complete {
+                break;
+            }
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+            best = scored[0].1;
+            // Search the best move first next time.
+            moves = scored.into_iter().map(|(_, m)| m).collect();
+        }
+        Ok(best)
+    }
+}
+
+/// MCTS with an evaluator (a checkpoint), a fixed number of visits per move.
+pub struct MctsPlayer {
+    pub label: String,
+    pub evaluator: Box<dyn Evaluator>,
+    pub search: SearchConfig,
+    pub visits: u32,
+    seed: u64,
+}
+
+impl MctsPlayer {
+    pub fn new(
+        label: String,
+        evaluator: Box<dyn Evaluator>,
+        search: SearchConfig,
+        visits: u32,
+        seed: u64,
+    ) -> MctsPlayer {
+        MctsPlayer {
+            label,
+            evaluator,
+            search,
+            visits,
+            seed,
+        }
+    }
+}
+
+impl Player for MctsPlayer {
+    fn name(&self) -> String {
+        format!("{} ({} visits)", self.label, self.visits)
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+        self.seed = self.seed.wrapping_add(1);
+        search_game(
+            game,
+            self.evaluator.as_mut(),
+            &self.search,
+            self.visits,
+            u32::MAX,
+            self.seed,
+        )
+        .map_err(|e| e.to_string())?
+        .map(|r| r.best)
+        .ok_or_else(|| "the game is over".into())
+    }
+}

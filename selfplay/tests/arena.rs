@@ -1,0 +1,137 @@
+//! Elo and SPRT against known values; baseline players ranked as they must be; an
+//! interrupted match continues.
+
+use std::time::Duration;
+
+use tengu_rules::Variant;
+use tengu_selfplay::arena::elo::{
+    elo_from_score, elo_interval, score_from_elo, Score, Sprt, SprtDecision,
+};
+use tengu_selfplay::arena::matches::{self, MatchOptions};
+use tengu_selfplay::arena::players::{AlphaBetaPlayer, GreedyPlayer, RandomPlayer};
+
+#[test]
+fn elo_matches_known_values() {
+    assert!(elo_from_score(0.5).abs() < 1e-9);
+    assert!((elo_from_score(0.75) - 190.8485).abs() < 1e-3);
+    assert!((elo_from_score(0.64) - 99.951).abs() < 1e-3);
+    assert!((elo_from_score(0.25) + 190.8485).abs() < 1e-3);
+    for elo in [-300.0, -35.0, 0.0, 12.5, 400.0] {
+        assert!((elo_from_score(score_from_elo(elo)) - elo).abs() < 1e-6);
+    }
+    // +60 =20 -20: mean 0.7, per-game variance 0.16, 95% interval 86.2 .. 218.3.
+    let s = Score {
+        wins: 60,
+        draws: 20,
+        losses: 20,
+    };
+    assert!((s.mean() - 0.7).abs() < 1e-12 && (s.variance() - 0.16).abs() < 1e-12);
+    let (lo, mid, hi) = elo_interval(&s);
+    assert!(
+        (lo - 86.225).abs() < 0.01 && (mid - 147.191).abs() < 0.01 && (hi - 218.252).abs() < 0.01,
+        "{lo} {mid} {hi}"
+    );
+}
+
+#[test]
+fn sprt_bounds_llr_and_decisions() {
+    let sprt = Sprt {
+        elo0: 0.0,
+        elo1: 50.0,
+        alpha: 0.05,
+        beta: 0.05,
+    };
+    let (lo, hi) = sprt.bounds();
+    assert!((lo + 2.944439).abs() < 1e-5 && (hi - 2.944439).abs() < 1e-5);
+    let s = Score {
+        wins: 60,
+        draws: 20,
+        losses: 20,
+    };
+    assert!((sprt.llr(&s) - 7.33696).abs() < 1e-4, "{}", sprt.llr(&s));
+    assert_eq!(sprt.decide(&s), SprtDecision::AcceptH1);
+    assert_eq!(
+        sprt.decide(&Score {
+            wins: 20,
+            draws: 20,
+            losses: 60
+        }),
+        SprtDecision::AcceptH0
+    );
+    assert_eq!(
+        sprt.decide(&Score {
+            wins: 3,
+            draws: 2,
+            losses: 3
+        }),
+        SprtDecision::Continue
+    );
+}
+
+fn options(games: u64, out: Option<std::path::PathBuf>) -> MatchOptions {
+    MatchOptions {
+        variant: Variant::dai_dai(),
+        games,
+        opening_plies: 4,
+        max_plies: 300,
+        material_ratio: Some(1.5),
+        seed: 3,
+        out,
+        sprt: None,
+    }
+}
+
+#[test]
+fn greedy_is_far_ahead_of_random() {
+    let variant = Variant::dai_dai();
+    let mut greedy = GreedyPlayer::new(&variant, 1);
+    let mut random = RandomPlayer::new(2);
+    let s = matches::run(&mut greedy, &mut random, &options(10, None), &mut |_, _| {})
+        .unwrap()
+        .score;
+    assert!(s.mean() >= 0.9, "{s:?}");
+}
+
+#[test]
+fn alpha_beta_beats_greedy() {
+    let variant = Variant::dai_dai();
+    // Depth 2 without a time limit, so the result does not depend on the machine's speed.
+    let mut ab = AlphaBetaPlayer::new(&variant, Duration::from_secs(600), 2, 1);
+    let mut greedy = GreedyPlayer::new(&variant, 2);
+    let opts = MatchOptions {
+        max_plies: 400,
+        ..options(2, None)
+    };
+    let s = matches::run(&mut ab, &mut greedy, &opts, &mut |_, _| {})
+        .unwrap()
+        .score;
+    assert!(s.mean() >= 0.75, "{s:?}");
+}
+
+#[test]
+fn an_interrupted_match_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let variant = Variant::dai_dai();
+    let out = Some(dir.path().to_path_buf());
+    let (mut a, mut b) = (GreedyPlayer::new(&variant, 1), RandomPlayer::new(2));
+    let first = matches::run(&mut a, &mut b, &options(4, out.clone()), &mut |_, _| {}).unwrap();
+    assert_eq!(first.results.len(), 4);
+    let mut new_games = 0;
+    let second = matches::run(&mut a, &mut b, &options(6, out.clone()), &mut |_, _| {
+        new_games += 1
+    })
+    .unwrap();
+    assert_eq!(new_games, 2, "only the missing games are played");
+    assert_eq!(second.score.games(), 6);
+    let lines = std::fs::read_to_string(dir.path().join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(lines, 6);
+    let records = std::fs::read_dir(dir.path().join("games")).unwrap().count();
+    assert_eq!(records, 6);
+    for entry in std::fs::read_dir(dir.path().join("games")).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        tengu_rules::Record::parse(&text).unwrap();
+    }
+}

@@ -1,0 +1,126 @@
+//! `tengu match`: two players, paired openings, Elo and SPRT.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use serde_json::json;
+use tengu_model::Backend;
+use tengu_rules::Variant;
+use tengu_selfplay::arena::elo::{elo_interval, Sprt};
+use tengu_selfplay::arena::matches::{self, MatchOptions};
+use tengu_selfplay::arena::players::{
+    AlphaBetaPlayer, GreedyPlayer, MctsPlayer, Player, RandomPlayer,
+};
+use tengu_selfplay::SearchConfig;
+
+use crate::args::MatchArgs;
+
+/// A player from its command-line description.
+pub fn player(
+    spec: &str,
+    variant: &Arc<Variant>,
+    backend: Backend,
+    seed: u64,
+) -> Result<Box<dyn Player>> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    let number = |i: usize, default: u64| -> Result<u64> {
+        parts.get(i).map_or(Ok(default), |t| {
+            t.parse()
+                .with_context(|| format!("player {spec:?}: {t:?} is not a number"))
+        })
+    };
+    Ok(match parts[0] {
+        "random" if parts.len() == 1 => Box::new(RandomPlayer::new(seed)),
+        "greedy" if parts.len() == 1 => Box::new(GreedyPlayer::new(variant, seed)),
+        "alphabeta" if parts.len() <= 3 => {
+            Box::new(AlphaBetaPlayer::new(variant, Duration::from_millis(number(1, 200)?), number(2, 4)? as u32, seed))
+        }
+        "checkpoint" if (2..=3).contains(&parts.len()) => {
+            let path = std::path::Path::new(parts[1]);
+            let (eval, meta) = backend.load_evaluator(path, variant)?;
+            let label = format!("{} step {}", path.file_name().unwrap_or_default().to_string_lossy(), meta.step);
+            Box::new(MctsPlayer::new(label, eval, SearchConfig::default(), number(2, 64)? as u32, seed))
+        }
+        _ => bail!("player {spec:?}: expected random, greedy, alphabeta[:MS[:DEPTH]] or checkpoint:PATH[:VISITS]"),
+    })
+}
+
+fn parse_sprt(text: &str) -> Result<Sprt> {
+    let v: Vec<f64> = text
+        .split(',')
+        .map(|t| t.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("--sprt {text:?}: expected elo0,elo1,alpha,beta"))?;
+    let [elo0, elo1, alpha, beta] = v[..] else {
+        bail!("--sprt {text:?}: expected four numbers elo0,elo1,alpha,beta")
+    };
+    if !(elo1 > elo0 && 0.0 < alpha && alpha < 0.5 && 0.0 < beta && beta < 0.5) {
+        bail!("--sprt {text:?}: need elo1 > elo0 and alpha, beta in (0, 0.5)");
+    }
+    Ok(Sprt {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+    })
+}
+
+pub fn run_match(args: MatchArgs) -> Result<()> {
+    let Some(variant) = Variant::builtin(&args.game) else {
+        bail!(
+            "unknown game {:?}; expected dai-dai or maka-dai-dai",
+            args.game
+        )
+    };
+    let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
+    let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
+    let mut a = player(&args.a, &variant, backend, args.seed)?;
+    let mut b = player(&args.b, &variant, backend, args.seed.wrapping_add(1))?;
+    let options = MatchOptions {
+        variant,
+        games: args.games,
+        opening_plies: args.opening_plies,
+        max_plies: args.max_plies,
+        material_ratio: (args.material_ratio > 0.0).then_some(args.material_ratio),
+        seed: args.seed,
+        out: args.out.clone(),
+        sprt,
+    };
+    let summary = matches::run(a.as_mut(), b.as_mut(), &options, &mut |r, s| {
+        tracing::info!(game = r.index, result = r.result, plies = r.plies, termination = %r.termination, wins = s.wins, draws = s.draws, losses = s.losses, "game finished");
+    })
+    .map_err(anyhow::Error::msg)?;
+    let s = summary.score;
+    let (lo, elo, hi) = elo_interval(&s);
+    if args.json {
+        println!(
+            "{}",
+            json!({"a": a.name(), "b": b.name(), "games": s.games(), "wins": s.wins, "draws": s.draws, "losses": s.losses,
+                "score": s.mean(), "elo": elo, "elo_low": lo, "elo_high": hi,
+                "sprt": summary.sprt.map(|d| format!("{d:?}")), "llr": sprt.map(|p| p.llr(&s))})
+        );
+    } else {
+        println!(
+            "{} vs {}: +{} ={} -{} ({} games), score {:.3}",
+            a.name(),
+            b.name(),
+            s.wins,
+            s.draws,
+            s.losses,
+            s.games(),
+            s.mean()
+        );
+        println!("Elo difference {elo:+.1} (95% interval {lo:+.1} .. {hi:+.1})");
+        if let (Some(p), Some(d)) = (sprt, summary.sprt) {
+            let (l, u) = p.bounds();
+            println!(
+                "SPRT elo0 {} elo1 {}: LLR {:.2} in ({l:.2}, {u:.2}): {d:?}",
+                p.elo0,
+                p.elo1,
+                p.llr(&s)
+            );
+        }
+    }
+    Ok(())
+}

@@ -148,3 +148,23 @@ fn bench_nn_reports_json_per_backend_and_preset() {
     let (ok, _, err) = tengu(&["bench", "nn", "--presets", "b4", "--seconds", "0.01"]);
     assert!(!ok && err.contains("unknown preset"), "{err}");
 }
+
+#[test]
+fn match_reports_score_elo_and_sprt_as_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m");
+    let out_arg = out.to_string_lossy().into_owned();
+    let (ok, stdout, err) =
+        tengu(&["match", "greedy", "random", "--games", "4", "--sprt", "0,100,0.05,0.05", "--out", &out_arg, "--json"]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["games"], 4);
+    assert!(v["score"].as_f64().unwrap() > 0.5);
+    assert!(v["elo_low"].as_f64().unwrap() <= v["elo"].as_f64().unwrap());
+    assert!(v["llr"].as_f64().is_some());
+    assert_eq!(std::fs::read_dir(out.join("games")).unwrap().count(), 4);
+    let (ok, _, err) = tengu(&["match", "greedy", "grandmaster"]);
+    assert!(!ok && err.contains("grandmaster"), "{err}");
+    let (ok, _, err) = tengu(&["match", "greedy", "random", "--sprt", "0,50"]);
+    assert!(!ok && err.contains("--sprt"), "{err}");
+}

@@ -44,10 +44,7 @@ pub fn play(position: &str, mv: &str) -> Result<String, String> {
             return Ok(print_position(&apply(&pos, &m)));
         }
     }
-    Err(format!(
-        "move '{}' is not a legal move in this position",
-        mv
-    ))
+    Err(format!("move '{}' is not a legal move in this position", mv))
 }
 
 /// Whether the side to move is in check (§5.3).
@@ -93,24 +90,12 @@ const fn k(
     special: &'static str,
     promotes_to: &'static str,
 ) -> KindRow {
-    KindRow {
-        code,
-        ranges,
-        special,
-        promotes_to,
-        promoted_only: false,
-    }
+    KindRow { code, ranges, special, promotes_to, promoted_only: false }
 }
 
 /// A promoted-only kind.
 const fn po(code: &'static str, ranges: &'static str, special: &'static str) -> KindRow {
-    KindRow {
-        code,
-        ranges,
-        special,
-        promotes_to: "",
-        promoted_only: true,
-    }
+    KindRow { code, ranges, special, promotes_to: "", promoted_only: true }
 }
 
 const NONE8: &str = "- - - - - - - -";
@@ -644,11 +629,7 @@ fn raw_moves(pos: &Pos, from: Sq, allow_pass: bool) -> Vec<Raw> {
     for &i in &d.liondog_rays {
         let dv = dir_of(side, i);
         let (s1, s2, s3) = (add(from, dv, 1), add(from, dv, 2), add(from, dv, 3));
-        let (c1, c2, c3) = (
-            cell(pos, s1, side),
-            cell(pos, s2, side),
-            cell(pos, s3, side),
-        );
+        let (c1, c2, c3) = (cell(pos, s1, side), cell(pos, s2, side), cell(pos, s3, side));
         let nf = |c: Cell| c == Cell::Empty || c == Cell::Enemy; // on the board, not friendly
         let en = |c: Cell| c == Cell::Enemy;
         // 1
@@ -700,14 +681,9 @@ fn raw_moves(pos: &Pos, from: Sq, allow_pass: bool) -> Vec<Raw> {
 
     // Move identity (§2.7): (from, to, captured set); two routes to one triple are one move.
     out.sort_by(|a, b| {
-        (
-            reading_key(&a.to),
-            a.caps.iter().map(reading_key).collect::<Vec<_>>(),
-        )
-            .cmp(&(
-                reading_key(&b.to),
-                b.caps.iter().map(reading_key).collect::<Vec<_>>(),
-            ))
+        reading_key(&a.to)
+            .cmp(&reading_key(&b.to))
+            .then_with(|| a.caps.iter().map(reading_key).cmp(b.caps.iter().map(reading_key)))
     });
     out.dedup();
     out
@@ -780,11 +756,7 @@ struct Move {
 }
 
 fn promoted_piece(piece: Piece, kind: usize) -> Piece {
-    Piece {
-        side: piece.side,
-        kind,
-        promoted: true,
-    }
+    Piece { side: piece.side, kind, promoted: true }
 }
 
 /// Expand a raw move into the full move(s) with their promotion outcome (§4, §6.3, §7.1).
@@ -815,9 +787,10 @@ fn expand(pos: &Pos, from: Sq, raw: &Raw, out: &mut Vec<Move>) {
             // §6.3 contagion (never for King, Drunk Elephant, Emperor, Prince)
             let exempt = matches!(d.code, "K" | "DE" | "EM" | "PR");
             if !exempt {
-                let contagious = |p: &Piece| matches!(pos.def(*p).code, "DV" | "TK" | "DS" | "BS");
-                let cont: Vec<&(Sq, Piece)> =
-                    victims.iter().filter(|(_, p)| contagious(p)).collect();
+                let contagious = |p: &Piece| {
+                    matches!(pos.def(*p).code, "DV" | "TK" | "DS" | "BS")
+                };
+                let cont: Vec<&(Sq, Piece)> = victims.iter().filter(|(_, p)| contagious(p)).collect();
                 if !cont.is_empty() {
                     let deciding = match cont.iter().find(|(s, _)| *s == raw.to) {
                         Some(v) => v.1,
@@ -898,10 +871,7 @@ fn perft_pos(pos: &Pos, depth: u32) -> u64 {
     if depth == 1 {
         return moves.len() as u64;
     }
-    moves
-        .iter()
-        .map(|m| perft_pos(&apply(pos, m), depth - 1))
-        .sum()
+    moves.iter().map(|m| perft_pos(&apply(pos, m), depth - 1)).sum()
 }
 
 fn move_text(_pos: &Pos, m: &Move) -> String {
@@ -930,9 +900,7 @@ fn check_move_syntax(pos: &Pos, mv: &str) -> Result<(), String> {
         if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) || num.starts_with('0') {
             return Err(format!("bad file in square '{}' of move '{}'", t, mv));
         }
-        let f: i32 = num
-            .parse()
-            .map_err(|_| format!("bad file in square '{}'", t))?;
+        let f: i32 = num.parse().map_err(|_| format!("bad file in square '{}'", t))?;
         if !(b'a'..=b'z').contains(&l) {
             return Err(format!("bad rank in square '{}' of move '{}'", t, mv));
         }
@@ -966,10 +934,9 @@ fn check_move_syntax(pos: &Pos, mv: &str) -> Result<(), String> {
     parse_sq(to_txt)?;
     match pos.get(from) {
         None => Err(format!("move '{}': no piece on {}", mv, from_txt)),
-        Some(p) if p.side != pos.side => Err(format!(
-            "move '{}': the piece on {} belongs to the side not to move",
-            mv, from_txt
-        )),
+        Some(p) if p.side != pos.side => {
+            Err(format!("move '{}': the piece on {} belongs to the side not to move", mv, from_txt))
+        }
         _ => Ok(()),
     }
 }
@@ -1028,10 +995,7 @@ fn parse_position(text: &str) -> Result<Pos, String> {
                     .parse()
                     .map_err(|_| format!("rank {}: bad empty count '{}'", rname, item))?;
                 if c < 1 || c > n {
-                    return Err(format!(
-                        "rank {}: empty count '{}' out of range",
-                        rname, item
-                    ));
+                    return Err(format!("rank {}: empty count '{}' out of range", rname, item));
                 }
                 if c > file {
                     return Err(format!("rank {}: covers more than {} squares", rname, n));
@@ -1042,19 +1006,15 @@ fn parse_position(text: &str) -> Result<Pos, String> {
                 if file < 1 {
                     return Err(format!("rank {}: covers more than {} squares", rname, n));
                 }
-                let p = parse_token(game, item).map_err(|e| format!("rank {}: {}", rname, e))?;
+                let p = parse_token(game, item)
+                    .map_err(|e| format!("rank {}: {}", rname, e))?;
                 pos.set((file, r), Some(p));
                 file -= 1;
                 prev_count = false;
             }
         }
         if file != 0 {
-            return Err(format!(
-                "rank {}: covers only {} of {} squares",
-                rname,
-                n - file,
-                n
-            ));
+            return Err(format!("rank {}: covers only {} of {} squares", rname, n - file, n));
         }
     }
     pos.side = match fields[1] {
@@ -1079,11 +1039,7 @@ fn parse_position(text: &str) -> Result<Pos, String> {
         match game {
             Game::Dd => {
                 if count("K") != 1 {
-                    return Err(format!(
-                        "{} must have exactly one King (has {})",
-                        name,
-                        count("K")
-                    ));
+                    return Err(format!("{} must have exactly one King (has {})", name, count("K")));
                 }
             }
             Game::Mdd => {
@@ -1122,29 +1078,14 @@ fn parse_token(game: Game, item: &str) -> Result<Piece, String> {
         return Err(format!("piece token '{}' mixes upper and lower case", item));
     };
     let upper = code.to_ascii_uppercase();
-    let gname = if game == Game::Dd {
-        "Dai Dai Shogi"
-    } else {
-        "Maka Dai Dai Shogi"
-    };
-    let kind = kind_index(game, &upper).ok_or_else(|| {
-        format!(
-            "piece token '{}': kind {} does not belong to {}",
-            item, upper, gname
-        )
-    })?;
+    let gname = if game == Game::Dd { "Dai Dai Shogi" } else { "Maka Dai Dai Shogi" };
+    let kind = kind_index(game, &upper)
+        .ok_or_else(|| format!("piece token '{}': kind {} does not belong to {}", item, upper, gname))?;
     let d = &defs(game)[kind];
     if plus && !d.plus_allowed {
-        return Err(format!(
-            "piece token '{}': '+' is not allowed on {}",
-            item, upper
-        ));
+        return Err(format!("piece token '{}': '+' is not allowed on {}", item, upper));
     }
-    Ok(Piece {
-        side,
-        kind,
-        promoted: plus || d.promoted_only,
-    })
+    Ok(Piece { side, kind, promoted: plus || d.promoted_only })
 }
 
 fn print_position(pos: &Pos) -> String {

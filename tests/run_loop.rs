@@ -22,6 +22,11 @@ batch_size = 16
 min_rows = 100
 steps_per_checkpoint = 20
 poll_seconds = 0.5
+[arena]
+games = 2
+visits = 4
+baselines = ["random"]
+max_plies = 30
 "#;
 
 fn tengu(args: &[&str], dir: &Path) -> (bool, String) {
@@ -123,4 +128,47 @@ fn a_killed_worker_is_restarted() {
         log.contains("worker-0 exited") && log.contains("restarting"),
         "{log}"
     );
+}
+
+#[test]
+fn run_evaluates_new_checkpoints_in_the_arena() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), CONFIG).unwrap();
+    let (ok, err) = tengu(
+        &[
+            "run",
+            "--config",
+            "tiny.toml",
+            "--max-minutes",
+            "0.4",
+            "--quiet",
+        ],
+        dir.path(),
+    );
+    assert!(ok, "{err}");
+    let run = dir.path().join("runs/tiny");
+    let text = std::fs::read_to_string(run.join("elo.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines[0]["rating"], 0.0,
+        "the first checkpoint is the origin"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["opponent"] == "random" && l["games"] == 2),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .skip(1)
+            .any(|l| l["rating"].is_number() && l["games"] == 2),
+        "a vs-previous match: {text}"
+    );
+    let svg = std::fs::read_to_string(run.join("curves.svg")).unwrap();
+    assert!(svg.contains("Elo relative to the first checkpoint"));
 }

@@ -46,6 +46,8 @@ pub fn run(args: RunArgs) -> Result<()> {
         max_minutes: args.max_minutes,
         max_steps: args.max_steps,
         stop: stop_flag()?,
+        game: config.game.clone(),
+        arena: config.arena.enabled.then(|| config.arena.clone()),
     };
     tracing::info!(run = %run.display(), game = %config.game, workers = options.workers, "run starting (logs in {}/logs)", run.display());
     let bar = if args.quiet {
@@ -58,13 +60,16 @@ pub fn run(args: RunArgs) -> Result<()> {
     );
     let done = supervise::run(&options, &mut |s| {
         bar.set_message(format!(
-            "{} games, {} rows, step {}, policy loss {:.3}, value loss {:.3}, latest {}{}",
+            "{} games, {} rows, step {}, policy loss {:.3}, value loss {:.3}, latest {}{}{}",
             s.games,
             s.rows_seen,
             s.step,
             s.policy_loss,
             s.value_loss,
             s.checkpoint,
+            s.elo
+                .as_ref()
+                .map_or(String::new(), |(n, e)| format!(", Elo {e:+.0} ({n})")),
             if s.worker_restarts > 0 {
                 format!(", {} restarts", s.worker_restarts)
             } else {

@@ -90,6 +90,36 @@ pub struct RunConfig {
     pub search: SearchConfig,
     pub selfplay: SelfplayConfig,
     pub train: TrainConfig,
+    pub arena: ArenaConfig,
+}
+
+/// Periodic evaluation of new checkpoints by `tengu run` (`[arena]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ArenaConfig {
+    /// Evaluate each new checkpoint (against the previously evaluated one and the baselines).
+    pub enabled: bool,
+    /// Games per match (paired openings).
+    pub games: u64,
+    /// MCTS visits per move of checkpoint players.
+    pub visits: u32,
+    /// Fixed opponents besides the previous checkpoint: `random`, `greedy`,
+    /// `alphabeta[:MS[:DEPTH]]`.
+    pub baselines: Vec<String>,
+    /// Longer games are adjudicated on material (ratio 1.5) or drawn.
+    pub max_plies: u32,
+}
+
+impl Default for ArenaConfig {
+    fn default() -> Self {
+        ArenaConfig {
+            enabled: true,
+            games: 10,
+            visits: 32,
+            baselines: vec!["greedy".into()],
+            max_plies: 300,
+        }
+    }
 }
 
 impl Default for RunConfig {
@@ -100,6 +130,7 @@ impl Default for RunConfig {
             search: SearchConfig::default(),
             selfplay: SelfplayConfig::default(),
             train: TrainConfig::default(),
+            arena: ArenaConfig::default(),
         }
     }
 }
@@ -145,6 +176,17 @@ impl RunConfig {
             .map_err(|e| format!("network.backend: {e}"))?;
         self.search.validate()?;
         self.selfplay.validate()?;
+        if self.arena.games == 0 || self.arena.visits == 0 {
+            return Err("arena.games and arena.visits must be at least 1".into());
+        }
+        for b in &self.arena.baselines {
+            let name = b.split(':').next().unwrap_or("");
+            if !matches!(name, "random" | "greedy" | "alphabeta") {
+                return Err(format!(
+                    "arena.baselines: {b:?} is not random, greedy or alphabeta[:MS[:DEPTH]]"
+                ));
+            }
+        }
         self.train.validate()
     }
 }

@@ -119,7 +119,7 @@ pub fn write(run: &Path) -> std::io::Result<()> {
             .collect();
         thin(pts, 600)
     };
-    let panels = [
+    let mut panels = vec![
         Panel {
             title: "policy loss",
             x_label: "training step",
@@ -136,6 +136,20 @@ pub fn write(run: &Path) -> std::io::Result<()> {
             points: series("policy_loss", true),
         },
     ];
+    // Ratings from the arena (`elo.jsonl`, written by `tengu run`), when there are any.
+    let ratings: Vec<(f64, f64)> = std::fs::read_to_string(run.join("elo.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| Some((v["step"].as_f64()?, v["rating"].as_f64()?)))
+        .collect();
+    if !ratings.is_empty() {
+        panels.push(Panel {
+            title: "Elo relative to the first checkpoint",
+            x_label: "training step",
+            points: ratings,
+        });
+    }
     let mut svg = String::new();
     let _ = writeln!(
         svg,

@@ -21,6 +21,10 @@ pub struct RunOptions {
     pub max_minutes: Option<f64>,
     pub max_steps: Option<u64>,
     pub stop: Arc<AtomicBool>,
+    /// Game id, for the arena's matches.
+    pub game: String,
+    /// Periodic evaluation of new checkpoints (None: off).
+    pub arena: Option<crate::config::ArenaConfig>,
 }
 
 /// What the progress view shows.
@@ -34,6 +38,36 @@ pub struct RunStatus {
     pub rows_seen: u64,
     pub checkpoint: String,
     pub worker_restarts: u32,
+    /// Rating of the newest evaluated checkpoint relative to the first (Elo), and its name.
+    pub elo: Option<(String, f64)>,
+}
+
+/// One queued or running arena match of `tengu run`.
+struct Evaluation {
+    checkpoint: String,
+    step: u64,
+    /// Player spec of the opponent, and whether it is the previous checkpoint.
+    opponent: String,
+    previous: Option<String>,
+}
+
+/// Ratings of checkpoints from `elo.jsonl` (chained through vs-previous matches).
+fn read_ratings(run: &Path) -> (Vec<(String, f64)>, std::collections::BTreeSet<String>) {
+    let mut ratings = Vec::new();
+    let mut evaluated = std::collections::BTreeSet::new();
+    if let Ok(text) = std::fs::read_to_string(run.join("elo.jsonl")) {
+        for v in text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        {
+            let name = v["checkpoint"].as_str().unwrap_or("").to_string();
+            evaluated.insert(name.clone());
+            if let Some(r) = v["rating"].as_f64() {
+                ratings.push((name, r));
+            }
+        }
+    }
+    (ratings, evaluated)
 }
 
 struct Proc {
@@ -157,6 +191,13 @@ pub fn run(
 
     let started = Instant::now();
     let mut restarts = 0;
+    let (ratings, evaluated) = read_ratings(&options.run);
+    let mut arena_state = ArenaState {
+        ratings,
+        evaluated,
+        queue: Default::default(),
+        running: None,
+    };
     let reason = loop {
         std::thread::sleep(Duration::from_millis(500));
         if options.stop.load(Ordering::Relaxed) {
@@ -200,10 +241,18 @@ pub fn run(
         if trainer_done {
             break "trainer reached its step limit";
         }
+        if let Some(arena) = &options.arena {
+            evaluate(options, arena, &mut arena_state, &logs)?;
+        }
         let mut s = status(&options.run, started);
         s.worker_restarts = restarts;
+        s.elo = arena_state.ratings.last().cloned();
         on_status(&s);
     };
+    if let Some((child, _)) = arena_state.running.as_mut() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
     tracing::info!("{reason}; stopping workers and trainer");
     for p in procs.iter_mut() {
         if p.child.try_wait()?.is_none() {
@@ -218,4 +267,179 @@ pub fn run(
     s.worker_restarts = restarts;
     on_status(&s);
     Ok(s)
+}
+
+struct ArenaState {
+    ratings: Vec<(String, f64)>,
+    evaluated: std::collections::BTreeSet<String>,
+    queue: std::collections::VecDeque<Evaluation>,
+    running: Option<(Child, Evaluation)>,
+}
+
+/// Queues matches for a new checkpoint, starts the next one, and records finished ones in
+/// `elo.jsonl` (one line per match; `rating` chains vs-previous results from the first
+/// checkpoint, rated 0).
+fn evaluate(
+    options: &RunOptions,
+    arena: &crate::config::ArenaConfig,
+    state: &mut ArenaState,
+    logs: &Path,
+) -> std::io::Result<()> {
+    let checkpoints = run_dir::checkpoints(&options.run)?;
+    if let Some((step, path)) = checkpoints.last() {
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        if !state.evaluated.contains(&name) {
+            state.evaluated.insert(name.clone());
+            if state.ratings.is_empty() {
+                // The first checkpoint is the origin of the rating scale.
+                state.ratings.push((name.clone(), 0.0));
+                append_elo(
+                    &options.run,
+                    &serde_json::json!({"checkpoint": name, "step": step, "rating": 0.0}),
+                )?;
+            } else {
+                let previous = state.ratings.last().unwrap().0.clone();
+                state.queue.push_back(Evaluation {
+                    checkpoint: name.clone(),
+                    step: *step,
+                    opponent: format!(
+                        "checkpoint:{}:{}",
+                        run_dir::models(&options.run).join(&previous).display(),
+                        arena.visits
+                    ),
+                    previous: Some(previous),
+                });
+            }
+            for b in &arena.baselines {
+                state.queue.push_back(Evaluation {
+                    checkpoint: name.clone(),
+                    step: *step,
+                    opponent: b.clone(),
+                    previous: None,
+                });
+            }
+        }
+    }
+    if let Some((child, _)) = state.running.as_mut() {
+        let Some(status) = child.try_wait()? else {
+            return Ok(());
+        };
+        let (_, eval) = state.running.take().unwrap();
+        let out = options.run.join("arena").join(format!(
+            "{}-vs-{}.json",
+            stem(&eval.checkpoint),
+            label(&eval)
+        ));
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        match serde_json::from_str::<serde_json::Value>(text.trim()) {
+            Ok(v) if status.success() => {
+                let elo = v["elo"].as_f64().unwrap_or(0.0);
+                let mut line = serde_json::json!({
+                    "checkpoint": eval.checkpoint, "step": eval.step, "opponent": label(&eval),
+                    "games": v["games"], "score": v["score"], "elo": elo, "elo_low": v["elo_low"], "elo_high": v["elo_high"],
+                    "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
+                });
+                if let Some(prev) = &eval.previous {
+                    let base = state
+                        .ratings
+                        .iter()
+                        .rev()
+                        .find(|(n, _)| n == prev)
+                        .map_or(0.0, |r| r.1);
+                    line["rating"] = serde_json::json!(base + elo);
+                    state.ratings.push((eval.checkpoint.clone(), base + elo));
+                }
+                tracing::info!(checkpoint = %eval.checkpoint, opponent = %label(&eval), elo, "evaluated");
+                append_elo(&options.run, &line)?;
+                if let Err(e) = crate::curves::write(&options.run) {
+                    tracing::warn!("cannot draw curves: {e}");
+                }
+            }
+            _ => tracing::warn!(
+                "arena match {} vs {} failed ({status}); see {}",
+                eval.checkpoint,
+                label(&eval),
+                logs.join("arena.log").display()
+            ),
+        }
+    }
+    if state.running.is_none() {
+        if let Some(eval) = state.queue.pop_front() {
+            let dir = options.run.join("arena");
+            std::fs::create_dir_all(&dir)?;
+            let me = format!(
+                "checkpoint:{}:{}",
+                run_dir::models(&options.run)
+                    .join(&eval.checkpoint)
+                    .display(),
+                arena.visits
+            );
+            let mut args: Vec<String> = vec![
+                "match".into(),
+                me,
+                eval.opponent.clone(),
+                "--game".into(),
+                options.game.clone(),
+                "--games".into(),
+                arena.games.to_string(),
+                "--max-plies".into(),
+                arena.max_plies.to_string(),
+                "--json".into(),
+                "--log".into(),
+                "warn".into(),
+                "--out".into(),
+                dir.join(format!("{}-vs-{}", stem(&eval.checkpoint), label(&eval)))
+                    .display()
+                    .to_string(),
+            ];
+            if let Some(i) = options.child_args.iter().position(|a| a == "--backend") {
+                args.extend(options.child_args[i..i + 2].iter().cloned());
+            }
+            let out = dir.join(format!(
+                "{}-vs-{}.json",
+                stem(&eval.checkpoint),
+                label(&eval)
+            ));
+            let log = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(logs.join("arena.log"))?;
+            let child = std::os::unix::process::CommandExt::process_group(
+                Command::new(&options.exe)
+                    .args(&args)
+                    .stdin(Stdio::null())
+                    .stdout(std::fs::File::create(&out)?)
+                    .stderr(log),
+                0,
+            )
+            .spawn()?;
+            state.running = Some((child, eval));
+        }
+    }
+    Ok(())
+}
+
+fn stem(name: &str) -> String {
+    name.trim_end_matches(".safetensors").to_string()
+}
+
+/// A file-name-safe label of the opponent.
+fn label(eval: &Evaluation) -> String {
+    match &eval.previous {
+        Some(prev) => stem(prev),
+        None => eval.opponent.replace(':', "-"),
+    }
+}
+
+fn append_elo(run: &Path, line: &serde_json::Value) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(run.join("elo.jsonl"))?;
+    writeln!(f, "{line}")
 }

@@ -31,6 +31,8 @@ pub enum Command {
     Train(TrainArgs),
     /// A match between two players: score, Elo with a 95% interval, optional SPRT.
     Match(MatchArgs),
+    /// A round-robin (or gauntlet) tournament with a fitted rating table and a picture.
+    Tournament(TournamentArgs),
     /// The main job: self-play workers and the trainer on one run directory, supervised,
     /// with one progress view. Running it again resumes the run.
     Run(RunArgs),
@@ -71,6 +73,38 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Print one JSON object at the end instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct TournamentArgs {
+    /// Players, as for `tengu match` (at least two).
+    #[arg(required = true, num_args = 2..)]
+    pub players: Vec<String>,
+    /// Only the first player against each other one.
+    #[arg(long)]
+    pub gauntlet: bool,
+    #[arg(long, default_value = "dai-dai")]
+    pub game: String,
+    /// Games per pairing (rounded up to pairs of openings).
+    #[arg(long, default_value_t = 10)]
+    pub games: u64,
+    #[arg(long, default_value_t = 4)]
+    pub opening_plies: u32,
+    #[arg(long, default_value_t = 400)]
+    pub max_plies: u32,
+    #[arg(long, default_value_t = 1.5)]
+    pub material_ratio: f32,
+    /// Directory for per-pairing results and records, standings.txt / .json and
+    /// ratings.svg; a rerun continues.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+    #[arg(long, default_value = "burn")]
+    pub backend: String,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print the standings as JSON.
     #[arg(long)]
     pub json: bool,
 }

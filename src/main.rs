@@ -22,6 +22,7 @@ fn main() {
         Command::Train(args) => cmd::train::run(args),
         Command::Run(args) => cmd::run::run(args),
         Command::Match(args) => cmd::arena::run_match(args),
+        Command::Tournament(args) => cmd::arena::run_tournament(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

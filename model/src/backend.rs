@@ -41,6 +41,7 @@ impl Backend {
         self == Backend::Burn || cfg!(feature = "cuda")
     }
 
+    #[cfg(not(feature = "cuda"))]
     fn unavailable(self) -> EvalError {
         EvalError::Backend(format!(
             "backend {} needs tengu built with `--features cuda` (see the README)",

@@ -8,7 +8,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 use tengu_rules::{Move, Position, Variant};
 
 use crate::encoder::Encoder;
-use crate::evaluator::{softmax_in_place, EvalError, EvalInput, Evaluation, Evaluator};
+use crate::evaluator::{EvalError, EvalInput, Evaluation, Evaluator};
 use crate::net::{legal_logits, MoveIndex, Net, NetConfig};
 use crate::policy::PolicyIndex;
 
@@ -89,14 +89,7 @@ impl Evaluator for BurnEvaluator {
         if batch.is_empty() {
             return Ok(Vec::new());
         }
-        for input in batch {
-            if input.position.variant().id() != self.game {
-                return Err(EvalError::WrongGame {
-                    expected: self.game.clone(),
-                    found: input.position.variant().id().into(),
-                });
-            }
-        }
+        crate::evaluator::check_game(&self.game, batch)?;
         let items: Vec<(&Position, &[Move], u32)> = batch
             .iter()
             .map(|i| (i.position, i.moves, i.repetitions))
@@ -114,15 +107,12 @@ impl Evaluator for BurnEvaluator {
             .into_data()
             .try_to_vec()
             .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
-        Ok((0..batch.len())
-            .map(|i| {
-                let mut policy = logits[i * m..i * m + index.counts[i]].to_vec();
-                softmax_in_place(&mut policy);
-                let mut w = [wdl[3 * i], wdl[3 * i + 1], wdl[3 * i + 2]];
-                softmax_in_place(&mut w);
-                Evaluation { policy, wdl: w }
-            })
-            .collect())
+        Ok(crate::evaluator::evaluations_from_logits(
+            &logits,
+            m,
+            &index.counts,
+            &wdl,
+        ))
     }
 }
 

@@ -229,12 +229,8 @@ pub fn read_meta(path: &Path) -> Result<CheckpointMeta, CheckpointError> {
     CheckpointMeta::from_map(&shown, &map)
 }
 
-/// Loads a checkpoint for `game`, refusing another game or encoder version.
-pub fn load(
-    path: &Path,
-    game: &str,
-    device: &Device,
-) -> Result<(Net, CheckpointMeta), CheckpointError> {
+/// Reads the metadata of a checkpoint that must be for `game` and this encoder version.
+pub fn read_meta_for(path: &Path, game: &str) -> Result<CheckpointMeta, CheckpointError> {
     let shown = path.display().to_string();
     let meta = read_meta(path)?;
     if meta.encoder_version != ENCODER_VERSION {
@@ -251,6 +247,17 @@ pub fn load(
             expected: game.into(),
         });
     }
+    Ok(meta)
+}
+
+/// Loads a checkpoint for `game`, refusing another game or encoder version.
+pub fn load(
+    path: &Path,
+    game: &str,
+    device: &Device,
+) -> Result<(Net, CheckpointMeta), CheckpointError> {
+    let shown = path.display().to_string();
+    let meta = read_meta_for(path, game)?;
     let mut net = meta.config.init(device);
     let mut store = SafetensorsStore::from_file(path);
     let result = net

@@ -49,6 +49,38 @@ pub trait Evaluator: Send {
     fn evaluate(&mut self, batch: &[EvalInput<'_>]) -> Result<Vec<Evaluation>, EvalError>;
 }
 
+/// Refuses a batch with a position of another game than `game`.
+pub fn check_game(game: &str, batch: &[EvalInput<'_>]) -> Result<(), EvalError> {
+    for input in batch {
+        if input.position.variant().id() != game {
+            return Err(EvalError::WrongGame {
+                expected: game.into(),
+                found: input.position.variant().id().into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Evaluations from a network's raw outputs: `logits [B, m]` over each position's legal
+/// moves (the first `counts[i]` of row `i` are real) and `wdl [B, 3]` logits; both softmaxed.
+pub fn evaluations_from_logits(
+    logits: &[f32],
+    m: usize,
+    counts: &[usize],
+    wdl: &[f32],
+) -> Vec<Evaluation> {
+    (0..counts.len())
+        .map(|i| {
+            let mut policy = logits[i * m..i * m + counts[i]].to_vec();
+            softmax_in_place(&mut policy);
+            let mut w = [wdl[3 * i], wdl[3 * i + 1], wdl[3 * i + 2]];
+            softmax_in_place(&mut w);
+            Evaluation { policy, wdl: w }
+        })
+        .collect()
+}
+
 /// Softmax of `logits` in place (numerically stable); leaves an empty slice alone.
 pub fn softmax_in_place(logits: &mut [f32]) {
     let Some(max) = logits.iter().copied().reduce(f32::max) else {

@@ -13,9 +13,9 @@ use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
 use tengu_rules::{Move, Position, Variant};
 
-use crate::checkpoint::{read_meta, CheckpointError, CheckpointMeta};
-use crate::encoder::{Encoder, ENCODER_VERSION};
-use crate::evaluator::{softmax_in_place, EvalError, EvalInput, Evaluation, Evaluator};
+use crate::checkpoint::{CheckpointError, CheckpointMeta};
+use crate::encoder::Encoder;
+use crate::evaluator::{EvalError, EvalInput, Evaluation, Evaluator};
 use crate::net::NetConfig;
 use crate::policy::{PolicyIndex, CODES};
 
@@ -147,21 +147,7 @@ impl TchNet {
         device: Device,
     ) -> Result<(TchNet, CheckpointMeta), CheckpointError> {
         let shown = path.display().to_string();
-        let meta = read_meta(path)?;
-        if meta.encoder_version != ENCODER_VERSION {
-            return Err(CheckpointError::EncoderVersion {
-                path: shown,
-                found: meta.encoder_version,
-                expected: ENCODER_VERSION,
-            });
-        }
-        if meta.game != game {
-            return Err(CheckpointError::WrongGame {
-                path: shown,
-                found: meta.game,
-                expected: game.into(),
-            });
-        }
+        let meta = crate::checkpoint::read_meta_for(path, game)?;
         let net = TchNet::new(&meta.config, device);
         let tensors = Tensor::read_safetensors(path).map_err(|e| CheckpointError::Weights {
             path: shown.clone(),
@@ -317,14 +303,7 @@ impl Evaluator for TchEvaluator {
         if batch.is_empty() {
             return Ok(Vec::new());
         }
-        for input in batch {
-            if input.position.variant().id() != self.game {
-                return Err(EvalError::WrongGame {
-                    expected: self.game.clone(),
-                    found: input.position.variant().id().into(),
-                });
-            }
-        }
+        crate::evaluator::check_game(&self.game, batch)?;
         let items: Vec<(&Position, &[Move], u32)> = batch
             .iter()
             .map(|i| (i.position, i.moves, i.repetitions))
@@ -353,15 +332,9 @@ impl Evaluator for TchEvaluator {
         };
         let logits = to_vec(logits)?;
         let wdl = to_vec(wdl)?;
-        Ok((0..batch.len())
-            .map(|i| {
-                let mut policy = logits[i * m..i * m + counts[i]].to_vec();
-                softmax_in_place(&mut policy);
-                let mut w = [wdl[3 * i], wdl[3 * i + 1], wdl[3 * i + 2]];
-                softmax_in_place(&mut w);
-                Evaluation { policy, wdl: w }
-            })
-            .collect())
+        Ok(crate::evaluator::evaluations_from_logits(
+            &logits, m, &counts, &wdl,
+        ))
     }
 }
 

@@ -12,9 +12,10 @@ use tengu_selfplay::arena::matches::{self, MatchOptions};
 use tengu_selfplay::arena::players::{
     AlphaBetaPlayer, GreedyPlayer, MctsPlayer, Player, RandomPlayer,
 };
+use tengu_selfplay::arena::tournament;
 use tengu_selfplay::SearchConfig;
 
-use crate::args::MatchArgs;
+use crate::args::{MatchArgs, TournamentArgs};
 
 /// A player from its command-line description.
 pub fn player(
@@ -121,6 +122,49 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
                 p.llr(&s)
             );
         }
+    }
+    Ok(())
+}
+
+pub fn run_tournament(args: TournamentArgs) -> Result<()> {
+    let Some(variant) = Variant::builtin(&args.game) else {
+        bail!(
+            "unknown game {:?}; expected dai-dai or maka-dai-dai",
+            args.game
+        )
+    };
+    let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
+    let mut players = args
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| player(spec, &variant, backend, args.seed.wrapping_add(i as u64)))
+        .collect::<Result<Vec<_>>>()?;
+    let options = MatchOptions {
+        variant,
+        games: args.games,
+        opening_plies: args.opening_plies,
+        max_plies: args.max_plies,
+        material_ratio: (args.material_ratio > 0.0).then_some(args.material_ratio),
+        seed: args.seed,
+        out: args.out.clone(),
+        sprt: None,
+    };
+    let standings = tournament::run(&mut players, &options, args.gauntlet, &mut |a, b, s| {
+        tracing::info!(
+            a,
+            b,
+            wins = s.wins,
+            draws = s.draws,
+            losses = s.losses,
+            "pairing finished"
+        );
+    })
+    .map_err(anyhow::Error::msg)?;
+    if args.json {
+        println!("{}", standings.to_json());
+    } else {
+        print!("{}", standings.to_text());
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ pub mod show;
 pub mod train;
 
 use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
 use tengu_rules::{Position, Variant};
 
 use crate::args::PositionArgs;
@@ -39,4 +40,17 @@ impl PositionArgs {
             None => Ok(Position::initial(variant)),
         }
     }
+}
+
+/// A spinner with a message line for long-running commands (hidden with `--quiet`).
+pub fn spinner(quiet: bool) -> ProgressBar {
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new_spinner()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("valid template"),
+    );
+    bar
 }

@@ -1,7 +1,6 @@
 //! `tengu run`: the whole training loop on one machine.
 
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use tengu_trainer::supervise::{self, RunOptions};
 use tengu_trainer::RunConfig;
 
@@ -50,14 +49,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         arena: config.arena.enabled.then(|| config.arena.clone()),
     };
     tracing::info!(run = %run.display(), game = %config.game, workers = options.workers, "run starting (logs in {}/logs)", run.display());
-    let bar = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new_spinner()
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("valid template"),
-    );
+    let bar = crate::cmd::spinner(args.quiet);
     let done = supervise::run(&options, &mut |s| {
         bar.set_message(format!(
             "{} games, {} rows, step {}, policy loss {:.3}, value loss {:.3}, latest {}{}{}",

@@ -4,7 +4,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use tengu_model::Backend;
 use tengu_rules::Variant;
 use tengu_selfplay::worker::{self, WorkerOptions};
@@ -54,14 +53,7 @@ pub fn run(args: SelfplayArgs) -> Result<()> {
         stop: stop_flag()?,
     };
     tracing::info!(run = %args.run.display(), game = %config.game, %backend, seed, "self-play worker starting");
-    let bar = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new_spinner()
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("valid template"),
-    );
+    let bar = crate::cmd::spinner(args.quiet);
     let mut last_games = u64::MAX;
     let summary = worker::run(&options, &mut |p| {
         let positions_per_second = p.moves as f64 / p.seconds.max(1e-9);

@@ -1,7 +1,6 @@
 //! `tengu train`: the trainer on a run directory.
 
 use anyhow::{bail, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use tengu_model::Backend;
 use tengu_rules::Variant;
 use tengu_trainer::train::{self, TrainOptions};
@@ -32,14 +31,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         stop: stop_flag()?,
     };
     tracing::info!(run = %args.run.display(), %backend, "trainer starting");
-    let bar = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new_spinner()
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("valid template"),
-    );
+    let bar = crate::cmd::spinner(args.quiet);
     let done = train::run(&options, &mut |p| {
         let state = if p.waiting {
             "waiting for self-play rows"

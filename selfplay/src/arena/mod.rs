@@ -3,3 +3,4 @@
 pub mod elo;
 pub mod matches;
 pub mod players;
+pub mod tournament;

@@ -1,0 +1,84 @@
+//! The rating fit recovers known ratings; a small tournament ranks the baselines.
+
+use std::time::Duration;
+
+use tengu_rules::Variant;
+use tengu_selfplay::arena::elo::{score_from_elo, Score};
+use tengu_selfplay::arena::matches::MatchOptions;
+use tengu_selfplay::arena::players::{AlphaBetaPlayer, GreedyPlayer, Player, RandomPlayer};
+use tengu_selfplay::arena::tournament::{self, fit_ratings, Pairing};
+
+#[test]
+fn the_fit_recovers_the_ratings_behind_the_results() {
+    let truth = [0.0, 120.0, -80.0, 300.0];
+    let mut pairings = Vec::new();
+    for a in 0..truth.len() {
+        for b in a + 1..truth.len() {
+            // 100,000 games scoring exactly the expected score, no draws.
+            let wins = (score_from_elo(truth[a] - truth[b]) * 100_000.0).round() as u64;
+            pairings.push(Pairing {
+                a,
+                b,
+                score: Score {
+                    wins,
+                    draws: 0,
+                    losses: 100_000 - wins,
+                },
+            });
+        }
+    }
+    let fitted = fit_ratings(truth.len(), &pairings);
+    for (f, t) in fitted.iter().zip(truth) {
+        assert!((f - t).abs() < 1.0, "fitted {fitted:?}, truth {truth:?}");
+    }
+    // A clean sweep gives a large but finite gap.
+    let sweep = fit_ratings(
+        2,
+        &[Pairing {
+            a: 0,
+            b: 1,
+            score: Score {
+                wins: 10,
+                draws: 0,
+                losses: 0,
+            },
+        }],
+    );
+    assert!(sweep[1] < -200.0 && sweep[1].is_finite(), "{sweep:?}");
+}
+
+#[test]
+fn a_round_robin_ranks_alpha_beta_over_greedy_over_random() {
+    let variant = Variant::dai_dai();
+    let dir = tempfile::tempdir().unwrap();
+    let mut players: Vec<Box<dyn Player>> = vec![
+        Box::new(RandomPlayer::new(1)),
+        Box::new(GreedyPlayer::new(&variant, 2)),
+        Box::new(AlphaBetaPlayer::new(
+            &variant,
+            Duration::from_secs(600),
+            1,
+            3,
+        )),
+    ];
+    let options = MatchOptions {
+        variant,
+        games: 2,
+        opening_plies: 4,
+        max_plies: 300,
+        material_ratio: Some(1.5),
+        seed: 5,
+        out: Some(dir.path().to_path_buf()),
+        sprt: None,
+    };
+    let standings = tournament::run(&mut players, &options, false, &mut |_, _, _| {}).unwrap();
+    assert_eq!(standings.pairings.len(), 3);
+    let table = standings.table();
+    assert_eq!(table.last().unwrap().0, "random", "{}", standings.to_text());
+    for name in ["standings.txt", "standings.json", "ratings.svg"] {
+        assert!(dir.path().join(name).exists(), "{name}");
+    }
+    assert!(std::fs::read_to_string(dir.path().join("ratings.svg"))
+        .unwrap()
+        .contains("<svg"));
+}

@@ -97,9 +97,10 @@ fn spawn(exe: &Path, args: &[String], log: &Path) -> std::io::Result<Child> {
 
 fn terminate(child: &mut Child) {
     // SIGTERM lets workers write their finished games and the trainer its last checkpoint.
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
+    // SAFETY: kill(2) on the id of a child we spawned and have not yet reaped.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+    }
 }
 
 /// The last line of `train.jsonl`, if any.

@@ -72,6 +72,9 @@ pub struct MatchArgs {
     pub backend: String,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Games played at once (each thread has its own pair of players).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
     /// Print one JSON object at the end instead of text.
     #[arg(long)]
     pub json: bool,

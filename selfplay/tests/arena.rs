@@ -135,3 +135,30 @@ fn an_interrupted_match_continues() {
         tengu_rules::Record::parse(&text).unwrap();
     }
 }
+
+#[test]
+fn parallel_games_play_every_index_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let variant = Variant::dai_dai();
+    let mut pairs: Vec<(GreedyPlayer, RandomPlayer)> = (0..3)
+        .map(|k| (GreedyPlayer::new(&variant, k), RandomPlayer::new(100 + k)))
+        .collect();
+    let refs: Vec<(
+        &mut dyn tengu_selfplay::arena::players::Player,
+        &mut dyn tengu_selfplay::arena::players::Player,
+    )> = pairs.iter_mut().map(|(a, b)| (a as _, b as _)).collect();
+    let summary = matches::run_parallel(
+        refs,
+        &options(12, Some(dir.path().to_path_buf())),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let indices: Vec<u64> = summary.results.iter().map(|r| r.index).collect();
+    assert_eq!(indices, (0..12).collect::<Vec<_>>());
+    assert_eq!(summary.score.games(), 12);
+    assert!(summary.score.mean() >= 0.9, "{:?}", summary.score);
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("games")).unwrap().count(),
+        12
+    );
+}

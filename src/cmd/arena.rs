@@ -76,8 +76,19 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     };
     let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
-    let mut a = player(&args.a, &variant, backend, args.seed)?;
-    let mut b = player(&args.b, &variant, backend, args.seed.wrapping_add(1))?;
+    if args.threads == 0 {
+        bail!("--threads must be at least 1");
+    }
+    let mut pairs = (0..args.threads as u64)
+        .map(|k| {
+            let seed = args.seed.wrapping_add(1000 * k);
+            Ok((
+                player(&args.a, &variant, backend, seed)?,
+                player(&args.b, &variant, backend, seed.wrapping_add(1))?,
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let (a_name, b_name) = (pairs[0].0.name(), pairs[0].1.name());
     let options = MatchOptions {
         variant,
         games: args.games,
@@ -88,7 +99,11 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         out: args.out.clone(),
         sprt,
     };
-    let summary = matches::run(a.as_mut(), b.as_mut(), &options, &mut |r, s| {
+    let refs = pairs
+        .iter_mut()
+        .map(|(a, b)| (a.as_mut() as &mut dyn Player, b.as_mut() as &mut dyn Player))
+        .collect();
+    let summary = matches::run_parallel(refs, &options, &mut |r, s| {
         tracing::info!(game = r.index, result = r.result, plies = r.plies, termination = %r.termination, wins = s.wins, draws = s.draws, losses = s.losses, "game finished");
     })
     .map_err(anyhow::Error::msg)?;
@@ -97,15 +112,15 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     if args.json {
         println!(
             "{}",
-            json!({"a": a.name(), "b": b.name(), "games": s.games(), "wins": s.wins, "draws": s.draws, "losses": s.losses,
+            json!({"a": a_name, "b": b_name, "games": s.games(), "wins": s.wins, "draws": s.draws, "losses": s.losses,
                 "score": s.mean(), "elo": elo, "elo_low": lo, "elo_high": hi,
                 "sprt": summary.sprt.map(|d| format!("{d:?}")), "llr": sprt.map(|p| p.llr(&s))})
         );
     } else {
         println!(
             "{} vs {}: +{} ={} -{} ({} games), score {:.3}",
-            a.name(),
-            b.name(),
+            a_name,
+            b_name,
             s.wins,
             s.draws,
             s.losses,

@@ -141,7 +141,18 @@ pub fn run(
     options: &MatchOptions,
     on_game: &mut dyn FnMut(&GameResult, &Score),
 ) -> Result<MatchSummary, String> {
-    let (a_name, b_name) = (a.name(), b.name());
+    run_parallel(vec![(a, b)], options, on_game)
+}
+
+/// Plays the match with one game at a time per pair of players (each pair in its own
+/// thread; all pairs must be the same two players). Results are recorded in index order of
+/// completion; an SPRT decision stops the remaining games.
+pub fn run_parallel(
+    pairs: Vec<(&mut dyn Player, &mut dyn Player)>,
+    options: &MatchOptions,
+    on_game: &mut dyn FnMut(&GameResult, &Score),
+) -> Result<MatchSummary, String> {
+    let (a_name, b_name) = (pairs[0].0.name(), pairs[0].1.name());
     let results_path = options.out.as_ref().map(|d| d.join("results.jsonl"));
     let mut results = results_path
         .as_ref()
@@ -168,77 +179,130 @@ pub fn run(
     let total = options.games.div_ceil(2) * 2;
     let values = super::players::piece_values(&options.variant);
     let mut decision = options.sprt.map(|s| s.decide(&score));
-    for index in 0..total {
-        if decision.is_some_and(|d| d != SprtDecision::Continue) {
-            break;
-        }
-        if results.iter().any(|r| r.index == index) {
-            continue; // played before an interruption
-        }
-        let a_is_black = index % 2 == 0;
-        let start = opening(
-            &options.variant,
-            options.seed,
-            index / 2,
-            options.opening_plies,
-        );
-        let (game, result, termination) = play_game(a, b, start, a_is_black, options, &values)?;
-        let r = GameResult {
-            index,
-            a: a_name.clone(),
-            b: b_name.clone(),
-            a_is_black,
-            result,
-            plies: game.len() as u32,
-            termination,
-        };
-        if let Some(dir) = &options.out {
-            let (black, white) = if a_is_black {
-                (&a_name, &b_name)
-            } else {
-                (&b_name, &a_name)
-            };
-            let mut record = Record::new(
-                game,
-                &[
-                    ("Black", black),
-                    ("White", white),
-                    ("Termination", &r.termination),
-                ],
-            );
-            let black_result = if a_is_black { result } else { -result };
-            for (k, v) in record.tags.iter_mut() {
-                if k == "Result" {
-                    *v = match black_result {
-                        1 => "1-0",
-                        -1 => "0-1",
-                        _ => "1/2-1/2",
-                    }
-                    .into();
+    // Games not played before an interruption.
+    let todo: Vec<u64> = (0..total)
+        .filter(|i| !results.iter().any(|r| r.index == *i))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let stop =
+        std::sync::atomic::AtomicBool::new(decision.is_some_and(|d| d != SprtDecision::Continue));
+    let mut failure: Option<String> = None;
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<Result<(u64, bool, Game, i8, String), String>>();
+        for (a, b) in pairs {
+            let (tx, todo, next, stop, values) = (tx.clone(), &todo, &next, &stop, &values);
+            scope.spawn(move || loop {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
                 }
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&index) = todo.get(k) else { break };
+                let a_is_black = index % 2 == 0;
+                let start = opening(
+                    &options.variant,
+                    options.seed,
+                    index / 2,
+                    options.opening_plies,
+                );
+                let played = play_game(&mut *a, &mut *b, start, a_is_black, options, values).map(
+                    |(game, result, termination)| (index, a_is_black, game, result, termination),
+                );
+                if tx.send(played).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for message in rx {
+            let (index, a_is_black, game, result, termination) = match message {
+                Ok(m) => m,
+                Err(e) => {
+                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                    failure.get_or_insert(e);
+                    continue;
+                }
+            };
+            let r = GameResult {
+                index,
+                a: a_name.clone(),
+                b: b_name.clone(),
+                a_is_black,
+                result,
+                plies: game.len() as u32,
+                termination,
+            };
+            if let Err(e) = save_game(options, &r, game, log.as_mut()) {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                failure.get_or_insert(e);
+                continue;
             }
-            let path = dir.join("games").join(format!("game-{index:05}.record"));
-            std::fs::write(&path, record.to_string())
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            add(&mut score, r.result);
+            on_game(&r, &score);
+            results.push(r);
+            decision = options.sprt.map(|s| s.decide(&score));
+            if decision.is_some_and(|d| d != SprtDecision::Continue) {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
         }
-        if let Some(log) = log.as_mut() {
-            writeln!(
-                log,
-                "{}",
-                serde_json::to_string(&r).expect("result serialises")
-            )
-            .map_err(|e| e.to_string())?;
-        }
-        add(&mut score, r.result);
-        on_game(&r, &score);
-        results.push(r);
-        decision = options.sprt.map(|s| s.decide(&score));
+    });
+    if let Some(e) = failure {
+        return Err(e);
     }
+    results.sort_by_key(|r| r.index);
     Ok(MatchSummary {
         score,
         results,
         sprt: decision,
     })
+}
+
+/// Writes a finished game's record and its line of `results.jsonl`.
+fn save_game(
+    options: &MatchOptions,
+    r: &GameResult,
+    game: Game,
+    log: Option<&mut std::fs::File>,
+) -> Result<(), String> {
+    if let Some(dir) = &options.out {
+        let (black, white) = if r.a_is_black {
+            (&r.a, &r.b)
+        } else {
+            (&r.b, &r.a)
+        };
+        let mut record = Record::new(
+            game,
+            &[
+                ("Black", black),
+                ("White", white),
+                ("Termination", &r.termination),
+            ],
+        );
+        let black_result = if r.a_is_black { r.result } else { -r.result };
+        for (k, v) in record.tags.iter_mut() {
+            if k == "Result" {
+                *v = match black_result {
+                    1 => "1-0",
+                    -1 => "0-1",
+                    _ => "1/2-1/2",
+                }
+                .into();
+            }
+        }
+        let path = dir
+            .join("games")
+            .join(format!("game-{:05}.record", r.index));
+        std::fs::write(&path, record.to_string())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if let Some(log) = log {
+        writeln!(
+            log,
+            "{}",
+            serde_json::to_string(r).expect("result serialises")
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 fn add(score: &mut Score, result: i8) {

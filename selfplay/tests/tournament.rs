@@ -82,3 +82,33 @@ fn a_round_robin_ranks_alpha_beta_over_greedy_over_random() {
         .unwrap()
         .contains("<svg"));
 }
+
+#[test]
+fn checkpoint_tournaments_are_drawn_by_training_step() {
+    use tengu_selfplay::arena::tournament::Standings;
+    let standings = Standings {
+        names: vec![
+            "model-000000000.safetensors step 0 (8 visits)".into(),
+            "model-000000400.safetensors step 400 (8 visits)".into(),
+        ],
+        pairings: vec![Pairing {
+            a: 0,
+            b: 1,
+            score: Score {
+                wins: 2,
+                draws: 4,
+                losses: 4,
+            },
+        }],
+        ratings: vec![0.0, 70.0],
+    };
+    let svg = standings
+        .to_svg_by_step()
+        .expect("all players are checkpoints");
+    assert!(svg.contains("Elo by training step") && svg.contains("<polyline"));
+    let mixed = Standings {
+        names: vec!["greedy".into(), "random".into()],
+        ..standings
+    };
+    assert!(mixed.to_svg_by_step().is_none());
+}

@@ -161,6 +161,53 @@ impl Standings {
     }
 }
 
+/// The training step in a checkpoint player's name (`model-000001200.safetensors ...`).
+fn step_of(name: &str) -> Option<f64> {
+    let rest = &name[name.find("model-")? + 6..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+impl Standings {
+    /// When every player is a checkpoint: Elo against training step (SVG line chart).
+    pub fn to_svg_by_step(&self) -> Option<String> {
+        let mut points: Vec<(f64, f64)> = self
+            .names
+            .iter()
+            .zip(&self.ratings)
+            .map(|(n, &r)| Some((step_of(n)?, r)))
+            .collect::<Option<_>>()?;
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (w, h, m) = (640.0, 320.0, 50.0);
+        let (x0, x1) = (points[0].0, points.last()?.0.max(points[0].0 + 1.0));
+        let (y0, y1) = points
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                (lo.min(p.1), hi.max(p.1))
+            });
+        let (y0, y1) = if y1 - y0 < 1.0 {
+            (y0 - 1.0, y1 + 1.0)
+        } else {
+            (y0, y1)
+        };
+        let sx = |x: f64| m + (x - x0) / (x1 - x0) * (w - 2.0 * m);
+        let sy = |y: f64| h - m - (y - y0) / (y1 - y0) * (h - 2.0 * m);
+        let path: Vec<String> = points
+            .iter()
+            .map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y)))
+            .collect();
+        Some(format!(
+            r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}"><rect width="100%" height="100%" fill="white"/><text x="{m}" y="20" font-size="14" font-family="sans-serif">Elo by training step</text><text x="{}" y="{}" font-size="11" text-anchor="middle" font-family="sans-serif">training step ({x0:.0} .. {x1:.0})</text><text x="8" y="{}" font-size="11" font-family="sans-serif">{y1:+.0}</text><text x="8" y="{}" font-size="11" font-family="sans-serif">{y0:+.0}</text><polyline fill="none" stroke="#1f77b4" stroke-width="2" points="{}"/></svg>
+"##,
+            w / 2.0,
+            h - 15.0,
+            sy(y1) + 4.0,
+            sy(y0) + 4.0,
+            path.join(" ")
+        ))
+    }
+}
+
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -216,6 +263,9 @@ pub fn run(
         write(dir, "standings.txt", &standings.to_text())?;
         write(dir, "standings.json", &format!("{}\n", standings.to_json()))?;
         write(dir, "ratings.svg", &standings.to_svg())?;
+        if let Some(svg) = standings.to_svg_by_step() {
+            write(dir, "ratings-by-step.svg", &svg)?;
+        }
     }
     Ok(standings)
 }

@@ -45,33 +45,11 @@ pub struct MatchArgs {
     pub a: String,
     /// Player B, as A.
     pub b: String,
-    /// Game: dai-dai or maka-dai-dai.
-    #[arg(long, default_value = "dai-dai")]
-    pub game: String,
-    /// Games (rounded up to pairs: each opening is played with both colours).
-    #[arg(long, default_value_t = 20)]
-    pub games: u64,
-    /// Random plies of each opening.
-    #[arg(long, default_value_t = 4)]
-    pub opening_plies: u32,
-    /// Longer games are adjudicated: won by a side with at least --material-ratio times the
-    /// other's material (fixed piece values), else drawn.
-    #[arg(long, default_value_t = 400)]
-    pub max_plies: u32,
-    /// Material ratio that wins at the ply cap (0: every capped game is a draw).
-    #[arg(long, default_value_t = 1.5)]
-    pub material_ratio: f32,
-    /// Directory for results.jsonl and game records; rerunning with it continues the match.
-    #[arg(long)]
-    pub out: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub settings: GameSettingsArgs,
     /// Stop early by SPRT: `elo0,elo1,alpha,beta` (e.g. `0,50,0.05,0.05`).
     #[arg(long)]
     pub sprt: Option<String>,
-    /// Network backend for checkpoint players.
-    #[arg(long, default_value = "burn")]
-    pub backend: String,
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
     /// Games played at once (each thread has its own pair of players).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
@@ -88,28 +66,40 @@ pub struct TournamentArgs {
     /// Only the first player against each other one.
     #[arg(long)]
     pub gauntlet: bool,
+    #[command(flatten)]
+    pub settings: GameSettingsArgs,
+    /// Print the standings as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How the games of a match or tournament are played.
+#[derive(clap::Args, Debug)]
+pub struct GameSettingsArgs {
+    /// Game: dai-dai or maka-dai-dai.
     #[arg(long, default_value = "dai-dai")]
     pub game: String,
-    /// Games per pairing (rounded up to pairs of openings).
+    /// Games per match (rounded up to pairs: each opening is played with both colours).
     #[arg(long, default_value_t = 10)]
     pub games: u64,
+    /// Random plies of each opening.
     #[arg(long, default_value_t = 4)]
     pub opening_plies: u32,
+    /// Longer games are adjudicated: won by a side with at least --material-ratio times the
+    /// other's material (fixed piece values), else drawn.
     #[arg(long, default_value_t = 400)]
     pub max_plies: u32,
+    /// Material ratio that wins at the ply cap (0: every capped game is a draw).
     #[arg(long, default_value_t = 1.5)]
     pub material_ratio: f32,
-    /// Directory for per-pairing results and records, standings.txt / .json and
-    /// ratings.svg; a rerun continues.
+    /// Directory for results, game records (and standings); a rerun continues.
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
+    /// Network backend for checkpoint players.
     #[arg(long, default_value = "burn")]
     pub backend: String,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Print the standings as JSON.
-    #[arg(long)]
-    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -15,7 +15,7 @@ use tengu_selfplay::arena::players::{
 use tengu_selfplay::arena::tournament;
 use tengu_selfplay::SearchConfig;
 
-use crate::args::{MatchArgs, TournamentArgs};
+use crate::args::{GameSettingsArgs, MatchArgs, TournamentArgs};
 
 /// A player from its command-line description.
 pub fn player(
@@ -47,6 +47,30 @@ pub fn player(
     })
 }
 
+impl GameSettingsArgs {
+    /// The game, the backend for checkpoint players and the match options.
+    fn resolve(&self, sprt: Option<Sprt>) -> Result<(Arc<Variant>, Backend, MatchOptions)> {
+        let Some(variant) = Variant::builtin(&self.game) else {
+            bail!(
+                "unknown game {:?}; expected dai-dai or maka-dai-dai",
+                self.game
+            )
+        };
+        let backend: Backend = self.backend.parse().map_err(anyhow::Error::msg)?;
+        let options = MatchOptions {
+            variant: variant.clone(),
+            games: self.games,
+            opening_plies: self.opening_plies,
+            max_plies: self.max_plies,
+            material_ratio: (self.material_ratio > 0.0).then_some(self.material_ratio),
+            seed: self.seed,
+            out: self.out.clone(),
+            sprt,
+        };
+        Ok((variant, backend, options))
+    }
+}
+
 fn parse_sprt(text: &str) -> Result<Sprt> {
     let v: Vec<f64> = text
         .split(',')
@@ -68,20 +92,14 @@ fn parse_sprt(text: &str) -> Result<Sprt> {
 }
 
 pub fn run_match(args: MatchArgs) -> Result<()> {
-    let Some(variant) = Variant::builtin(&args.game) else {
-        bail!(
-            "unknown game {:?}; expected dai-dai or maka-dai-dai",
-            args.game
-        )
-    };
-    let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
+    let (variant, backend, options) = args.settings.resolve(sprt)?;
     if args.threads == 0 {
         bail!("--threads must be at least 1");
     }
     let mut pairs = (0..args.threads as u64)
         .map(|k| {
-            let seed = args.seed.wrapping_add(1000 * k);
+            let seed = args.settings.seed.wrapping_add(1000 * k);
             Ok((
                 player(&args.a, &variant, backend, seed)?,
                 player(&args.b, &variant, backend, seed.wrapping_add(1))?,
@@ -89,16 +107,6 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         })
         .collect::<Result<Vec<_>>>()?;
     let (a_name, b_name) = (pairs[0].0.name(), pairs[0].1.name());
-    let options = MatchOptions {
-        variant,
-        games: args.games,
-        opening_plies: args.opening_plies,
-        max_plies: args.max_plies,
-        material_ratio: (args.material_ratio > 0.0).then_some(args.material_ratio),
-        seed: args.seed,
-        out: args.out.clone(),
-        sprt,
-    };
     let refs = pairs
         .iter_mut()
         .map(|(a, b)| (a.as_mut() as &mut dyn Player, b.as_mut() as &mut dyn Player))
@@ -142,29 +150,20 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
 }
 
 pub fn run_tournament(args: TournamentArgs) -> Result<()> {
-    let Some(variant) = Variant::builtin(&args.game) else {
-        bail!(
-            "unknown game {:?}; expected dai-dai or maka-dai-dai",
-            args.game
-        )
-    };
-    let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
+    let (variant, backend, options) = args.settings.resolve(None)?;
     let mut players = args
         .players
         .iter()
         .enumerate()
-        .map(|(i, spec)| player(spec, &variant, backend, args.seed.wrapping_add(i as u64)))
+        .map(|(i, spec)| {
+            player(
+                spec,
+                &variant,
+                backend,
+                args.settings.seed.wrapping_add(i as u64),
+            )
+        })
         .collect::<Result<Vec<_>>>()?;
-    let options = MatchOptions {
-        variant,
-        games: args.games,
-        opening_plies: args.opening_plies,
-        max_plies: args.max_plies,
-        material_ratio: (args.material_ratio > 0.0).then_some(args.material_ratio),
-        seed: args.seed,
-        out: args.out.clone(),
-        sprt: None,
-    };
     let standings = tournament::run(&mut players, &options, args.gauntlet, &mut |a, b, s| {
         tracing::info!(
             a,

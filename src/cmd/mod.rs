@@ -54,3 +54,25 @@ pub fn spinner(quiet: bool) -> ProgressBar {
     );
     bar
 }
+
+/// A process of a run: its configuration (`--config`, the run's `config.toml` or the
+/// defaults), the backend (`--backend` overrides the config's) and the game.
+pub fn load_run(
+    config: Option<&std::path::Path>,
+    run: &std::path::Path,
+    backend: Option<&str>,
+) -> Result<(
+    tengu_trainer::RunConfig,
+    tengu_model::Backend,
+    std::sync::Arc<Variant>,
+)> {
+    let config = tengu_trainer::RunConfig::load(config, run).map_err(anyhow::Error::msg)?;
+    let backend: tengu_model::Backend = backend
+        .unwrap_or(&config.network.backend)
+        .parse()
+        .map_err(anyhow::Error::msg)?;
+    let Some(variant) = Variant::builtin(&config.game) else {
+        bail!("unknown game {:?}", config.game)
+    };
+    Ok((config, backend, variant))
+}

@@ -3,11 +3,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use anyhow::{bail, Context, Result};
-use tengu_model::Backend;
-use tengu_rules::Variant;
+use anyhow::{Context, Result};
 use tengu_selfplay::worker::{self, WorkerOptions};
-use tengu_trainer::config::RunConfig;
 
 use crate::args::SelfplayArgs;
 
@@ -26,16 +23,8 @@ pub fn stop_flag() -> Result<Arc<AtomicBool>> {
 }
 
 pub fn run(args: SelfplayArgs) -> Result<()> {
-    let config = RunConfig::load(args.config.as_deref(), &args.run).map_err(anyhow::Error::msg)?;
-    let backend: Backend = args
-        .backend
-        .as_deref()
-        .unwrap_or(&config.network.backend)
-        .parse()
-        .map_err(anyhow::Error::msg)?;
-    let Some(variant) = Variant::builtin(&config.game) else {
-        bail!("unknown game {:?}", config.game)
-    };
+    let (config, backend, variant) =
+        super::load_run(args.config.as_deref(), &args.run, args.backend.as_deref())?;
     let seed = args.seed.unwrap_or_else(|| {
         let t = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -1,25 +1,14 @@
 //! `tengu train`: the trainer on a run directory.
 
-use anyhow::{bail, Result};
-use tengu_model::Backend;
-use tengu_rules::Variant;
+use anyhow::Result;
 use tengu_trainer::train::{self, TrainOptions};
-use tengu_trainer::RunConfig;
 
 use crate::args::TrainArgs;
 use crate::cmd::selfplay::stop_flag;
 
 pub fn run(args: TrainArgs) -> Result<()> {
-    let config = RunConfig::load(args.config.as_deref(), &args.run).map_err(anyhow::Error::msg)?;
-    let backend: Backend = args
-        .backend
-        .as_deref()
-        .unwrap_or(&config.network.backend)
-        .parse()
-        .map_err(anyhow::Error::msg)?;
-    let Some(variant) = Variant::builtin(&config.game) else {
-        bail!("unknown game {:?}", config.game)
-    };
+    let (config, backend, variant) =
+        super::load_run(args.config.as_deref(), &args.run, args.backend.as_deref())?;
     let options = TrainOptions {
         run: args.run.clone(),
         variant,

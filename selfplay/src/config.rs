@@ -70,8 +70,12 @@ pub struct SelfplayConfig {
     pub resign_consecutive: u32,
     /// Share of games that never resign (they measure false resignations).
     pub no_resign_share: f32,
-    /// Games longer than this are adjudicated a draw.
+    /// Games longer than this are adjudicated: a draw, or with `material_adjudication`
+    /// a win for a side holding at least that many times the other's material.
     pub max_plies: u32,
+    /// Material ratio that wins at the ply cap (fixed piece values, royals excluded); 0
+    /// makes every capped game a draw. Gives young networks decisive value targets.
+    pub material_adjudication: f32,
     /// Rows per shard: a shard is written once finished games hold this many.
     pub rows_per_shard: usize,
     /// Seconds between looks for a newer checkpoint (between games).
@@ -92,6 +96,7 @@ impl Default for SelfplayConfig {
             resign_consecutive: 6,
             no_resign_share: 0.1,
             max_plies: 600,
+            material_adjudication: 0.0,
             rows_per_shard: 2000,
             checkpoint_poll_seconds: 10.0,
         }
@@ -145,6 +150,10 @@ impl SelfplayConfig {
             "selfplay.no_resign_share must be in [0, 1]",
         )?;
         check(self.max_plies >= 1, "selfplay.max_plies must be at least 1")?;
+        check(
+            self.material_adjudication == 0.0 || self.material_adjudication > 1.0,
+            "selfplay.material_adjudication must be 0 (off) or above 1",
+        )?;
         check(
             self.rows_per_shard >= 1,
             "selfplay.rows_per_shard must be at least 1",

@@ -78,6 +78,8 @@ pub struct SelfPlay {
     pub games_started: u64,
     pub game_limit: Option<u64>,
     pub stats: PlayStats,
+    /// Fixed piece values for material adjudication.
+    piece_values: Vec<f32>,
 }
 
 impl SelfPlay {
@@ -88,6 +90,7 @@ impl SelfPlay {
         seed: u64,
     ) -> SelfPlay {
         let slots = (0..config.games_in_flight).map(|_| None).collect();
+        let piece_values = crate::arena::players::piece_values(&variant);
         SelfPlay {
             variant,
             search,
@@ -101,6 +104,7 @@ impl SelfPlay {
             games_started: 0,
             game_limit: None,
             stats: PlayStats::default(),
+            piece_values,
         }
     }
 
@@ -351,6 +355,15 @@ impl SelfPlay {
             return Some(self.finish(slot, outcome.winner, outcome.termination.as_str()));
         }
         if terminal_value(&slot.game, self.config.max_plies).is_some() {
+            let ratio = self.config.material_adjudication;
+            if ratio > 1.0 {
+                let m = crate::arena::matches::material(slot.game.position(), &self.piece_values);
+                for c in [Color::Black, Color::White] {
+                    if m[c.index()] >= ratio * m[c.opposite().index()].max(1e-3) {
+                        return Some(self.finish(slot, Some(c), "adjudicated on material"));
+                    }
+                }
+            }
             return Some(self.finish(slot, None, "ply cap"));
         }
         self.begin_move(slot);

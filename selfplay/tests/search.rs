@@ -226,3 +226,39 @@ fn self_play_games_finish_with_consistent_rows() {
         }
     }
 }
+
+#[test]
+fn capped_games_can_be_adjudicated_on_material() {
+    let variant = tengu_rules::Variant::dai_dai();
+    let search = SearchConfig {
+        visits: 4,
+        ..SearchConfig::default()
+    };
+    let config = SelfplayConfig {
+        games_in_flight: 6,
+        cheap_visits: 2,
+        max_plies: 60,
+        material_adjudication: 1.01,
+        ..SelfplayConfig::default()
+    };
+    let mut play = SelfPlay::new(variant, search, config, 21);
+    play.game_limit = Some(6);
+    let mut games = Vec::new();
+    while games.len() < 6 {
+        play.step(&mut UniformEvaluator).unwrap();
+        games.extend(play.take_finished());
+    }
+    let adjudicated: Vec<_> = games
+        .iter()
+        .filter(|g| g.termination == "adjudicated on material")
+        .collect();
+    assert!(
+        !adjudicated.is_empty(),
+        "{:?}",
+        games.iter().map(|g| &g.termination).collect::<Vec<_>>()
+    );
+    for g in adjudicated {
+        assert!(g.winner.is_some());
+        assert!(g.rows.iter().all(|r| r.result != 0));
+    }
+}

@@ -48,6 +48,38 @@ fn the_fit_recovers_the_ratings_behind_the_results() {
 }
 
 #[test]
+fn a_gauntlet_rates_each_opponent_by_its_own_pairing() {
+    // In a gauntlet every pairing involves player 0, so each opponent's maximum-likelihood
+    // rating is the Elo of its one pairing (with the virtual draw). Scores of a real run's
+    // report, one of them a sweep.
+    let results = [(2, 28, 0), (0, 4, 26), (1, 27, 2), (0, 0, 30)];
+    let pairings: Vec<Pairing> = results
+        .iter()
+        .enumerate()
+        .map(|(i, &(wins, draws, losses))| Pairing {
+            a: 0,
+            b: i + 1,
+            score: Score {
+                wins,
+                draws,
+                losses,
+            },
+        })
+        .collect();
+    let fitted = fit_ratings(results.len() + 1, &pairings);
+    assert_eq!(fitted[0], 0.0);
+    for (i, &(w, d, l)) in results.iter().enumerate() {
+        let p = (w as f64 + 0.5 * d as f64 + 0.5) / ((w + d + l) as f64 + 1.0);
+        let expected = -400.0 * (p / (1.0 - p)).log10();
+        assert!(
+            (fitted[i + 1] - expected).abs() < 0.5,
+            "opponent {}: fitted {fitted:?}, expected {expected}",
+            i + 1
+        );
+    }
+}
+
+#[test]
 fn a_round_robin_ranks_alpha_beta_over_greedy_over_random() {
     let variant = Variant::dai_dai();
     let dir = tempfile::tempdir().unwrap();

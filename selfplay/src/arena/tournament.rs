@@ -31,29 +31,29 @@ pub fn fit_ratings(players: usize, pairings: &[Pairing]) -> Vec<f64> {
             (p.a, p.b, n, points)
         })
         .collect();
+    // Coordinate-wise Newton steps (each one-dimensional problem is concave), player 0
+    // held at 0: moving the anchor as well made gauntlets, where every pairing involves
+    // it, oscillate and diverge. Steps are capped so a far start cannot overshoot.
     for _ in 0..20_000 {
-        let mut grad = vec![0.0f64; players];
-        let mut hess = vec![1e-9f64; players];
-        for &(a, b, n, points) in &games {
-            let expected = 1.0 / (1.0 + (r[b] - r[a]).exp());
-            grad[a] += points - n * expected;
-            grad[b] -= points - n * expected;
-            let w = n * expected * (1.0 - expected);
-            hess[a] += w;
-            hess[b] += w;
-        }
         let mut change: f64 = 0.0;
         for i in 1..players {
-            let step = grad[i] / hess[i];
+            let (mut grad, mut hess) = (0.0f64, 1e-9f64);
+            for &(a, b, n, points) in &games {
+                let sign = if a == i {
+                    1.0
+                } else if b == i {
+                    -1.0
+                } else {
+                    continue;
+                };
+                let expected_a = 1.0 / (1.0 + (r[b] - r[a]).exp());
+                grad += sign * (points - n * expected_a);
+                hess += n * expected_a * (1.0 - expected_a);
+            }
+            let step = (grad / hess).clamp(-2.0, 2.0);
             r[i] += step;
             change = change.max(step.abs());
         }
-        // Player 0 is the anchor: move everyone so that r[0] = 0.
-        let r0 = r[0] + grad[0] / hess[0];
-        for x in r.iter_mut() {
-            *x -= r0;
-        }
-        r[0] = 0.0;
         if change < 1e-12 {
             break;
         }

@@ -53,7 +53,9 @@ pub struct TrainOptions {
 #[derive(Clone, Debug, Default)]
 pub struct TrainProgress {
     pub step: u64,
+    /// Policy cross-entropy (nats) per row with a policy target; NaN when none had one.
     pub policy_loss: f32,
+    /// WDL cross-entropy (nats) per row.
     pub value_loss: f32,
     pub samples_per_second: f64,
     pub window_rows: usize,
@@ -133,6 +135,39 @@ fn save(
     Ok(name)
 }
 
+/// Keeps the lines of the loss log `path` (JSON lines with a `step`) up to `step`; lines
+/// after it, and a torn last line, are removed (atomically: temporary file, rename).
+/// Returns how many lines went.
+fn trim_log(path: &Path, step: u64) -> std::io::Result<usize> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let mut kept = String::with_capacity(text.len());
+    let mut dropped = 0;
+    for line in text.lines() {
+        let line_step = serde_json::from_str::<serde_json::Value>(line)
+            .ok()
+            .and_then(|v| v["step"].as_u64());
+        match line_step {
+            Some(s) if s <= step => {
+                kept.push_str(line);
+                kept.push('\n');
+            }
+            _ => dropped += 1,
+        }
+    }
+    if dropped > 0 {
+        let tmp = path.with_extension("jsonl.tmp");
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(kept.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+    }
+    Ok(dropped)
+}
+
 /// Trains until `max_steps` or `stop`; resumes from the newest checkpoint of the run.
 pub fn run(
     options: &TrainOptions,
@@ -193,6 +228,16 @@ pub fn run(
     };
 
     let log_path = options.run.join("train.jsonl");
+    // Steps logged after the checkpoint we resume from (a killed trainer) are trained
+    // again; their old lines go so the log holds each step once.
+    let dropped = trim_log(&log_path, step).map_err(io(&log_path))?;
+    if dropped > 0 {
+        tracing::info!(
+            dropped,
+            step,
+            "dropped loss lines logged after the checkpoint resumed from"
+        );
+    }
     let mut log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -242,6 +287,12 @@ pub fn run(
         trainer.set_learning_rate(t.learning_rate_at(step));
         let examples: Vec<_> = batch.iter().map(Example::as_train).collect();
         let losses = trainer.step(&examples)?;
+        // The objective averages the policy term over the whole batch (rows of cheap
+        // searches have no target and add nothing); the log reports it per target row,
+        // the cross-entropy a reader expects (None when the batch had no target row).
+        let target_rows = batch.iter().filter(|e| e.policy.iter().any(|&w| w > 0.0)).count();
+        let row_policy_loss = (target_rows > 0)
+            .then(|| f64::from(losses.policy) * batch.len() as f64 / target_rows as f64);
         step += 1;
         let elapsed = rate_start.0.elapsed().as_secs_f64();
         let samples_per_second =
@@ -251,7 +302,7 @@ pub fn run(
         }
         progress = TrainProgress {
             step,
-            policy_loss: losses.policy,
+            policy_loss: row_policy_loss.map_or(f32::NAN, |l| l as f32),
             value_loss: losses.value,
             samples_per_second,
             window_rows: window.len(),
@@ -261,12 +312,14 @@ pub fn run(
         };
         let line = serde_json::json!({
             "step": step,
-            "policy_loss": losses.policy,
+            "policy_loss": row_policy_loss,
+            "policy_target_rows": target_rows,
             "value_loss": losses.value,
             "learning_rate": t.learning_rate_at(step - 1),
             "samples_per_second": samples_per_second,
             "window_rows": window.len(),
             "rows_seen": window.rows_seen,
+            "games_seen": window.games_seen,
             "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
         });
         writeln!(log, "{line}").map_err(io(&log_path))?;

@@ -11,7 +11,8 @@ pub struct SearchConfig {
     pub visits: u32,
     /// Exploration constant of PUCT.
     pub c_puct: f32,
-    /// First-play urgency: an unvisited move's value is the parent's value minus this.
+    /// First-play urgency: an unvisited move's value is the parent's value minus this
+    /// times the square root of the prior mass of the visited moves.
     pub fpu_reduction: f32,
     /// Dirichlet noise at the root of full searches: alpha per move is this / legal moves.
     pub dirichlet_total_alpha: f32,

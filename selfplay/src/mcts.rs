@@ -145,7 +145,14 @@ impl Tree {
     fn select_edge(&self, node: u32, config: &SearchConfig) -> usize {
         let n = &self.nodes[node as usize];
         let sqrt_total = (n.total as f32).sqrt();
-        let fpu = n.mean_value() - config.fpu_reduction;
+        // The reduction grows with the prior mass already explored (KataGo, Lc0): a flat
+        // reduction makes every unvisited move lose to a visited one whenever values are
+        // near equal (as for a young network), and search collapses onto the top prior.
+        let explored: f32 = (0..n.moves.len())
+            .filter(|&e| n.visits[e] > 0)
+            .map(|e| n.prior[e])
+            .sum();
+        let fpu = n.mean_value() - config.fpu_reduction * explored.sqrt();
         let mut best = (f32::NEG_INFINITY, 0);
         for e in 0..n.moves.len() {
             let q = n.q(e).unwrap_or(fpu);

@@ -169,4 +169,6 @@ fn run_evaluates_new_checkpoints_in_the_arena() {
     );
     let svg = std::fs::read_to_string(run.join("curves.svg")).unwrap();
     assert!(svg.contains("Elo relative to the first checkpoint"));
+    // Losses and Elo, each against training step, hours and self-play games.
+    assert_eq!(svg.matches("<polyline").count(), 9, "{svg}");
 }

@@ -1,5 +1,7 @@
 //! Training curves as a picture: `curves.svg` in the run directory, drawn from
-//! `train.jsonl` (policy and value loss against training step and against hours).
+//! `train.jsonl` and `elo.jsonl`: a grid with a row per quantity (policy loss, value loss,
+//! Elo relative to the first checkpoint) and a column per x axis (training step, hours since
+//! the first step, self-play games finished).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -11,7 +13,8 @@ struct Panel<'a> {
     points: Vec<(f64, f64)>,
 }
 
-const W: f64 = 640.0;
+/// Size of one panel in pixels.
+const W: f64 = 420.0;
 const H: f64 = 220.0;
 const MARGIN: f64 = 48.0;
 
@@ -30,28 +33,29 @@ fn nice_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo, hi)
 }
 
-fn panel(svg: &mut String, top: f64, p: &Panel) {
+fn panel(svg: &mut String, left: f64, top: f64, p: &Panel) {
     let (x0, x1) = nice_range(p.points.iter().map(|q| q.0));
     let (y0, y1) = nice_range(p.points.iter().map(|q| q.1));
-    let sx = |x: f64| MARGIN + (x - x0) / (x1 - x0) * (W - 2.0 * MARGIN);
+    let sx = |x: f64| left + MARGIN + (x - x0) / (x1 - x0) * (W - 2.0 * MARGIN);
     let sy = |y: f64| top + H - MARGIN + -(y - y0) / (y1 - y0) * (H - 1.5 * MARGIN);
     let _ = writeln!(
         svg,
         r##"<text x="{}" y="{}" font-size="14" font-family="sans-serif">{}</text>"##,
-        MARGIN,
+        left + MARGIN,
         top + 18.0,
         p.title
     );
     let _ = writeln!(
         svg,
-        r##"<rect x="{MARGIN}" y="{}" width="{}" height="{}" fill="none" stroke="#999"/>"##,
+        r##"<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#999"/>"##,
+        left + MARGIN,
         top + MARGIN / 2.0,
         W - 2.0 * MARGIN,
         H - 1.5 * MARGIN
     );
     for (v, anchor, x, y) in [
-        (y1, "end", MARGIN - 4.0, sy(y1) + 4.0),
-        (y0, "end", MARGIN - 4.0, sy(y0) + 4.0),
+        (y1, "end", left + MARGIN - 4.0, sy(y1) + 4.0),
+        (y0, "end", left + MARGIN - 4.0, sy(y0) + 4.0),
         (x0, "start", sx(x0), top + H - MARGIN + 16.0),
         (x1, "end", sx(x1), top + H - MARGIN + 16.0),
     ] {
@@ -63,7 +67,7 @@ fn panel(svg: &mut String, top: f64, p: &Panel) {
     let _ = writeln!(
         svg,
         r##"<text x="{}" y="{}" font-size="11" text-anchor="middle" font-family="sans-serif">{}</text>"##,
-        W / 2.0,
+        left + W / 2.0,
         top + H - MARGIN + 16.0,
         p.x_label
     );
@@ -92,7 +96,11 @@ fn thin(points: Vec<(f64, f64)>, n: usize) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// Draws the curves of `train.jsonl` into `curves.svg` (atomically). Nothing to draw: no file.
+/// Where the run stood at a training step: (step, hours since the first step, games).
+type Point = [f64; 3];
+
+/// Draws the curves of `train.jsonl` and `elo.jsonl` into `curves.svg` (atomically).
+/// Nothing to draw: no file.
 pub fn write(run: &Path) -> std::io::Result<()> {
     let Ok(text) = std::fs::read_to_string(run.join("train.jsonl")) else {
         return Ok(());
@@ -105,61 +113,70 @@ pub fn write(run: &Path) -> std::io::Result<()> {
         return Ok(());
     }
     let t0 = rows[0]["unix_time"].as_f64().unwrap_or(0.0);
-    let series = |key: &str, by_time: bool| -> Vec<(f64, f64)> {
-        let pts = rows
-            .iter()
-            .map(|r| {
-                let x = if by_time {
-                    (r["unix_time"].as_f64().unwrap_or(t0) - t0) / 3600.0
-                } else {
-                    r["step"].as_f64().unwrap_or(0.0)
-                };
-                (x, r[key].as_f64().unwrap_or(f64::NAN))
-            })
-            .collect();
-        thin(pts, 600)
+    let at = |r: &serde_json::Value| -> Point {
+        [
+            r["step"].as_f64().unwrap_or(0.0),
+            (r["unix_time"].as_f64().unwrap_or(t0) - t0) / 3600.0,
+            r["games_seen"].as_f64().unwrap_or(f64::NAN),
+        ]
     };
-    let mut panels = vec![
-        Panel {
-            title: "policy loss",
-            x_label: "training step",
-            points: series("policy_loss", false),
-        },
-        Panel {
-            title: "value loss",
-            x_label: "training step",
-            points: series("value_loss", false),
-        },
-        Panel {
-            title: "policy loss",
-            x_label: "hours since the first step",
-            points: series("policy_loss", true),
-        },
-    ];
-    // Ratings from the arena (`elo.jsonl`, written by `tengu run`), when there are any.
-    let ratings: Vec<(f64, f64)> = std::fs::read_to_string(run.join("elo.jsonl"))
+    let losses = |key: &str| -> Vec<(Point, f64)> {
+        rows.iter()
+            .map(|r| (at(r), r[key].as_f64().unwrap_or(f64::NAN)))
+            .collect()
+    };
+    // Ratings (written by `tengu run`'s arena) placed where their checkpoint was published;
+    // step 0 is the run's start.
+    let by_step: std::collections::HashMap<u64, Point> = rows
+        .iter()
+        .filter_map(|r| Some((r["step"].as_u64()?, at(r))))
+        .collect();
+    let start: Point = [0.0, 0.0, rows[0]["games_seen"].as_f64().unwrap_or(f64::NAN)];
+    let ratings: Vec<(Point, f64)> = std::fs::read_to_string(run.join("elo.jsonl"))
         .unwrap_or_default()
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| Some((v["step"].as_f64()?, v["rating"].as_f64()?)))
+        .filter_map(|v| {
+            let step = v["step"].as_u64()?;
+            let rating = v["rating"].as_f64()?;
+            let point = if step == 0 { Some(start) } else { by_step.get(&step).copied() };
+            Some((point?, rating))
+        })
         .collect();
-    if !ratings.is_empty() {
-        panels.push(Panel {
-            title: "Elo relative to the first checkpoint",
-            x_label: "training step",
-            points: ratings,
-        });
-    }
+
+    let quantities: Vec<(&str, Vec<(Point, f64)>)> = [
+        ("policy loss", losses("policy_loss")),
+        ("value loss", losses("value_loss")),
+        ("Elo relative to the first checkpoint", ratings),
+    ]
+    .into_iter()
+    .filter(|(_, series)| !series.is_empty())
+    .collect();
+    let axes = ["training step", "hours since the first step", "self-play games"];
     let mut svg = String::new();
+    let (width, height) = (W * axes.len() as f64, H * quantities.len() as f64);
     let _ = writeln!(
         svg,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{}" viewBox="0 0 {W} {}">"##,
-        H * panels.len() as f64,
-        H * panels.len() as f64
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">"##
     );
     let _ = writeln!(svg, r##"<rect width="100%" height="100%" fill="white"/>"##);
-    for (i, p) in panels.iter().enumerate() {
-        panel(&mut svg, i as f64 * H, p);
+    for (row, (title, series)) in quantities.iter().enumerate() {
+        for (column, x_label) in axes.iter().enumerate() {
+            let points: Vec<(f64, f64)> = series
+                .iter()
+                .map(|(p, y)| (p[column], *y))
+                .filter(|(x, _)| x.is_finite())
+                .collect();
+            if points.is_empty() {
+                continue;
+            }
+            let p = Panel {
+                title,
+                x_label,
+                points: thin(points, 600),
+            };
+            panel(&mut svg, column as f64 * W, row as f64 * H, &p);
+        }
     }
     svg.push_str("</svg>\n");
     let tmp = run.join(".curves.svg.tmp");

@@ -19,6 +19,8 @@ pub struct Window {
     seen: HashSet<PathBuf>,
     /// Rows of every valid shard seen since the run began.
     pub rows_seen: u64,
+    /// Games finished in those shards.
+    pub games_seen: u64,
 }
 
 impl Window {
@@ -29,6 +31,7 @@ impl Window {
             shards: BTreeMap::new(),
             seen: HashSet::new(),
             rows_seen: 0,
+            games_seen: 0,
         }
     }
 
@@ -56,6 +59,7 @@ impl Window {
                 Ok((header, rows)) if header.game == self.game => {
                     added += rows.len();
                     self.rows_seen += rows.len() as u64;
+                    self.games_seen += u64::from(header.games);
                     self.shards.insert(path, rows);
                 }
                 Ok((header, _)) => tracing::warn!(

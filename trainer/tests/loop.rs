@@ -148,7 +148,9 @@ fn selfplay_then_training_gives_better_checkpoints_that_workers_use() {
     // The curves are drawn as a picture beside the data.
     let svg = std::fs::read_to_string(run.join("curves.svg")).unwrap();
     assert!(
-        svg.starts_with("<svg") && svg.matches("<polyline").count() == 3,
+        svg.starts_with("<svg")
+            && svg.matches("<polyline").count() == 6
+            && svg.contains("self-play games"),
         "{svg}"
     );
 }

@@ -238,6 +238,9 @@ fn atomically(path: &Path, write: impl FnOnce(&Path) -> Result<(), String>) -> R
         .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp"));
     write(&tmp)?;
+    std::fs::File::open(&tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| format!("{}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -277,11 +280,11 @@ impl Trainer for crate::tch_net::TchTrainer {
         self.net.save(meta, path)
     }
 
-    fn save_optimizer(&self, _path: &Path) -> Result<(), String> {
-        Err("the tch trainer cannot save its AdamW state (tch exposes no optimizer state)".into())
+    fn save_optimizer(&self, path: &Path) -> Result<(), String> {
+        atomically(path, |tmp| crate::tch_net::TchTrainer::save_optimizer(self, tmp))
     }
 
-    fn load_optimizer(&mut self, _path: &Path) -> Result<(), String> {
-        Err("the tch trainer cannot restore AdamW state".into())
+    fn load_optimizer(&mut self, path: &Path) -> Result<(), String> {
+        crate::tch_net::TchTrainer::load_optimizer(self, path)
     }
 }

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use tch::nn::{self, OptimizerConfig};
+use tch::nn;
 use tch::{Device, Kind, Tensor};
 use tengu_rules::{Move, Position, Variant};
 
@@ -338,10 +338,121 @@ impl Evaluator for TchEvaluator {
     }
 }
 
+/// AdamW as torch defines it (decoupled weight decay, bias-corrected moments), written out
+/// so its state can be saved: tch's built-in optimizers expose no state.
+struct AdamW {
+    learning_rate: f64,
+    weight_decay: f64,
+    /// Steps taken (for the bias corrections).
+    steps: i64,
+    /// (parameter, first moment, second moment), in parameter-name order.
+    slots: Vec<(String, Tensor, Tensor, Tensor)>,
+}
+
+const BETA1: f64 = 0.9;
+const BETA2: f64 = 0.999;
+const EPSILON: f64 = 1e-8;
+
+impl AdamW {
+    fn new(net: &TchNet, learning_rate: f64, weight_decay: f64) -> AdamW {
+        let mut names: Vec<&String> = net.params.keys().collect();
+        names.sort();
+        let slots = names
+            .into_iter()
+            .map(|name| {
+                let p = net.params[name].shallow_clone();
+                let m = p.zeros_like();
+                let v = p.zeros_like();
+                (name.clone(), p, m, v)
+            })
+            .collect();
+        AdamW {
+            learning_rate,
+            weight_decay,
+            steps: 0,
+            slots,
+        }
+    }
+
+    fn backward_step(&mut self, loss: &Tensor) {
+        for (_, p, _, _) in &mut self.slots {
+            p.zero_grad();
+        }
+        loss.backward();
+        self.steps += 1;
+        let (lr, t) = (self.learning_rate, self.steps as i32);
+        let correction1 = 1.0 - BETA1.powi(t);
+        let correction2 = 1.0 - BETA2.powi(t);
+        tch::no_grad(|| {
+            for (_, p, m, v) in &mut self.slots {
+                let g = p.grad();
+                if !g.defined() {
+                    continue;
+                }
+                *p *= 1.0 - lr * self.weight_decay;
+                *m *= BETA1;
+                *m += &g * (1.0 - BETA1);
+                *v *= BETA2;
+                *v += &g * &g * (1.0 - BETA2);
+                let denominator = (&*v / correction2).sqrt() + EPSILON;
+                *p -= &*m / denominator * (lr / correction1);
+            }
+        });
+    }
+
+    /// Moments as `m.<name>` / `v.<name>` and the step count as `steps`, in safetensors.
+    fn save(&self, path: &Path) -> Result<(), String> {
+        let mut tensors: Vec<(String, Tensor)> =
+            vec![("steps".into(), Tensor::from_slice(&[self.steps]))];
+        for (name, _, m, v) in &self.slots {
+            tensors.push((format!("m.{name}"), m.to_device(Device::Cpu)));
+            tensors.push((format!("v.{name}"), v.to_device(Device::Cpu)));
+        }
+        Tensor::write_safetensors(&tensors, path).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    fn load(&mut self, path: &Path) -> Result<(), String> {
+        let shown = path.display();
+        let tensors: HashMap<String, Tensor> = Tensor::read_safetensors(path)
+            .map_err(|e| format!("{shown}: {e}"))?
+            .into_iter()
+            .collect();
+        let steps = tensors
+            .get("steps")
+            .and_then(|t| t.f_int64_value(&[0]).ok())
+            .ok_or_else(|| format!("{shown}: no step count (not tch optimizer state?)"))?;
+        // Check everything before changing anything.
+        for (name, p, _, _) in &self.slots {
+            for moment in ["m", "v"] {
+                let key = format!("{moment}.{name}");
+                match tensors.get(&key) {
+                    Some(t) if t.size() == p.size() => {}
+                    Some(t) => {
+                        return Err(format!(
+                            "{shown}: {key} has shape {:?}, the network {:?}",
+                            t.size(),
+                            p.size()
+                        ))
+                    }
+                    None => return Err(format!("{shown}: {key} missing")),
+                }
+            }
+        }
+        tch::no_grad(|| {
+            for (name, _, m, v) in &mut self.slots {
+                m.copy_(&tensors[&format!("m.{name}")]);
+                v.copy_(&tensors[&format!("v.{name}")]);
+            }
+        });
+        self.steps = steps;
+        Ok(())
+    }
+}
+
 /// Training with tch (AdamW), the counterpart of [`crate::burn_eval::BurnTrainer`].
 pub struct TchTrainer {
     pub net: TchNet,
-    optimizer: nn::Optimizer,
+    optimizer: AdamW,
     encoder: Encoder,
     index: PolicyIndex,
 }
@@ -353,12 +464,7 @@ impl TchTrainer {
         learning_rate: f64,
         weight_decay: f64,
     ) -> TchTrainer {
-        let optimizer = nn::AdamW {
-            wd: weight_decay,
-            ..Default::default()
-        }
-        .build(&net.vs, learning_rate)
-        .expect("optimizer");
+        let optimizer = AdamW::new(&net, learning_rate, weight_decay);
         let encoder = Encoder::new(variant);
         TchTrainer {
             net,
@@ -369,7 +475,17 @@ impl TchTrainer {
     }
 
     pub fn set_learning_rate(&mut self, learning_rate: f64) {
-        self.optimizer.set_lr(learning_rate);
+        self.optimizer.learning_rate = learning_rate;
+    }
+
+    /// Writes the AdamW moments and step count (safetensors) to `path`.
+    pub fn save_optimizer(&self, path: &Path) -> Result<(), String> {
+        self.optimizer.save(path)
+    }
+
+    /// Restores state written by [`TchTrainer::save_optimizer`] for the same architecture.
+    pub fn load_optimizer(&mut self, path: &Path) -> Result<(), String> {
+        self.optimizer.load(path)
     }
 
     /// One step; returns the losses before it.

@@ -261,3 +261,75 @@ fn both_backends_train_alike() {
         last.1
     );
 }
+
+#[test]
+fn tch_optimizer_state_makes_a_restart_exact() {
+    let variant = Variant::dai_dai();
+    let config = preset(&variant, "b2c16");
+    let ps = positions(&variant, 8, 5);
+    let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
+    let targets: Vec<Vec<f32>> = moves
+        .iter()
+        .map(|m| (0..m.len()).map(|j| if j == 0 { 1.0 } else { 0.0 }).collect())
+        .collect();
+    let batch: Vec<TrainExample> = (0..ps.len())
+        .map(|i| TrainExample {
+            position: &ps[i],
+            repetitions: 0,
+            moves: &moves[i],
+            policy: &targets[i],
+            wdl: [0.0, 1.0, 0.0],
+        })
+        .collect();
+    let start = temp_file("restart-0.safetensors");
+    TchNet::new(&config, tch::Device::Cpu)
+        .save(&meta(&variant, &config), &start)
+        .unwrap();
+    let trainer = |path: &PathBuf| {
+        let (net, _) = TchNet::load(path, variant.id(), tch::Device::Cpu).unwrap();
+        TchTrainer::new(&variant, net, 3e-3, 0.01)
+    };
+
+    let mut straight = trainer(&start);
+    let uninterrupted: Vec<f32> = (0..16)
+        .map(|_| straight.step(&batch).unwrap().policy)
+        .collect();
+
+    let mut first = trainer(&start);
+    for _ in 0..8 {
+        first.step(&batch).unwrap();
+    }
+    let (middle, state) = (temp_file("restart-8.safetensors"), temp_file("restart-8.opt"));
+    first.net.save(&meta(&variant, &config), &middle).unwrap();
+    first.save_optimizer(&state).unwrap();
+    let mut resumed = trainer(&middle);
+    resumed.load_optimizer(&state).unwrap();
+    let mut cold = trainer(&middle);
+    for (step, expected) in uninterrupted.iter().enumerate().skip(8) {
+        let got = resumed.step(&batch).unwrap().policy;
+        assert!(
+            (got - expected).abs() < 1e-5,
+            "step {step}: resumed {got}, uninterrupted {expected}"
+        );
+        let cold_loss = cold.step(&batch).unwrap().policy;
+        if step == 9 {
+            assert!(
+                (cold_loss - expected).abs() > 1e-4,
+                "without the state the moments restart (step {step}: {cold_loss} vs {expected})"
+            );
+        }
+    }
+    // A state file of another architecture is refused by name.
+    let other = preset(&variant, "b2c8");
+    let (net, _) = {
+        let path = temp_file("other.safetensors");
+        TchNet::new(&other, tch::Device::Cpu)
+            .save(&meta(&variant, &other), &path)
+            .unwrap();
+        TchNet::load(&path, variant.id(), tch::Device::Cpu).unwrap()
+    };
+    let err = TchTrainer::new(&variant, net, 1e-3, 0.0)
+        .load_optimizer(&state)
+        .unwrap_err();
+    assert!(err.contains("shape"), "{err}");
+}

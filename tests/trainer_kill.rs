@@ -74,15 +74,28 @@ fn a_killed_trainer_resumes_without_repeating_or_losing_steps() {
     std::fs::write(dir.path().join("tiny.toml"), CONFIG).unwrap();
     let config = ["--config", "tiny.toml"];
     // Both runs start from the same step-0 network and the same shards.
-    tengu(&[&["train", "--run", "a", "--max-steps", "0"][..], &config].concat(), dir.path());
     tengu(
-        &[&["selfplay", "--run", "a", "--games", "12", "--seed", "3"][..], &config].concat(),
+        &[&["train", "--run", "a", "--max-steps", "0"][..], &config].concat(),
+        dir.path(),
+    );
+    tengu(
+        &[
+            &["selfplay", "--run", "a", "--games", "12", "--seed", "3"][..],
+            &config,
+        ]
+        .concat(),
         dir.path(),
     );
     for sub in ["models", "shards"] {
-        copy_dir(&dir.path().join("a").join(sub), &dir.path().join("b").join(sub));
+        copy_dir(
+            &dir.path().join("a").join(sub),
+            &dir.path().join("b").join(sub),
+        );
     }
-    tengu(&[&["train", "--run", "a", "--max-steps", "60"][..], &config].concat(), dir.path());
+    tengu(
+        &[&["train", "--run", "a", "--max-steps", "60"][..], &config].concat(),
+        dir.path(),
+    );
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
         .args(["train", "--run", "b", "--max-steps", "60", "--quiet"])
@@ -99,12 +112,18 @@ fn a_killed_trainer_resumes_without_repeating_or_losing_steps() {
         if logged >= 25 {
             break logged;
         }
-        assert!(started.elapsed() < Duration::from_secs(300), "trainer b stalled");
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "trainer b stalled"
+        );
         assert!(child.try_wait().unwrap().is_none(), "trainer b ended early");
         std::thread::sleep(Duration::from_millis(5));
     };
     // SAFETY: kill(2) on the trainer process this test started.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGKILL) }, 0);
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGKILL) },
+        0
+    );
     child.wait().unwrap();
     let newest = tengu_selfplay::run_dir::newest_checkpoint(&run_b)
         .unwrap()
@@ -115,7 +134,10 @@ fn a_killed_trainer_resumes_without_repeating_or_losing_steps() {
         eprintln!("note: the kill fell on a checkpoint (step {newest}); nothing to redo");
     }
 
-    tengu(&[&["train", "--run", "b", "--max-steps", "60"][..], &config].concat(), dir.path());
+    tengu(
+        &[&["train", "--run", "b", "--max-steps", "60"][..], &config].concat(),
+        dir.path(),
+    );
     let (la, lb) = (losses(&dir.path().join("a")), losses(&run_b));
     let steps: Vec<u64> = lb.iter().map(|l| l.0).collect();
     assert_eq!(steps, (1..=60).collect::<Vec<_>>(), "each step logged once");

@@ -281,7 +281,9 @@ impl Trainer for crate::tch_net::TchTrainer {
     }
 
     fn save_optimizer(&self, path: &Path) -> Result<(), String> {
-        atomically(path, |tmp| crate::tch_net::TchTrainer::save_optimizer(self, tmp))
+        atomically(path, |tmp| {
+            crate::tch_net::TchTrainer::save_optimizer(self, tmp)
+        })
     }
 
     fn load_optimizer(&mut self, path: &Path) -> Result<(), String> {

@@ -49,6 +49,47 @@ fn meta(variant: &Variant, config: &NetConfig) -> CheckpointMeta {
     }
 }
 
+/// Eight positions of a pseudo-random game, their legal moves and a one-hot policy target
+/// each (move `(13 * i) % moves` of position `i`).
+fn training_rows(
+    variant: &Arc<Variant>,
+    seed: usize,
+) -> (Vec<Position>, Vec<Vec<Move>>, Vec<Vec<f32>>) {
+    let ps = positions(variant, 8, seed);
+    let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
+    let targets = moves
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            (0..m.len())
+                .map(|j| if j == (i * 13) % m.len() { 1.0 } else { 0.0 })
+                .collect()
+        })
+        .collect();
+    (ps, moves, targets)
+}
+
+/// Training examples of those rows, won and lost in turn.
+fn examples<'a>(
+    ps: &'a [Position],
+    moves: &'a [Vec<Move>],
+    targets: &'a [Vec<f32>],
+) -> Vec<TrainExample<'a>> {
+    (0..ps.len())
+        .map(|i| TrainExample {
+            position: &ps[i],
+            repetitions: 0,
+            moves: &moves[i],
+            policy: &targets[i],
+            wdl: if i % 2 == 0 {
+                [1.0, 0.0, 0.0]
+            } else {
+                [0.0, 0.0, 1.0]
+            },
+        })
+        .collect()
+}
+
 /// Largest absolute difference over every policy and WDL probability.
 fn max_difference(a: &[Evaluation], b: &[Evaluation]) -> f32 {
     assert_eq!(a.len(), b.len());
@@ -191,30 +232,8 @@ fn both_backends_train_alike() {
     let path = temp_file("train.safetensors");
     checkpoint::save(&config.init(&device), &meta(&variant, &config), &path).unwrap();
 
-    let ps = positions(&variant, 8, 17);
-    let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
-    let targets: Vec<Vec<f32>> = moves
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            (0..m.len())
-                .map(|j| if j == (i * 13) % m.len() { 1.0 } else { 0.0 })
-                .collect()
-        })
-        .collect();
-    let batch: Vec<TrainExample> = (0..ps.len())
-        .map(|i| TrainExample {
-            position: &ps[i],
-            repetitions: 0,
-            moves: &moves[i],
-            policy: &targets[i],
-            wdl: if i % 2 == 0 {
-                [1.0, 0.0, 0.0]
-            } else {
-                [0.0, 0.0, 1.0]
-            },
-        })
-        .collect();
+    let (ps, moves, targets) = training_rows(&variant, 17);
+    let batch = examples(&ps, &moves, &targets);
 
     let (burn_net, _) = checkpoint::load(&path, variant.id(), &device).unwrap();
     let mut burn = BurnTrainer::new(&variant, burn_net, &device, 1e-3, 0.0);
@@ -266,21 +285,8 @@ fn both_backends_train_alike() {
 fn tch_optimizer_state_makes_a_restart_exact() {
     let variant = Variant::dai_dai();
     let config = preset(&variant, "b2c16");
-    let ps = positions(&variant, 8, 5);
-    let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
-    let targets: Vec<Vec<f32>> = moves
-        .iter()
-        .map(|m| (0..m.len()).map(|j| if j == 0 { 1.0 } else { 0.0 }).collect())
-        .collect();
-    let batch: Vec<TrainExample> = (0..ps.len())
-        .map(|i| TrainExample {
-            position: &ps[i],
-            repetitions: 0,
-            moves: &moves[i],
-            policy: &targets[i],
-            wdl: [0.0, 1.0, 0.0],
-        })
-        .collect();
+    let (ps, moves, targets) = training_rows(&variant, 5);
+    let batch = examples(&ps, &moves, &targets);
     let start = temp_file("restart-0.safetensors");
     TchNet::new(&config, tch::Device::Cpu)
         .save(&meta(&variant, &config), &start)
@@ -299,7 +305,10 @@ fn tch_optimizer_state_makes_a_restart_exact() {
     for _ in 0..8 {
         first.step(&batch).unwrap();
     }
-    let (middle, state) = (temp_file("restart-8.safetensors"), temp_file("restart-8.opt"));
+    let (middle, state) = (
+        temp_file("restart-8.safetensors"),
+        temp_file("restart-8.opt"),
+    );
     first.net.save(&meta(&variant, &config), &middle).unwrap();
     first.save_optimizer(&state).unwrap();
     let mut resumed = trainer(&middle);

@@ -139,7 +139,11 @@ pub fn write(run: &Path) -> std::io::Result<()> {
         .filter_map(|v| {
             let step = v["step"].as_u64()?;
             let rating = v["rating"].as_f64()?;
-            let point = if step == 0 { Some(start) } else { by_step.get(&step).copied() };
+            let point = if step == 0 {
+                Some(start)
+            } else {
+                by_step.get(&step).copied()
+            };
             Some((point?, rating))
         })
         .collect();
@@ -152,7 +156,11 @@ pub fn write(run: &Path) -> std::io::Result<()> {
     .into_iter()
     .filter(|(_, series)| !series.is_empty())
     .collect();
-    let axes = ["training step", "hours since the first step", "self-play games"];
+    let axes = [
+        "training step",
+        "hours since the first step",
+        "self-play games",
+    ];
     let mut svg = String::new();
     let (width, height) = (W * axes.len() as f64, H * quantities.len() as f64);
     let _ = writeln!(

@@ -290,7 +290,10 @@ pub fn run(
         // The objective averages the policy term over the whole batch (rows of cheap
         // searches have no target and add nothing); the log reports it per target row,
         // the cross-entropy a reader expects (None when the batch had no target row).
-        let target_rows = batch.iter().filter(|e| e.policy.iter().any(|&w| w > 0.0)).count();
+        let target_rows = batch
+            .iter()
+            .filter(|e| e.policy.iter().any(|&w| w > 0.0))
+            .count();
         let row_policy_loss = (target_rows > 0)
             .then(|| f64::from(losses.policy) * batch.len() as f64 / target_rows as f64);
         step += 1;

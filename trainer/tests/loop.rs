@@ -19,8 +19,11 @@ fn selfplay(run: &Path, games: u64, seed: u64) -> worker::WorkerProgress {
         run: run.to_path_buf(),
         variant: Variant::dai_dai(),
         backend: Backend::Burn,
+        // No root noise: the targets then follow the step-0 network's priors through the
+        // search, something a few training steps can learn (noise would be most of them).
         search: SearchConfig {
             visits: 16,
+            noise_fraction: 0.0,
             ..SearchConfig::default()
         },
         selfplay: SelfplayConfig {

@@ -3,16 +3,20 @@
 //! everywhere, and on CUDA too when a GPU is present.
 #![cfg(feature = "cuda")]
 
+mod common;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use burn::tensor::Device;
-use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer, TrainExample};
+use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer};
 use tengu_model::checkpoint::{self, CheckpointMeta};
 use tengu_model::net::NetConfig;
 use tengu_model::tch_net::{TchEvaluator, TchNet, TchTrainer};
 use tengu_model::{Encoder, EvalInput, Evaluation, Evaluator, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
+
+use common::{examples, one_hot_targets};
 
 /// A short pseudo-random game: the initial position and the positions after each move.
 fn positions(variant: &Arc<Variant>, count: usize, seed: usize) -> Vec<Position> {
@@ -49,45 +53,15 @@ fn meta(variant: &Variant, config: &NetConfig) -> CheckpointMeta {
     }
 }
 
-/// Eight positions of a pseudo-random game, their legal moves and a one-hot policy target
-/// each (move `(13 * i) % moves` of position `i`).
+/// Eight positions of a pseudo-random game, their legal moves and one-hot policy targets.
 fn training_rows(
     variant: &Arc<Variant>,
     seed: usize,
 ) -> (Vec<Position>, Vec<Vec<Move>>, Vec<Vec<f32>>) {
     let ps = positions(variant, 8, seed);
     let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
-    let targets = moves
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            (0..m.len())
-                .map(|j| if j == (i * 13) % m.len() { 1.0 } else { 0.0 })
-                .collect()
-        })
-        .collect();
+    let targets = one_hot_targets(&moves);
     (ps, moves, targets)
-}
-
-/// Training examples of those rows, won and lost in turn.
-fn examples<'a>(
-    ps: &'a [Position],
-    moves: &'a [Vec<Move>],
-    targets: &'a [Vec<f32>],
-) -> Vec<TrainExample<'a>> {
-    (0..ps.len())
-        .map(|i| TrainExample {
-            position: &ps[i],
-            repetitions: 0,
-            moves: &moves[i],
-            policy: &targets[i],
-            wdl: if i % 2 == 0 {
-                [1.0, 0.0, 0.0]
-            } else {
-                [0.0, 0.0, 1.0]
-            },
-        })
-        .collect()
 }
 
 /// Largest absolute difference over every policy and WDL probability.

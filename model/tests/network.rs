@@ -1,11 +1,14 @@
 //! The burn network: evaluator outputs, learning a fixed batch, checkpoints.
 
 use burn::tensor::Device;
-use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer, TrainExample};
+use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer};
 use tengu_model::checkpoint::{self, CheckpointError, CheckpointMeta};
 use tengu_model::net::NetConfig;
 use tengu_model::{Encoder, EvalInput, Evaluator, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
+
+mod common;
+use common::{examples, one_hot_targets};
 
 fn positions(variant: &std::sync::Arc<Variant>, count: usize) -> Vec<Position> {
     let mut pos = Position::initial(variant.clone());
@@ -64,28 +67,8 @@ fn a_tiny_network_overfits_a_fixed_batch() {
     let ps = positions(&variant, 8);
     let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
     // Target: one move per position, chosen arbitrarily; value: alternating win / loss.
-    let targets: Vec<Vec<f32>> = moves
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            (0..m.len())
-                .map(|j| if j == (i * 13) % m.len() { 1.0 } else { 0.0 })
-                .collect()
-        })
-        .collect();
-    let batch: Vec<TrainExample> = (0..ps.len())
-        .map(|i| TrainExample {
-            position: &ps[i],
-            repetitions: 0,
-            moves: &moves[i],
-            policy: &targets[i],
-            wdl: if i % 2 == 0 {
-                [1.0, 0.0, 0.0]
-            } else {
-                [0.0, 0.0, 1.0]
-            },
-        })
-        .collect();
+    let targets = one_hot_targets(&moves);
+    let batch = examples(&ps, &moves, &targets);
     let mut trainer = BurnTrainer::new(&variant, config.init(&device), &device, 1e-2, 0.0);
     let first = trainer.step(&batch).unwrap();
     let mut last = first;

@@ -1,0 +1,38 @@
+//! Training rows shared by the network tests.
+
+use tengu_model::burn_eval::TrainExample;
+use tengu_rules::{Move, Position};
+
+/// A one-hot policy target per position: move `(13 * i) % moves` of position `i`.
+pub fn one_hot_targets(moves: &[Vec<Move>]) -> Vec<Vec<f32>> {
+    moves
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            (0..m.len())
+                .map(|j| if j == (i * 13) % m.len() { 1.0 } else { 0.0 })
+                .collect()
+        })
+        .collect()
+}
+
+/// Training examples of those rows, won and lost in turn.
+pub fn examples<'a>(
+    ps: &'a [Position],
+    moves: &'a [Vec<Move>],
+    targets: &'a [Vec<f32>],
+) -> Vec<TrainExample<'a>> {
+    (0..ps.len())
+        .map(|i| TrainExample {
+            position: &ps[i],
+            repetitions: 0,
+            moves: &moves[i],
+            policy: &targets[i],
+            wdl: if i % 2 == 0 {
+                [1.0, 0.0, 0.0]
+            } else {
+                [0.0, 0.0, 1.0]
+            },
+        })
+        .collect()
+}

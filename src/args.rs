@@ -36,12 +36,57 @@ pub enum Command {
     /// The main job: self-play workers and the trainer on one run directory, supervised,
     /// with one progress view. Running it again resumes the run.
     Run(RunArgs),
+    /// Score a checkpoint on the tactics suite (raw-policy top-1 / top-3, value sign), or
+    /// build a suite with `tengu suite make`.
+    Suite(SuiteArgs),
+}
+
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct SuiteArgs {
+    #[command(subcommand)]
+    pub make: Option<SuiteCommand>,
+    /// The checkpoint to score.
+    #[arg(long)]
+    pub checkpoint: Option<std::path::PathBuf>,
+    /// The suite file (default: `suites/<game>.jsonl`, the checkpoint's game).
+    #[arg(long)]
+    pub suite: Option<std::path::PathBuf>,
+    /// Backend that runs the network.
+    #[arg(long, default_value = "burn")]
+    pub backend: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SuiteCommand {
+    /// Build a suite from games of the random and greedy players, labelled by a three-ply
+    /// capture search (`scripts/make_suites.sh` makes the shipped ones).
+    Make(SuiteMakeArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SuiteMakeArgs {
+    /// dai-dai or maka-dai-dai.
+    #[arg(long)]
+    pub game: String,
+    /// Positions in the suite.
+    #[arg(long, default_value_t = 2000)]
+    pub count: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Where to write the suite (JSON lines).
+    #[arg(long)]
+    pub out: std::path::PathBuf,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct MatchArgs {
     /// Player A: `random`, `greedy`, `alphabeta[:MS[:DEPTH]]` (time per move in ms, default
-    /// 200, depth limit default 4) or `checkpoint:PATH[:VISITS]` (MCTS, default 64 visits).
+    /// 200, depth limit default 4), `checkpoint:PATH[:VISITS]` (MCTS, default 64 visits) or
+    /// `policy:PATH` (the raw network: its most probable move, no search).
     pub a: String,
     /// Player B, as A.
     pub b: String,

@@ -23,6 +23,7 @@ fn main() {
         Command::Run(args) => cmd::run::run(args),
         Command::Match(args) => cmd::arena::run_match(args),
         Command::Tournament(args) => cmd::arena::run_tournament(args),
+        Command::Suite(args) => cmd::suite::run(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

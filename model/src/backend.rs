@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 use tengu_rules::Variant;
 
-use crate::burn_eval::{BurnEvaluator, BurnTrainer, Losses, TrainExample};
+use crate::burn_eval::{BurnEvaluator, BurnTrainer, LossWeights, Losses, TrainExample};
 use crate::checkpoint::{self, CheckpointError, CheckpointMeta};
 use crate::evaluator::{EvalError, Evaluator};
 use crate::net::NetConfig;
@@ -103,6 +103,7 @@ impl Backend {
         path: &Path,
         variant: &Variant,
     ) -> Result<(Box<dyn Evaluator>, CheckpointMeta), CheckpointError> {
+        check_planes(path, variant)?;
         let label = |meta: &CheckpointMeta| {
             format!(
                 "{} step {}",
@@ -147,6 +148,9 @@ impl Backend {
         learning_rate: f64,
         weight_decay: f64,
     ) -> Result<Box<dyn Trainer>, CheckpointError> {
+        if let Some(path) = checkpoint {
+            check_planes(path, variant)?;
+        }
         match self {
             Backend::Burn => {
                 let device = burn::tensor::Device::default();
@@ -194,6 +198,17 @@ impl Backend {
     }
 }
 
+/// Refuses a checkpoint whose input planes fit neither encoder layout of `variant`.
+fn check_planes(path: &Path, variant: &Variant) -> Result<(), CheckpointError> {
+    let meta = checkpoint::read_meta_for(path, variant.id())?;
+    crate::encoder::Encoder::for_planes(variant, meta.config.planes)
+        .map(|_| ())
+        .map_err(|problem| CheckpointError::Weights {
+            path: path.display().to_string(),
+            problem,
+        })
+}
+
 impl fmt::Display for Backend {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -221,7 +236,11 @@ impl FromStr for Backend {
 pub trait Trainer {
     /// One optimizer step on `batch`; returns the losses before the step.
     fn step(&mut self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError>;
+    /// The losses of the current weights on `batch`, without a step (held-out data).
+    fn losses(&self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError>;
     fn set_learning_rate(&mut self, learning_rate: f64);
+    /// Weights of the auxiliary losses (ownership, material).
+    fn set_loss_weights(&mut self, weights: LossWeights);
     /// Writes the current weights as a checkpoint (atomically).
     fn save(&self, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError>;
     /// Writes the optimizer state (atomically), so a restart continues exactly.
@@ -249,8 +268,16 @@ impl Trainer for BurnTrainer {
         BurnTrainer::step(self, batch)
     }
 
+    fn losses(&self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
+        BurnTrainer::losses(self, batch)
+    }
+
     fn set_learning_rate(&mut self, learning_rate: f64) {
         self.learning_rate = learning_rate;
+    }
+
+    fn set_loss_weights(&mut self, weights: LossWeights) {
+        self.weights = weights;
     }
 
     fn save(&self, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
@@ -272,8 +299,16 @@ impl Trainer for crate::tch_net::TchTrainer {
         crate::tch_net::TchTrainer::step(self, batch)
     }
 
+    fn losses(&self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
+        crate::tch_net::TchTrainer::losses(self, batch)
+    }
+
     fn set_learning_rate(&mut self, learning_rate: f64) {
         crate::tch_net::TchTrainer::set_learning_rate(self, learning_rate)
+    }
+
+    fn set_loss_weights(&mut self, weights: LossWeights) {
+        self.weights = weights;
     }
 
     fn save(&self, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {

@@ -63,7 +63,10 @@ impl BurnEvaluator {
         device: Device,
         label: impl Into<String>,
     ) -> BurnEvaluator {
-        let encoder = Encoder::new(variant);
+        // Plane counts are checked against the game where checkpoints are loaded
+        // (`Backend::load_evaluator`); a fresh network is built for the game.
+        let encoder =
+            Encoder::for_planes(variant, config.planes).unwrap_or_else(|_| Encoder::new(variant));
         BurnEvaluator {
             game: variant.id().to_string(),
             index: PolicyIndex::new(encoder.clone()),
@@ -107,23 +110,59 @@ impl Evaluator for BurnEvaluator {
             .into_data()
             .try_to_vec()
             .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
+        let material: Vec<f32> = out
+            .material
+            .into_data()
+            .try_to_vec()
+            .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
         Ok(crate::evaluator::evaluations_from_logits(
             &logits,
             m,
             &index.counts,
             &wdl,
+            &material,
         ))
     }
 }
 
+fn scalar(t: Tensor<1>) -> f32 {
+    t.into_data()
+        .try_to_vec::<f32>()
+        .map(|v| v[0])
+        .unwrap_or(f32::NAN)
+}
+
 /// One training example: a position, its legal moves with target probabilities (same
-/// order, summing to 1) and the WDL target from the side to move's view.
+/// order, summing to 1) and the WDL target from the side to move's view, plus the
+/// auxiliary targets.
 pub struct TrainExample<'a> {
     pub position: &'a Position,
     pub repetitions: u32,
     pub moves: &'a [Move],
     pub policy: &'a [f32],
     pub wdl: [f32; 3],
+    /// Occupancy classes (0 empty, 1 mover's, 2 opponent's) of the two target horizons,
+    /// `AUX_HORIZONS * N * N` squares in the mover's frame (the encoder's square order);
+    /// empty when the row has none (no ownership loss then).
+    pub ownership: &'a [u8],
+    /// `tanh(balance / MATERIAL_SCALE)` at the two horizons, mover's view.
+    pub material: [f32; 2],
+}
+
+/// Weights of the auxiliary losses (0 switches a head's training off).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct LossWeights {
+    pub ownership: f32,
+    pub material: f32,
+}
+
+impl Default for LossWeights {
+    fn default() -> Self {
+        LossWeights {
+            ownership: 1.0,
+            material: 1.0,
+        }
+    }
 }
 
 /// Losses of one step (means over the batch).
@@ -131,6 +170,38 @@ pub struct TrainExample<'a> {
 pub struct Losses {
     pub policy: f32,
     pub value: f32,
+    /// Cross-entropy per square and horizon (nats), rows with targets only.
+    pub ownership: f32,
+    /// Squared error summed over the two horizons (tanh scale).
+    pub material: f32,
+}
+
+/// Dense target tensors of the auxiliary heads for a batch: ownership one-hot
+/// `[B, AUX_HORIZONS * OCCUPANCY_CLASSES, A]` (zero for rows without targets), the number of
+/// rows with ownership targets, and material `[B, AUX_HORIZONS]`.
+pub(crate) fn aux_targets(
+    batch: &[TrainExample<'_>],
+    squares: usize,
+) -> (Vec<f32>, usize, Vec<f32>) {
+    use crate::net::{AUX_HORIZONS, OCCUPANCY_CLASSES};
+    let per_row = AUX_HORIZONS * OCCUPANCY_CLASSES * squares;
+    let mut ownership = vec![0.0f32; batch.len() * per_row];
+    let mut with_targets = 0;
+    let mut material = vec![0.0f32; batch.len() * AUX_HORIZONS];
+    for (i, e) in batch.iter().enumerate() {
+        material[i * AUX_HORIZONS..(i + 1) * AUX_HORIZONS].copy_from_slice(&e.material);
+        if e.ownership.len() != AUX_HORIZONS * squares {
+            continue;
+        }
+        with_targets += 1;
+        for h in 0..AUX_HORIZONS {
+            for sq in 0..squares {
+                let class = e.ownership[h * squares + sq].min(2) as usize;
+                ownership[i * per_row + (h * OCCUPANCY_CLASSES + class) * squares + sq] = 1.0;
+            }
+        }
+    }
+    (ownership, with_targets, material)
 }
 
 /// A network being trained with AdamW on an autodiff device.
@@ -142,6 +213,8 @@ pub struct BurnTrainer {
     device: Device,
     weight_decay: f32,
     pub learning_rate: f64,
+    /// Weights of the auxiliary losses.
+    pub weights: LossWeights,
 }
 
 impl BurnTrainer {
@@ -154,7 +227,8 @@ impl BurnTrainer {
         weight_decay: f32,
     ) -> BurnTrainer {
         let device = device.clone().autodiff();
-        let encoder = Encoder::new(variant);
+        let encoder =
+            Encoder::for_planes(variant, net.planes()).unwrap_or_else(|_| Encoder::new(variant));
         BurnTrainer {
             net: Some(net.to_device(&device).train()),
             optim: AdamWConfig::new().with_weight_decay(weight_decay).init(),
@@ -163,16 +237,23 @@ impl BurnTrainer {
             device,
             weight_decay,
             learning_rate,
+            weights: LossWeights::default(),
         }
     }
 
-    /// One optimizer step on `batch`; returns the losses before the step.
-    pub fn step(&mut self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
+    /// Policy, value, ownership and material losses of `net` on `batch` as scalar tensors
+    /// `[1]` (on `device`, autodiff or not).
+    fn loss_tensors(
+        &self,
+        net: &Net,
+        batch: &[TrainExample<'_>],
+        device: &Device,
+    ) -> Result<[Tensor<1>; 4], EvalError> {
         let items: Vec<(&Position, &[Move], u32)> = batch
             .iter()
             .map(|e| (e.position, e.moves, e.repetitions))
             .collect();
-        let (input, index) = encode_batch(&self.encoder, &self.index, &items, &self.device)?;
+        let (input, index) = encode_batch(&self.encoder, &self.index, &items, device)?;
         let m = index.counts.iter().copied().max().unwrap_or(0).max(1);
         let mut policy_target = vec![0.0f32; batch.len() * m];
         let mut wdl_target = vec![0.0f32; batch.len() * 3];
@@ -181,26 +262,67 @@ impl BurnTrainer {
             wdl_target[3 * i..3 * i + 3].copy_from_slice(&e.wdl);
         }
         let b = batch.len();
-        let policy_target =
-            Tensor::<2>::from_data(TensorData::new(policy_target, [b, m]), &self.device);
-        let wdl_target = Tensor::<2>::from_data(TensorData::new(wdl_target, [b, 3]), &self.device);
-        let net = self.net.take().expect("network present between steps");
+        let policy_target = Tensor::<2>::from_data(TensorData::new(policy_target, [b, m]), device);
+        let wdl_target = Tensor::<2>::from_data(TensorData::new(wdl_target, [b, 3]), device);
+        let n = self.encoder.size();
+        let squares = n * n;
+        let (own, with_targets, material) = aux_targets(batch, squares);
+        let (h, c) = (crate::net::AUX_HORIZONS, crate::net::OCCUPANCY_CLASSES);
+        let own = Tensor::<4>::from_data(TensorData::new(own, [b, h, c, squares]), device);
+        let material = Tensor::<2>::from_data(TensorData::new(material, [b, h]), device);
         let out = net.forward(input);
         let logits = legal_logits(&out, &index);
         let policy_loss = -(log_softmax(logits, 1) * policy_target).sum_dim(1).mean();
         let value_loss = -(log_softmax(out.wdl, 1) * wdl_target).sum_dim(1).mean();
-        let loss = policy_loss.clone() + value_loss.clone();
+        let own_logits = out.ownership.reshape([b, h, c, squares]);
+        let ownership_loss =
+            -(log_softmax(own_logits, 2) * own).sum() / (with_targets.max(1) * h * squares) as f32;
+        let material_loss = (out.material - material).powi_scalar(2).sum_dim(1).mean();
+        Ok([
+            policy_loss,
+            value_loss,
+            ownership_loss.reshape([1]),
+            material_loss.reshape([1]),
+        ])
+    }
+
+    /// One optimizer step on `batch`; returns the losses before the step.
+    pub fn step(&mut self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
+        let net = self.net.take().expect("network present between steps");
+        let [policy_loss, value_loss, ownership_loss, material_loss] =
+            match self.loss_tensors(&net, batch, &self.device) {
+                Ok(l) => l,
+                Err(e) => {
+                    self.net = Some(net);
+                    return Err(e);
+                }
+            };
+        let w = self.weights;
+        let loss = policy_loss.clone()
+            + value_loss.clone()
+            + ownership_loss.clone() * w.ownership
+            + material_loss.clone() * w.material;
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         self.net = Some(self.optim.step(self.learning_rate, net, grads));
-        let scalar = |t: Tensor<1>| -> f32 {
-            t.into_data()
-                .try_to_vec::<f32>()
-                .map(|v| v[0])
-                .unwrap_or(f32::NAN)
-        };
         Ok(Losses {
             policy: scalar(policy_loss),
             value: scalar(value_loss),
+            ownership: scalar(ownership_loss),
+            material: scalar(material_loss),
+        })
+    }
+
+    /// The losses of the current weights on `batch`, without a step (held-out data).
+    pub fn losses(&self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
+        let net = self.net();
+        let device = self.device.clone().inner();
+        let [policy_loss, value_loss, ownership_loss, material_loss] =
+            self.loss_tensors(&net, batch, &device)?;
+        Ok(Losses {
+            policy: scalar(policy_loss),
+            value: scalar(value_loss),
+            ownership: scalar(ownership_loss),
+            material: scalar(material_loss),
         })
     }
 

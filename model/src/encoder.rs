@@ -12,6 +12,15 @@
 //! | `2T + 2` | all 1.0 if the side to move is in check |
 //! | `2T + 3` | all 1.0 (marks the board for zero-padded convolutions) |
 //! | `2T + 4` | all 1.0 if the side to move is White |
+//! | `2T + 5` | tactical layout only: 1.0 where the side to move could capture ([`Position::attacks`]) |
+//! | `2T + 6` | tactical layout only: 1.0 where the opponent could capture |
+//! | `2T + 7` | tactical layout only: the mover's pieces the opponent attacks and the mover does not defend |
+//! | `2T + 8` | tactical layout only: the opponent's pieces the mover attacks and the opponent does not defend |
+//!
+//! The tactical planes are derived from the rules by the move generator (what a network
+//! of a few 3x3 layers cannot see across a 17x17 board: a slider's attack from afar). The
+//! "pure" layout leaves them out; a network's plane count says which layout it was trained
+//! on ([`Encoder::for_planes`]).
 //!
 //! Each plane is `N x N`, row-major, in the mover's frame: row 0 is the rank farthest from
 //! the mover (rank `a` for Black), column 0 the mover's left-most file. White's view is the
@@ -21,24 +30,58 @@ use tengu_rules::{Color, Position, Square, Variant};
 
 /// Version of the plane layout and of the policy index; written into every checkpoint and
 /// shard, and checked when they are read.
-pub const ENCODER_VERSION: u32 = 1;
+pub const ENCODER_VERSION: u32 = 2;
 
 /// Planes after the piece planes.
 const EXTRA_PLANES: usize = 5;
+/// Attack planes of the tactical layout.
+const TACTICAL_PLANES: usize = 4;
 
 /// The encoder of one game.
 #[derive(Clone, Debug)]
 pub struct Encoder {
     size: usize,
     types: usize,
+    tactical: bool,
 }
 
 impl Encoder {
+    /// The default layout: with the tactical (attack) planes.
     pub fn new(variant: &Variant) -> Encoder {
+        Encoder::with_layout(variant, true)
+    }
+
+    /// `tactical`: whether the attack planes are included (false: the "pure" layout).
+    pub fn with_layout(variant: &Variant, tactical: bool) -> Encoder {
         Encoder {
             size: variant.size(),
             types: variant.piece_types().len(),
+            tactical,
         }
+    }
+
+    /// The layout with `planes` input planes (a network's or checkpoint's plane count), or
+    /// a message naming the counts this game's layouts have.
+    pub fn for_planes(variant: &Variant, planes: usize) -> Result<Encoder, String> {
+        for tactical in [true, false] {
+            let e = Encoder::with_layout(variant, tactical);
+            if e.planes() == planes {
+                return Ok(e);
+            }
+        }
+        let (t, p) = (
+            Encoder::with_layout(variant, true).planes(),
+            Encoder::with_layout(variant, false).planes(),
+        );
+        Err(format!(
+            "a network with {planes} input planes does not fit {}: its encoder has {t} (tactical) or {p} (pure)",
+            variant.id()
+        ))
+    }
+
+    /// Whether the attack planes are included.
+    pub fn tactical(&self) -> bool {
+        self.tactical
     }
 
     /// Board side `N`.
@@ -46,9 +89,9 @@ impl Encoder {
         self.size
     }
 
-    /// Number of input planes `2T + 5`.
+    /// Number of input planes: `2T + 9` (tactical) or `2T + 5` (pure).
     pub fn planes(&self) -> usize {
-        2 * self.types + EXTRA_PLANES
+        2 * self.types + EXTRA_PLANES + if self.tactical { TACTICAL_PLANES } else { 0 }
     }
 
     /// Floats per encoded position: `planes * N * N`.
@@ -105,6 +148,29 @@ impl Encoder {
         fill(out, extra + 3, 1.0);
         if mover == Color::White {
             fill(out, extra + 4, 1.0);
+        }
+        if self.tactical {
+            let base = extra + EXTRA_PLANES;
+            let them = mover.opposite();
+            for row in 0..self.size {
+                for col in 0..self.size {
+                    let s = Square::new(col, row);
+                    let i = self.square_index(s, mover);
+                    let mine = pos.attacks(mover, s);
+                    let theirs = pos.attacks(them, s);
+                    out[base * area + i] = mine as u8 as f32;
+                    out[(base + 1) * area + i] = theirs as u8 as f32;
+                    match pos.piece_at(s) {
+                        Some(p) if p.color == mover && theirs && !mine => {
+                            out[(base + 2) * area + i] = 1.0
+                        }
+                        Some(p) if p.color == them && mine && !theirs => {
+                            out[(base + 3) * area + i] = 1.0
+                        }
+                        _ => {}
+                    }
+                }
+            }
         }
     }
 }

@@ -22,6 +22,10 @@ pub struct Evaluation {
     pub policy: Vec<f32>,
     /// Probabilities of win, draw, loss for the side to move; sum to 1.
     pub wdl: [f32; 3],
+    /// Predicted material balance 16 plies later, the mover's view, as
+    /// `tanh(balance / MATERIAL_SCALE)` in (-1, 1) (the material head; 0 for evaluators
+    /// without one). Search may add it to the value ([`crate::net::MATERIAL_SCALE`]).
+    pub material: f32,
 }
 
 impl Evaluation {
@@ -64,11 +68,13 @@ pub fn check_game(game: &str, batch: &[EvalInput<'_>]) -> Result<(), EvalError> 
 
 /// Evaluations from a network's raw outputs: `logits [B, m]` over each position's legal
 /// moves (the first `counts[i]` of row `i` are real) and `wdl [B, 3]` logits; both softmaxed.
+/// `material`: `[B, 2]` row-major (the material head's two horizons; the first is used).
 pub fn evaluations_from_logits(
     logits: &[f32],
     m: usize,
     counts: &[usize],
     wdl: &[f32],
+    material: &[f32],
 ) -> Vec<Evaluation> {
     (0..counts.len())
         .map(|i| {
@@ -76,7 +82,11 @@ pub fn evaluations_from_logits(
             softmax_in_place(&mut policy);
             let mut w = [wdl[3 * i], wdl[3 * i + 1], wdl[3 * i + 2]];
             softmax_in_place(&mut w);
-            Evaluation { policy, wdl: w }
+            Evaluation {
+                policy,
+                wdl: w,
+                material: material.get(2 * i).copied().unwrap_or(0.0),
+            }
         })
         .collect()
 }
@@ -114,6 +124,7 @@ impl Evaluator for UniformEvaluator {
                 Evaluation {
                     policy: vec![1.0 / n as f32; n],
                     wdl: [0.0, 1.0, 0.0],
+                    material: 0.0,
                 }
             })
             .collect())
@@ -158,7 +169,11 @@ impl Evaluator for RandomEvaluator {
                 let mut wdl = [self.next() + 0.01, self.next() + 0.01, self.next() + 0.01];
                 let sum: f32 = wdl.iter().sum();
                 wdl.iter_mut().for_each(|x| *x /= sum);
-                Evaluation { policy, wdl }
+                Evaluation {
+                    policy,
+                    wdl,
+                    material: 0.0,
+                }
             })
             .collect())
     }

@@ -12,6 +12,7 @@ pub mod policy;
 pub mod tch_net;
 
 pub use backend::{Backend, Trainer};
+pub use burn_eval::{LossWeights, Losses, TrainExample};
 pub use encoder::{Encoder, ENCODER_VERSION};
 pub use evaluator::{
     EvalError, EvalInput, Evaluation, Evaluator, RandomEvaluator, UniformEvaluator,

@@ -6,7 +6,12 @@
 //! * input `[B, P, N, N]` (see [`crate::encoder`]);
 //! * `pair` logits `[B, A, A]`: `q(from) . k(to) / sqrt(D)`;
 //! * `code` logits `[B, A, CODES]`: per origin square, per capture pattern / promotion code;
-//! * `wdl` logits `[B, 3]`.
+//! * `wdl` logits `[B, 3]`;
+//! * `ownership` logits `[B, 2 * 3, N, N]`: for the two horizons of the targets (16 plies
+//!   later, the game's end) the classes empty / the mover's piece / the opponent's piece of
+//!   every square (KataGo's ownership, for a game of captures);
+//! * `material` `[B, 2]` in (-1, 1): `tanh(balance / MATERIAL_SCALE)` predicted for the
+//!   same two horizons (the mover's material minus the opponent's, in piece units).
 //!
 //! The logit of a legal move in slot `(from, to, code)` is `pair[from, to] + code[from, code]`;
 //! softmax runs over the legal moves only.
@@ -25,6 +30,12 @@ use crate::policy::CODES;
 /// default for CUDA machines.
 pub const PRESET_ALIASES: [(&str, &str); 3] =
     [("tiny", "b2c16"), ("cpu", "b4c32"), ("gpu", "b10c128")];
+
+/// Piece units of material balance that the material head maps to `tanh(1)`.
+pub const MATERIAL_SCALE: f32 = 10.0;
+/// Horizons of the auxiliary heads (16 plies later, the game's end) and occupancy classes.
+pub const AUX_HORIZONS: usize = 2;
+pub const OCCUPANCY_CLASSES: usize = 3;
 
 /// Architecture hyper-parameters (stored in checkpoints).
 #[derive(Config, Debug, PartialEq)]
@@ -73,7 +84,8 @@ impl NetConfig {
         let c = self.channels as f64;
         let stem = 2.0 * a * self.planes as f64 * c;
         let tower = self.blocks as f64 * 2.0 * (2.0 * a * c * c * 9.0);
-        let heads = 2.0 * a * c * (2 * self.head_dim + CODES + self.value_channels) as f64
+        let aux = AUX_HORIZONS * OCCUPANCY_CLASSES;
+        let heads = 2.0 * a * c * (2 * self.head_dim + CODES + self.value_channels + aux) as f64
             + 2.0 * a * a * self.head_dim as f64;
         stem + tower + heads
     }
@@ -100,6 +112,8 @@ impl NetConfig {
             value_conv: conv(c, self.value_channels, 1),
             value_fc1: LinearConfig::new(self.value_channels, 64).init(device),
             value_fc2: LinearConfig::new(64, 3).init(device),
+            ownership: conv(c, AUX_HORIZONS * OCCUPANCY_CLASSES, 1),
+            material_fc: LinearConfig::new(64, AUX_HORIZONS).init(device),
             head_dim: self.head_dim,
         };
         net.with_stable_ids()
@@ -155,6 +169,8 @@ pub struct Net {
     value_conv: Conv2d,
     value_fc1: Linear,
     value_fc2: Linear,
+    ownership: Conv2d,
+    material_fc: Linear,
     head_dim: usize,
 }
 
@@ -166,9 +182,18 @@ pub struct NetOutput {
     pub code: Tensor<3>,
     /// `[B, 3]`
     pub wdl: Tensor<2>,
+    /// `[B, AUX_HORIZONS * OCCUPANCY_CLASSES, N, N]` logits.
+    pub ownership: Tensor<4>,
+    /// `[B, AUX_HORIZONS]` in (-1, 1).
+    pub material: Tensor<2>,
 }
 
 impl Net {
+    /// Input planes `P` the network takes.
+    pub fn planes(&self) -> usize {
+        self.stem.weight.dims()[1]
+    }
+
     /// `input`: `[B, P, N, N]`.
     pub fn forward(&self, input: Tensor<4>) -> NetOutput {
         let [b, _, n, _] = input.dims();
@@ -190,11 +215,20 @@ impl Net {
             .forward(x.clone())
             .reshape([b, CODES, a])
             .swap_dims(1, 2);
+        let ownership = self.ownership.forward(x.clone());
         let v = relu(self.value_conv.forward(x));
         let [_, vc, _, _] = v.dims();
         let v = v.mean_dims(&[2, 3]).reshape([b, vc]);
-        let wdl = self.value_fc2.forward(relu(self.value_fc1.forward(v)));
-        NetOutput { pair, code, wdl }
+        let hidden = relu(self.value_fc1.forward(v));
+        let wdl = self.value_fc2.forward(hidden.clone());
+        let material = self.material_fc.forward(hidden).tanh();
+        NetOutput {
+            pair,
+            code,
+            wdl,
+            ownership,
+            material,
+        }
     }
 }
 

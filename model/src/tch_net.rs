@@ -43,6 +43,12 @@ pub fn parameter_shapes(c: &NetConfig) -> Vec<(String, Vec<i64>)> {
     conv("policy_k", ch, c.head_dim as i64, 1);
     conv("policy_code", ch, CODES as i64, 1);
     conv("value_conv", ch, c.value_channels as i64, 1);
+    conv(
+        "ownership",
+        ch,
+        (crate::net::AUX_HORIZONS * crate::net::OCCUPANCY_CLASSES) as i64,
+        1,
+    );
     for b in 0..c.blocks {
         v.push((format!("blocks.{b}.pool.weight"), vec![ch, ch]));
         v.push((format!("blocks.{b}.pool.bias"), vec![ch]));
@@ -51,7 +57,19 @@ pub fn parameter_shapes(c: &NetConfig) -> Vec<(String, Vec<i64>)> {
     v.push(("value_fc1.bias".into(), vec![64]));
     v.push(("value_fc2.weight".into(), vec![64, 3]));
     v.push(("value_fc2.bias".into(), vec![3]));
+    let horizons = crate::net::AUX_HORIZONS as i64;
+    v.push(("material_fc.weight".into(), vec![64, horizons]));
+    v.push(("material_fc.bias".into(), vec![horizons]));
     v
+}
+
+/// Outputs of [`TchNet::forward`], shaped as [`crate::net::NetOutput`].
+pub struct TchOutput {
+    pub pair: Tensor,
+    pub code: Tensor,
+    pub wdl: Tensor,
+    pub ownership: Tensor,
+    pub material: Tensor,
 }
 
 impl TchNet {
@@ -108,9 +126,9 @@ impl TchNet {
         x.matmul(self.p(&format!("{name}.weight"))) + self.p(&format!("{name}.bias"))
     }
 
-    /// Forward pass: `input [B, P, N, N]` -> (`pair [B, A, A]`, `code [B, A, CODES]`,
-    /// `wdl [B, 3]`), as in [`crate::net`].
-    pub fn forward(&self, input: &Tensor) -> (Tensor, Tensor, Tensor) {
+    /// Forward pass: `input [B, P, N, N]` -> `pair [B, A, A]`, `code [B, A, CODES]`,
+    /// `wdl [B, 3]`, `ownership [B, 6, N, N]`, `material [B, 2]`, as in [`crate::net`].
+    pub fn forward(&self, input: &Tensor) -> TchOutput {
         let size = input.size();
         let (b, n) = (size[0], size[2]);
         let a = n * n;
@@ -132,12 +150,21 @@ impl TchNet {
             .conv("policy_code", &x)
             .reshape([b, CODES as i64, a])
             .transpose(1, 2);
+        let ownership = self.conv("ownership", &x);
         let v = self
             .conv("value_conv", &x)
             .relu()
             .mean_dim(&[2i64, 3][..], false, Kind::Float);
-        let wdl = self.linear("value_fc2", &self.linear("value_fc1", &v).relu());
-        (pair, code, wdl)
+        let hidden = self.linear("value_fc1", &v).relu();
+        let wdl = self.linear("value_fc2", &hidden);
+        let material = self.linear("material_fc", &hidden).tanh();
+        TchOutput {
+            pair,
+            code,
+            wdl,
+            ownership,
+            material,
+        }
     }
 
     /// Loads the weights of a checkpoint (written by either backend).
@@ -282,7 +309,8 @@ impl TchEvaluator {
         bf16: bool,
         label: impl Into<String>,
     ) -> TchEvaluator {
-        let encoder = Encoder::new(variant);
+        let encoder = Encoder::for_planes(variant, net.config.planes)
+            .unwrap_or_else(|_| Encoder::new(variant));
         TchEvaluator {
             game: variant.id().into(),
             index: PolicyIndex::new(encoder.clone()),
@@ -310,20 +338,24 @@ impl Evaluator for TchEvaluator {
             .collect();
         let (input, pair_idx, code_idx, pad, counts) =
             encode_batch(&self.encoder, &self.index, &items, self.net.device())?;
-        let (logits, wdl) = tch::no_grad(|| {
-            let (pair, code, wdl) = if self.bf16 {
+        let (logits, wdl, material) = tch::no_grad(|| {
+            let out = if self.bf16 {
                 tch::autocast(true, || self.net.forward(&input))
             } else {
                 self.net.forward(&input)
             };
             let logits = legal_logits(
-                &pair.to_kind(Kind::Float),
-                &code.to_kind(Kind::Float),
+                &out.pair.to_kind(Kind::Float),
+                &out.code.to_kind(Kind::Float),
                 &pair_idx,
                 &code_idx,
                 &pad,
             );
-            (logits, wdl.to_kind(Kind::Float))
+            (
+                logits,
+                out.wdl.to_kind(Kind::Float),
+                out.material.to_kind(Kind::Float),
+            )
         });
         let m = logits.size()[1] as usize;
         let to_vec = |t: Tensor| {
@@ -332,8 +364,9 @@ impl Evaluator for TchEvaluator {
         };
         let logits = to_vec(logits)?;
         let wdl = to_vec(wdl)?;
+        let material = to_vec(material)?;
         Ok(crate::evaluator::evaluations_from_logits(
-            &logits, m, &counts, &wdl,
+            &logits, m, &counts, &wdl, &material,
         ))
     }
 }
@@ -452,6 +485,8 @@ impl AdamW {
 /// Training with tch (AdamW), the counterpart of [`crate::burn_eval::BurnTrainer`].
 pub struct TchTrainer {
     pub net: TchNet,
+    /// Weights of the auxiliary losses.
+    pub weights: crate::burn_eval::LossWeights,
     optimizer: AdamW,
     encoder: Encoder,
     index: PolicyIndex,
@@ -465,9 +500,11 @@ impl TchTrainer {
         weight_decay: f64,
     ) -> TchTrainer {
         let optimizer = AdamW::new(&net, learning_rate, weight_decay);
-        let encoder = Encoder::new(variant);
+        let encoder = Encoder::for_planes(variant, net.config.planes)
+            .unwrap_or_else(|_| Encoder::new(variant));
         TchTrainer {
             net,
+            weights: crate::burn_eval::LossWeights::default(),
             optimizer,
             index: PolicyIndex::new(encoder.clone()),
             encoder,
@@ -488,11 +525,12 @@ impl TchTrainer {
         self.optimizer.load(path)
     }
 
-    /// One step; returns the losses before it.
-    pub fn step(
-        &mut self,
+    /// Policy, value, ownership and material losses (scalar tensors) of the current
+    /// weights on `batch`, as [`crate::burn_eval`] defines them.
+    fn loss_tensors(
+        &self,
         batch: &[crate::burn_eval::TrainExample<'_>],
-    ) -> Result<crate::burn_eval::Losses, EvalError> {
+    ) -> Result<[Tensor; 4], EvalError> {
         let items: Vec<(&Position, &[Move], u32)> = batch
             .iter()
             .map(|e| (e.position, e.moves, e.repetitions))
@@ -514,19 +552,72 @@ impl TchTrainer {
         let wdl_target = Tensor::from_slice(&wdl_target)
             .reshape([b, 3])
             .to_device(device);
-        let (pair, code, wdl) = self.net.forward(&input);
-        let logits = legal_logits(&pair, &code, &pair_idx, &code_idx, &pad);
+        let n = self.encoder.size();
+        let squares = (n * n) as i64;
+        let (own, with_targets, material) = crate::burn_eval::aux_targets(batch, n * n);
+        let (h, c) = (
+            crate::net::AUX_HORIZONS as i64,
+            crate::net::OCCUPANCY_CLASSES as i64,
+        );
+        let own = Tensor::from_slice(&own)
+            .reshape([b, h, c, squares])
+            .to_device(device);
+        let material = Tensor::from_slice(&material)
+            .reshape([b, h])
+            .to_device(device);
+        let out = self.net.forward(&input);
+        let logits = legal_logits(&out.pair, &out.code, &pair_idx, &code_idx, &pad);
         let policy_loss = -(logits.log_softmax(1, Kind::Float) * target)
             .sum_dim_intlist(1, false, Kind::Float)
             .mean(Kind::Float);
-        let value_loss = -(wdl.log_softmax(1, Kind::Float) * wdl_target)
+        let value_loss = -(out.wdl.log_softmax(1, Kind::Float) * wdl_target)
             .sum_dim_intlist(1, false, Kind::Float)
             .mean(Kind::Float);
-        let loss = &policy_loss + &value_loss;
+        let ownership_loss = -(out
+            .ownership
+            .reshape([b, h, c, squares])
+            .log_softmax(2, Kind::Float)
+            * own)
+            .sum(Kind::Float)
+            / (with_targets.max(1) as i64 * h * squares) as f64;
+        let material_loss = (out.material - material)
+            .square()
+            .sum_dim_intlist(1, false, Kind::Float)
+            .mean(Kind::Float);
+        Ok([policy_loss, value_loss, ownership_loss, material_loss])
+    }
+
+    /// The losses of the current weights on `batch`, without a step (held-out data).
+    pub fn losses(
+        &self,
+        batch: &[crate::burn_eval::TrainExample<'_>],
+    ) -> Result<crate::burn_eval::Losses, EvalError> {
+        let [policy, value, ownership, material] = tch::no_grad(|| self.loss_tensors(batch))?;
+        Ok(crate::burn_eval::Losses {
+            policy: policy.double_value(&[]) as f32,
+            value: value.double_value(&[]) as f32,
+            ownership: ownership.double_value(&[]) as f32,
+            material: material.double_value(&[]) as f32,
+        })
+    }
+
+    /// One step; returns the losses before it.
+    pub fn step(
+        &mut self,
+        batch: &[crate::burn_eval::TrainExample<'_>],
+    ) -> Result<crate::burn_eval::Losses, EvalError> {
+        let [policy_loss, value_loss, ownership_loss, material_loss] = self.loss_tensors(batch)?;
+        let w = self.weights;
+        let loss = &policy_loss
+            + &value_loss
+            + &ownership_loss * f64::from(w.ownership)
+            + &material_loss * f64::from(w.material);
         self.optimizer.backward_step(&loss);
         Ok(crate::burn_eval::Losses {
             policy: policy_loss.double_value(&[]) as f32,
             value: value_loss.double_value(&[]) as f32,
+            ownership: ownership_loss.double_value(&[]) as f32,
+            material: material_loss.double_value(&[]) as f32,
         })
     }
 }

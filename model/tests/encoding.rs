@@ -79,17 +79,115 @@ fn encoder_sees_the_board_from_the_movers_side() {
         enc.encode(&black, 0, &mut a);
         enc.encode(&white, 0, &mut b);
         let area = enc.size() * enc.size();
-        let colour_plane = enc.planes() - 1;
+        let t = variant.piece_types().len();
+        let colour_plane = 2 * t + 4;
         // The setups are symmetric: only the "White to move" plane differs.
         assert_eq!(a[..colour_plane * area], b[..colour_plane * area]);
-        assert!(a[colour_plane * area..].iter().all(|&x| x == 0.0));
-        assert!(b[colour_plane * area..].iter().all(|&x| x == 1.0));
+        assert!(a[colour_plane * area..(colour_plane + 1) * area]
+            .iter()
+            .all(|&x| x == 0.0));
+        assert!(b[colour_plane * area..(colour_plane + 1) * area]
+            .iter()
+            .all(|&x| x == 1.0));
+        assert_eq!(
+            a[(colour_plane + 1) * area..],
+            b[(colour_plane + 1) * area..]
+        );
         // 96 pieces a side, one hot each.
-        let t = variant.piece_types().len();
         assert_eq!(a[..t * area].iter().sum::<f32>(), 96.0);
         assert_eq!(a[t * area..2 * t * area].iter().sum::<f32>(), 96.0);
         // Repetition plane.
         enc.encode(&black, 2, &mut a);
         assert!((a[(2 * t + 1) * area] - 2.0 / 3.0).abs() < 1e-6);
+    }
+}
+
+/// The attack planes agree with the move generator: the mover "attacks" an enemy-occupied
+/// square exactly when one of its legal moves captures there (whoever moves, via the
+/// same position with the other side to move), and the hanging planes follow from them.
+#[test]
+fn tactical_planes_agree_with_the_move_generator() {
+    for variant in [Variant::dai_dai(), Variant::maka_dai_dai()] {
+        let enc = Encoder::new(&variant);
+        assert!(enc.tactical());
+        assert_eq!(
+            enc.planes(),
+            Encoder::with_layout(&variant, false).planes() + 4
+        );
+        assert_eq!(
+            Encoder::for_planes(&variant, enc.planes())
+                .unwrap()
+                .tactical(),
+            true
+        );
+        assert!(!Encoder::for_planes(&variant, enc.planes() - 4)
+            .unwrap()
+            .tactical());
+        assert!(Encoder::for_planes(&variant, enc.planes() + 1).is_err());
+        let t = variant.piece_types().len();
+        let base = 2 * t + 5;
+        let area = enc.size() * enc.size();
+        let mut planes = vec![0.0; enc.len()];
+        let (mut hanging, mut attacked) = (0, 0);
+        for pos in random_positions(variant.clone(), 3, 120).iter().step_by(7) {
+            if pos.after_pass() {
+                continue;
+            }
+            enc.encode(pos, 0, &mut planes);
+            let mover = pos.side_to_move();
+            let flipped_text = {
+                let text = pos.to_string();
+                let (board, rest) = text.split_once(' ').unwrap();
+                let side = if rest.starts_with('b') { "w" } else { "b" };
+                format!("{board} {side}{}", &rest[1..])
+            };
+            let Ok(flipped) = Position::parse(&flipped_text) else {
+                continue; // the other side would be in an impossible state (in check)
+            };
+            for (side_pos, plane) in [(pos, base), (&flipped, base + 1)] {
+                let captured: HashSet<_> = side_pos
+                    .legal_move_list()
+                    .iter()
+                    .flat_map(|m| m.captures().collect::<Vec<_>>())
+                    .collect();
+                let mut pseudo = Vec::new();
+                side_pos.pseudo_legal_moves(&mut pseudo);
+                let pseudo_captured: HashSet<_> = pseudo
+                    .iter()
+                    .flat_map(|m| m.captures().collect::<Vec<_>>())
+                    .collect();
+                let attacker = side_pos.side_to_move();
+                for s in pos.squares_of(attacker.opposite()) {
+                    // A legal capture implies the plane; the plane implies a pseudo-legal
+                    // capture (one exposing the attacker's royal still attacks).
+                    let i = enc.square_index(s, mover);
+                    let on = planes[plane * area + i] == 1.0;
+                    if captured.contains(&s) {
+                        assert!(on, "{pos}: {s:?} captured but not marked");
+                    }
+                    if on {
+                        assert!(
+                            pseudo_captured.contains(&s),
+                            "{pos}: {s:?} marked, no capture"
+                        );
+                    }
+                }
+            }
+            for s in pos.squares_of(mover) {
+                let i = enc.square_index(s, mover);
+                let expect = planes[(base + 1) * area + i] == 1.0 && planes[base * area + i] == 0.0;
+                assert_eq!(planes[(base + 2) * area + i] == 1.0, expect);
+                hanging += expect as usize;
+            }
+            for s in pos.squares_of(mover.opposite()) {
+                let i = enc.square_index(s, mover);
+                attacked += (planes[base * area + i] == 1.0) as usize;
+            }
+        }
+        assert!(
+            hanging > 0 && attacked > 0,
+            "{}: no attacks met",
+            variant.id()
+        );
     }
 }

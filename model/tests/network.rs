@@ -88,6 +88,70 @@ fn a_tiny_network_overfits_a_fixed_batch() {
     // moves, about 4.1; measured about 0.55 after 250 steps), the value loss below 0.05.
     assert!(last.policy < 0.8, "policy loss fell to {}", last.policy);
     assert!(last.value < 0.05, "value loss fell to {}", last.value);
+    // The material head fits its targets (+-0.5, +-0.25; start about 0.3).
+    assert!(
+        last.material < 0.05,
+        "material loss fell to {}",
+        last.material
+    );
+}
+
+#[test]
+fn ownership_head_learns_and_held_out_losses_match_a_step() {
+    let variant = Variant::dai_dai();
+    let device = Device::default();
+    let ps = positions(&variant, 8);
+    let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
+    let targets = one_hot_targets(&moves);
+    // Occupancy target: the position itself, at both horizons (learnable from the input).
+    let enc = Encoder::new(&variant);
+    let area = enc.size() * enc.size();
+    let occupancy: Vec<Vec<u8>> = ps
+        .iter()
+        .map(|p| {
+            let mut o = vec![0u8; 2 * area];
+            for c in [tengu_rules::Color::Black, tengu_rules::Color::White] {
+                for s in p.squares_of(c) {
+                    let i = enc.square_index(s, p.side_to_move());
+                    let class = if c == p.side_to_move() { 1 } else { 2 };
+                    o[i] = class;
+                    o[area + i] = class;
+                }
+            }
+            o
+        })
+        .collect();
+    let mut batch = examples(&ps, &moves, &targets);
+    for (e, o) in batch.iter_mut().zip(&occupancy) {
+        e.ownership = o;
+    }
+    let mut trainer = BurnTrainer::new(&variant, tiny(&variant).init(&device), &device, 1e-2, 0.0);
+    // Losses without a step are the losses the next step reports (before it steps).
+    let before = trainer.losses(&batch).unwrap();
+    let first = trainer.step(&batch).unwrap();
+    for (a, b) in [
+        (before.policy, first.policy),
+        (before.value, first.value),
+        (before.ownership, first.ownership),
+        (before.material, first.material),
+    ] {
+        assert!((a - b).abs() < 1e-4, "{a} vs {b}");
+    }
+    assert!(
+        first.ownership > 0.5,
+        "starts near ln 3: {}",
+        first.ownership
+    );
+    let mut last = first;
+    for _ in 0..150 {
+        last = trainer.step(&batch).unwrap();
+    }
+    assert!(
+        last.ownership < 0.1,
+        "ownership loss {} -> {}",
+        first.ownership,
+        last.ownership
+    );
 }
 
 #[test]

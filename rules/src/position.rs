@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::attack::in_check;
+use crate::attack::{can_capture_on, in_check};
 use crate::board::Board;
 use crate::board::WHITE_TO_MOVE_KEY as WHITE_KEY;
 use crate::config::PassRule;
@@ -282,6 +282,13 @@ impl Position {
             self.board.put(v, s, cell);
         }
         self.board.put(v, m.from(), undo.moved);
+    }
+
+    /// Whether `by` has a pseudo-legal move capturing on `s` (the Emperor's protected-piece
+    /// rule of §6.4 included), whoever is to move and whatever stands on `s`: for a piece of
+    /// `by` on `s` this says whether it is defended. The encoder's attack planes use it.
+    pub fn attacks(&self, by: Color, s: Square) -> bool {
+        can_capture_on(&self.variant, &self.board, by, s)
     }
 
     /// Whether a royal piece of `color` stands on `s`.

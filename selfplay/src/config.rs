@@ -23,6 +23,12 @@ pub struct SearchConfig {
     pub root: RootSelection,
     /// Moves sampled at the Gumbel root (`root = "gumbel"`).
     pub gumbel_moves: u32,
+    /// Gumbel root: min-max rescale the completed Q values to [0, 1] before sigma (as
+    /// DeepMind's mctx does), so small value differences still shape the policy target.
+    pub gumbel_rescale: bool,
+    /// Weight of the material head's prediction (future material balance, tanh-scaled)
+    /// added to the value a leaf backs up (KataGo's score utility); 0: the value alone.
+    pub material_utility: f32,
 }
 
 impl Default for SearchConfig {
@@ -35,6 +41,8 @@ impl Default for SearchConfig {
             noise_fraction: 0.25,
             root: RootSelection::Puct,
             gumbel_moves: 16,
+            gumbel_rescale: true,
+            material_utility: 0.0,
         }
     }
 }
@@ -118,6 +126,10 @@ impl SearchConfig {
             "search.dirichlet_total_alpha must be positive",
         )?;
         check(
+            (0.0..=1.0).contains(&self.material_utility),
+            "search.material_utility must be in [0, 1]",
+        )?;
+        check(
             self.gumbel_moves >= 2,
             "search.gumbel_moves must be at least 2",
         )
@@ -178,6 +190,9 @@ pub struct NetworkConfig {
     pub backend: String,
     /// Size preset for new networks: `tiny`, `cpu`, `gpu` or `b<blocks>c<channels>`.
     pub preset: String,
+    /// Whether new networks take the encoder's tactical planes (attacked squares, pieces
+    /// attacked and undefended: derived from the rules); false gives the "pure" input.
+    pub tactical_planes: bool,
 }
 
 impl Default for NetworkConfig {
@@ -185,6 +200,7 @@ impl Default for NetworkConfig {
         NetworkConfig {
             backend: "burn".into(),
             preset: "cpu".into(),
+            tactical_planes: true,
         }
     }
 }

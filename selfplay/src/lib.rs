@@ -3,6 +3,7 @@
 
 pub mod arena;
 pub mod config;
+pub mod cpu;
 pub mod mcts;
 pub mod play;
 pub mod run_dir;

@@ -65,6 +65,8 @@ struct GumbelRoot {
     target: u32,
     budget: u32,
     phases: u32,
+    /// Min-max rescale the completed Q values before sigma (mctx's `rescale_values`).
+    rescale: bool,
 }
 
 /// Where a simulation ended.
@@ -183,13 +185,9 @@ impl Tree {
                 continue;
             }
             // Halve by score + sigma(q), then raise the target for the next phase.
-            let sigma = sigma_scale(root);
+            let sq = sigma_q(root, g.rescale);
             let mut ranked: Vec<usize> = g.remaining.clone();
-            ranked.sort_by(|&a, &b| {
-                let sa = g.score[a] + sigma * root.q(a).unwrap_or(0.0);
-                let sb = g.score[b] + sigma * root.q(b).unwrap_or(0.0);
-                sb.total_cmp(&sa)
-            });
+            ranked.sort_by(|&a, &b| (g.score[b] + sq[b]).total_cmp(&(g.score[a] + sq[a])));
             ranked.truncate(ranked.len().div_ceil(2));
             g.remaining = ranked;
             let per = (g.budget / (g.phases * g.remaining.len() as u32)).max(1);
@@ -218,6 +216,7 @@ impl Tree {
             target: already + per,
             budget,
             phases,
+            rescale: config.gumbel_rescale,
         });
     }
 
@@ -284,15 +283,11 @@ impl Tree {
     pub fn choose_move<R: Rng>(&self, temperature: Option<f32>, rng: &mut R) -> usize {
         let root = &self.nodes[0];
         if let Some(g) = &self.gumbel {
-            let sigma = sigma_scale(root);
+            let sq = sigma_q(root, g.rescale);
             return *g
                 .remaining
                 .iter()
-                .max_by(|&&a, &&b| {
-                    let sa = g.score[a] + sigma * root.q(a).unwrap_or(0.0);
-                    let sb = g.score[b] + sigma * root.q(b).unwrap_or(0.0);
-                    sa.total_cmp(&sb)
-                })
+                .max_by(|&&a, &&b| (g.score[a] + sq[a]).total_cmp(&(g.score[b] + sq[b])))
                 .expect("a legal move");
         }
         if let Some(t) = temperature {
@@ -325,11 +320,10 @@ impl Tree {
     /// (Gumbel). Pairs of (edge, weight), weights summing to 1, zero weights left out.
     pub fn policy_target(&self) -> Vec<(usize, f32)> {
         let root = &self.nodes[0];
-        if self.gumbel.is_some() {
-            let sigma = sigma_scale(root);
-            let v_mix = root.mean_value();
+        if let Some(g) = &self.gumbel {
+            let sq = sigma_q(root, g.rescale);
             let mut logits: Vec<f32> = (0..root.moves.len())
-                .map(|e| root.prior[e].max(1e-12).ln() + sigma * root.q(e).unwrap_or(v_mix))
+                .map(|e| root.prior[e].max(1e-12).ln() + sq[e])
                 .collect();
             tengu_model::evaluator::softmax_in_place(&mut logits);
             return logits
@@ -393,6 +387,27 @@ impl Tree {
     }
 }
 
+/// sigma(completed Q) of every root edge: Q of a visited move, the root's mean value for an
+/// unvisited one (mctx's mixed value, simplified); with `rescale` min-max normalised to
+/// [0, 1] over the root's moves first (mctx's default), so a young network's tiny spread of
+/// values still moves the policy; then times [`sigma_scale`].
+fn sigma_q(root: &Node, rescale: bool) -> Vec<f32> {
+    let v_mix = root.mean_value();
+    let mut q: Vec<f32> = (0..root.moves.len())
+        .map(|e| root.q(e).unwrap_or(v_mix))
+        .collect();
+    if rescale {
+        let lo = q.iter().copied().fold(f32::INFINITY, f32::min);
+        let hi = q.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let span = (hi - lo).max(1e-6);
+        for x in q.iter_mut() {
+            *x = (*x - lo) / span;
+        }
+    }
+    let sigma = sigma_scale(root);
+    q.iter().map(|x| sigma * x).collect()
+}
+
 /// Scale of sigma(q) = (50 + max visits) * 0.1 * q (the Gumbel MuZero paper's c_visit and
 /// c_scale, for values in [-1, 1]).
 fn sigma_scale(root: &Node) -> f32 {
@@ -433,6 +448,12 @@ fn standard_normal<R: Rng>(rng: &mut R) -> f32 {
 }
 
 /// Whether the config asks for a Gumbel root.
+/// The value a leaf backs up: win - loss, plus `material_utility` times the material head's
+/// prediction (KataGo adds its score estimate to the utility the same way), kept in [-1, 1].
+pub fn utility(out: &tengu_model::Evaluation, config: &SearchConfig) -> f32 {
+    (out.value() + config.material_utility * out.material).clamp(-1.0, 1.0)
+}
+
 pub fn uses_gumbel(config: &SearchConfig) -> bool {
     config.root == RootSelection::Gumbel
 }
@@ -476,7 +497,7 @@ pub fn search_game(
     };
     let moves = game.position().legal_move_list();
     let out = evaluate(eval, game, &moves)?;
-    let value = out.value();
+    let value = utility(&out, config);
     tree.expand(&[], moves, out.policy, value, false);
     if uses_gumbel(config) {
         tree.start_gumbel(config, visits.saturating_sub(1).max(1), &mut rng);
@@ -485,7 +506,7 @@ pub fn search_game(
         if let Leaf::Evaluate { path, game: leaf } = tree.simulate(game, config, max_plies) {
             let moves = leaf.position().legal_move_list();
             let out = evaluate(eval, &leaf, &moves)?;
-            let value = out.value();
+            let value = utility(&out, config);
             tree.expand(&path, moves, out.policy, value, false);
         }
     }

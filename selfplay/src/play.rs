@@ -29,6 +29,67 @@ pub struct FinishedGame {
     pub false_resignation: Option<bool>,
 }
 
+/// Material and occupancy of every position of a finished game (Black's view), for the
+/// rows' future targets.
+pub struct FutureTargets {
+    /// Black's material minus White's, per ply `0..=plies`.
+    material: Vec<f32>,
+    /// Per ply, `N * N` squares in board order: 0 empty, 1 Black, 2 White.
+    occupancy: Vec<Vec<u8>>,
+}
+
+impl FutureTargets {
+    /// Replays `game` from its start.
+    pub fn of_game(game: &Game, values: &[f32]) -> FutureTargets {
+        let mut pos = game.start().clone();
+        let n = pos.size();
+        let snapshot = |pos: &Position| -> (f32, Vec<u8>) {
+            let m = crate::arena::matches::material(pos, values);
+            let mut occ = vec![0u8; n * n];
+            for color in Color::ALL {
+                for s in pos.squares_of(color) {
+                    occ[s.row() * n + s.col()] = 1 + color.index() as u8;
+                }
+            }
+            (m[Color::Black.index()] - m[Color::White.index()], occ)
+        };
+        let mut material = Vec::with_capacity(game.len() + 1);
+        let mut occupancy = Vec::with_capacity(game.len() + 1);
+        let (m, o) = snapshot(&pos);
+        material.push(m);
+        occupancy.push(o);
+        for mv in game.moves() {
+            pos.play(mv);
+            let (m, o) = snapshot(&pos);
+            material.push(m);
+            occupancy.push(o);
+        }
+        FutureTargets {
+            material,
+            occupancy,
+        }
+    }
+
+    /// The targets of the row at `ply` whose side to move is `mover`: material balance
+    /// [`crate::shard::TARGET_HORIZON`] plies later and at the end, and the occupancy of
+    /// those two positions (see [`Row::occupancy_future`]), all from the mover's view.
+    pub fn for_row(&self, ply: u32, mover: Color) -> ([f32; 2], Vec<u8>) {
+        let last = self.material.len() - 1;
+        let later = (ply + crate::shard::TARGET_HORIZON).min(last as u32) as usize;
+        let sign = if mover == Color::Black { 1.0 } else { -1.0 };
+        let material = [sign * self.material[later], sign * self.material[last]];
+        let mut occupancy = Vec::with_capacity(2 * self.occupancy[0].len());
+        for i in [later, last] {
+            occupancy.extend(self.occupancy[i].iter().map(|&c| match (c, mover) {
+                (0, _) => 0,
+                (1, Color::Black) | (2, Color::White) => 1,
+                _ => 2,
+            }));
+        }
+        (material, occupancy)
+    }
+}
+
 struct PendingRow {
     row: Row,
     mover: Color,
@@ -229,7 +290,7 @@ impl SelfPlay {
         for (&i, out) in pending.iter().zip(outputs) {
             let mut slot = self.slots[i].take().unwrap();
             let (path, _, mut moves) = slot.pending.take().unwrap();
-            let value = out.value();
+            let value = crate::mcts::utility(&out, &self.search);
             let mut policy = out.policy;
             // A random move order breaks PUCT's ties at random: with the near-uniform priors
             // of young networks, ties otherwise always go to the first generated move, and
@@ -330,6 +391,8 @@ impl SelfPlay {
                 game: 0,
                 ply,
                 game_plies: 0,
+                material_future: [0.0; 2],
+                occupancy_future: Vec::new(),
             },
             mover,
         });
@@ -377,16 +440,22 @@ impl SelfPlay {
         termination: &str,
     ) -> FinishedGame {
         let plies = slot.game.len() as u32;
+        let future = FutureTargets::of_game(&slot.game, &self.piece_values);
         let rows = std::mem::take(&mut slot.rows)
             .into_iter()
-            .map(|p| Row {
-                result: match winner {
-                    None => 0,
-                    Some(w) if w == p.mover => 1,
-                    Some(_) => -1,
-                },
-                game_plies: plies,
-                ..p.row
+            .map(|p| {
+                let (material_future, occupancy_future) = future.for_row(p.row.ply, p.mover);
+                Row {
+                    result: match winner {
+                        None => 0,
+                        Some(w) if w == p.mover => 1,
+                        Some(_) => -1,
+                    },
+                    game_plies: plies,
+                    material_future,
+                    occupancy_future,
+                    ..p.row
+                }
             })
             .collect();
         let mut record = Record::new(

@@ -183,7 +183,9 @@ pub fn run(
     let start = Instant::now();
     let mut last_poll = Instant::now();
     let poll = Duration::from_secs_f64(options.selfplay.checkpoint_poll_seconds.max(0.1));
+    let mut cpu = crate::cpu::CpuLedger::new(&options.run, "worker");
     loop {
+        cpu.record(false);
         if options.stop.load(Ordering::Relaxed) {
             break;
         }
@@ -258,6 +260,7 @@ pub fn run(
         progress.shards += 1;
     }
     progress.seconds = start.elapsed().as_secs_f64();
+    cpu.record(true);
     on_progress(&progress);
     Ok(progress)
 }

@@ -16,6 +16,8 @@ fn sample() -> (ShardHeader, Vec<Row>) {
             game: i / 10,
             ply: i % 10,
             game_plies: 10,
+            material_future: [i as f32, -(i as f32)],
+            occupancy_future: vec![(i % 3) as u8; 8],
         })
         .collect();
     let header = ShardHeader {
@@ -114,22 +116,24 @@ fn wrong_magic_version_and_trailing_bytes_are_named() {
     let bytes = shard::to_bytes(&header, &rows);
     let p = write_bytes(d.path(), "text.shard", b"hello, this is not a shard at all");
     assert!(matches!(shard::read(&p), Err(ShardError::NotAShard { .. })));
-    let mut v2 = bytes.clone();
-    v2[8..12].copy_from_slice(&2u32.to_le_bytes());
-    let p = write_bytes(d.path(), "v2.shard", &v2);
+    // A shard of the previous format (version 1, rows without future targets) is refused
+    // by name, never misread.
+    let mut v1 = bytes.clone();
+    v1[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let p = write_bytes(d.path(), "v1.shard", &v1);
     let e = shard::read(&p).unwrap_err();
     assert!(
         matches!(
             e,
             ShardError::Version {
-                found: 2,
-                expected: 1,
+                found: 1,
+                expected: shard::FORMAT_VERSION,
                 ..
             }
         ),
         "{e}"
     );
-    assert!(e.to_string().contains("version 2"), "{e}");
+    assert!(e.to_string().contains("version 1"), "{e}");
     let mut long = bytes.clone();
     long.extend_from_slice(b"xx");
     let p = write_bytes(d.path(), "long.shard", &long);

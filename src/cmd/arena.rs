@@ -10,7 +10,7 @@ use tengu_rules::Variant;
 use tengu_selfplay::arena::elo::{elo_interval, Sprt};
 use tengu_selfplay::arena::matches::{self, MatchOptions};
 use tengu_selfplay::arena::players::{
-    AlphaBetaPlayer, GreedyPlayer, MctsPlayer, Player, RandomPlayer,
+    AlphaBetaPlayer, GreedyPlayer, MctsPlayer, Player, PolicyPlayer, RandomPlayer,
 };
 use tengu_selfplay::arena::tournament;
 use tengu_selfplay::SearchConfig;
@@ -43,7 +43,13 @@ pub fn player(
             let label = format!("{} step {}", path.file_name().unwrap_or_default().to_string_lossy(), meta.step);
             Box::new(MctsPlayer::new(label, eval, SearchConfig::default(), number(2, 64)? as u32, seed))
         }
-        _ => bail!("player {spec:?}: expected random, greedy, alphabeta[:MS[:DEPTH]] or checkpoint:PATH[:VISITS]"),
+        "policy" if parts.len() == 2 => {
+            let path = std::path::Path::new(parts[1]);
+            let (evaluator, meta) = backend.load_evaluator(path, variant)?;
+            let label = format!("{} step {}", path.file_name().unwrap_or_default().to_string_lossy(), meta.step);
+            Box::new(PolicyPlayer { label, evaluator })
+        }
+        _ => bail!("player {spec:?}: expected random, greedy, alphabeta[:MS[:DEPTH]], checkpoint:PATH[:VISITS] or policy:PATH"),
     })
 }
 

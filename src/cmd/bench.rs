@@ -236,6 +236,9 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                 .iter()
                 .map(|m| vec![1.0 / m.len() as f32; m.len()])
                 .collect();
+            // Every auxiliary head trains too, as in a run (occupancy: the position itself).
+            let area = encoder.size() * encoder.size();
+            let occupancy: Vec<u8> = vec![1; 2 * area];
             let examples: Vec<TrainExample> = (0..args.train_batch)
                 .map(|j| TrainExample {
                     position: &positions[j],
@@ -243,6 +246,8 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                     moves: &moves[j],
                     policy: &targets[j],
                     wdl: [0.3, 0.4, 0.3],
+                    ownership: &occupancy,
+                    material: [0.1, -0.2],
                 })
                 .collect();
             let mut trainer = backend.trainer(&variant, &config, None, 1e-3, 1e-4)?;

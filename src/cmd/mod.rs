@@ -6,6 +6,7 @@ pub mod run;
 pub mod selfplay;
 pub mod shards;
 pub mod show;
+pub mod suite;
 pub mod train;
 
 use anyhow::{bail, Context, Result};

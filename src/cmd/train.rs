@@ -14,6 +14,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         variant,
         backend,
         preset: config.network.preset.clone(),
+        tactical_planes: config.network.tactical_planes,
         train: config.train.clone(),
         seed: args.seed,
         max_steps: args.max_steps,

@@ -26,6 +26,19 @@ pub struct TrainConfig {
     pub steps_per_checkpoint: u64,
     /// Seconds between looks for new shards while waiting.
     pub poll_seconds: f64,
+    /// Every this many-th game (by id) is held out: never trained on, its rows measure
+    /// held-out losses at each checkpoint (0: none).
+    pub holdout_every: u64,
+    /// Newest held-out rows kept, and how many of them each checkpoint is measured on.
+    pub holdout_rows: usize,
+    pub holdout_eval_rows: usize,
+    /// Weight of the search's root value in the value target of full-search rows (the
+    /// game result has the rest; dlshogi uses 1/3). 0: the game result alone.
+    pub search_value_weight: f32,
+    /// Weights of the auxiliary losses: future occupancy per square ("ownership") and
+    /// future material balance (0 switches a head's training off).
+    pub ownership_weight: f32,
+    pub material_weight: f32,
 }
 
 impl Default for TrainConfig {
@@ -40,11 +53,25 @@ impl Default for TrainConfig {
             passes_per_row: 4.0,
             steps_per_checkpoint: 200,
             poll_seconds: 5.0,
+            holdout_every: 20,
+            holdout_rows: 4_000,
+            holdout_eval_rows: 512,
+            search_value_weight: 1.0 / 3.0,
+            ownership_weight: 1.0,
+            material_weight: 1.0,
         }
     }
 }
 
 impl TrainConfig {
+    /// The auxiliary loss weights.
+    pub fn loss_weights(&self) -> tengu_model::LossWeights {
+        tengu_model::LossWeights {
+            ownership: self.ownership_weight,
+            material: self.material_weight,
+        }
+    }
+
     pub fn validate(&self) -> Result<(), String> {
         let check = |ok: bool, msg: &str| if ok { Ok(()) } else { Err(msg.to_string()) };
         check(self.batch_size >= 1, "train.batch_size must be at least 1")?;
@@ -63,6 +90,14 @@ impl TrainConfig {
         check(
             self.passes_per_row > 0.0,
             "train.passes_per_row must be positive",
+        )?;
+        check(
+            self.ownership_weight >= 0.0 && self.material_weight >= 0.0,
+            "train.ownership_weight and train.material_weight must not be negative",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.search_value_weight),
+            "train.search_value_weight must be in [0, 1]",
         )?;
         check(
             self.steps_per_checkpoint >= 1,

@@ -1,16 +1,20 @@
 //! Training curves as a picture: `curves.svg` in the run directory, drawn from
-//! `train.jsonl` and `elo.jsonl`: a grid with a row per quantity (policy loss, value loss,
-//! Elo relative to the first checkpoint) and a column per x axis (training step, hours since
-//! the first step, self-play games finished).
+//! `train.jsonl`, `elo.jsonl` and `suite.jsonl`: a grid with a row per quantity (policy,
+//! value, ownership and material losses, train in blue and held-out in orange; Elo relative
+//! to the first checkpoint; Elo against greedy; tactics-suite top-1) and a column per x axis
+//! (training step, hours since the first step, self-play games finished, CPU hours of
+//! self-play and training), so runs of different settings compare at equal compute.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// One panel: a series of (x, y) points with axis labels.
+/// One panel: one or two series of (x, y) points with axis labels.
 struct Panel<'a> {
     title: &'a str,
     x_label: &'a str,
     points: Vec<(f64, f64)>,
+    /// Drawn in orange beside `points` (held-out losses), if any.
+    second: Vec<(f64, f64)>,
 }
 
 /// Size of one panel in pixels.
@@ -34,8 +38,9 @@ fn nice_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 }
 
 fn panel(svg: &mut String, left: f64, top: f64, p: &Panel) {
-    let (x0, x1) = nice_range(p.points.iter().map(|q| q.0));
-    let (y0, y1) = nice_range(p.points.iter().map(|q| q.1));
+    let all = || p.points.iter().chain(&p.second);
+    let (x0, x1) = nice_range(all().map(|q| q.0));
+    let (y0, y1) = nice_range(all().map(|q| q.1));
     let sx = |x: f64| left + MARGIN + (x - x0) / (x1 - x0) * (W - 2.0 * MARGIN);
     let sy = |y: f64| top + H - MARGIN + -(y - y0) / (y1 - y0) * (H - 1.5 * MARGIN);
     let _ = writeln!(
@@ -71,17 +76,21 @@ fn panel(svg: &mut String, left: f64, top: f64, p: &Panel) {
         top + H - MARGIN + 16.0,
         p.x_label
     );
-    let path: Vec<String> = p
-        .points
-        .iter()
-        .filter(|q| q.1.is_finite())
-        .map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y)))
-        .collect();
-    let _ = writeln!(
-        svg,
-        r##"<polyline fill="none" stroke="#1f77b4" stroke-width="1.5" points="{}"/>"##,
-        path.join(" ")
-    );
+    for (points, colour) in [(&p.points, "#1f77b4"), (&p.second, "#ff7f0e")] {
+        let path: Vec<String> = points
+            .iter()
+            .filter(|q| q.1.is_finite())
+            .map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y)))
+            .collect();
+        if path.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            svg,
+            r##"<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{}"/>"##,
+            path.join(" ")
+        );
+    }
 }
 
 /// Keeps at most `n` evenly spaced points.
@@ -96,8 +105,9 @@ fn thin(points: Vec<(f64, f64)>, n: usize) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// Where the run stood at a training step: (step, hours since the first step, games).
-type Point = [f64; 3];
+/// Where the run stood at a training step: (step, hours since the first step, games, CPU
+/// hours).
+type Point = [f64; 4];
 
 /// Draws the curves of `train.jsonl` and `elo.jsonl` into `curves.svg` (atomically).
 /// Nothing to draw: no file.
@@ -118,6 +128,7 @@ pub fn write(run: &Path) -> std::io::Result<()> {
             r["step"].as_f64().unwrap_or(0.0),
             (r["unix_time"].as_f64().unwrap_or(t0) - t0) / 3600.0,
             r["games_seen"].as_f64().unwrap_or(f64::NAN),
+            r["cpu_seconds"].as_f64().unwrap_or(f64::NAN) / 3600.0,
         ]
     };
     let losses = |key: &str| -> Vec<(Point, f64)> {
@@ -131,35 +142,81 @@ pub fn write(run: &Path) -> std::io::Result<()> {
         .iter()
         .filter_map(|r| Some((r["step"].as_u64()?, at(r))))
         .collect();
-    let start: Point = [0.0, 0.0, rows[0]["games_seen"].as_f64().unwrap_or(f64::NAN)];
-    let ratings: Vec<(Point, f64)> = std::fs::read_to_string(run.join("elo.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| {
-            let step = v["step"].as_u64()?;
-            let rating = v["rating"].as_f64()?;
-            let point = if step == 0 {
-                Some(start)
-            } else {
-                by_step.get(&step).copied()
-            };
-            Some((point?, rating))
-        })
+    let start: Point = [
+        0.0,
+        0.0,
+        rows[0]["games_seen"].as_f64().unwrap_or(f64::NAN),
+        0.0,
+    ];
+    let place = |v: &serde_json::Value| -> Option<Point> {
+        let step = v["step"].as_u64()?;
+        if step == 0 {
+            Some(start)
+        } else {
+            by_step.get(&step).copied()
+        }
+    };
+    let jsonl = |name: &str| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(run.join(name))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .collect()
+    };
+    let elo = jsonl("elo.jsonl");
+    let ratings: Vec<(Point, f64)> = elo
+        .iter()
+        .filter_map(|v| Some((place(v)?, v["rating"].as_f64()?)))
         .collect();
+    let vs_greedy: Vec<(Point, f64)> = elo
+        .iter()
+        .filter(|v| v["opponent"].as_str() == Some("greedy"))
+        .filter_map(|v| Some((place(v)?, v["elo"].as_f64()?)))
+        .collect();
+    let suite: Vec<(Point, f64)> = jsonl("suite.jsonl")
+        .iter()
+        .filter_map(|v| Some((place(v)?, v["top1"].as_f64()?)))
+        .collect();
+    let held = |key: &str| -> Vec<(Point, f64)> {
+        losses(key)
+            .into_iter()
+            .filter(|(_, y)| y.is_finite())
+            .collect()
+    };
 
-    let quantities: Vec<(&str, Vec<(Point, f64)>)> = [
-        ("policy loss", losses("policy_loss")),
-        ("value loss", losses("value_loss")),
-        ("Elo relative to the first checkpoint", ratings),
+    let quantities: Vec<(&str, Vec<(Point, f64)>, Vec<(Point, f64)>)> = [
+        (
+            "policy loss (orange: held-out)",
+            losses("policy_loss"),
+            held("heldout_policy_loss"),
+        ),
+        (
+            "value loss (orange: held-out)",
+            losses("value_loss"),
+            held("heldout_value_loss"),
+        ),
+        (
+            "ownership loss (orange: held-out)",
+            held("ownership_loss"),
+            held("heldout_ownership_loss"),
+        ),
+        (
+            "material loss (orange: held-out)",
+            held("material_loss"),
+            held("heldout_material_loss"),
+        ),
+        ("Elo relative to the first checkpoint", ratings, Vec::new()),
+        ("Elo against greedy", vs_greedy, Vec::new()),
+        ("tactics suite: policy top-1", suite, Vec::new()),
     ]
     .into_iter()
-    .filter(|(_, series)| !series.is_empty())
+    .filter(|(_, series, _)| !series.is_empty())
     .collect();
     let axes = [
         "training step",
         "hours since the first step",
         "self-play games",
+        "CPU hours (self-play + training)",
     ];
     let mut svg = String::new();
     let (width, height) = (W * axes.len() as f64, H * quantities.len() as f64);
@@ -168,13 +225,15 @@ pub fn write(run: &Path) -> std::io::Result<()> {
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">"##
     );
     let _ = writeln!(svg, r##"<rect width="100%" height="100%" fill="white"/>"##);
-    for (row, (title, series)) in quantities.iter().enumerate() {
+    for (row, (title, series, second)) in quantities.iter().enumerate() {
         for (column, x_label) in axes.iter().enumerate() {
-            let points: Vec<(f64, f64)> = series
-                .iter()
-                .map(|(p, y)| (p[column], *y))
-                .filter(|(x, _)| x.is_finite())
-                .collect();
+            let column_of = |s: &Vec<(Point, f64)>| -> Vec<(f64, f64)> {
+                s.iter()
+                    .map(|(p, y)| (p[column], *y))
+                    .filter(|(x, _)| x.is_finite())
+                    .collect()
+            };
+            let points = column_of(series);
             if points.is_empty() {
                 continue;
             }
@@ -182,6 +241,7 @@ pub fn write(run: &Path) -> std::io::Result<()> {
                 title,
                 x_label,
                 points: thin(points, 600),
+                second: thin(column_of(second), 600),
             };
             panel(&mut svg, column as f64 * W, row as f64 * H, &p);
         }

@@ -42,6 +42,19 @@ pub struct RunStatus {
     pub elo: Option<(String, f64)>,
 }
 
+/// The opponent name of a queued tactics-suite evaluation.
+const SUITE: &str = "suite";
+
+/// Appends one JSON line to `path`.
+fn append_jsonl(path: &Path, line: &serde_json::Value) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    writeln!(file, "{line}")
+}
+
 /// One queued or running arena match of `tengu run`.
 struct Evaluation {
     checkpoint: String,
@@ -295,6 +308,15 @@ fn evaluate(
             .into_owned();
         if !state.evaluated.contains(&name) {
             state.evaluated.insert(name.clone());
+            // The tactics suite first: seconds, and the earliest sign of learning.
+            if tengu_selfplay::arena::suite::default_path(&options.game).exists() {
+                state.queue.push_back(Evaluation {
+                    checkpoint: name.clone(),
+                    step: *step,
+                    opponent: SUITE.into(),
+                    previous: None,
+                });
+            }
             if state.ratings.is_empty() {
                 // The first checkpoint is the origin of the rating scale.
                 state.ratings.push((name.clone(), 0.0));
@@ -337,6 +359,19 @@ fn evaluate(
         ));
         let text = std::fs::read_to_string(&out).unwrap_or_default();
         match serde_json::from_str::<serde_json::Value>(text.trim()) {
+            Ok(v) if status.success() && eval.opponent == SUITE => {
+                let line = serde_json::json!({
+                    "checkpoint": eval.checkpoint, "step": eval.step,
+                    "top1": v["top1"], "top3": v["top3"], "value_sign": v["value_sign"],
+                    "top1_by_category": v["top1_by_category"], "positions": v["positions"],
+                    "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
+                });
+                tracing::info!(checkpoint = %eval.checkpoint, top1 = ?v["top1"].as_f64(), "tactics suite");
+                append_jsonl(&options.run.join("suite.jsonl"), &line)?;
+                if let Err(e) = crate::curves::write(&options.run) {
+                    tracing::warn!("cannot draw curves: {e}");
+                }
+            }
             Ok(v) if status.success() => {
                 let elo = v["elo"].as_f64().unwrap_or(0.0);
                 let mut line = serde_json::json!({
@@ -379,24 +414,38 @@ fn evaluate(
                     .display(),
                 arena.visits
             );
-            let mut args: Vec<String> = vec![
-                "match".into(),
-                me,
-                eval.opponent.clone(),
-                "--game".into(),
-                options.game.clone(),
-                "--games".into(),
-                arena.games.to_string(),
-                "--max-plies".into(),
-                arena.max_plies.to_string(),
-                "--json".into(),
-                "--log".into(),
-                "warn".into(),
-                "--out".into(),
-                dir.join(format!("{}-vs-{}", stem(&eval.checkpoint), label(&eval)))
-                    .display()
-                    .to_string(),
-            ];
+            let mut args: Vec<String> = if eval.opponent == SUITE {
+                vec![
+                    "suite".into(),
+                    "--checkpoint".into(),
+                    run_dir::models(&options.run)
+                        .join(&eval.checkpoint)
+                        .display()
+                        .to_string(),
+                    "--json".into(),
+                    "--log".into(),
+                    "warn".into(),
+                ]
+            } else {
+                vec![
+                    "match".into(),
+                    me,
+                    eval.opponent.clone(),
+                    "--game".into(),
+                    options.game.clone(),
+                    "--games".into(),
+                    arena.games.to_string(),
+                    "--max-plies".into(),
+                    arena.max_plies.to_string(),
+                    "--json".into(),
+                    "--log".into(),
+                    "warn".into(),
+                    "--out".into(),
+                    dir.join(format!("{}-vs-{}", stem(&eval.checkpoint), label(&eval)))
+                        .display()
+                        .to_string(),
+                ]
+            };
             if let Some(i) = options.child_args.iter().position(|a| a == "--backend") {
                 args.extend(options.child_args[i..i + 2].iter().cloned());
             }
@@ -437,10 +486,5 @@ fn label(eval: &Evaluation) -> String {
 }
 
 fn append_elo(run: &Path, line: &serde_json::Value) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(run.join("elo.jsonl"))?;
-    writeln!(f, "{line}")
+    append_jsonl(&run.join("elo.jsonl"), line)
 }

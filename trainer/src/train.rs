@@ -42,6 +42,8 @@ pub struct TrainOptions {
     pub backend: Backend,
     /// Network preset for a run without checkpoints.
     pub preset: String,
+    /// Whether a new network takes the encoder's tactical (attack) planes.
+    pub tactical_planes: bool,
     pub train: TrainConfig,
     pub seed: u64,
     /// Stop after this step (None: until `stop`).
@@ -168,6 +170,67 @@ fn trim_log(path: &Path, step: u64) -> std::io::Result<usize> {
     Ok(dropped)
 }
 
+/// Losses on held-out games (never trained on).
+#[derive(Copy, Clone, Debug)]
+pub struct HeldOut {
+    /// Policy cross-entropy per row with a policy target (NaN when none had one).
+    pub policy: f64,
+    /// WDL cross-entropy against the game result alone (no search-value mixing), per row.
+    pub value: f64,
+    /// Ownership cross-entropy per square and horizon, material squared error.
+    pub ownership: f64,
+    pub material: f64,
+    pub rows: usize,
+}
+
+/// Held-out losses of the current weights on up to `max_rows` of the newest held-out rows
+/// (evenly spread over them); `None` when there are none yet.
+fn held_out_losses(
+    trainer: &dyn Trainer,
+    window: &Window,
+    options: &TrainOptions,
+    max_rows: usize,
+) -> Result<Option<HeldOut>, TrainError> {
+    let rows: Vec<&tengu_selfplay::shard::Row> = window.held_out().collect();
+    if rows.is_empty() || max_rows == 0 {
+        return Ok(None);
+    }
+    let stride = rows.len().div_ceil(max_rows).max(1);
+    let examples: Vec<Example> = rows
+        .iter()
+        .step_by(stride)
+        .filter_map(|r| Example::from_row(r, &options.variant).ok())
+        .collect();
+    let (mut policy, mut value, mut targets) = (0.0f64, 0.0f64, 0usize);
+    let (mut ownership, mut material) = (0.0f64, 0.0f64);
+    for chunk in examples.chunks(64) {
+        let batch: Vec<_> = chunk.iter().map(Example::as_train).collect();
+        let l = trainer.losses(&batch)?;
+        // The policy term is a mean over the chunk, rows without a target adding zero.
+        let with_target = chunk
+            .iter()
+            .filter(|e| e.policy.iter().any(|&w| w > 0.0))
+            .count();
+        policy += f64::from(l.policy) * chunk.len() as f64;
+        targets += with_target;
+        value += f64::from(l.value) * chunk.len() as f64;
+        ownership += f64::from(l.ownership) * chunk.len() as f64;
+        material += f64::from(l.material) * chunk.len() as f64;
+    }
+    let rows = examples.len().max(1) as f64;
+    Ok(Some(HeldOut {
+        policy: if targets > 0 {
+            policy / targets as f64
+        } else {
+            f64::NAN
+        },
+        value: value / rows,
+        ownership: ownership / rows,
+        material: material / rows,
+        rows: examples.len(),
+    }))
+}
+
 /// Trains until `max_steps` or `stop`; resumes from the newest checkpoint of the run.
 pub fn run(
     options: &TrainOptions,
@@ -177,7 +240,7 @@ pub fn run(
     t.validate().map_err(TrainError::Config)?;
     let models = run_dir::models(&options.run);
     std::fs::create_dir_all(&models).map_err(io(&models))?;
-    let encoder = Encoder::new(&options.variant);
+    let encoder = Encoder::with_layout(&options.variant, options.tactical_planes);
 
     // Resume from the newest checkpoint, or start (and publish) step 0.
     let newest = run_dir::newest_checkpoint(&options.run).map_err(io(&models))?;
@@ -227,6 +290,7 @@ pub fn run(
         }
     };
 
+    trainer.set_loss_weights(t.loss_weights());
     let log_path = options.run.join("train.jsonl");
     // Steps logged after the checkpoint we resume from (a killed trainer) are trained
     // again; their old lines go so the log holds each step once.
@@ -243,7 +307,13 @@ pub fn run(
         .append(true)
         .open(&log_path)
         .map_err(io(&log_path))?;
-    let mut window = Window::new(t.window_rows, options.variant.id());
+    let mut window = Window::with_holdout(
+        t.window_rows,
+        options.variant.id(),
+        t.holdout_every,
+        t.holdout_rows,
+    );
+    let mut cpu = tengu_selfplay::cpu::CpuLedger::new(&options.run, "trainer");
     let mut progress = TrainProgress {
         step,
         last_checkpoint: last.clone(),
@@ -254,6 +324,7 @@ pub fn run(
     let mut last_poll: Option<Instant> = None;
     let mut rate_start = (Instant::now(), step);
     while !options.stop.load(Ordering::Relaxed) && options.max_steps.map_or(true, |m| step < m) {
+        cpu.record(false);
         if last_poll.map_or(true, |p| p.elapsed() >= poll) {
             window.ingest(&shards_dir)?;
             last_poll = Some(Instant::now());
@@ -279,7 +350,7 @@ pub fn run(
         let mut batch = Vec::with_capacity(t.batch_size);
         while batch.len() < t.batch_size {
             let row = window.sample(&mut rng).expect("window is not empty");
-            match Example::from_row(row, &options.variant) {
+            match Example::from_row_mixed(row, &options.variant, t.search_value_weight) {
                 Ok(e) => batch.push(e),
                 Err(e) => tracing::warn!("skipping row: {e}"),
             }
@@ -313,18 +384,33 @@ pub fn run(
             waiting: false,
             last_checkpoint: last.clone(),
         };
-        let line = serde_json::json!({
+        let held_out = if step % t.steps_per_checkpoint == 0 {
+            held_out_losses(trainer.as_ref(), &window, options, t.holdout_eval_rows)?
+        } else {
+            None
+        };
+        let mut line = serde_json::json!({
             "step": step,
             "policy_loss": row_policy_loss,
             "policy_target_rows": target_rows,
             "value_loss": losses.value,
+            "ownership_loss": losses.ownership,
+            "material_loss": losses.material,
             "learning_rate": t.learning_rate_at(step - 1),
             "samples_per_second": samples_per_second,
             "window_rows": window.len(),
             "rows_seen": window.rows_seen,
             "games_seen": window.games_seen,
             "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
+            "cpu_seconds": tengu_selfplay::cpu::total(&options.run),
         });
+        if let Some(h) = held_out {
+            line["heldout_policy_loss"] = serde_json::json!(h.policy);
+            line["heldout_value_loss"] = serde_json::json!(h.value);
+            line["heldout_ownership_loss"] = serde_json::json!(h.ownership);
+            line["heldout_material_loss"] = serde_json::json!(h.material);
+            line["heldout_rows"] = serde_json::json!(h.rows);
+        }
         writeln!(log, "{line}").map_err(io(&log_path))?;
         if step % t.steps_per_checkpoint == 0 {
             last = save(trainer.as_ref(), options, &config, step, Some(last))?;
@@ -338,6 +424,7 @@ pub fn run(
         }
         on_progress(&progress);
     }
+    cpu.record(true);
     // A last checkpoint so no step is lost on a clean stop.
     if run_dir::checkpoint_name(step) != last {
         last = save(trainer.as_ref(), options, &config, step, Some(last))?;

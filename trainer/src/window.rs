@@ -9,9 +9,29 @@ use tengu_model::burn_eval::TrainExample;
 use tengu_rules::{Move, Position, Variant};
 use tengu_selfplay::shard::{self, Row};
 
+/// Whether game `game` of the shard named `shard_name` is held out of training: the games
+/// whose id (an FNV-1a hash of the shard's file name and the game's index in it) is a
+/// multiple of `every` (0 or 1: none). Stable across restarts and trainers.
+pub fn is_held_out(shard_name: &str, game: u32, every: u64) -> bool {
+    if every <= 1 {
+        return false;
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in shard_name.bytes().chain(game.to_le_bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h % every == 0
+}
+
 /// Rows of the newest shards, at most about `capacity` of them.
 pub struct Window {
     capacity: usize,
+    /// Every `holdout_every`-th game (by id) goes to `held_out` instead (0: none).
+    holdout_every: u64,
+    /// The newest held-out rows, at most `holdout_capacity`.
+    held_out: std::collections::VecDeque<Row>,
+    holdout_capacity: usize,
     game: String,
     /// Shards in the window, oldest name first (names start with a time stamp).
     shards: BTreeMap<PathBuf, Vec<Row>>,
@@ -25,8 +45,17 @@ pub struct Window {
 
 impl Window {
     pub fn new(capacity: usize, game: &str) -> Window {
+        Window::with_holdout(capacity, game, 0, 0)
+    }
+
+    /// A window that keeps every `every`-th game (by id, [`is_held_out`]) out of training
+    /// and its newest `held_out_rows` rows apart for held-out losses.
+    pub fn with_holdout(capacity: usize, game: &str, every: u64, held_out_rows: usize) -> Window {
         Window {
             capacity,
+            holdout_every: every,
+            held_out: std::collections::VecDeque::new(),
+            holdout_capacity: held_out_rows,
             game: game.into(),
             shards: BTreeMap::new(),
             seen: HashSet::new(),
@@ -57,10 +86,22 @@ impl Window {
             }
             match shard::read(&path) {
                 Ok((header, rows)) if header.game == self.game => {
-                    added += rows.len();
                     self.rows_seen += rows.len() as u64;
                     self.games_seen += u64::from(header.games);
-                    self.shards.insert(path, rows);
+                    let name = path
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned();
+                    let (held, train): (Vec<Row>, Vec<Row>) = rows
+                        .into_iter()
+                        .partition(|r| is_held_out(&name, r.game, self.holdout_every));
+                    added += train.len();
+                    self.held_out.extend(held);
+                    while self.held_out.len() > self.holdout_capacity {
+                        self.held_out.pop_front();
+                    }
+                    self.shards.insert(path, train);
                 }
                 Ok((header, _)) => tracing::warn!(
                     "{}: a {} shard in a {} run; skipped",
@@ -99,6 +140,11 @@ impl Window {
         None
     }
 
+    /// The newest held-out rows (never trained on), oldest first.
+    pub fn held_out(&self) -> impl ExactSizeIterator<Item = &Row> {
+        self.held_out.iter()
+    }
+
     /// Every row of the window, oldest first.
     pub fn rows(&self) -> impl Iterator<Item = &Row> {
         self.shards.values().flatten()
@@ -113,11 +159,29 @@ pub struct Example {
     /// Target weight per legal move (all zero for rows that are not policy targets).
     pub policy: Vec<f32>,
     pub wdl: [f32; 3],
+    /// Occupancy targets in the mover's frame (see [`TrainExample::ownership`]); empty when
+    /// the row has none of the right size.
+    pub ownership: Vec<u8>,
+    /// `tanh(balance / MATERIAL_SCALE)` at the two target horizons.
+    pub material: [f32; 2],
 }
 
 impl Example {
-    /// Decodes a row; the message says what does not fit the game's rules.
+    /// Decodes a row with the game result as the value target; the message says what
+    /// does not fit the game's rules.
     pub fn from_row(row: &Row, variant: &Arc<Variant>) -> Result<Example, String> {
+        Example::from_row_mixed(row, variant, 0.0)
+    }
+
+    /// Decodes a row; the value target of a full search is `(1 - search_weight)` times the
+    /// game result plus `search_weight` times the search's root value as WDL
+    /// `[max(q, 0), 1 - |q|, max(-q, 0)]` (dlshogi's mixing; cheap searches, whose value
+    /// is mostly the network's own, keep the plain result).
+    pub fn from_row_mixed(
+        row: &Row,
+        variant: &Arc<Variant>,
+        search_weight: f32,
+    ) -> Result<Example, String> {
         let position = Position::parse_for(variant.clone(), &row.position)
             .map_err(|e| format!("row position: {e}"))?;
         let moves = position.legal_move_list();
@@ -134,17 +198,49 @@ impl Example {
                 policy[i] = *weight;
             }
         }
-        let wdl = match row.result {
+        let mut wdl = match row.result {
             1 => [1.0, 0.0, 0.0],
             0 => [0.0, 1.0, 0.0],
             _ => [0.0, 0.0, 1.0],
         };
+        if row.full_search && search_weight > 0.0 {
+            let q = row.search_value.clamp(-1.0, 1.0);
+            let searched = [q.max(0.0), 1.0 - q.abs(), (-q).max(0.0)];
+            for (t, s) in wdl.iter_mut().zip(searched) {
+                *t = (1.0 - search_weight) * *t + search_weight * s;
+            }
+        }
+        // Occupancy is stored in board order; the network sees the mover's frame.
+        let n = position.size();
+        let area = n * n;
+        let mover = position.side_to_move();
+        let encoder_frame = |s: tengu_rules::Square| match mover {
+            tengu_rules::Color::Black => s.row() * n + s.col(),
+            tengu_rules::Color::White => (n - 1 - s.row()) * n + (n - 1 - s.col()),
+        };
+        let mut ownership = Vec::new();
+        if row.occupancy_future.len() == 2 * area {
+            ownership = vec![0u8; 2 * area];
+            for h in 0..2 {
+                for row_i in 0..n {
+                    for col in 0..n {
+                        let s = tengu_rules::Square::new(col, row_i);
+                        ownership[h * area + encoder_frame(s)] =
+                            row.occupancy_future[h * area + row_i * n + col];
+                    }
+                }
+            }
+        }
+        let scale = tengu_model::net::MATERIAL_SCALE;
+        let material = row.material_future.map(|m| (m / scale).tanh());
         Ok(Example {
             position,
             repetitions: row.repetitions as u32,
             moves,
             policy,
             wdl,
+            ownership,
+            material,
         })
     }
 
@@ -155,6 +251,143 @@ impl Example {
             moves: &self.moves,
             policy: &self.policy,
             wdl: self.wdl,
+            ownership: &self.ownership,
+            material: self.material,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tengu_rules::Square;
+
+    fn row(variant: &Arc<Variant>, white: bool) -> Row {
+        let mut pos = Position::initial(variant.clone());
+        if white {
+            pos = Position::parse(&pos.to_string().replace(" b -", " w -")).unwrap();
+        }
+        let first = pos.legal_move_list()[0];
+        let n = pos.size();
+        // Occupancy: square (col 0, row 0) holds the mover's piece at the first horizon,
+        // the opponent's at the second; everything else empty.
+        let mut occupancy = vec![0u8; 2 * n * n];
+        occupancy[0] = 1;
+        occupancy[n * n] = 2;
+        Row {
+            position: pos.to_string(),
+            repetitions: 0,
+            policy: vec![(pos.move_text(first), 1.0)],
+            result: 1,
+            search_value: -0.5,
+            full_search: true,
+            game: 0,
+            ply: 0,
+            game_plies: 10,
+            material_future: [10.0, -20.0],
+            occupancy_future: occupancy,
+        }
+    }
+
+    #[test]
+    fn value_target_mixes_result_and_search_value() {
+        let variant = Variant::dai_dai();
+        let r = row(&variant, false);
+        let plain = Example::from_row(&r, &variant).unwrap();
+        assert_eq!(plain.wdl, [1.0, 0.0, 0.0]);
+        let mixed = Example::from_row_mixed(&r, &variant, 0.25).unwrap();
+        // 0.75 * [1, 0, 0] + 0.25 * [0, 0.5, 0.5]
+        let want = [0.75, 0.125, 0.125];
+        for (a, b) in mixed.wdl.iter().zip(want) {
+            assert!((a - b).abs() < 1e-6, "{:?}", mixed.wdl);
+        }
+        // A cheap search keeps the plain result.
+        let cheap = Row {
+            full_search: false,
+            ..r
+        };
+        assert_eq!(
+            Example::from_row_mixed(&cheap, &variant, 0.25).unwrap().wdl,
+            [1.0, 0.0, 0.0]
+        );
+    }
+
+    #[test]
+    fn auxiliary_targets_are_in_the_movers_frame() {
+        let variant = Variant::dai_dai();
+        let n = variant.size();
+        for white in [false, true] {
+            let e = Example::from_row(&row(&variant, white), &variant).unwrap();
+            assert_eq!(e.ownership.len(), 2 * n * n);
+            let corner = frame(Square::new(0, 0), white, n);
+            assert_eq!(e.ownership[corner], 1);
+            assert_eq!(e.ownership[n * n + corner], 2);
+            assert_eq!(e.ownership.iter().filter(|&&c| c != 0).count(), 2);
+            let scale = tengu_model::net::MATERIAL_SCALE;
+            assert!((e.material[0] - (10.0 / scale).tanh()).abs() < 1e-6);
+            assert!((e.material[1] - (-20.0 / scale).tanh()).abs() < 1e-6);
+        }
+        // Rows without occupancy targets train no ownership.
+        let mut r = row(&variant, false);
+        r.occupancy_future.clear();
+        assert!(Example::from_row(&r, &variant)
+            .unwrap()
+            .ownership
+            .is_empty());
+    }
+
+    /// The encoder's index of `s` for a mover (independent of `Example`'s code).
+    fn frame(s: Square, white: bool, n: usize) -> usize {
+        let enc = tengu_model::Encoder::new(&Variant::dai_dai());
+        assert_eq!(enc.size(), n);
+        let mover = if white {
+            tengu_rules::Color::White
+        } else {
+            tengu_rules::Color::Black
+        };
+        enc.square_index(s, mover)
+    }
+
+    #[test]
+    fn every_twentieth_game_is_held_out() {
+        let held = (0..20_000u32)
+            .filter(|&g| is_held_out("20261124-host-1-0.shard", g, 20))
+            .count();
+        assert!((800..1200).contains(&held), "{held} of 20000 held out");
+        assert!(!(0..100).any(|g| is_held_out("x.shard", g, 0)));
+        // Stable: the same game is held out by every trainer.
+        assert_eq!(is_held_out("a.shard", 7, 20), is_held_out("a.shard", 7, 20));
+    }
+
+    #[test]
+    fn held_out_rows_never_enter_the_window() {
+        let variant = Variant::dai_dai();
+        let dir = tempfile::tempdir().unwrap();
+        let mut rows = Vec::new();
+        for g in 0..200u32 {
+            let mut r = row(&variant, false);
+            r.game = g;
+            rows.push(r);
+        }
+        let header = tengu_selfplay::shard::ShardHeader {
+            encoder_version: tengu_model::ENCODER_VERSION,
+            game: "dai-dai".into(),
+            model: "uniform".into(),
+            rows: rows.len() as u64,
+            games: 200,
+            created_unix: 0,
+            writer: "test".into(),
+        };
+        let name = "a.shard";
+        tengu_selfplay::shard::write(&dir.path().join(name), &header, &rows).unwrap();
+        let mut w = Window::with_holdout(10_000, "dai-dai", 20, 1_000);
+        w.ingest(dir.path()).unwrap();
+        let held: Vec<u32> = w.held_out().map(|r| r.game).collect();
+        assert!(!held.is_empty());
+        assert_eq!(w.len() + held.len(), 200);
+        for g in &held {
+            assert!(is_held_out(name, *g, 20));
+        }
+        assert!(w.rows().all(|r| !is_held_out(name, r.game, 20)));
     }
 }

@@ -47,6 +47,7 @@ fn train_to(run: &Path, steps: u64) -> train::TrainProgress {
         variant: Variant::dai_dai(),
         backend: Backend::Burn,
         preset: "tiny".into(),
+        tactical_planes: true,
         train: TrainConfig {
             batch_size: 32,
             learning_rate: 3e-3,

@@ -33,6 +33,12 @@ pub fn examples<'a>(
             } else {
                 [0.0, 0.0, 1.0]
             },
+            ownership: &[],
+            material: if i % 2 == 0 {
+                [0.5, 0.25]
+            } else {
+                [-0.5, -0.25]
+            },
         })
         .collect()
 }

@@ -3,4 +3,5 @@
 pub mod elo;
 pub mod matches;
 pub mod players;
+pub mod suite;
 pub mod tournament;

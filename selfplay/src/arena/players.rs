@@ -48,7 +48,7 @@ pub fn piece_values(variant: &Arc<Variant>) -> Vec<f32> {
 }
 
 /// Material gained by a move: the values of the pieces it captures.
-fn gain(pos: &Position, values: &[f32], m: Move) -> f32 {
+pub(crate) fn gain(pos: &Position, values: &[f32], m: Move) -> f32 {
     m.captures()
         .filter_map(|s| pos.piece_at(s))
         .map(|p| values[p.ty])
@@ -245,6 +245,41 @@ impl Player for AlphaBetaPlayer {
             moves = scored.into_iter().map(|(_, m)| m).collect();
         }
         Ok(best)
+    }
+}
+
+/// The raw network: the move of highest prior, one evaluation per move (no search). The
+/// quickest measure of what the policy head has learnt.
+pub struct PolicyPlayer {
+    pub label: String,
+    pub evaluator: Box<dyn Evaluator>,
+}
+
+impl Player for PolicyPlayer {
+    fn name(&self) -> String {
+        format!("{} (policy)", self.label)
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+        let pos = game.position();
+        let moves = pos.legal_move_list();
+        if moves.is_empty() {
+            return Err("no legal move".into());
+        }
+        let input = tengu_model::EvalInput {
+            position: pos,
+            moves: &moves,
+            repetitions: game.repetitions().saturating_sub(1),
+        };
+        let out = self
+            .evaluator
+            .evaluate(&[input])
+            .map_err(|e| e.to_string())?;
+        let policy = &out.first().ok_or("the evaluator returned nothing")?.policy;
+        let best = (0..moves.len())
+            .max_by(|&a, &b| policy[a].total_cmp(&policy[b]))
+            .expect("a legal move");
+        Ok(moves[best])
     }
 }
 

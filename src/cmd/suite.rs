@@ -1,0 +1,109 @@
+//! `tengu suite`: a checkpoint's score on the tactics suite; `tengu suite make` builds one.
+
+use std::path::Path;
+
+use anyhow::{bail, Result};
+use tengu_model::Backend;
+use tengu_rules::Variant;
+use tengu_selfplay::arena::suite::{self, Suite, SuiteScore};
+
+use crate::args::{SuiteArgs, SuiteCommand, SuiteMakeArgs};
+
+pub fn run(args: SuiteArgs) -> Result<()> {
+    if let Some(SuiteCommand::Make(make)) = args.make {
+        return run_make(make);
+    }
+    let Some(checkpoint) = &args.checkpoint else {
+        bail!("tengu suite needs --checkpoint PATH (or `tengu suite make` to build a suite)")
+    };
+    let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
+    let meta = tengu_model::checkpoint::read_meta(checkpoint)?;
+    let Some(variant) = Variant::builtin(&meta.game) else {
+        bail!(
+            "{}: a checkpoint of an unknown game {:?}",
+            checkpoint.display(),
+            meta.game
+        )
+    };
+    let path = args
+        .suite
+        .clone()
+        .unwrap_or_else(|| suite::default_path(&meta.game));
+    let suite = Suite::read(&path).map_err(anyhow::Error::msg)?;
+    let (mut eval, meta) = backend.load_evaluator(checkpoint, &variant)?;
+    let start = std::time::Instant::now();
+    let score = suite::score(&suite, &variant, eval.as_mut()).map_err(anyhow::Error::msg)?;
+    let seconds = start.elapsed().as_secs_f64();
+    if args.json {
+        let mut v = serde_json::to_value(&score)?;
+        v["checkpoint"] = serde_json::json!(checkpoint.display().to_string());
+        v["step"] = serde_json::json!(meta.step);
+        v["suite"] = serde_json::json!(path.display().to_string());
+        v["seconds"] = serde_json::json!(seconds);
+        println!("{v}");
+    } else {
+        print_score(&score, checkpoint, meta.step, &path, seconds);
+    }
+    Ok(())
+}
+
+fn print_score(score: &SuiteScore, checkpoint: &Path, step: u64, suite: &Path, seconds: f64) {
+    println!(
+        "{} (step {step}) on {} ({} positions, {seconds:.1} s)",
+        checkpoint.display(),
+        suite.display(),
+        score.positions
+    );
+    println!("  policy top-1  {:.3}", score.top1);
+    println!("  policy top-3  {:.3}", score.top3);
+    println!(
+        "  value sign    {:.3} ({} positions with |eval| >= 1)",
+        score.value_sign, score.value_positions
+    );
+    for (category, top1) in &score.top1_by_category {
+        println!("  top-1 {category:<8}{top1:.3}");
+    }
+}
+
+fn run_make(args: SuiteMakeArgs) -> Result<()> {
+    let Some(variant) = Variant::builtin(&args.game) else {
+        bail!(
+            "unknown game {:?}; expected dai-dai or maka-dai-dai",
+            args.game
+        )
+    };
+    if args.count == 0 {
+        bail!("--count must be at least 1");
+    }
+    let bar = indicatif::ProgressBar::new(args.count as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} positions {elapsed_precise}")
+            .expect("valid template"),
+    );
+    let suite = suite::generate(&variant, args.count, args.seed, &mut |n| {
+        bar.set_position(n as u64)
+    })
+    .map_err(anyhow::Error::msg)?;
+    bar.finish_and_clear();
+    let tmp = args.out.with_extension("tmp");
+    if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(&tmp, suite.to_text())?;
+    std::fs::rename(&tmp, &args.out)?;
+    let mut counts = std::collections::BTreeMap::<&str, usize>::new();
+    for e in &suite.entries {
+        *counts.entry(e.category.as_str()).or_default() += 1;
+    }
+    println!(
+        "{}: {} positions ({})",
+        args.out.display(),
+        suite.entries.len(),
+        counts
+            .iter()
+            .map(|(k, v)| format!("{v} {k}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(())
+}

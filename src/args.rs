@@ -145,6 +145,10 @@ pub struct GameSettingsArgs {
     pub backend: String,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Checkpoint players add this times their material head's prediction to the values
+    /// their search backs up (`search.material_utility` of the run that trained them).
+    #[arg(long, default_value_t = 0.0)]
+    pub material_utility: f32,
 }
 
 #[derive(clap::Args, Debug)]

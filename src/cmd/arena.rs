@@ -18,10 +18,12 @@ use tengu_selfplay::SearchConfig;
 use crate::args::{GameSettingsArgs, MatchArgs, TournamentArgs};
 
 /// A player from its command-line description.
+/// `search`: the search settings of checkpoint players.
 pub fn player(
     spec: &str,
     variant: &Arc<Variant>,
     backend: Backend,
+    search: &SearchConfig,
     seed: u64,
 ) -> Result<Box<dyn Player>> {
     let parts: Vec<&str> = spec.split(':').collect();
@@ -41,7 +43,7 @@ pub fn player(
             let path = std::path::Path::new(parts[1]);
             let (eval, meta) = backend.load_evaluator(path, variant)?;
             let label = format!("{} step {}", path.file_name().unwrap_or_default().to_string_lossy(), meta.step);
-            Box::new(MctsPlayer::new(label, eval, SearchConfig::default(), number(2, 64)? as u32, seed))
+            Box::new(MctsPlayer::new(label, eval, search.clone(), number(2, 64)? as u32, seed))
         }
         "policy" if parts.len() == 2 => {
             let path = std::path::Path::new(parts[1]);
@@ -54,6 +56,14 @@ pub fn player(
 }
 
 impl GameSettingsArgs {
+    /// Search settings of checkpoint players: the defaults, with `--material-utility`.
+    fn search(&self) -> SearchConfig {
+        SearchConfig {
+            material_utility: self.material_utility,
+            ..SearchConfig::default()
+        }
+    }
+
     /// The game, the backend for checkpoint players and the match options.
     fn resolve(&self, sprt: Option<Sprt>) -> Result<(Arc<Variant>, Backend, MatchOptions)> {
         let Some(variant) = Variant::builtin(&self.game) else {
@@ -100,6 +110,7 @@ fn parse_sprt(text: &str) -> Result<Sprt> {
 pub fn run_match(args: MatchArgs) -> Result<()> {
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let (variant, backend, options) = args.settings.resolve(sprt)?;
+    let search = args.settings.search();
     if args.threads == 0 {
         bail!("--threads must be at least 1");
     }
@@ -107,8 +118,8 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         .map(|k| {
             let seed = args.settings.seed.wrapping_add(1000 * k);
             Ok((
-                player(&args.a, &variant, backend, seed)?,
-                player(&args.b, &variant, backend, seed.wrapping_add(1))?,
+                player(&args.a, &variant, backend, &search, seed)?,
+                player(&args.b, &variant, backend, &search, seed.wrapping_add(1))?,
             ))
         })
         .collect::<Result<Vec<_>>>()?;
@@ -157,6 +168,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
 
 pub fn run_tournament(args: TournamentArgs) -> Result<()> {
     let (variant, backend, options) = args.settings.resolve(None)?;
+    let search = args.settings.search();
     let mut players = args
         .players
         .iter()
@@ -166,6 +178,7 @@ pub fn run_tournament(args: TournamentArgs) -> Result<()> {
                 spec,
                 &variant,
                 backend,
+                &search,
                 args.settings.seed.wrapping_add(i as u64),
             )
         })

@@ -25,6 +25,9 @@ pub struct RunOptions {
     pub game: String,
     /// Periodic evaluation of new checkpoints (None: off).
     pub arena: Option<crate::config::ArenaConfig>,
+    /// Extra arguments of the arena's matches (the run's search settings that checkpoint
+    /// players need, e.g. `--material-utility 0.5`).
+    pub match_args: Vec<String>,
 }
 
 /// What the progress view shows.
@@ -445,6 +448,9 @@ fn evaluate(
                         .display()
                         .to_string(),
                 ]
+                .into_iter()
+                .chain(options.match_args.iter().cloned())
+                .collect()
             };
             if let Some(i) = options.child_args.iter().position(|a| a == "--backend") {
                 args.extend(options.child_args[i..i + 2].iter().cloned());

@@ -57,7 +57,7 @@ fn print_score(score: &SuiteScore, checkpoint: &Path, step: u64, suite: &Path, s
     println!("  policy top-1  {:.3}", score.top1);
     println!("  policy top-3  {:.3}", score.top3);
     println!(
-        "  value sign    {:.3} ({} positions with |eval| >= 1)",
+        "  value sign    {:.3} (balanced over positive and negative evals; {} positions with |eval| >= 1)",
         score.value_sign, score.value_positions
     );
     for (category, top1) in &score.top1_by_category {

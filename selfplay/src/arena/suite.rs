@@ -299,7 +299,9 @@ pub struct SuiteScore {
     /// The best move is among the network's three most probable moves.
     pub top3: f64,
     /// Positions with |eval| >= 1 where the sign of the network's value (win - loss)
-    /// agrees with the sign of the labelled eval, and how many such positions there are.
+    /// agrees with the sign of the labelled eval, as a balanced share (the mean of the
+    /// shares on positive and on negative evals, so a constant value scores 0.5), and how
+    /// many such positions there are.
     pub value_sign: f64,
     pub value_positions: usize,
     /// top-1 per category.
@@ -337,7 +339,9 @@ pub fn score(
         positions: decoded.len(),
         ..Default::default()
     };
-    let (mut top1, mut top3, mut sign, mut signed) = (0usize, 0usize, 0usize, 0usize);
+    let (mut top1, mut top3) = (0usize, 0usize);
+    // Agreeing and all positions with a positive, and with a negative eval.
+    let mut sign = [[0usize; 2]; 2];
     let mut by_cat: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
     for (chunk_no, chunk) in decoded.chunks(64).enumerate() {
         let inputs: Vec<EvalInput> = chunk
@@ -360,17 +364,23 @@ pub fn score(
             c.0 += hit as usize;
             c.1 += 1;
             if entry.eval.abs() >= 1.0 {
-                signed += 1;
+                let class = (entry.eval < 0.0) as usize;
                 let v = out.wdl[0] - out.wdl[2];
-                sign += ((v > 0.0) == (entry.eval > 0.0)) as usize;
+                sign[class][0] += ((v > 0.0) == (entry.eval > 0.0)) as usize;
+                sign[class][1] += 1;
             }
         }
     }
     let share = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     result.top1 = share(top1, decoded.len());
     result.top3 = share(top3, decoded.len());
-    result.value_sign = share(sign, signed);
-    result.value_positions = signed;
+    let classes: Vec<f64> = sign
+        .iter()
+        .filter(|c| c[1] > 0)
+        .map(|c| share(c[0], c[1]))
+        .collect();
+    result.value_sign = classes.iter().sum::<f64>() / classes.len().max(1) as f64;
+    result.value_positions = sign[0][1] + sign[1][1];
     result.top1_by_category = by_cat
         .into_iter()
         .map(|(k, (h, n))| (k, share(h, n)))

@@ -256,20 +256,11 @@ impl Variant {
         })
     }
 
-    /// Parses, validates and compiles a variant description file.
+    /// Parses, validates and compiles the text of a variant description file; `file` names it
+    /// in errors. The rules crate reads no files: callers read the text (and name the file
+    /// in their own read errors).
     pub fn from_toml(file: &str, text: &str) -> Result<Variant, ConfigError> {
         Variant::new(VariantSpec::from_toml(file, text)?)
-    }
-
-    /// Reads, validates and compiles a variant description file from disk.
-    pub fn load(path: &std::path::Path) -> Result<Variant, ConfigError> {
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            file: file.clone(),
-            key: "<file>".into(),
-            problem: format!("cannot read: {e}"),
-        })?;
-        Variant::from_toml(&file, &text)
     }
 
     /// The built-in Dai Dai Shogi (`configs/games/dai-dai.toml`, embedded at build time).

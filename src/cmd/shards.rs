@@ -5,6 +5,7 @@ use serde_json::json;
 use tengu_selfplay::shard;
 
 use crate::args::{ShardsArgs, ShardsInspectArgs, ShardsWhat};
+use crate::output::outln;
 
 pub fn run(args: ShardsArgs) -> Result<()> {
     match args.what {
@@ -33,34 +34,34 @@ fn inspect(args: ShardsInspectArgs) -> Result<()> {
                 rows_total += rows.len() as u64;
                 let full = rows.iter().filter(|r| r.full_search).count();
                 if args.json {
-                    println!(
+                    outln!(
                         "{}",
                         json!({"path": file.display().to_string(), "valid": true, "format_version": shard::FORMAT_VERSION,
                             "encoder_version": h.encoder_version, "game": h.game, "model": h.model, "rows": h.rows,
                             "full_search_rows": full, "games": h.games, "created_unix": h.created_unix, "writer": h.writer})
-                    );
+                    )?;
                 } else {
-                    println!(
+                    outln!(
                         "{}: ok, {} rows ({} full searches), {} games, game {}, model {}, encoder v{}, written by {} at {}",
                         file.display(), h.rows, full, h.games, h.game, h.model, h.encoder_version, h.writer, h.created_unix
-                    );
+                    )?;
                 }
             }
             Err(e) => {
                 bad += 1;
                 if args.json {
-                    println!(
+                    outln!(
                         "{}",
                         json!({"path": file.display().to_string(), "valid": false, "error": e.to_string()})
-                    );
+                    )?;
                 } else {
-                    println!("{}: INVALID: {e}", file.display());
+                    outln!("{}: INVALID: {e}", file.display())?;
                 }
             }
         }
     }
     if !args.json {
-        println!("{good} valid shards with {rows_total} rows, {bad} invalid");
+        outln!("{good} valid shards with {rows_total} rows, {bad} invalid")?;
     }
     if bad > 0 {
         bail!("{bad} invalid shard(s)");

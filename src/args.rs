@@ -179,14 +179,17 @@ pub struct ShardsArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum ShardsWhat {
-    /// Print each shard's header, row count and validity (a file or a directory of shards).
+    /// Print each shard's header, row count and validity (a shard file, a directory of
+    /// shards, or a run directory, whose `shards/` is read).
     Inspect(ShardsInspectArgs),
 }
 
 #[derive(clap::Args, Debug)]
 pub struct ShardsInspectArgs {
+    /// A shard file, a directory of shards or a run directory.
     pub path: std::path::PathBuf,
-    /// One JSON object per shard, one per line.
+    /// One JSON object per shard, one per line (with `run` set when a run directory was
+    /// given).
     #[arg(long)]
     pub json: bool,
 }

@@ -259,6 +259,42 @@ fn a_closed_output_pipe_ends_the_command_quietly() {
 }
 
 #[test]
+fn shards_inspect_reads_a_run_directory() {
+    let run = run_with_shards(3);
+    let path = run.path().to_string_lossy().into_owned();
+    let (ok, out, err) = tengu(&["shards", "inspect", &path]);
+    assert!(ok, "{err}");
+    assert!(
+        out.starts_with(&format!("run {path}: 3 shards in ")),
+        "{out}"
+    );
+    assert!(
+        out.contains("3 valid shards with 3 rows, 0 invalid"),
+        "{out}"
+    );
+    let (ok, out, err) = tengu(&["shards", "inspect", "--json", &path]);
+    assert!(ok, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["run"] == path.as_str() && l["valid"] == true),
+        "{out}"
+    );
+    // A directory that is neither: the message says what was looked for.
+    let empty = tempfile::tempdir().unwrap();
+    let (ok, _, err) = tengu(&["shards", "inspect", &empty.path().to_string_lossy()]);
+    assert!(
+        !ok && err.contains("no shards") && err.contains("not a run directory"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_missing_checkpoint_is_reported_once() {
     let (ok, _, err) = tengu(&["match", "checkpoint:/missing/model.safetensors", "greedy"]);
     let cause = std::io::Error::from(std::io::ErrorKind::NotFound).to_string();

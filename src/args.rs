@@ -262,10 +262,11 @@ pub struct BenchNnArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct PositionArgs {
-    /// Game whose initial position is used: dai-dai or maka-dai-dai.
-    #[arg(long, default_value = "dai-dai")]
-    pub game: String,
-    /// A position in RULES.md §12.2 notation (overrides --game's initial position).
+    /// Game: dai-dai or maka-dai-dai. Without --position its initial position is used
+    /// (default dai-dai); with --position it is optional and must match the position's board.
+    #[arg(long)]
+    pub game: Option<String>,
+    /// A position in RULES.md §12.2 notation (its board size decides the game).
     #[arg(long)]
     pub position: Option<String>,
 }

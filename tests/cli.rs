@@ -307,6 +307,35 @@ fn a_missing_checkpoint_is_reported_once() {
 }
 
 #[test]
+fn game_and_position_must_agree() {
+    let mdd = "9,k,9/19/19/19/19/19/19/19/19/19/19/19/19/19/19/19/19/19/9,K,9 b -";
+    let (ok, out, err) = tengu(&["moves", "--position", mdd]);
+    assert!(ok && out.lines().count() == 5, "{out}{err}");
+    let (ok, _, err) = tengu(&["moves", "--game", "maka-dai-dai", "--position", mdd]);
+    assert!(ok, "{err}");
+    let (ok, _, err) = tengu(&["moves", "--game", "dai-dai", "--position", mdd]);
+    assert!(
+        !ok && err.contains("Maka Dai Dai Shogi position") && err.contains("--game is dai-dai"),
+        "{err}"
+    );
+    let (ok, _, err) = tengu(&[
+        "perft",
+        "--game",
+        "dai-dai",
+        "--position",
+        mdd,
+        "--depth",
+        "1",
+    ]);
+    assert!(!ok && err.contains("--game is dai-dai"), "{err}");
+    let (ok, out, _) = tengu(&["show", "--game", "dai-dai", "--position", mdd]);
+    assert!(!ok, "{out}");
+    // Without --position, --game still picks the initial position (default dai-dai).
+    let (ok, out, _) = tengu(&["perft", "--depth", "1"]);
+    assert!(ok && out.contains("nodes 59"), "{out}");
+}
+
+#[test]
 fn version_names_the_rules() {
     let (ok, out, _) = tengu(&["--version"]);
     assert!(

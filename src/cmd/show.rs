@@ -32,7 +32,7 @@ pub fn run(args: ShowArgs) -> Result<()> {
         }
         (None, _) => {
             let pos = crate::args::PositionArgs {
-                game: args.game.clone().unwrap_or_else(|| "dai-dai".into()),
+                game: args.game.clone(),
                 position: args.position,
             }
             .resolve()?;

@@ -117,8 +117,10 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     })
     .map_err(anyhow::Error::msg)?;
     let s = summary.score;
-    let (lo, elo, hi) = elo_interval(&s);
+    let interval = elo_interval(&s);
     if args.json {
+        // An end the results cannot bound (after a perfect or a zero score) is null.
+        let (lo, elo, hi) = interval.to_json();
         outln!(
             "{}",
             json!({"a": a_name, "b": b_name, "games": s.games(), "wins": s.wins, "draws": s.draws, "losses": s.losses,
@@ -136,7 +138,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
             s.games(),
             s.mean()
         )?;
-        outln!("Elo difference {elo:+.1} (95% interval {lo:+.1} .. {hi:+.1})")?;
+        outln!("Elo difference {interval}")?;
         if let (Some(p), Some(d)) = (sprt, summary.sprt) {
             let (l, u) = p.bounds();
             outln!(

@@ -338,10 +338,17 @@ fn evaluate(
         let text = std::fs::read_to_string(&out).unwrap_or_default();
         match serde_json::from_str::<serde_json::Value>(text.trim()) {
             Ok(v) if status.success() => {
-                let elo = v["elo"].as_f64().unwrap_or(0.0);
+                // After a perfect (zero) score the estimate and one end of the interval are
+                // unbounded (null); the rating chain then moves by the finite end, the
+                // smallest difference the results support.
+                let elo = v["elo"]
+                    .as_f64()
+                    .or_else(|| v["elo_low"].as_f64().filter(|_| v["elo_high"].is_null()))
+                    .or_else(|| v["elo_high"].as_f64().filter(|_| v["elo_low"].is_null()))
+                    .unwrap_or(0.0);
                 let mut line = serde_json::json!({
                     "checkpoint": eval.checkpoint, "step": eval.step, "opponent": label(&eval),
-                    "games": v["games"], "score": v["score"], "elo": elo, "elo_low": v["elo_low"], "elo_high": v["elo_high"],
+                    "games": v["games"], "score": v["score"], "elo": v["elo"], "elo_low": v["elo_low"], "elo_high": v["elo_high"],
                     "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
                 });
                 if let Some(prev) = &eval.previous {

@@ -5,15 +5,19 @@ positions from random play (rules/examples/random_positions.rs), with node count
 against the simple reference generator of rules/tests/reference (tests/reference_compare.rs).
 
 usage (repository root, after cargo build --release): python3 scripts/make_perft_data.py
+   or (after cargo test --no-run): TENGU=./target/debug/tengu python3 scripts/make_perft_data.py
 """
 import json
+import os
 import subprocess
 import sys
 
 sys.path.insert(0, "scripts")
 from compose_position import compose  # noqa: E402
 
-TENGU = "./target/release/tengu"
+# Any build of the binary gives the same counts; TENGU=./target/debug/tengu saves a release build.
+TENGU = os.environ.get("TENGU", "./target/release/tengu")
+PROFILE = [] if os.environ.get("TENGU", "").startswith("./target/debug/") else ["--release"]
 MAX_NODES = 1_500_000
 
 DD = [
@@ -49,7 +53,20 @@ MDD = [
     ("drunk elephant next to a teaching king", 19, "b", "-", "10s=K 9r=DE 9q=tk 10a=k 14b=DE 13b=p 1d=l"),
     ("immobile knights and pawns", 19, "b", "-", "10s=K 10a=k 3a=N 4b=N 5a=P 6a=L 7a=ST 8a=FST 15s=n 16r=n 12h=DN"),
     ("checkmate of a lone king by rooks", 19, "w", "-", "1a=k 3a=R 3b=R 10s=K"),
+    ("two drunk elephants: once one is a Prince the other may not promote (v1.2 §4)", 19, "b", "-",
+     "10s=K 10a=k 8m=DE 8l=p 12m=DE 12l=+g 11k=s 3c=g"),
+    ("prince and drunk elephant on both sides: declining captures only (v1.2 §4)", 19, "w", "-",
+     "10s=K 10a=k 9r=PR 11n=DE 11m=p 6d=pr 6e=de 6f=P 5f=+G 7f=FG"),
 ]
+
+# Positions given whole (§12.2), by game.
+FIXED = {
+    "maka-dai-dai": [
+        ("issue #11: White's drunk elephant beside its prince (v1.2 §4)",
+         "19/19/11,FTL,7/flp,17,FEA/LN,18/19/19/19/FF,LD,fbo,16/pr,de,LC,2,ca,11,OM,1/DS,LN,bs,1,PR,11,ff,hm,BS/"
+         "4,K,10,ld,ln,OM,tk/15,HM,ff,BS,k/15,LN,ff,FBR,1/RV,14,RC,ca,2/19/19/19/19 w -"),
+    ],
+}
 
 
 def perft(pos, depth):
@@ -71,7 +88,7 @@ def entries(pos, comment, max_depth=4):
 
 
 def random_positions(game, count, plies, seed):
-    out = subprocess.run(["cargo", "run", "--release", "-q", "-p", "tengu-rules", "--example", "random_positions", "--",
+    out = subprocess.run(["cargo", "run", *PROFILE, "-q", "-p", "tengu-rules", "--example", "random_positions", "--",
                           game, str(count), plies, str(seed)], capture_output=True, text=True, check=True)
     return [l for l in out.stdout.splitlines() if l.strip()]
 
@@ -82,6 +99,8 @@ def main():
                  "# Format: <position>; <depth>; <nodes>. Written by scripts/make_perft_data.py.", ""]
         for comment, size, side, pas, pieces in hand:
             lines += entries(compose(size, side, pas, pieces.split()), comment)
+        for comment, pos in FIXED.get(game, []):
+            lines += entries(pos, comment)
         for i, pos in enumerate(random_positions(game, 4, "60,150,300", 11)):
             lines += entries(pos, f"random play, position {i + 1}", 3)
         with open(f"rules/tests/data/{game}.perft", "w") as f:

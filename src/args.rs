@@ -228,14 +228,17 @@ pub struct ShardsArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum ShardsWhat {
-    /// Print each shard's header, row count and validity (a file or a directory of shards).
+    /// Print each shard's header, row count and validity (a shard file, a directory of
+    /// shards, or a run directory, whose `shards/` is read).
     Inspect(ShardsInspectArgs),
 }
 
 #[derive(clap::Args, Debug)]
 pub struct ShardsInspectArgs {
+    /// A shard file, a directory of shards or a run directory.
     pub path: std::path::PathBuf,
-    /// One JSON object per shard, one per line.
+    /// One JSON object per shard, one per line (with `run` set when a run directory was
+    /// given).
     #[arg(long)]
     pub json: bool,
 }
@@ -308,10 +311,11 @@ pub struct BenchNnArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct PositionArgs {
-    /// Game whose initial position is used: dai-dai or maka-dai-dai.
-    #[arg(long, default_value = "dai-dai")]
-    pub game: String,
-    /// A position in RULES.md §12.2 notation (overrides --game's initial position).
+    /// Game: dai-dai or maka-dai-dai. Without --position its initial position is used
+    /// (default dai-dai); with --position it is optional and must match the position's board.
+    #[arg(long)]
+    pub game: Option<String>,
+    /// A position in RULES.md §12.2 notation (its board size decides the game).
     #[arg(long)]
     pub position: Option<String>,
 }

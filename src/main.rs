@@ -1,16 +1,31 @@
 //! `tengu`: one binary, many subcommands (KataGo style). Each subcommand is a thin adapter
 //! over the library crates; every clap type lives in `args.rs`.
+// Standard output goes through `output::outln!`, which returns errors (see output.rs).
+#![warn(clippy::print_stdout, clippy::print_stderr)]
 
 mod args;
 mod cmd;
 mod logging;
+mod output;
 
-use clap::Parser;
+use std::io::Write;
+
+use clap::{CommandFactory, FromArgMatches};
 
 use args::{Cli, Command};
 
 fn main() {
-    let cli = Cli::parse();
+    // `tengu --version` names the rules version too.
+    let version: &'static str = Box::leak(
+        format!(
+            "{} (RULES.md v{})",
+            env!("CARGO_PKG_VERSION"),
+            tengu_rules::RULES_VERSION
+        )
+        .into_boxed_str(),
+    );
+    let cli = Cli::command().version(version).get_matches();
+    let cli = Cli::from_arg_matches(&cli).unwrap_or_else(|e| e.exit());
     logging::init(&cli.log);
     let result = match cli.command {
         Command::Perft(args) => cmd::perft::run(args),
@@ -26,7 +41,11 @@ fn main() {
         Command::Suite(args) => cmd::suite::run(args),
     };
     if let Err(e) = result {
-        eprintln!("error: {e:#}");
+        // The reader of our output went away (`tengu ... | head`): nothing left to say.
+        if output::is_broken_pipe(&e) {
+            std::process::exit(0);
+        }
+        let _ = writeln!(std::io::stderr(), "error: {}", output::error_text(&e));
         std::process::exit(1);
     }
 }

@@ -69,9 +69,19 @@ fn run_trains_publishes_checkpoints_and_resumes() {
     let run = dir.path().join("runs/tiny");
     assert_eq!(steps(&run), [0, 20, 40]);
     assert!(run.join("config.toml").exists() && run.join("logs/trainer.log").exists());
-    assert!(!tengu_selfplay::shard::list(&run.join("shards"))
-        .unwrap()
-        .is_empty());
+    let shards = tengu_selfplay::shard::list(&run.join("shards")).unwrap();
+    assert!(!shards.is_empty());
+    // The supervisor publishes step 0 before the workers start: no game is played with the
+    // uniform evaluator (a worker's fallback when it finds no checkpoint).
+    for shard in &shards {
+        let header = tengu_selfplay::shard::read_header(shard).unwrap();
+        assert!(
+            header.model.starts_with("model-"),
+            "{}: played by {}",
+            shard.display(),
+            header.model
+        );
+    }
     // Again, from the saved configuration: it goes on from step 40.
     let (ok, err) = tengu(
         &["run", "--run", "runs/tiny", "--max-steps", "60", "--quiet"],
@@ -131,7 +141,13 @@ fn a_killed_worker_is_restarted() {
 #[test]
 fn run_evaluates_new_checkpoints_in_the_arena() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("tiny.toml"), CONFIG).unwrap();
+    // Checkpoints twice as often: the first self-play games use the step-0 network (not the
+    // much faster uniform evaluator), and a vs-previous match must fit in the time limit
+    // also on a busy machine.
+    let config = CONFIG
+        .replace("min_rows = 100", "min_rows = 50")
+        .replace("steps_per_checkpoint = 20", "steps_per_checkpoint = 10");
+    std::fs::write(dir.path().join("tiny.toml"), config).unwrap();
     let (ok, err) = tengu(
         &[
             "run",

@@ -182,33 +182,35 @@ fn line_clear(b: &Board, a: Square, c: Square, vacated: Vacated) -> bool {
 /// Whether `color` is in check (RULES.md §5.3): the opponent has a pseudo-legal move whose
 /// captured set contains all of `color`'s royal pieces.
 pub(crate) fn in_check(v: &Variant, b: &Board, color: Color) -> bool {
-    let mut royals = b.royals(color);
-    let Some(first) = royals.next() else {
-        return false;
-    };
-    let Some(second) = royals.next() else {
-        return can_capture_on(v, b, color.opposite(), first);
-    };
-    // Two royals: only a lion-type move can take both at once.
+    // Valid positions have at most two royals (§12.2), but the test is exact for any number:
+    // no move captures more than three pieces (§2.5), so four or more can never be taken.
+    let mut royals = [Square::new(0, 0); 3];
+    let mut count = 0;
+    for s in b.royals(color) {
+        if count == royals.len() {
+            return false;
+        }
+        royals[count] = s;
+        count += 1;
+    }
+    let royals = &royals[..count];
+    match royals {
+        [] => return false,
+        [only] => return can_capture_on(v, b, color.opposite(), *only),
+        _ => {}
+    }
+    // Several royals: only a lion-type move can take them all at once, from at most three
+    // squares away.
     let by = color.opposite();
     for p in b.special[by.index()].iter() {
         if v.info[b.get(p) as usize].flags & F_LIONISH == 0
-            || p.distance(first) > 3
-            || p.distance(second) > 3
+            || royals.iter().any(|&r| p.distance(r) > 3)
         {
             continue;
         }
         let mut found = false;
         piece_moves(v, b, p, false, &mut |m| {
-            if !found {
-                let mut hit = 0;
-                for c in m.captures() {
-                    if c == first || c == second {
-                        hit += 1;
-                    }
-                }
-                found = hit == 2;
-            }
+            found = found || royals.iter().all(|&r| m.captures().any(|c| c == r));
         });
         if found {
             return true;

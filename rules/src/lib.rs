@@ -1,7 +1,7 @@
 //! Rules engine for Dai Dai Shogi (17x17) and Maka Dai Dai Shogi (19x19), following
-//! `RULES.md` v1.1: piece data from `configs/games/*.toml`, exact pseudo-legal and legal move
-//! generation, make/unmake with an incremental Zobrist key, the text formats of §12, game
-//! records, repetition and results, and perft.
+//! `RULES.md` v1.2 ([`RULES_VERSION`]): piece data from `configs/games/*.toml`, exact
+//! pseudo-legal and legal move generation, make/unmake with an incremental Zobrist key, the
+//! text formats of §12, game records, repetition and results, and perft.
 
 mod attack;
 mod board;
@@ -23,3 +23,6 @@ pub use position::{Piece, Position, Undo};
 pub use record::Record;
 pub use types::{Color, Move, Square};
 pub use variant::{PieceType, Variant};
+
+/// The version of `RULES.md` these rules implement (v1.2: at most one Prince a side, §4).
+pub const RULES_VERSION: &str = "1.2";

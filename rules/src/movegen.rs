@@ -150,16 +150,32 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
             let result = cell_code(contagion - 1, color);
             (self.sink)(m.with_result(result, result != self.cell, false));
         } else if mover.promotion != 0 {
-            match v.rules().promotion {
-                PromotionRule::OptionalUnlessPromotedVictim if !any_promoted => {
-                    (self.sink)(m.with_result(mover.promotion, true, true));
-                    (self.sink)(m.with_result(self.cell, false, true));
-                }
-                _ => (self.sink)(m.with_result(mover.promotion, true, false)),
+            let optional =
+                v.rules().promotion == PromotionRule::OptionalUnlessPromotedVictim && !any_promoted;
+            // No second Prince (§4, v1.2): a promotion that would give the side a second
+            // royal of a family it already owns is unavailable. An optional one leaves only
+            // the declining move (still marked `=`); a mandatory one leaves no move at all.
+            let available = !self.owns_royal_of_family(mover.promotion);
+            if available {
+                (self.sink)(m.with_result(mover.promotion, true, optional));
+            }
+            if optional {
+                (self.sink)(m.with_result(self.cell, false, true));
             }
         } else {
             (self.sink)(m.with_result(self.cell, false, false));
         }
+    }
+
+    /// Whether the mover's side already owns, on another square than the mover's, a royal of
+    /// the family of the piece `cell` (0 if `cell` is not royal: never).
+    #[inline]
+    fn owns_royal_of_family(&self, cell: u8) -> bool {
+        let family = self.v.info[cell as usize].royal_family;
+        family != 0
+            && self.b.royals(cell_color(self.cell)).any(|s| {
+                s != self.from && self.v.info[self.b.get(s) as usize].royal_family == family
+            })
     }
 
     /// Lion power (§2.4). Returns whether a pass is possible (an adjacent square is empty).

@@ -247,11 +247,7 @@ impl Position {
             for &s in &royals {
                 let piece = self.piece_at(s).expect("royal square is occupied");
                 let kind = v.piece_types()[piece.ty].kind;
-                let family = v
-                    .kinds()
-                    .iter()
-                    .position(|k| k.royal && k.promotes_to == Some(kind))
-                    .unwrap_or(kind);
+                let family = crate::variant::royal_family(v.kinds(), kind);
                 if families.contains(&family) {
                     return err(format!(
                         "{name} has two royal pieces of the {} family; at most one is allowed",

@@ -56,6 +56,10 @@ pub(crate) struct CellInfo {
     pub contagion: u8,
     pub contagion_immune: bool,
     pub promoted: bool,
+    /// For a royal piece: its family's kind index + 1 (a side owns at most one royal of a
+    /// family, RULES.md §4 and §12.2: King and Emperor form one family, the Prince another);
+    /// 0 for other pieces.
+    pub royal_family: u16,
     /// Attack range along each absolute direction (index into `BLACK_DIRECTION_OFFSETS`),
     /// hooked directions counted as unlimited.
     pub attack_range: [u8; 8],
@@ -205,6 +209,11 @@ impl Variant {
                     contagion: contagious.map_or(0, |c| type_of[&(c, true)] + 1),
                     contagion_immune: kind.contagion_immune,
                     promoted: ty.promoted,
+                    royal_family: if kind.royal {
+                        royal_family(kinds, ty.kind) as u16 + 1
+                    } else {
+                        0
+                    },
                     attack_range,
                 };
                 let spec_moves = compile_moves(kind, color);
@@ -247,20 +256,11 @@ impl Variant {
         })
     }
 
-    /// Parses, validates and compiles a variant description file.
+    /// Parses, validates and compiles the text of a variant description file; `file` names it
+    /// in errors. The rules crate reads no files: callers read the text (and name the file
+    /// in their own read errors).
     pub fn from_toml(file: &str, text: &str) -> Result<Variant, ConfigError> {
         Variant::new(VariantSpec::from_toml(file, text)?)
-    }
-
-    /// Reads, validates and compiles a variant description file from disk.
-    pub fn load(path: &std::path::Path) -> Result<Variant, ConfigError> {
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-            file: file.clone(),
-            key: "<file>".into(),
-            problem: format!("cannot read: {e}"),
-        })?;
-        Variant::from_toml(&file, &text)
     }
 
     /// The built-in Dai Dai Shogi (`configs/games/dai-dai.toml`, embedded at build time).
@@ -350,6 +350,15 @@ impl Variant {
         let t = &self.types[ty];
         t.promoted && self.spec.kinds[t.kind].in_setup
     }
+}
+
+/// The family of the royal kind `kind`: the royal kind that promotes to it (the King for the
+/// Emperor), else the kind itself (the Prince, whose Drunk Elephant is not royal).
+pub(crate) fn royal_family(kinds: &[PieceKindSpec], kind: usize) -> usize {
+    kinds
+        .iter()
+        .position(|k| k.royal && k.promotes_to == Some(kind))
+        .unwrap_or(kind)
 }
 
 fn builtin(file: &str, text: &str) -> Variant {

@@ -87,3 +87,24 @@ fn perft_data_positions_agree() {
         assert_eq!(nodes, case.nodes, "{}:{}: reference perft({})", case.file, case.line, case.depth);
     }
 }
+
+/// Deeper counts of the perft files by the reference generator too: slow, so on demand, for
+/// new or changed entries (RULES.md v1.2's two-Drunk-Elephant positions were checked so):
+/// `REFERENCE_PERFT=DE cargo test -p tengu-rules --test reference_compare -- --ignored`,
+/// where `REFERENCE_PERFT` is a text the positions contain (default: all) and
+/// `REFERENCE_PERFT_MAX_NODES` caps the counts checked (default 2,000,000).
+#[test]
+#[ignore]
+fn reference_perft_of_deeper_cases() {
+    let filter = std::env::var("REFERENCE_PERFT").unwrap_or_default();
+    let max_nodes: u64 = std::env::var("REFERENCE_PERFT_MAX_NODES").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000_000);
+    let mut checked = 0;
+    for case in common::perft_cases().into_iter().filter(|c| c.position.contains(&filter) && c.nodes <= max_nodes) {
+        let started = std::time::Instant::now();
+        let nodes = reference::perft(&case.position, case.depth).unwrap();
+        assert_eq!(nodes, case.nodes, "{}:{}: reference perft({})", case.file, case.line, case.depth);
+        eprintln!("{}:{}: perft({}) = {nodes} agrees ({:.1} s)", case.file, case.line, case.depth, started.elapsed().as_secs_f64());
+        checked += 1;
+    }
+    assert!(checked > 0, "no case contains {filter:?}");
+}

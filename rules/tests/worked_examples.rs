@@ -483,3 +483,67 @@ fn no_legal_move_loses() {
         (Some(Color::Black), Termination::NoLegalMove)
     );
 }
+
+/// RULES.md v1.2 §4, "No second Prince": a side that owns a Prince cannot promote a Drunk
+/// Elephant; an optional promotion leaves only the declining `=` move, a mandatory one (a
+/// promoted victim) no move at all.
+#[test]
+fn no_second_prince() {
+    let legal = |pos: &Position| -> BTreeSet<String> {
+        pos.legal_move_list()
+            .into_iter()
+            .map(|m| pos.move_text(m))
+            .collect()
+    };
+    let with = |m: &str, set: &BTreeSet<String>| -> Vec<String> {
+        set.iter()
+            .filter(|t| t.trim_end_matches(['+', '=']) == m)
+            .cloned()
+            .collect()
+    };
+    // A Prince and a Drunk Elephant: only the declining capture of an unpromoted victim.
+    assert_eq!(
+        promote(
+            19,
+            &mdd(&["10j=DE", "10i=p", "5e=PR"]),
+            "10j>10i{10i}",
+            &["="],
+            "10i"
+        ),
+        ["DE"]
+    );
+    // ... and no capture at all of a promoted victim (the promotion would be mandatory).
+    let pos =
+        Position::parse(&compose(19, 'b', '-', &mdd(&["10j=DE", "10i=tk", "5e=PR"]))).unwrap();
+    assert_eq!(with("10j>10i{10i}", &legal(&pos)), Vec::<String>::new());
+    // Two Drunk Elephants: both may promote until one has.
+    let two = compose(19, 'b', '-', &mdd(&["10j=DE", "10i=p", "4e=DE", "4d=tk"]));
+    let mut pos = Position::parse(&two).unwrap();
+    assert_eq!(
+        with("10j>10i{10i}", &legal(&pos)),
+        ["10j>10i{10i}+", "10j>10i{10i}="]
+    );
+    assert_eq!(with("4e>4d{4d}", &legal(&pos)), ["4e>4d{4d}"]);
+    pos.play_text("4e>4d{4d}").unwrap();
+    pos.play_text("2a>2b").unwrap();
+    assert_eq!(with("10j>10i{10i}", &legal(&pos)), ["10j>10i{10i}="]);
+    // The position of issue #11 (White to move): its Drunk Elephant on 18j may capture on
+    // 18k, 19i and 19k, never promoting (White owns a Prince), declining where it may.
+    let issue = "19/19/11,FTL,7/flp,17,FEA/LN,18/19/19/19/FF,LD,fbo,16/pr,de,LC,2,ca,11,OM,1/DS,LN,bs,1,PR,11,ff,hm,BS/4,K,10,ld,ln,OM,tk/15,HM,ff,BS,k/15,LN,ff,FBR,1/RV,14,RC,ca,2/19/19/19/19 w -";
+    let pos = Position::parse(issue).unwrap();
+    let moves = legal(&pos);
+    let from_de: Vec<&String> = moves.iter().filter(|m| m.starts_with("18j>")).collect();
+    assert!(from_de.iter().all(|m| !m.ends_with('+')), "{from_de:?}");
+    let captures: Vec<&&String> = from_de.iter().filter(|m| m.contains('{')).collect();
+    assert!(
+        !captures.is_empty() && captures.iter().all(|m| m.ends_with('=')),
+        "{from_de:?}"
+    );
+    // Every move keeps the position valid: at most one Prince a side.
+    for m in pos.legal_move_list() {
+        let mut after = pos.clone();
+        after.play(m);
+        Position::parse(&after.to_string())
+            .unwrap_or_else(|e| panic!("after {}: {e}", pos.move_text(m)));
+    }
+}

@@ -1,5 +1,11 @@
 //! The self-play worker: plays games with the newest checkpoint of a run directory and
 //! writes shards and game records there until stopped.
+//!
+//! Before the run has any checkpoint the worker plays with the uniform evaluator (a random
+//! warm start; its shards say `model = "uniform"`) and switches when the first checkpoint
+//! appears; games already started finish with the evaluator they began with. This is for a
+//! standalone `tengu selfplay`: `tengu run` publishes the step-0 checkpoint before it starts
+//! any worker, so its workers never play uniform games.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

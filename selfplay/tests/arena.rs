@@ -19,17 +19,81 @@ fn elo_matches_known_values() {
     for elo in [-300.0, -35.0, 0.0, 12.5, 400.0] {
         assert!((elo_from_score(score_from_elo(elo)) - elo).abs() < 1e-6);
     }
-    // +60 =20 -20: mean 0.7, per-game variance 0.16, 95% interval 86.2 .. 218.3.
+    // +60 =20 -20: mean 0.7, per-game variance 0.16; Wilson 95% score interval with the
+    // variance of a 20% draw share 0.61531 .. 0.76989, so Elo 81.59 .. 209.80.
     let s = Score {
         wins: 60,
         draws: 20,
         losses: 20,
     };
     assert!((s.mean() - 0.7).abs() < 1e-12 && (s.variance() - 0.16).abs() < 1e-12);
-    let (lo, mid, hi) = elo_interval(&s);
+    let e = elo_interval(&s);
     assert!(
-        (lo - 86.225).abs() < 0.01 && (mid - 147.191).abs() < 0.01 && (hi - 218.252).abs() < 0.01,
-        "{lo} {mid} {hi}"
+        (e.low - 81.594).abs() < 0.01
+            && (e.elo - 147.191).abs() < 0.01
+            && (e.high - 209.798).abs() < 0.01,
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "+147.2 (95% interval +81.6 .. +209.8)");
+}
+
+fn score(wins: u64, draws: u64, losses: u64) -> Score {
+    Score {
+        wins,
+        draws,
+        losses,
+    }
+}
+
+#[test]
+fn a_perfect_score_has_a_finite_lower_bound_and_no_upper_one() {
+    // 20-0: the Wilson lower end is n / (n + z^2) = 0.83887, Elo +286.61; no upper end.
+    let e = elo_interval(&score(20, 0, 0));
+    assert!((e.low - 286.614).abs() < 0.01, "{e:?}");
+    assert!(e.high == f64::INFINITY && e.elo == f64::INFINITY, "{e:?}");
+    assert_eq!(e.to_string(), ">= +286.6 (95% interval, no upper bound)");
+    let (low, elo, high) = e.to_json();
+    assert!((low.as_f64().unwrap() - 286.614).abs() < 0.01);
+    assert!(elo.is_null() && high.is_null());
+    // More games, a higher bound.
+    assert!(elo_interval(&score(100, 0, 0)).low > e.low + 200.0);
+}
+
+#[test]
+fn a_zero_score_has_a_finite_upper_bound_and_no_lower_one() {
+    let e = elo_interval(&score(0, 0, 20));
+    assert!((e.high + 286.614).abs() < 0.01, "{e:?}");
+    assert!(
+        e.low == f64::NEG_INFINITY && e.elo == f64::NEG_INFINITY,
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "<= -286.6 (95% interval, no lower bound)");
+    let (low, elo, high) = e.to_json();
+    assert!(low.is_null() && elo.is_null());
+    assert!((high.as_f64().unwrap() + 286.614).abs() < 0.01);
+}
+
+#[test]
+fn an_even_score_has_a_symmetric_interval() {
+    // 10-10: score 0.5, Wilson 0.29930 .. 0.70070, Elo -147.77 .. +147.77.
+    let e = elo_interval(&score(10, 0, 10));
+    assert!(e.elo.abs() < 1e-9, "{e:?}");
+    assert!(
+        (e.high - 147.772).abs() < 0.01 && (e.low + e.high).abs() < 1e-6,
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "+0.0 (95% interval -147.8 .. +147.8)");
+    // Twenty draws are an even score too, known more precisely than ten wins and ten
+    // losses, but not exactly: -31.3 .. +31.3.
+    let d = elo_interval(&score(0, 20, 0));
+    assert!(
+        d.elo.abs() < 1e-9 && (d.high - 31.269).abs() < 0.01 && (d.low + d.high).abs() < 1e-6,
+        "{d:?}"
+    );
+    // No games: nothing is known.
+    assert_eq!(
+        elo_interval(&Score::default()).to_string(),
+        "unknown (no games)"
     );
 }
 

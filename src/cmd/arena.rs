@@ -16,6 +16,7 @@ use tengu_selfplay::arena::tournament;
 use tengu_selfplay::SearchConfig;
 
 use crate::args::{GameSettingsArgs, MatchArgs, TournamentArgs};
+use crate::output::{out, outln};
 
 /// A player from its command-line description.
 /// `search`: the search settings of checkpoint players.
@@ -133,16 +134,18 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     })
     .map_err(anyhow::Error::msg)?;
     let s = summary.score;
-    let (lo, elo, hi) = elo_interval(&s);
+    let interval = elo_interval(&s);
     if args.json {
-        println!(
+        // An end the results cannot bound (after a perfect or a zero score) is null.
+        let (lo, elo, hi) = interval.to_json();
+        outln!(
             "{}",
             json!({"a": a_name, "b": b_name, "games": s.games(), "wins": s.wins, "draws": s.draws, "losses": s.losses,
                 "score": s.mean(), "elo": elo, "elo_low": lo, "elo_high": hi,
                 "sprt": summary.sprt.map(|d| format!("{d:?}")), "llr": sprt.map(|p| p.llr(&s))})
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "{} vs {}: +{} ={} -{} ({} games), score {:.3}",
             a_name,
             b_name,
@@ -151,16 +154,16 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
             s.losses,
             s.games(),
             s.mean()
-        );
-        println!("Elo difference {elo:+.1} (95% interval {lo:+.1} .. {hi:+.1})");
+        )?;
+        outln!("Elo difference {interval}")?;
         if let (Some(p), Some(d)) = (sprt, summary.sprt) {
             let (l, u) = p.bounds();
-            println!(
+            outln!(
                 "SPRT elo0 {} elo1 {}: LLR {:.2} in ({l:.2}, {u:.2}): {d:?}",
                 p.elo0,
                 p.elo1,
                 p.llr(&s)
-            );
+            )?;
         }
     }
     Ok(())
@@ -195,9 +198,9 @@ pub fn run_tournament(args: TournamentArgs) -> Result<()> {
     })
     .map_err(anyhow::Error::msg)?;
     if args.json {
-        println!("{}", standings.to_json());
+        outln!("{}", standings.to_json())?;
     } else {
-        print!("{}", standings.to_text());
+        out!("{}", standings.to_text())?;
     }
     Ok(())
 }

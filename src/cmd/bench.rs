@@ -12,6 +12,7 @@ use tengu_rules::{Move, Position, Variant};
 use tengu_selfplay::{SearchConfig, SelfPlay, SelfplayConfig};
 
 use crate::args::{BenchArgs, BenchNnArgs, BenchSearchArgs, BenchWhat};
+use crate::output::outln;
 
 pub fn run(args: BenchArgs) -> Result<()> {
     match args.what {
@@ -109,25 +110,25 @@ fn search(args: BenchSearchArgs) -> Result<()> {
         "network": network,
     });
     if args.json {
-        println!("{report}");
+        outln!("{report}")?;
         return Ok(());
     }
-    println!(
+    outln!(
         "game {}, {} games in flight, {} visits per full search",
         variant.id(),
         args.games,
         args.visits
-    );
+    )?;
     for key in ["uniform", "network"] {
         let r = &report[key];
-        println!(
+        outln!(
             "{:<16} {:>10.0} simulations/s {:>8.1} positions/s ({:>9.0}/hour), {:>5.1}% of time outside the evaluator",
             r["evaluator"].as_str().unwrap_or(""),
             r["simulations_per_second"].as_f64().unwrap_or(0.0),
             r["positions_per_second"].as_f64().unwrap_or(0.0),
             r["positions_per_hour"].as_f64().unwrap_or(0.0),
             100.0 * r["share_outside_evaluator"].as_f64().unwrap_or(0.0)
-        );
+        )?;
     }
     Ok(())
 }
@@ -272,21 +273,27 @@ fn nn(args: BenchNnArgs) -> Result<()> {
         "presets": results,
     });
     if args.json {
-        println!("{report}");
+        outln!("{report}")?;
         return Ok(());
     }
-    println!(
+    outln!(
         "game {}, encoder {:.0} positions/s",
         variant.id(),
         encode_rate
-    );
-    println!(
+    )?;
+    outln!(
         "{:<13} {:<8} {:>8} {:>6} {:>12} {:>9} {:>9}",
-        "backend", "preset", "GFLOP/p", "batch", "positions/s", "GFLOP/s", "encoder%"
-    );
+        "backend",
+        "preset",
+        "GFLOP/p",
+        "batch",
+        "positions/s",
+        "GFLOP/s",
+        "encoder%"
+    )?;
     for r in report["presets"].as_array().unwrap() {
         for f in r["forward"].as_array().unwrap() {
-            println!(
+            outln!(
                 "{:<13} {:<8} {:>8.3} {:>6} {:>12.1} {:>9.2} {:>8.2}%",
                 r["backend"].as_str().unwrap(),
                 r["preset"].as_str().unwrap(),
@@ -295,15 +302,15 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                 f["positions_per_second"].as_f64().unwrap(),
                 f["gflops"].as_f64().unwrap(),
                 100.0 * f["encoder_share"].as_f64().unwrap()
-            );
+            )?;
         }
-        println!(
+        outln!(
             "{:<13} {:<8} training: {:.1} samples/s ({:.2} GFLOP/s)",
             r["backend"].as_str().unwrap(),
             r["preset"].as_str().unwrap(),
             r["train_samples_per_second"].as_f64().unwrap(),
             r["train_gflops"].as_f64().unwrap()
-        );
+        )?;
     }
     Ok(())
 }

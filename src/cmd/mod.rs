@@ -15,30 +15,31 @@ use tengu_rules::{Position, Variant};
 
 use crate::args::PositionArgs;
 
-/// Game selection shared by the rules subcommands: `--game` or `--position`.
-
+/// Game selection shared by the rules subcommands: `--game`, `--position` or both (then
+/// they must agree).
 impl PositionArgs {
     pub fn resolve(&self) -> Result<Position> {
-        let variant = match Variant::builtin(&self.game) {
-            Some(v) => v,
-            None => bail!(
-                "unknown game {:?}; expected dai-dai or maka-dai-dai",
-                self.game
-            ),
+        let variant = match self.game.as_deref().map(|g| (g, Variant::builtin(g))) {
+            None => None,
+            Some((_, Some(v))) => Some(v),
+            Some((g, None)) => bail!("unknown game {g:?}; expected dai-dai or maka-dai-dai"),
         };
-        match &self.position {
-            Some(text) => {
+        match (&self.position, variant) {
+            (Some(text), variant) => {
                 let pos = Position::parse(text.trim()).context("invalid --position")?;
-                if pos.variant().id() != variant.id() && self.game != "dai-dai" {
+                if let Some(v) = variant.filter(|v| v.id() != pos.variant().id()) {
                     bail!(
-                        "--position is a {} position, but --game is {}",
+                        "--position is a {} position ({}x{}), but --game is {}",
                         pos.variant().name(),
-                        self.game
+                        pos.size(),
+                        pos.size(),
+                        v.id()
                     );
                 }
                 Ok(pos)
             }
-            None => Ok(Position::initial(variant)),
+            (None, Some(v)) => Ok(Position::initial(v)),
+            (None, None) => Ok(Position::initial(Variant::dai_dai())),
         }
     }
 }

@@ -1,4 +1,5 @@
 use crate::args::MovesArgs;
+use crate::output::outln;
 use anyhow::Result;
 
 pub fn run(args: MovesArgs) -> Result<()> {
@@ -16,7 +17,7 @@ pub fn run(args: MovesArgs) -> Result<()> {
         .collect();
     lines.sort();
     for l in lines {
-        println!("{l}");
+        outln!("{l}")?;
     }
     Ok(())
 }

@@ -1,6 +1,8 @@
+use std::io::Write as _;
 use std::time::Instant;
 
 use crate::args::PerftArgs;
+use crate::output::outln;
 use anyhow::{bail, Result};
 use tengu_rules::perft::{divide, perft};
 
@@ -21,7 +23,7 @@ pub fn run(args: PerftArgs) -> Result<()> {
         rows.sort();
         if !args.json {
             for (m, n) in &rows {
-                println!("{m}: {n}");
+                outln!("{m}: {n}")?;
             }
         }
         rows.iter().map(|(_, n)| n).sum()
@@ -42,10 +44,16 @@ pub fn run(args: PerftArgs) -> Result<()> {
             "seconds": seconds,
             "nodes_per_second": nps,
         });
-        println!("{obj}");
+        outln!("{obj}")?;
     } else {
-        println!("nodes {nodes}");
-        eprintln!("depth {} in {seconds:.3} s, {:.0} nodes/s", args.depth, nps);
+        outln!("nodes {nodes}")?;
+        // Timing is a side note on stderr; a closed stderr must not fail the command.
+        let _ = writeln!(
+            std::io::stderr(),
+            "depth {} in {seconds:.3} s, {:.0} nodes/s",
+            args.depth,
+            nps
+        );
     }
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! `tengu selfplay`: a self-play worker on a run directory.
 
+use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -16,7 +17,10 @@ pub fn stop_flag() -> Result<Arc<AtomicBool>> {
         if flag.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
-        eprintln!("stopping: writing finished games (Ctrl-C again to quit at once)");
+        let _ = writeln!(
+            std::io::stderr(),
+            "stopping: writing finished games (Ctrl-C again to quit at once)"
+        );
     })
     .context("cannot install the signal handler")?;
     Ok(stop)

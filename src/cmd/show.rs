@@ -1,6 +1,7 @@
 use std::fmt::Write;
 
 use crate::args::ShowArgs;
+use crate::output::{out, outln};
 use anyhow::{bail, Context, Result};
 use tengu_rules::{Color, Position, Record, Square};
 
@@ -13,7 +14,7 @@ pub fn run(args: ShowArgs) -> Result<()> {
             let record = Record::parse(&text)
                 .with_context(|| format!("{} is not a valid game record", path.display()))?;
             for (k, v) in &record.tags {
-                println!("{k}: {v}");
+                outln!("{k}: {v}")?;
             }
             let mut pos = record.game.start().clone();
             let mut line = String::new();
@@ -25,17 +26,17 @@ pub fn run(args: ShowArgs) -> Result<()> {
                 pos.play(m);
             }
             if !line.is_empty() {
-                println!("{}", line.trim_end());
+                outln!("{}", line.trim_end())?;
             }
-            print!("{}", board_text(record.game.position()));
+            out!("{}", board_text(record.game.position()))?;
         }
         (None, _) => {
             let pos = crate::args::PositionArgs {
-                game: args.game.clone().unwrap_or_else(|| "dai-dai".into()),
+                game: args.game.clone(),
                 position: args.position,
             }
             .resolve()?;
-            print!("{}", board_text(&pos));
+            out!("{}", board_text(&pos))?;
         }
     }
     Ok(())

@@ -8,6 +8,7 @@ use tengu_rules::Variant;
 use tengu_selfplay::arena::suite::{self, Suite, SuiteScore};
 
 use crate::args::{SuiteArgs, SuiteCommand, SuiteMakeArgs};
+use crate::output::outln;
 
 pub fn run(args: SuiteArgs) -> Result<()> {
     if let Some(SuiteCommand::Make(make)) = args.make {
@@ -40,29 +41,36 @@ pub fn run(args: SuiteArgs) -> Result<()> {
         v["step"] = serde_json::json!(meta.step);
         v["suite"] = serde_json::json!(path.display().to_string());
         v["seconds"] = serde_json::json!(seconds);
-        println!("{v}");
+        outln!("{v}")?;
     } else {
-        print_score(&score, checkpoint, meta.step, &path, seconds);
+        print_score(&score, checkpoint, meta.step, &path, seconds)?;
     }
     Ok(())
 }
 
-fn print_score(score: &SuiteScore, checkpoint: &Path, step: u64, suite: &Path, seconds: f64) {
-    println!(
+fn print_score(
+    score: &SuiteScore,
+    checkpoint: &Path,
+    step: u64,
+    suite: &Path,
+    seconds: f64,
+) -> std::io::Result<()> {
+    outln!(
         "{} (step {step}) on {} ({} positions, {seconds:.1} s)",
         checkpoint.display(),
         suite.display(),
         score.positions
-    );
-    println!("  policy top-1  {:.3}", score.top1);
-    println!("  policy top-3  {:.3}", score.top3);
-    println!(
+    )?;
+    outln!("  policy top-1  {:.3}", score.top1)?;
+    outln!("  policy top-3  {:.3}", score.top3)?;
+    outln!(
         "  value sign    {:.3} (balanced over positive and negative evals; {} positions with |eval| >= 1)",
         score.value_sign, score.value_positions
-    );
+    )?;
     for (category, top1) in &score.top1_by_category {
-        println!("  top-1 {category:<8}{top1:.3}");
+        outln!("  top-1 {category:<8}{top1:.3}")?;
     }
+    Ok(())
 }
 
 fn run_make(args: SuiteMakeArgs) -> Result<()> {
@@ -95,7 +103,7 @@ fn run_make(args: SuiteMakeArgs) -> Result<()> {
     for e in &suite.entries {
         *counts.entry(e.category.as_str()).or_default() += 1;
     }
-    println!(
+    outln!(
         "{}: {} positions ({})",
         args.out.display(),
         suite.entries.len(),
@@ -104,6 +112,6 @@ fn run_make(args: SuiteMakeArgs) -> Result<()> {
             .map(|(k, v)| format!("{v} {k}"))
             .collect::<Vec<_>>()
             .join(", ")
-    );
+    )?;
     Ok(())
 }

@@ -159,7 +159,41 @@ pub fn status(run: &Path, started: Instant) -> RunStatus {
     s
 }
 
-/// Runs until Ctrl-C, `max_minutes` or the trainer reaching `max_steps`.
+/// Waits until the run has a checkpoint (the trainer publishes step 0 as it starts), so that
+/// no worker begins with the uniform evaluator: that is the fallback of a standalone `tengu
+/// selfplay` without a checkpoint, and every game a worker starts keeps its evaluator to the
+/// end, so a whole first batch of games would be cheap and uninformed. Returns early when a
+/// stop is requested; fails if the trainer exits without a checkpoint (a config or backend
+/// it cannot use: a restart would fail the same way).
+fn wait_for_step_zero(
+    options: &RunOptions,
+    trainer: &mut Child,
+    logs: &Path,
+) -> std::io::Result<()> {
+    if run_dir::newest_checkpoint(&options.run)?.is_some() {
+        return Ok(());
+    }
+    tracing::info!("waiting for the trainer's step-0 checkpoint before starting the workers");
+    while run_dir::newest_checkpoint(&options.run)?.is_none() {
+        if options.stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        if let Some(status) = trainer.try_wait()? {
+            if run_dir::newest_checkpoint(&options.run)?.is_some() {
+                break;
+            }
+            return Err(std::io::Error::other(format!(
+                "the trainer exited ({status}) before publishing the step-0 checkpoint; see {}",
+                logs.join("trainer.log").display()
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(())
+}
+
+/// Runs until Ctrl-C, `max_minutes` or the trainer reaching `max_steps`. The trainer starts
+/// first; a new run's workers start once it has published step 0 ([`wait_for_step_zero`]).
 pub fn run(
     options: &RunOptions,
     on_status: &mut dyn FnMut(&RunStatus),
@@ -167,6 +201,24 @@ pub fn run(
     let logs = options.run.join("logs");
     std::fs::create_dir_all(&logs)?;
     let run_arg = options.run.display().to_string();
+    let mut args: Vec<String> = vec![
+        "train".into(),
+        "--quiet".into(),
+        "--run".into(),
+        run_arg.clone(),
+    ];
+    if let Some(m) = options.max_steps {
+        args.extend(["--max-steps".into(), m.to_string()]);
+    }
+    args.extend(options.child_args.iter().cloned());
+    let mut trainer = spawn(&options.exe, &args, &logs.join("trainer.log"))?;
+    tracing::info!(pid = trainer.id(), "started trainer");
+    let trainer_args = args;
+    if let Err(e) = wait_for_step_zero(options, &mut trainer, &logs) {
+        terminate(&mut trainer);
+        let _ = trainer.wait();
+        return Err(e);
+    }
     let mut procs: Vec<Proc> = Vec::new();
     for i in 0..options.workers {
         let seed = std::time::SystemTime::now()
@@ -192,16 +244,9 @@ pub fn run(
             restarts: 0,
         });
     }
-    let mut args: Vec<String> = vec!["train".into(), "--quiet".into(), "--run".into(), run_arg];
-    if let Some(m) = options.max_steps {
-        args.extend(["--max-steps".into(), m.to_string()]);
-    }
-    args.extend(options.child_args.iter().cloned());
-    let trainer = spawn(&options.exe, &args, &logs.join("trainer.log"))?;
-    tracing::info!(pid = trainer.id(), "started trainer");
     procs.push(Proc {
         name: "trainer".into(),
-        args,
+        args: trainer_args,
         child: trainer,
         restarts: 0,
     });
@@ -376,10 +421,17 @@ fn evaluate(
                 }
             }
             Ok(v) if status.success() => {
-                let elo = v["elo"].as_f64().unwrap_or(0.0);
+                // After a perfect (zero) score the estimate and one end of the interval are
+                // unbounded (null); the rating chain then moves by the finite end, the
+                // smallest difference the results support.
+                let elo = v["elo"]
+                    .as_f64()
+                    .or_else(|| v["elo_low"].as_f64().filter(|_| v["elo_high"].is_null()))
+                    .or_else(|| v["elo_high"].as_f64().filter(|_| v["elo_low"].is_null()))
+                    .unwrap_or(0.0);
                 let mut line = serde_json::json!({
                     "checkpoint": eval.checkpoint, "step": eval.step, "opponent": label(&eval),
-                    "games": v["games"], "score": v["score"], "elo": elo, "elo_low": v["elo_low"], "elo_high": v["elo_high"],
+                    "games": v["games"], "score": v["score"], "elo": v["elo"], "elo_low": v["elo_low"], "elo_high": v["elo_high"],
                     "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
                 });
                 if let Some(prev) = &eval.previous {

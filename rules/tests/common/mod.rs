@@ -140,8 +140,10 @@ pub fn random_walk(
 }
 
 /// A random valid position: `pieces` random pieces of any type (promoted forms included) on
-/// random squares, plus one royal per side (sometimes two in MDD). Tries until the position
-/// passes validation.
+/// random squares, plus one royal per side (sometimes two in MDD). Kinds that promote to a
+/// royal (the Drunk Elephant) are placed often, sometimes two of them and sometimes beside
+/// a Prince, so the "no second Prince" rule of RULES.md §4 (v1.2) is exercised. Tries until
+/// the position passes validation.
 pub fn random_placement(variant: std::sync::Arc<Variant>, seed: u64, pieces: usize) -> Position {
     let mut rng = SmallRng::seed_from_u64(seed);
     let size = variant.size();
@@ -150,8 +152,6 @@ pub fn random_placement(variant: std::sync::Arc<Variant>, seed: u64, pieces: usi
     let royal_types: Vec<usize> = (0..types.len())
         .filter(|&t| kinds[types[t].kind].royal)
         .collect();
-    // Kinds that promote to a royal (the Drunk Elephant) are placed only where their
-    // promotion cannot make a second royal of one family, which play never produces.
     let to_royal = |t: usize| {
         !types[t].promoted
             && kinds[types[t].kind]
@@ -177,21 +177,16 @@ pub fn random_placement(variant: std::sync::Arc<Variant>, seed: u64, pieces: usi
         for color in Color::ALL {
             let first = royal_types[rng.gen_range(0..royal_types.len())];
             place(&mut pos, &mut rng, Piece { color, ty: first });
-            let mut second = None;
             if royal_types.len() > 1 && rng.gen_bool(0.2) {
                 let t = royal_types[rng.gen_range(0..royal_types.len())];
                 place(&mut pos, &mut rng, Piece { color, ty: t });
-                second = Some(t);
             }
             for &crown in &crown_types {
-                let promoted = types.iter().position(|p| {
-                    Some(p.kind) == kinds[types[crown].kind].promotes_to && p.promoted
-                });
-                if second != promoted
-                    && first != promoted.unwrap_or(usize::MAX)
-                    && rng.gen_bool(0.3)
-                {
-                    place(&mut pos, &mut rng, Piece { color, ty: crown });
+                // None, one or two of them.
+                for _ in 0..2 {
+                    if rng.gen_bool(0.3) {
+                        place(&mut pos, &mut rng, Piece { color, ty: crown });
+                    }
                 }
             }
         }

@@ -1,6 +1,6 @@
 #![allow(dead_code)]
 //! Independent, deliberately simple reference move generator for Dai Dai Shogi (17x17) and
-//! Maka Dai Dai Shogi (19x19), written only from the rules document RULES.md (v1.1).
+//! Maka Dai Dai Shogi (19x19), written only from the rules document RULES.md (v1.2).
 //!
 //! It is meant for cross-checking the fast engine in tests, so it favours obviousness over
 //! speed: a plain board of `Option<Piece>`, per-kind move definitions copied from the piece
@@ -808,12 +808,25 @@ fn expand(pos: &Pos, from: Sq, raw: &Raw, out: &mut Vec<Move>) {
                     return;
                 }
             }
+            // §4, "No second Prince" (v1.2): a side may own at most one Prince; if it already
+            // owns one, a Drunk Elephant's promotion is not available.
+            let owns_prince = pos
+                .cells
+                .iter()
+                .any(|c| matches!(c, Some(p) if p.side == piece.side && pos.def(*p).code == "PR"));
+            let promotion_available = !(d.code == "DE" && owns_prince);
             match d.promotes_to {
                 Some(t) if !piece.promoted => {
                     if victims.iter().any(|(_, p)| p.promoted) {
-                        out.push(mk(promoted_piece(piece, t), None));
+                        // mandatory; without the promotion the move is impossible
+                        if promotion_available {
+                            out.push(mk(promoted_piece(piece, t), None));
+                        }
                     } else {
-                        out.push(mk(promoted_piece(piece, t), Some('+')));
+                        // optional: both versions, or only the declining one (keeps its `=`)
+                        if promotion_available {
+                            out.push(mk(promoted_piece(piece, t), Some('+')));
+                        }
                         out.push(mk(piece, Some('=')));
                     }
                 }

@@ -352,3 +352,95 @@ fn version_names_the_rules() {
         "{out}"
     );
 }
+
+/// `tengu suite make` builds a suite, `tengu suite` scores a checkpoint on it, and the
+/// `policy:PATH` player plays a match with the same checkpoint.
+#[test]
+fn suite_make_score_and_the_policy_player() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let config = dir.path().join("tiny.toml");
+    std::fs::write(
+        &config,
+        "game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n",
+    )
+    .unwrap();
+    let p = |x: &std::path::Path| x.display().to_string();
+    let (ok, _, err) = tengu(&[
+        "train",
+        "--run",
+        &p(&run),
+        "--config",
+        &p(&config),
+        "--max-steps",
+        "0",
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    let checkpoint = run.join("models/model-000000000.safetensors");
+    assert!(checkpoint.exists());
+    let suite = dir.path().join("small.jsonl");
+    let (ok, out, err) = tengu(&[
+        "suite",
+        "make",
+        "--game",
+        "dai-dai",
+        "--count",
+        "6",
+        "--seed",
+        "3",
+        "--out",
+        &p(&suite),
+    ]);
+    assert!(ok && out.contains("6 positions"), "{out}{err}");
+    let (ok, out, err) = tengu(&[
+        "suite",
+        "--checkpoint",
+        &p(&checkpoint),
+        "--suite",
+        &p(&suite),
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["positions"], 6);
+    for key in ["top1", "top3", "value_sign"] {
+        let x = v[key].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&x), "{key} = {x}");
+    }
+    assert!(v["top3"].as_f64() >= v["top1"].as_f64());
+    // A suite of the other game is refused by name.
+    let (ok, _, err) = tengu(&[
+        "suite",
+        "make",
+        "--game",
+        "maka-dai-dai",
+        "--count",
+        "2",
+        "--out",
+        &p(&dir.path().join("maka.jsonl")),
+    ]);
+    assert!(ok, "{err}");
+    let (ok, _, err) = tengu(&[
+        "suite",
+        "--checkpoint",
+        &p(&checkpoint),
+        "--suite",
+        &p(&dir.path().join("maka.jsonl")),
+    ]);
+    assert!(!ok && err.contains("maka-dai-dai suite"), "{err}");
+    let (ok, out, err) = tengu(&[
+        "match",
+        &format!("policy:{}", p(&checkpoint)),
+        "random",
+        "--games",
+        "2",
+        "--max-plies",
+        "16",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["games"], 2);
+    assert!(v["a"].as_str().unwrap().contains("(policy)"), "{out}");
+}

@@ -185,6 +185,16 @@ fn run_evaluates_new_checkpoints_in_the_arena() {
     );
     let svg = std::fs::read_to_string(run.join("curves.svg")).unwrap();
     assert!(svg.contains("Elo relative to the first checkpoint"));
-    // Losses and Elo, each against training step, hours and self-play games.
-    assert_eq!(svg.matches("<polyline").count(), 9, "{svg}");
+    // Policy, value, ownership and material losses and Elo, each against training step,
+    // hours, self-play games and CPU hours (held-out losses and the suite add more lines
+    // when the run got that far).
+    for axis in [
+        "training step",
+        "hours since the first step",
+        "self-play games",
+        "CPU hours (self-play + training)",
+    ] {
+        assert!(svg.contains(axis), "{axis}: {svg}");
+    }
+    assert!(svg.matches("<polyline").count() >= 5 * 4, "{svg}");
 }

@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+mod common;
+
 use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
 use tengu_rules::{Game, Position, Square, Variant};
 use tengu_selfplay::arena::players::piece_values;
@@ -144,12 +146,8 @@ fn a_free_rook_is_labelled_a_capture_and_a_defended_one_is_not() {
     let variant = Variant::dai_dai();
     let values = piece_values(&variant);
     // Black's Rook can take an undefended White Rook on its file.
-    let mut rows = vec!["k,16".to_string()];
-    rows.extend((1..10).map(|_| "17".to_string()));
-    rows.push("r,16".into());
-    rows.extend((11..16).map(|_| "17".to_string()));
-    rows.push("R,15,K".into());
-    let pos = Position::parse(&format!("{} b -", rows.join("/"))).unwrap();
+    let mut rows = common::rook_against_rook_ranks();
+    let pos = common::black_to_move(&rows);
     let entry = suite::label(&pos, &values).expect("a clearly best move");
     assert_eq!(entry.category, "capture");
     let best = pos.parse_move(&entry.best).unwrap();
@@ -157,7 +155,7 @@ fn a_free_rook_is_labelled_a_capture_and_a_defended_one_is_not() {
     // Defended by its King next to it, the White Rook is not free: no clear best move.
     rows[9] = "1,k,15".into();
     rows[0] = "17".into();
-    let pos = Position::parse(&format!("{} b -", rows.join("/"))).unwrap();
+    let pos = common::black_to_move(&rows);
     if let Some(e) = suite::label(&pos, &values) {
         assert_ne!(e.category, "capture", "{e:?}");
     }

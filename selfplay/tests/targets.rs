@@ -9,15 +9,13 @@ use tengu_selfplay::arena::players::piece_values;
 use tengu_selfplay::play::FutureTargets;
 use tengu_selfplay::shard::TARGET_HORIZON;
 
+mod common;
+
 #[test]
 fn a_hand_made_game_has_the_expected_targets() {
     let variant = Variant::dai_dai();
-    let mut rows = vec!["k,16".to_string()];
-    rows.extend((1..10).map(|_| "17".to_string()));
-    rows.push("r,16".into());
-    rows.extend((11..16).map(|_| "17".to_string()));
-    rows.push("R,15,K".into());
-    let start = Position::parse(&format!("{} b -", rows.join("/"))).unwrap();
+    let rows = common::rook_against_rook_ranks();
+    let start = common::black_to_move(&rows);
     let values = piece_values(&variant);
     let rook = values[start.piece_at(Square::new(0, 16)).unwrap().ty];
     let mut game = Game::new(start.clone());

@@ -143,6 +143,8 @@ pub struct ArenaConfig {
     pub baselines: Vec<String>,
     /// Longer games are adjudicated on material (ratio 1.5) or drawn.
     pub max_plies: u32,
+    /// Also score each new checkpoint on the game's tactics suite (`suite.jsonl`).
+    pub suite: bool,
 }
 
 impl Default for ArenaConfig {
@@ -153,6 +155,7 @@ impl Default for ArenaConfig {
             visits: 32,
             baselines: vec!["greedy".into()],
             max_plies: 300,
+            suite: true,
         }
     }
 }

@@ -356,15 +356,6 @@ fn evaluate(
             .into_owned();
         if !state.evaluated.contains(&name) {
             state.evaluated.insert(name.clone());
-            // The tactics suite first: seconds, and the earliest sign of learning.
-            if tengu_selfplay::arena::suite::default_path(&options.game).exists() {
-                state.queue.push_back(Evaluation {
-                    checkpoint: name.clone(),
-                    step: *step,
-                    opponent: SUITE.into(),
-                    previous: None,
-                });
-            }
             if state.ratings.is_empty() {
                 // The first checkpoint is the origin of the rating scale.
                 state.ratings.push((name.clone(), 0.0));
@@ -390,6 +381,16 @@ fn evaluate(
                     checkpoint: name.clone(),
                     step: *step,
                     opponent: b.clone(),
+                    previous: None,
+                });
+            }
+            // The tactics suite after the matches (which chain the ratings): seconds, and
+            // the earliest sign of learning.
+            if arena.suite && tengu_selfplay::arena::suite::default_path(&options.game).exists() {
+                state.queue.push_back(Evaluation {
+                    checkpoint: name.clone(),
+                    step: *step,
+                    opponent: SUITE.into(),
                     previous: None,
                 });
             }

@@ -63,10 +63,7 @@ impl BurnEvaluator {
         device: Device,
         label: impl Into<String>,
     ) -> BurnEvaluator {
-        // Plane counts are checked against the game where checkpoints are loaded
-        // (`Backend::load_evaluator`); a fresh network is built for the game.
-        let encoder =
-            Encoder::for_planes(variant, config.planes).unwrap_or_else(|_| Encoder::new(variant));
+        let encoder = Encoder::for_network(variant, config.planes);
         BurnEvaluator {
             game: variant.id().to_string(),
             index: PolicyIndex::new(encoder.clone()),
@@ -125,11 +122,22 @@ impl Evaluator for BurnEvaluator {
     }
 }
 
-fn scalar(t: Tensor<1>) -> f32 {
-    t.into_data()
-        .try_to_vec::<f32>()
-        .map(|v| v[0])
-        .unwrap_or(f32::NAN)
+impl Losses {
+    /// The values of the loss tensors of [`BurnTrainer::loss_tensors`].
+    fn of(tensors: [Tensor<1>; 4]) -> Losses {
+        let [policy, value, ownership, material] = tensors.map(|t| {
+            t.into_data()
+                .try_to_vec::<f32>()
+                .map(|v| v[0])
+                .unwrap_or(f32::NAN)
+        });
+        Losses {
+            policy,
+            value,
+            ownership,
+            material,
+        }
+    }
 }
 
 /// One training example: a position, its legal moves with target probabilities (same
@@ -227,8 +235,7 @@ impl BurnTrainer {
         weight_decay: f32,
     ) -> BurnTrainer {
         let device = device.clone().autodiff();
-        let encoder =
-            Encoder::for_planes(variant, net.planes()).unwrap_or_else(|_| Encoder::new(variant));
+        let encoder = Encoder::for_network(variant, net.planes());
         BurnTrainer {
             net: Some(net.to_device(&device).train()),
             optim: AdamWConfig::new().with_weight_decay(weight_decay).init(),
@@ -289,41 +296,27 @@ impl BurnTrainer {
     /// One optimizer step on `batch`; returns the losses before the step.
     pub fn step(&mut self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
         let net = self.net.take().expect("network present between steps");
-        let [policy_loss, value_loss, ownership_loss, material_loss] =
-            match self.loss_tensors(&net, batch, &self.device) {
-                Ok(l) => l,
-                Err(e) => {
-                    self.net = Some(net);
-                    return Err(e);
-                }
-            };
+        let tensors = match self.loss_tensors(&net, batch, &self.device) {
+            Ok(l) => l,
+            Err(e) => {
+                self.net = Some(net);
+                return Err(e);
+            }
+        };
+        let [policy_loss, value_loss, ownership_loss, material_loss] = tensors.clone();
         let w = self.weights;
-        let loss = policy_loss.clone()
-            + value_loss.clone()
-            + ownership_loss.clone() * w.ownership
-            + material_loss.clone() * w.material;
+        let loss =
+            policy_loss + value_loss + ownership_loss * w.ownership + material_loss * w.material;
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         self.net = Some(self.optim.step(self.learning_rate, net, grads));
-        Ok(Losses {
-            policy: scalar(policy_loss),
-            value: scalar(value_loss),
-            ownership: scalar(ownership_loss),
-            material: scalar(material_loss),
-        })
+        Ok(Losses::of(tensors))
     }
 
     /// The losses of the current weights on `batch`, without a step (held-out data).
     pub fn losses(&self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
         let net = self.net();
         let device = self.device.clone().inner();
-        let [policy_loss, value_loss, ownership_loss, material_loss] =
-            self.loss_tensors(&net, batch, &device)?;
-        Ok(Losses {
-            policy: scalar(policy_loss),
-            value: scalar(value_loss),
-            ownership: scalar(ownership_loss),
-            material: scalar(material_loss),
-        })
+        Ok(Losses::of(self.loss_tensors(&net, batch, &device)?))
     }
 
     /// Writes the optimizer state (AdamW moments, step counts) to `path` (burnpack).

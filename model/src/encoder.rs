@@ -79,6 +79,14 @@ impl Encoder {
         ))
     }
 
+    /// The encoder of a network with `planes` input planes: [`Encoder::for_planes`], or the
+    /// default layout when none fits. Checkpoints are checked with `for_planes` where they
+    /// are loaded (`Backend`), so only a network built in code for another plane count gets
+    /// here, and its first forward pass fails on the input shape.
+    pub fn for_network(variant: &Variant, planes: usize) -> Encoder {
+        Encoder::for_planes(variant, planes).unwrap_or_else(|_| Encoder::new(variant))
+    }
+
     /// Whether the attack planes are included.
     pub fn tactical(&self) -> bool {
         self.tactical

@@ -309,8 +309,7 @@ impl TchEvaluator {
         bf16: bool,
         label: impl Into<String>,
     ) -> TchEvaluator {
-        let encoder = Encoder::for_planes(variant, net.config.planes)
-            .unwrap_or_else(|_| Encoder::new(variant));
+        let encoder = Encoder::for_network(variant, net.config.planes);
         TchEvaluator {
             game: variant.id().into(),
             index: PolicyIndex::new(encoder.clone()),
@@ -500,8 +499,7 @@ impl TchTrainer {
         weight_decay: f64,
     ) -> TchTrainer {
         let optimizer = AdamW::new(&net, learning_rate, weight_decay);
-        let encoder = Encoder::for_planes(variant, net.config.planes)
-            .unwrap_or_else(|_| Encoder::new(variant));
+        let encoder = Encoder::for_network(variant, net.config.planes);
         TchTrainer {
             net,
             weights: crate::burn_eval::LossWeights::default(),
@@ -592,13 +590,7 @@ impl TchTrainer {
         &self,
         batch: &[crate::burn_eval::TrainExample<'_>],
     ) -> Result<crate::burn_eval::Losses, EvalError> {
-        let [policy, value, ownership, material] = tch::no_grad(|| self.loss_tensors(batch))?;
-        Ok(crate::burn_eval::Losses {
-            policy: policy.double_value(&[]) as f32,
-            value: value.double_value(&[]) as f32,
-            ownership: ownership.double_value(&[]) as f32,
-            material: material.double_value(&[]) as f32,
-        })
+        Ok(losses_of(&tch::no_grad(|| self.loss_tensors(batch))?))
     }
 
     /// One step; returns the losses before it.
@@ -613,11 +605,23 @@ impl TchTrainer {
             + &ownership_loss * f64::from(w.ownership)
             + &material_loss * f64::from(w.material);
         self.optimizer.backward_step(&loss);
-        Ok(crate::burn_eval::Losses {
-            policy: policy_loss.double_value(&[]) as f32,
-            value: value_loss.double_value(&[]) as f32,
-            ownership: ownership_loss.double_value(&[]) as f32,
-            material: material_loss.double_value(&[]) as f32,
-        })
+        Ok(losses_of(&[
+            policy_loss,
+            value_loss,
+            ownership_loss,
+            material_loss,
+        ]))
+    }
+}
+
+/// The values of the loss tensors of [`TchTrainer::loss_tensors`].
+fn losses_of(tensors: &[Tensor; 4]) -> crate::burn_eval::Losses {
+    let [policy, value, ownership, material] =
+        tensors.each_ref().map(|t| t.double_value(&[]) as f32);
+    crate::burn_eval::Losses {
+        policy,
+        value,
+        ownership,
+        material,
     }
 }

@@ -142,10 +142,12 @@ fn ownership_head_learns_and_held_out_losses_match_a_step() {
         "starts near ln 3: {}",
         first.ownership
     );
+    // 250 steps as in the overfit test above: at 150 the loss was 0.04-0.14 across runs.
     let mut last = first;
-    for _ in 0..150 {
+    for _ in 0..250 {
         last = trainer.step(&batch).unwrap();
     }
+    eprintln!("ownership loss {} -> {}", first.ownership, last.ownership);
     assert!(
         last.ownership < 0.1,
         "ownership loss {} -> {}",

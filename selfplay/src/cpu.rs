@@ -48,10 +48,11 @@ impl CpuLedger {
     }
 
     /// Writes this process's CPU seconds if the last write is older than a few seconds (or
-    /// `force`). Errors are logged, never fatal: the ledger is a measurement.
-    pub fn record(&mut self, force: bool) {
+    /// `force`); returns whether it wrote. Errors are logged, never fatal: the ledger is a
+    /// measurement.
+    pub fn record(&mut self, force: bool) -> bool {
         if !force && self.last.is_some_and(|t| t.elapsed() < self.every) {
-            return;
+            return false;
         }
         self.last = Some(Instant::now());
         let text = format!("{:.3}\n", process_seconds());
@@ -64,6 +65,7 @@ impl CpuLedger {
         if let Err(e) = result {
             tracing::warn!("cannot record CPU time in {}: {e}", self.path.display());
         }
+        true
     }
 }
 
@@ -104,7 +106,11 @@ mod tests {
         }
         assert_ne!(x, 1);
         let mut ledger = CpuLedger::new(run.path(), "trainer");
-        ledger.record(true);
+        assert!(ledger.record(true));
+        assert!(
+            !ledger.record(false),
+            "a second write within seconds is skipped"
+        );
         let own = total(run.path()) - 20.0;
         assert!(own > 0.0 && own <= process_seconds() + 1e-3, "own {own}");
     }

@@ -447,13 +447,13 @@ fn standard_normal<R: Rng>(rng: &mut R) -> f32 {
     (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos()
 }
 
-/// Whether the config asks for a Gumbel root.
 /// The value a leaf backs up: win - loss, plus `material_utility` times the material head's
 /// prediction (KataGo adds its score estimate to the utility the same way), kept in [-1, 1].
 pub fn utility(out: &tengu_model::Evaluation, config: &SearchConfig) -> f32 {
     (out.value() + config.material_utility * out.material).clamp(-1.0, 1.0)
 }
 
+/// Whether the config asks for a Gumbel root.
 pub fn uses_gumbel(config: &SearchConfig) -> bool {
     config.root == RootSelection::Gumbel
 }

@@ -109,7 +109,8 @@ fn thin(points: Vec<(f64, f64)>, n: usize) -> Vec<(f64, f64)> {
 /// hours).
 type Point = [f64; 4];
 
-/// Draws the curves of `train.jsonl` and `elo.jsonl` into `curves.svg` (atomically).
+/// Draws the curves of `train.jsonl`, `elo.jsonl` and `suite.jsonl` into `curves.svg`
+/// (atomically).
 /// Nothing to draw: no file.
 pub fn write(run: &Path) -> std::io::Result<()> {
     let Ok(text) = std::fs::read_to_string(run.join("train.jsonl")) else {
@@ -177,7 +178,9 @@ pub fn write(run: &Path) -> std::io::Result<()> {
         .iter()
         .filter_map(|v| Some((place(v)?, v["top1"].as_f64()?)))
         .collect();
-    let held = |key: &str| -> Vec<(Point, f64)> {
+    // A loss with its missing values left out, so a quantity no line has (an old log) gets
+    // no row.
+    let finite = |key: &str| -> Vec<(Point, f64)> {
         losses(key)
             .into_iter()
             .filter(|(_, y)| y.is_finite())
@@ -188,22 +191,22 @@ pub fn write(run: &Path) -> std::io::Result<()> {
         (
             "policy loss (orange: held-out)",
             losses("policy_loss"),
-            held("heldout_policy_loss"),
+            finite("heldout_policy_loss"),
         ),
         (
             "value loss (orange: held-out)",
             losses("value_loss"),
-            held("heldout_value_loss"),
+            finite("heldout_value_loss"),
         ),
         (
             "ownership loss (orange: held-out)",
-            held("ownership_loss"),
-            held("heldout_ownership_loss"),
+            finite("ownership_loss"),
+            finite("heldout_ownership_loss"),
         ),
         (
             "material loss (orange: held-out)",
-            held("material_loss"),
-            held("heldout_material_loss"),
+            finite("material_loss"),
+            finite("heldout_material_loss"),
         ),
         ("Elo relative to the first checkpoint", ratings, Vec::new()),
         ("Elo against greedy", vs_greedy, Vec::new()),

@@ -314,6 +314,9 @@ pub fn run(
         t.holdout_rows,
     );
     let mut cpu = tengu_selfplay::cpu::CpuLedger::new(&options.run, "trainer");
+    // The run's CPU seconds, re-read from the ledger when this process's entry is rewritten
+    // (every few seconds), not at every step.
+    let mut cpu_seconds = 0.0;
     let mut progress = TrainProgress {
         step,
         last_checkpoint: last.clone(),
@@ -324,7 +327,9 @@ pub fn run(
     let mut last_poll: Option<Instant> = None;
     let mut rate_start = (Instant::now(), step);
     while !options.stop.load(Ordering::Relaxed) && options.max_steps.map_or(true, |m| step < m) {
-        cpu.record(false);
+        if cpu.record(false) {
+            cpu_seconds = tengu_selfplay::cpu::total(&options.run);
+        }
         if last_poll.map_or(true, |p| p.elapsed() >= poll) {
             window.ingest(&shards_dir)?;
             last_poll = Some(Instant::now());
@@ -402,7 +407,7 @@ pub fn run(
             "rows_seen": window.rows_seen,
             "games_seen": window.games_seen,
             "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
-            "cpu_seconds": tengu_selfplay::cpu::total(&options.run),
+            "cpu_seconds": cpu_seconds,
         });
         if let Some(h) = held_out {
             line["heldout_policy_loss"] = serde_json::json!(h.policy);

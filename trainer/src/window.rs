@@ -214,20 +214,15 @@ impl Example {
         let n = position.size();
         let area = n * n;
         let mover = position.side_to_move();
-        let encoder_frame = |s: tengu_rules::Square| match mover {
-            tengu_rules::Color::Black => s.row() * n + s.col(),
-            tengu_rules::Color::White => (n - 1 - s.row()) * n + (n - 1 - s.col()),
-        };
+        let horizons = tengu_model::net::AUX_HORIZONS;
+        let encoder = tengu_model::Encoder::new(variant);
         let mut ownership = Vec::new();
-        if row.occupancy_future.len() == 2 * area {
-            ownership = vec![0u8; 2 * area];
-            for h in 0..2 {
-                for row_i in 0..n {
-                    for col in 0..n {
-                        let s = tengu_rules::Square::new(col, row_i);
-                        ownership[h * area + encoder_frame(s)] =
-                            row.occupancy_future[h * area + row_i * n + col];
-                    }
+        if row.occupancy_future.len() == horizons * area {
+            ownership = vec![0u8; horizons * area];
+            for s in tengu_rules::Square::all(n) {
+                let (stored, seen) = (s.row() * n + s.col(), encoder.square_index(s, mover));
+                for h in 0..horizons {
+                    ownership[h * area + seen] = row.occupancy_future[h * area + stored];
                 }
             }
         }

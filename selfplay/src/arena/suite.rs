@@ -333,7 +333,7 @@ pub fn score(
             .iter()
             .position(|&m| m == best)
             .ok_or_else(|| format!("suite position {}: {} is not legal", i + 1, e.best))?;
-        decoded.push((pos, moves, k));
+        decoded.push((e, pos, moves, k));
     }
     let mut result = SuiteScore {
         positions: decoded.len(),
@@ -343,18 +343,17 @@ pub fn score(
     // Agreeing and all positions with a positive, and with a negative eval.
     let mut sign = [[0usize; 2]; 2];
     let mut by_cat: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
-    for (chunk_no, chunk) in decoded.chunks(64).enumerate() {
+    for chunk in decoded.chunks(64) {
         let inputs: Vec<EvalInput> = chunk
             .iter()
-            .map(|(pos, moves, _)| EvalInput {
+            .map(|(_, pos, moves, _)| EvalInput {
                 position: pos,
                 moves,
                 repetitions: 0,
             })
             .collect();
         let outs = eval.evaluate(&inputs).map_err(|e| e.to_string())?;
-        for (j, ((_, _, k), out)) in chunk.iter().zip(&outs).enumerate() {
-            let entry = &suite.entries[chunk_no * 64 + j];
+        for ((entry, _, _, k), out) in chunk.iter().zip(&outs) {
             let p = out.policy[*k];
             let better = out.policy.iter().filter(|&&x| x > p).count();
             let hit = better == 0;

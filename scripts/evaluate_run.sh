@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Evaluates the newest checkpoint of a run the way the learning A/B table reports it:
 # the tactics suite, the raw policy against greedy, and MCTS (32 visits) against greedy
-# (30 paired games, 300-ply cap, 1.5x material adjudication). JSON into RUN/eval/.
+# (30 paired games, 300-ply cap, 1.5x material adjudication), searching with the run's
+# [search] settings. JSON into RUN/eval/.
 # Usage: scripts/evaluate_run.sh RUN_DIR [TENGU_BINARY]
 set -euo pipefail
 run=$1
 tengu=${2:-./target/release/tengu}
 game=$(sed -n 's/^game = "\(.*\)"/\1/p' "$run/config.toml" | head -1)
-utility=$(sed -n 's/^material_utility = \(.*\)/\1/p' "$run/config.toml" | head -1)
 ckpt=${CHECKPOINT:-$(ls "$run"/models/model-*.safetensors | sort | tail -1)}
 out="$run/eval/$(basename "$ckpt" .safetensors)"
 mkdir -p "$out"
@@ -15,7 +15,7 @@ mkdir -p "$out"
 "$tengu" match "policy:$ckpt" greedy --game "$game" --games 60 --max-plies 300 \
     --material-ratio 1.5 --threads 2 --json --log warn > "$out/policy-vs-greedy.json"
 "$tengu" match "checkpoint:$ckpt:32" greedy --game "$game" --games 30 --max-plies 300 \
-    --material-ratio 1.5 --material-utility "${utility:-0}" --threads 2 --json --log warn \
+    --material-ratio 1.5 --search-config "$run/config.toml" --threads 2 --json --log warn \
     > "$out/mcts32-vs-greedy.json"
 python3 - "$out" "$run" <<'PY'
 import json, sys, glob, os

@@ -58,6 +58,22 @@ pub struct SuiteArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Score a search of this many root visits per position instead of the raw policy
+    /// (how good a teacher self-play's search is); 0: the raw policy.
+    #[arg(long, default_value_t = 0)]
+    pub visits: u32,
+    /// With --visits: score only the first N positions (searches take longer).
+    #[arg(long, default_value_t = 200)]
+    pub limit: usize,
+    /// With --visits: the search's material utility (see `[search] material_utility`).
+    #[arg(long, default_value_t = 0.0)]
+    pub material_utility: f32,
+    /// With --visits: the search's root capture share (see `[search] root_capture_share`).
+    #[arg(long, default_value_t = 0.0)]
+    pub root_capture_share: f32,
+    /// With --visits: the root selection, puct or gumbel.
+    #[arg(long, default_value = "puct")]
+    pub root: String,
 }
 
 #[derive(Subcommand, Debug)]
@@ -149,6 +165,11 @@ pub struct GameSettingsArgs {
     /// their search backs up (`search.material_utility` of the run that trained them).
     #[arg(long, default_value_t = 0.0)]
     pub material_utility: f32,
+    /// Checkpoint players search with the `[search]` table of this run configuration
+    /// (e.g. `runs/X/config.toml`, so they search as the run that trained them did);
+    /// `--material-utility`, when given, overrides its value.
+    #[arg(long)]
+    pub search_config: Option<std::path::PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]

@@ -85,6 +85,9 @@ pub enum Leaf {
 pub struct Tree {
     pub nodes: Vec<Node>,
     gumbel: Option<GumbelRoot>,
+    /// Root edges still owed a first visit (captures, most probable first; see
+    /// [`Tree::force_root_captures`]).
+    forced: Vec<usize>,
 }
 
 /// The exact value of a finished game for the side to move (`None` while it goes on).
@@ -220,6 +223,24 @@ impl Tree {
         });
     }
 
+    /// Owes each unvisited capture at the root one visit before PUCT chooses, at most `max`
+    /// of them, the most probable first. A young policy spreads a few dozen visits over
+    /// hundreds of moves and rarely tries the capture that matters; once every capture has
+    /// a Q, PUCT concentrates on the good ones and the policy target learns them.
+    pub fn force_root_captures(&mut self, max: usize) {
+        let Some(root) = self.nodes.first() else {
+            return;
+        };
+        let mut edges: Vec<usize> = (0..root.moves.len())
+            .filter(|&e| root.moves[e].is_capture() && root.visits[e] == 0)
+            .collect();
+        edges.sort_by(|&a, &b| root.prior[b].total_cmp(&root.prior[a]));
+        edges.truncate(max);
+        // Taken from the back.
+        edges.reverse();
+        self.forced = edges;
+    }
+
     /// Runs one simulation from the root of `game` (whose current position is the root):
     /// descends to a leaf, backs up a finished game at once, or returns the leaf to evaluate.
     pub fn simulate(&mut self, game: &Game, config: &SearchConfig, max_plies: u32) -> Leaf {
@@ -237,6 +258,8 @@ impl Tree {
             }
             let edge = if node == 0 && self.gumbel.is_some() {
                 self.gumbel_edge()
+            } else if let (0, Some(e)) = (node, self.forced.pop()) {
+                e
             } else {
                 self.select_edge(node, config)
             };
@@ -347,6 +370,7 @@ impl Tree {
     /// Keeps the subtree under root edge `edge` as the new tree (empty if never expanded).
     pub fn reuse(&mut self, edge: usize) {
         self.gumbel = None;
+        self.forced.clear();
         let Some(root) = self.nodes.first() else {
             return;
         };
@@ -453,6 +477,11 @@ pub fn utility(out: &tengu_model::Evaluation, config: &SearchConfig) -> f32 {
     (out.value() + config.material_utility * out.material).clamp(-1.0, 1.0)
 }
 
+/// How many root captures a PUCT search of `visits` new visits owes a first visit.
+pub fn forced_captures(config: &SearchConfig, visits: u32) -> usize {
+    (config.root_capture_share * visits as f32) as usize
+}
+
 /// Whether the config asks for a Gumbel root.
 pub fn uses_gumbel(config: &SearchConfig) -> bool {
     config.root == RootSelection::Gumbel
@@ -501,6 +530,8 @@ pub fn search_game(
     tree.expand(&[], moves, out.policy, value, false);
     if uses_gumbel(config) {
         tree.start_gumbel(config, visits.saturating_sub(1).max(1), &mut rng);
+    } else {
+        tree.force_root_captures(forced_captures(config, visits));
     }
     while tree.root_visits() < visits {
         if let Leaf::Evaluate { path, game: leaf } = tree.simulate(game, config, max_plies) {

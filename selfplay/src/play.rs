@@ -9,7 +9,7 @@ use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
 use tengu_rules::{Color, Game, Move, Position, Record, Variant};
 
 use crate::config::{SearchConfig, SelfplayConfig};
-use crate::mcts::{terminal_value, uses_gumbel, Leaf, Tree};
+use crate::mcts::{forced_captures, terminal_value, uses_gumbel, Leaf, Tree};
 use crate::shard::Row;
 
 /// A finished game: its record and training rows (results filled in).
@@ -220,8 +220,13 @@ impl SelfPlay {
             let new_visits = slot.budget.saturating_sub(slot.tree.root_visits()).max(1);
             slot.tree
                 .start_gumbel(&self.search, new_visits, &mut self.rng);
-        } else if slot.full {
-            slot.tree.add_root_noise(&self.search, &mut self.rng);
+        } else {
+            if slot.full {
+                slot.tree.add_root_noise(&self.search, &mut self.rng);
+            }
+            let new_visits = slot.budget.saturating_sub(slot.tree.root_visits());
+            slot.tree
+                .force_root_captures(forced_captures(&self.search, new_visits));
         }
     }
 

@@ -150,10 +150,23 @@ fn greedy_is_far_ahead_of_random() {
     let variant = Variant::dai_dai();
     let mut greedy = GreedyPlayer::new(&variant, 1);
     let mut random = RandomPlayer::new(2);
-    let s = matches::run(&mut greedy, &mut random, &options(10, None), &mut |_, _| {})
-        .unwrap()
-        .score;
+    let summary =
+        matches::run(&mut greedy, &mut random, &options(10, None), &mut |_, _| {}).unwrap();
+    let s = summary.score;
     assert!(s.mean() >= 0.9, "{s:?}");
+    // The end-of-game material share agrees with the adjudications.
+    for r in &summary.results {
+        if r.termination == "adjudicated on material" {
+            let won = r.result == 1;
+            assert_eq!(r.material_share >= 0.6, won, "{r:?}");
+            assert_eq!(r.material_share <= 0.4, !won, "{r:?}");
+        }
+    }
+    let (share, se) = summary.material_share();
+    assert!(
+        share > 0.6 && se < 0.1,
+        "greedy's material share {share} +- {se}"
+    );
 }
 
 #[test]

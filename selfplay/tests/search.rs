@@ -262,3 +262,39 @@ fn capped_games_can_be_adjudicated_on_material() {
         assert!(g.rows.iter().all(|r| r.result != 0));
     }
 }
+
+#[test]
+fn root_capture_share_gives_every_root_capture_a_visit() {
+    // Black's rooks each have one capture (1c and 17c) among ~60 quiet moves; a uniform
+    // prior spends 8 PUCT visits in move order and never reaches them.
+    let pos = compose('b', &["9q=K", "9a=k", "1q=R", "1c=p", "17q=R", "17c=p"]);
+    let game = Game::new(pos);
+    let captures: Vec<_> = game
+        .position()
+        .legal_move_list()
+        .into_iter()
+        .filter(|m| m.is_capture())
+        .collect();
+    assert_eq!(captures.len(), 2, "the position has two captures");
+    let visited = |share: f32| {
+        let config = SearchConfig {
+            root_capture_share: share,
+            ..SearchConfig::default()
+        };
+        let result = search_game(&game, &mut UniformEvaluator, &config, 8, 600, 3)
+            .unwrap()
+            .unwrap();
+        captures
+            .iter()
+            .filter(|m| result.policy.iter().any(|(p, w)| p == *m && *w > 0.0))
+            .count()
+    };
+    assert_eq!(
+        visited(0.0),
+        0,
+        "without the share PUCT visits no capture here"
+    );
+    assert_eq!(visited(0.5), 2, "each capture is owed a visit");
+    // At most share x visits captures are forced: 0.125 x 8 = one.
+    assert_eq!(visited(0.125), 1);
+}

@@ -120,6 +120,23 @@ fn suite_metrics_on_known_answers() {
 }
 
 #[test]
+fn a_one_visit_search_scores_as_its_raw_policy() {
+    // One visit evaluates the root only: the move played is the top prior and the root
+    // value is the evaluation's, so the search metrics equal the policy metrics.
+    let variant = Variant::dai_dai();
+    let (suite, mut oracle) = three_position_suite(&variant);
+    let config = tengu_selfplay::SearchConfig::default();
+    let score = suite::search_score(&suite, &variant, &mut oracle, &config, 1, 10).unwrap();
+    assert_eq!(score.positions, 3);
+    assert!((score.top1 - 1.0 / 3.0).abs() < 1e-9, "{score:?}");
+    assert!((score.value_sign - 0.5).abs() < 1e-9, "{score:?}");
+    // --limit keeps the first positions only.
+    let two = suite::search_score(&suite, &variant, &mut oracle, &config, 1, 2).unwrap();
+    assert_eq!(two.positions, 2);
+    assert!((two.top1 - 0.5).abs() < 1e-9, "{two:?}");
+}
+
+#[test]
 fn suite_files_round_trip_and_refuse_other_versions() {
     let variant = Variant::dai_dai();
     let (suite, _) = three_position_suite(&variant);

@@ -1,5 +1,6 @@
 //! `tengu match`: two players, paired openings, Elo and SPRT.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -57,12 +58,21 @@ pub fn player(
 }
 
 impl GameSettingsArgs {
-    /// Search settings of checkpoint players: the defaults, with `--material-utility`.
-    fn search(&self) -> SearchConfig {
-        SearchConfig {
-            material_utility: self.material_utility,
-            ..SearchConfig::default()
+    /// Search settings of checkpoint players: the `[search]` table of `--search-config` or
+    /// the defaults, with `--material-utility` when given.
+    fn search(&self) -> Result<SearchConfig> {
+        let mut search = match &self.search_config {
+            Some(path) => {
+                tengu_trainer::RunConfig::load(Some(path), Path::new("."))
+                    .map_err(anyhow::Error::msg)?
+                    .search
+            }
+            None => SearchConfig::default(),
+        };
+        if self.material_utility > 0.0 || self.search_config.is_none() {
+            search.material_utility = self.material_utility;
         }
+        Ok(search)
     }
 
     /// The game, the backend for checkpoint players and the match options.
@@ -111,7 +121,7 @@ fn parse_sprt(text: &str) -> Result<Sprt> {
 pub fn run_match(args: MatchArgs) -> Result<()> {
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let (variant, backend, options) = args.settings.resolve(sprt)?;
-    let search = args.settings.search();
+    let search = args.settings.search()?;
     if args.threads == 0 {
         bail!("--threads must be at least 1");
     }
@@ -135,6 +145,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     .map_err(anyhow::Error::msg)?;
     let s = summary.score;
     let interval = elo_interval(&s);
+    let (share, share_se) = summary.material_share();
     if args.json {
         // An end the results cannot bound (after a perfect or a zero score) is null.
         let (lo, elo, hi) = interval.to_json();
@@ -142,6 +153,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
             "{}",
             json!({"a": a_name, "b": b_name, "games": s.games(), "wins": s.wins, "draws": s.draws, "losses": s.losses,
                 "score": s.mean(), "elo": elo, "elo_low": lo, "elo_high": hi,
+                "material_share": share, "material_share_se": share_se,
                 "sprt": summary.sprt.map(|d| format!("{d:?}")), "llr": sprt.map(|p| p.llr(&s))})
         )?;
     } else {
@@ -156,6 +168,9 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
             s.mean()
         )?;
         outln!("Elo difference {interval}")?;
+        outln!(
+            "{a_name}'s share of the material at the end: {share:.3} +- {share_se:.3} (0.5 even, 0.6 the 1.5x ratio)"
+        )?;
         if let (Some(p), Some(d)) = (sprt, summary.sprt) {
             let (l, u) = p.bounds();
             outln!(
@@ -171,7 +186,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
 
 pub fn run_tournament(args: TournamentArgs) -> Result<()> {
     let (variant, backend, options) = args.settings.resolve(None)?;
-    let search = args.settings.search();
+    let search = args.settings.search()?;
     let mut players = args
         .players
         .iter()

@@ -47,14 +47,10 @@ pub fn run(args: RunArgs) -> Result<()> {
         stop: stop_flag()?,
         game: config.game.clone(),
         arena: config.arena.enabled.then(|| config.arena.clone()),
-        match_args: if config.search.material_utility > 0.0 {
-            vec![
-                "--material-utility".into(),
-                config.search.material_utility.to_string(),
-            ]
-        } else {
-            Vec::new()
-        },
+        match_args: vec![
+            "--search-config".into(),
+            run.join("config.toml").display().to_string(),
+        ],
     };
     tracing::info!(run = %run.display(), game = %config.game, workers = options.workers, "run starting (logs in {}/logs)", run.display());
     let bar = crate::cmd::spinner(args.quiet);

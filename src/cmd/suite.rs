@@ -6,6 +6,7 @@ use anyhow::{bail, Result};
 use tengu_model::Backend;
 use tengu_rules::Variant;
 use tengu_selfplay::arena::suite::{self, Suite, SuiteScore};
+use tengu_selfplay::{RootSelection, SearchConfig};
 
 use crate::args::{SuiteArgs, SuiteCommand, SuiteMakeArgs};
 use crate::output::outln;
@@ -33,7 +34,31 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     let suite = Suite::read(&path).map_err(anyhow::Error::msg)?;
     let (mut eval, meta) = backend.load_evaluator(checkpoint, &variant)?;
     let start = std::time::Instant::now();
-    let score = suite::score(&suite, &variant, eval.as_mut()).map_err(anyhow::Error::msg)?;
+    let score = if args.visits == 0 {
+        suite::score(&suite, &variant, eval.as_mut())
+    } else {
+        let root = match args.root.as_str() {
+            "puct" => RootSelection::Puct,
+            "gumbel" => RootSelection::Gumbel,
+            other => bail!("--root {other:?}: expected puct or gumbel"),
+        };
+        let config = SearchConfig {
+            material_utility: args.material_utility,
+            root_capture_share: args.root_capture_share,
+            root,
+            ..SearchConfig::default()
+        };
+        config.validate().map_err(anyhow::Error::msg)?;
+        suite::search_score(
+            &suite,
+            &variant,
+            eval.as_mut(),
+            &config,
+            args.visits,
+            args.limit,
+        )
+    }
+    .map_err(anyhow::Error::msg)?;
     let seconds = start.elapsed().as_secs_f64();
     if args.json {
         let mut v = serde_json::to_value(&score)?;
@@ -41,9 +66,10 @@ pub fn run(args: SuiteArgs) -> Result<()> {
         v["step"] = serde_json::json!(meta.step);
         v["suite"] = serde_json::json!(path.display().to_string());
         v["seconds"] = serde_json::json!(seconds);
+        v["visits"] = serde_json::json!(args.visits);
         outln!("{v}")?;
     } else {
-        print_score(&score, checkpoint, meta.step, &path, seconds)?;
+        print_score(&score, checkpoint, meta.step, &path, seconds, args.visits)?;
     }
     Ok(())
 }
@@ -54,6 +80,7 @@ fn print_score(
     step: u64,
     suite: &Path,
     seconds: f64,
+    visits: u32,
 ) -> std::io::Result<()> {
     outln!(
         "{} (step {step}) on {} ({} positions, {seconds:.1} s)",
@@ -61,8 +88,13 @@ fn print_score(
         suite.display(),
         score.positions
     )?;
-    outln!("  policy top-1  {:.3}", score.top1)?;
-    outln!("  policy top-3  {:.3}", score.top3)?;
+    let what = if visits == 0 {
+        "policy".to_string()
+    } else {
+        format!("search {visits} visits")
+    };
+    outln!("  {what} top-1  {:.3}", score.top1)?;
+    outln!("  {what} top-3  {:.3}", score.top3)?;
     outln!(
         "  value sign    {:.3} (balanced over positive and negative evals; {} positions with |eval| >= 1)",
         score.value_sign, score.value_positions

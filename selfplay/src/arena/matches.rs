@@ -41,6 +41,14 @@ pub struct GameResult {
     pub result: i8,
     pub plies: u32,
     pub termination: String,
+    /// A's share of both sides' material (royals left out) when the game ended: 0.5 even,
+    /// 0.6 the 1.5x adjudication ratio. A continuous margin: most capped games are draws.
+    #[serde(default = "even")]
+    pub material_share: f32,
+}
+
+fn even() -> f32 {
+    0.5
 }
 
 #[derive(Clone, Debug)]
@@ -48,6 +56,40 @@ pub struct MatchSummary {
     pub score: Score,
     pub results: Vec<GameResult>,
     pub sprt: Option<SprtDecision>,
+}
+
+impl MatchSummary {
+    /// Mean of A's end-of-game material share over the games and its standard error.
+    pub fn material_share(&self) -> (f64, f64) {
+        let n = self.results.len() as f64;
+        if n == 0.0 {
+            return (0.5, 0.0);
+        }
+        let mean = self
+            .results
+            .iter()
+            .map(|r| r.material_share as f64)
+            .sum::<f64>()
+            / n;
+        let var = self
+            .results
+            .iter()
+            .map(|r| (r.material_share as f64 - mean).powi(2))
+            .sum::<f64>()
+            / (n - 1.0).max(1.0);
+        (mean, (var / n).sqrt())
+    }
+}
+
+/// `color`'s share of both sides' material in `pos` (0.5 when neither has any).
+pub fn material_share(pos: &Position, values: &[f32], color: Color) -> f32 {
+    let m = material(pos, values);
+    let total = m[0] + m[1];
+    if total <= 0.0 {
+        0.5
+    } else {
+        m[color.index()] / total
+    }
 }
 
 /// The opening of pair `k`: `plies` random legal moves from the initial position.
@@ -188,7 +230,8 @@ pub fn run_parallel(
         std::sync::atomic::AtomicBool::new(decision.is_some_and(|d| d != SprtDecision::Continue));
     let mut failure: Option<String> = None;
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel::<Result<(u64, bool, Game, i8, String), String>>();
+        let (tx, rx) =
+            std::sync::mpsc::channel::<Result<(u64, bool, Game, i8, String, f32), String>>();
         for (a, b) in pairs {
             let (tx, todo, next, stop, values) = (tx.clone(), &todo, &next, &stop, &values);
             scope.spawn(move || loop {
@@ -204,8 +247,16 @@ pub fn run_parallel(
                     index / 2,
                     options.opening_plies,
                 );
+                let a_color = if a_is_black {
+                    Color::Black
+                } else {
+                    Color::White
+                };
                 let played = play_game(&mut *a, &mut *b, start, a_is_black, options, values).map(
-                    |(game, result, termination)| (index, a_is_black, game, result, termination),
+                    |(game, result, termination)| {
+                        let share = material_share(game.position(), values, a_color);
+                        (index, a_is_black, game, result, termination, share)
+                    },
                 );
                 if tx.send(played).is_err() {
                     break;
@@ -214,7 +265,7 @@ pub fn run_parallel(
         }
         drop(tx);
         for message in rx {
-            let (index, a_is_black, game, result, termination) = match message {
+            let (index, a_is_black, game, result, termination, material_share) = match message {
                 Ok(m) => m,
                 Err(e) => {
                     stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -230,6 +281,7 @@ pub fn run_parallel(
                 result,
                 plies: game.len() as u32,
                 termination,
+                material_share,
             };
             if let Err(e) = save_game(options, &r, game, log.as_mut()) {
                 stop.store(true, std::sync::atomic::Ordering::Relaxed);

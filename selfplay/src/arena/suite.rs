@@ -308,12 +308,12 @@ pub struct SuiteScore {
     pub top1_by_category: std::collections::BTreeMap<String, f64>,
 }
 
-/// Evaluates `eval` on every position of `suite` (batches of 64).
-pub fn score(
-    suite: &Suite,
+/// The suite's positions parsed for `variant`: entry, position, legal moves and the index
+/// of the labelled best move among them.
+fn decode<'a>(
+    suite: &'a Suite,
     variant: &Arc<Variant>,
-    eval: &mut dyn Evaluator,
-) -> Result<SuiteScore, String> {
+) -> Result<Vec<(&'a SuiteEntry, Position, Vec<Move>, usize)>, String> {
     if suite.header.game != variant.id() {
         return Err(format!(
             "a {} suite cannot measure a {} network",
@@ -335,14 +335,97 @@ pub fn score(
             .ok_or_else(|| format!("suite position {}: {} is not legal", i + 1, e.best))?;
         decoded.push((e, pos, moves, k));
     }
-    let mut result = SuiteScore {
-        positions: decoded.len(),
-        ..Default::default()
-    };
-    let (mut top1, mut top3) = (0usize, 0usize);
-    // Agreeing and all positions with a positive, and with a negative eval.
-    let mut sign = [[0usize; 2]; 2];
-    let mut by_cat: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    Ok(decoded)
+}
+
+/// Top-1 of a search of `visits` root visits on the first `limit` positions of `suite`
+/// (one evaluation at a time, no noise): how good a teacher self-play's search is. Top-3
+/// counts the best move among the three most visited; value sign uses the root value.
+pub fn search_score(
+    suite: &Suite,
+    variant: &Arc<Variant>,
+    eval: &mut dyn Evaluator,
+    config: &crate::config::SearchConfig,
+    visits: u32,
+    limit: usize,
+) -> Result<SuiteScore, String> {
+    let mut decoded = decode(suite, variant)?;
+    decoded.truncate(limit);
+    let mut tally = Tally::default();
+    for (i, (entry, pos, moves, k)) in decoded.iter().enumerate() {
+        let game = Game::new(pos.clone());
+        let result = crate::mcts::search_game(&game, eval, config, visits, u32::MAX, i as u64)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("suite position {}: the game is over", i + 1))?;
+        let mut weight = vec![0.0f32; moves.len()];
+        for (m, w) in &result.policy {
+            if let Some(e) = moves.iter().position(|x| x == m) {
+                weight[e] = *w;
+            }
+        }
+        let hit = result.best == moves[*k];
+        let better = weight.iter().filter(|&&x| x > weight[*k]).count();
+        tally.add(entry, hit, better < 3, result.value);
+    }
+    Ok(tally.finish(decoded.len()))
+}
+
+/// Running counts of a suite score.
+#[derive(Default)]
+struct Tally {
+    top1: usize,
+    top3: usize,
+    /// Agreeing and all positions with a positive, and with a negative eval.
+    sign: [[usize; 2]; 2],
+    by_cat: std::collections::BTreeMap<String, (usize, usize)>,
+}
+
+impl Tally {
+    /// One position: top-1 and top-3 hits and the value (win - loss) given to it.
+    fn add(&mut self, entry: &SuiteEntry, hit: bool, top3: bool, value: f32) {
+        self.top1 += hit as usize;
+        self.top3 += top3 as usize;
+        let c = self.by_cat.entry(entry.category.clone()).or_default();
+        c.0 += hit as usize;
+        c.1 += 1;
+        if entry.eval.abs() >= 1.0 {
+            let class = (entry.eval < 0.0) as usize;
+            self.sign[class][0] += ((value > 0.0) == (entry.eval > 0.0)) as usize;
+            self.sign[class][1] += 1;
+        }
+    }
+
+    fn finish(self, positions: usize) -> SuiteScore {
+        let share = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        let classes: Vec<f64> = self
+            .sign
+            .iter()
+            .filter(|c| c[1] > 0)
+            .map(|c| share(c[0], c[1]))
+            .collect();
+        SuiteScore {
+            positions,
+            top1: share(self.top1, positions),
+            top3: share(self.top3, positions),
+            value_sign: classes.iter().sum::<f64>() / classes.len().max(1) as f64,
+            value_positions: self.sign[0][1] + self.sign[1][1],
+            top1_by_category: self
+                .by_cat
+                .into_iter()
+                .map(|(k, (h, n))| (k, share(h, n)))
+                .collect(),
+        }
+    }
+}
+
+/// Evaluates `eval` on every position of `suite` (batches of 64).
+pub fn score(
+    suite: &Suite,
+    variant: &Arc<Variant>,
+    eval: &mut dyn Evaluator,
+) -> Result<SuiteScore, String> {
+    let decoded = decode(suite, variant)?;
+    let mut tally = Tally::default();
     for chunk in decoded.chunks(64) {
         let inputs: Vec<EvalInput> = chunk
             .iter()
@@ -356,33 +439,8 @@ pub fn score(
         for ((entry, _, _, k), out) in chunk.iter().zip(&outs) {
             let p = out.policy[*k];
             let better = out.policy.iter().filter(|&&x| x > p).count();
-            let hit = better == 0;
-            top1 += hit as usize;
-            top3 += (better < 3) as usize;
-            let c = by_cat.entry(entry.category.clone()).or_default();
-            c.0 += hit as usize;
-            c.1 += 1;
-            if entry.eval.abs() >= 1.0 {
-                let class = (entry.eval < 0.0) as usize;
-                let v = out.wdl[0] - out.wdl[2];
-                sign[class][0] += ((v > 0.0) == (entry.eval > 0.0)) as usize;
-                sign[class][1] += 1;
-            }
+            tally.add(entry, better == 0, better < 3, out.wdl[0] - out.wdl[2]);
         }
     }
-    let share = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    result.top1 = share(top1, decoded.len());
-    result.top3 = share(top3, decoded.len());
-    let classes: Vec<f64> = sign
-        .iter()
-        .filter(|c| c[1] > 0)
-        .map(|c| share(c[0], c[1]))
-        .collect();
-    result.value_sign = classes.iter().sum::<f64>() / classes.len().max(1) as f64;
-    result.value_positions = sign[0][1] + sign[1][1];
-    result.top1_by_category = by_cat
-        .into_iter()
-        .map(|(k, (h, n))| (k, share(h, n)))
-        .collect();
-    Ok(result)
+    Ok(tally.finish(decoded.len()))
 }

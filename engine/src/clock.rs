@@ -119,25 +119,29 @@ impl Clock {
     }
 }
 
+/// The longest time any control may name (longer values are cut to it): 100 days.
+const MAX_TIME: f64 = 8_640_000.0;
+
 /// Parses `level`'s base time: minutes, or `MIN:SEC`.
 pub fn parse_base(text: &str) -> Option<Duration> {
     let secs = match text.split_once(':') {
-        Some((m, s)) => m.parse::<u64>().ok()? * 60 + s.parse::<u64>().ok()?,
-        None => {
-            let minutes: f64 = text.parse().ok()?;
-            if !(minutes.is_finite() && minutes >= 0.0) {
-                return None;
-            }
-            return Some(Duration::from_secs_f64(minutes * 60.0));
-        }
+        Some((m, s)) => m.parse::<f64>().ok()? * 60.0 + s.parse::<f64>().ok()?,
+        None => text.parse::<f64>().ok()? * 60.0,
     };
-    Some(Duration::from_secs(secs))
+    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(MAX_TIME)))
 }
 
 /// Parses a non-negative number of seconds (`st`, `level`'s increment).
 pub fn parse_seconds(text: &str) -> Option<Duration> {
     let s: f64 = text.parse().ok()?;
-    (s.is_finite() && (0.0..1e9).contains(&s)).then(|| Duration::from_secs_f64(s))
+    (s.is_finite() && s >= 0.0).then(|| Duration::from_secs_f64(s.min(MAX_TIME)))
+}
+
+/// Parses `time`/`otim` centiseconds (negative: a flag already fell, counted as zero).
+pub fn parse_centiseconds(text: &str) -> Option<Duration> {
+    let cs: f64 = text.parse().ok()?;
+    cs.is_finite()
+        .then(|| Duration::from_secs_f64((cs / 100.0).clamp(0.0, MAX_TIME)))
 }
 
 #[cfg(test)]
@@ -199,6 +203,21 @@ mod tests {
         assert_eq!(parse_base("0:30"), Some(Duration::from_secs(30)));
         assert_eq!(parse_base("0.5"), Some(Duration::from_secs(30)));
         assert_eq!(parse_base("x"), None);
+        // Huge and odd values neither panic nor overflow the clock.
+        for t in [
+            "1e308",
+            "99999999999999999999",
+            "inf",
+            "nan",
+            "-0",
+            "0:99999999999999",
+        ] {
+            let _ = (parse_base(t), parse_seconds(t), parse_centiseconds(t));
+        }
+        let huge = parse_seconds("1e308").unwrap();
+        c.set_level(40, huge, huge);
+        c.after_move(huge);
+        assert!(c.budget() > Duration::ZERO);
         assert_eq!(parse_seconds("-1"), None);
     }
 }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use tengu_rules::{Color, Game, Move, Position, Square, Variant};
 use tengu_selfplay::arena::players::{AlphaBetaPlayer, Limits, Player, Stop, StopReason, Thought};
 
-use crate::clock::{parse_base, parse_seconds, Clock, Control};
+use crate::clock::{parse_base, parse_centiseconds, parse_seconds, Clock, Control};
 use crate::fen;
 use crate::notation::{looks_like_move, move_lines, move_text, parse_move};
 
@@ -268,9 +268,9 @@ impl<W: Write> Engine<W> {
                 _ => self.error("bad depth", line),
             },
             "level" => self.level(line, rest),
-            "time" => match rest.parse::<u64>() {
-                Ok(cs) => self.clock.set_remaining(Duration::from_millis(cs * 10)),
-                Err(_) => self.error("bad time", line),
+            "time" => match parse_centiseconds(rest) {
+                Some(t) => self.clock.set_remaining(t),
+                None => self.error("bad time", line),
             },
             "ping" => self.send(&[format!("pong {rest}")]),
             "post" => self.post = true,

@@ -400,3 +400,161 @@ fn game_end_prints_a_result_and_tells_the_user() {
     let out = feed(&mut e, &["a16a15"]);
     assert!(out.starts_with("Illegal move (game over"), "{out}");
 }
+
+#[test]
+fn no_input_makes_the_engine_panic() {
+    let words = [
+        "xboard",
+        "protover",
+        "new",
+        "variant",
+        "force",
+        "go",
+        "playother",
+        "st",
+        "sd",
+        "level",
+        "time",
+        "otim",
+        "ping",
+        "?",
+        "undo",
+        "remove",
+        "result",
+        "post",
+        "nopost",
+        "setboard",
+        "edit",
+        ".",
+        "analyze",
+        "exit",
+        "lift",
+        "put",
+        "hover",
+        "option",
+        "usermove",
+        "draw",
+        "hint",
+        "bk",
+        "memory",
+        "cores",
+        "name",
+        "white",
+        "black",
+        "accepted",
+        "rejected",
+    ];
+    let args = [
+        "",
+        "0",
+        "-1",
+        "99999999999999999999",
+        "1e308",
+        "nan",
+        "0:99999999999999",
+        "a1",
+        "q17",
+        "s19",
+        "@@@@",
+        "a1b2,b2c3",
+        "a1b2,b2a1+",
+        "h8h9=",
+        "daidai",
+        "maka",
+        "chess",
+        "Visits=5",
+        "Move time (ms)=1",
+        "1-0 {x}",
+        "40 5 0",
+        "0 0:1 0.1",
+        "\u{1F600}",
+        "é+",
+        ",,,",
+        "a99b1",
+        "1,k,17/19/19/19/19/19/19/9,p,9/9,p,9/7,P,1,LN,9/19/19/19/19/19/19/19/19/17,K,1 b -",
+    ];
+    let mut rng = SmallRng::seed_from_u64(99);
+    let mut e = engine(3);
+    for _ in 0..3000 {
+        let line = match rng.gen_range(0..4) {
+            0 => {
+                // Raw bytes, lossily decoded.
+                let bytes: Vec<u8> = (0..rng.gen_range(0..24)).map(|_| rng.gen()).collect();
+                String::from_utf8_lossy(&bytes).into_owned()
+            }
+            1 => {
+                // A legal or near-legal move.
+                let pos = e.game().position();
+                let moves = pos.legal_move_list();
+                if moves.is_empty() {
+                    "new".into()
+                } else {
+                    let mut t = move_text(moves[rng.gen_range(0..moves.len())], pos.size());
+                    if rng.gen_bool(0.3) {
+                        t.push(['+', '=', ',', '1'][rng.gen_range(0..4)]);
+                    }
+                    t
+                }
+            }
+            _ => format!(
+                "{} {}",
+                words[rng.gen_range(0..words.len())],
+                args[rng.gen_range(0..args.len())]
+            ),
+        };
+        // Huge time controls are valid, but the engine would think for days.
+        let timed = ["st", "level", "time"].iter().any(|w| line.starts_with(w));
+        let arg = line.split_once(' ').map_or("", |(_, a)| a);
+        let quick =
+            !arg.chars().any(|c| c.is_ascii_digit()) || ["0 0:1 0.1", "-1", "0"].contains(&arg);
+        if line.trim() == "quit" || (timed && !quick) {
+            continue;
+        }
+        let _ = e.handle(&line);
+        e.output_mut().clear();
+    }
+}
+
+#[test]
+fn mcts_player_under_the_protocol() {
+    use tengu_selfplay::arena::players::MctsPlayer;
+    use tengu_selfplay::SearchConfig;
+    let settings = Settings {
+        default_time: Duration::from_millis(200),
+        ..Settings::default()
+    };
+    let mut e = Engine::new(
+        Vec::new(),
+        settings,
+        Box::new(|_| {
+            Ok(Box::new(MctsPlayer::new(
+                "uniform".into(),
+                Box::new(tengu_model::UniformEvaluator),
+                SearchConfig::default(),
+                64,
+                1,
+            )))
+        }),
+    );
+    let out = feed(
+        &mut e,
+        &["xboard", "protover 2", "new", "variant maka", "post", "go"],
+    );
+    assert!(engine_move(&out).is_some(), "{out}");
+    // Thinking lines: depth (PV length), score, centiseconds, visits, PV.
+    let last = out
+        .lines()
+        .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .last()
+        .expect("thinking output");
+    let visits: u64 = last.split_whitespace().nth(3).unwrap().parse().unwrap();
+    assert!(visits > 1, "{last}");
+    // Fixed visits through the option, under a per-move time control.
+    let out = feed(&mut e, &["option Visits=16", "st 5", "force", "new", "go"]);
+    let last = out
+        .lines()
+        .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .last()
+        .expect("thinking output");
+    assert_eq!(last.split_whitespace().nth(3), Some("16"), "{out}");
+}

@@ -18,7 +18,10 @@ pub fn parse_position(text: &str) -> Result<Position, String> {
     }
 }
 
-/// An XBoard FEN with QBoard's piece codes.
+/// An XBoard FEN with QBoard's piece codes: not read yet. QBoard's codes (1-2 letters with
+/// `'`, `!`, `~` or `` ` `` suffixes, `+` prefixes) differ between its releases (Iron is `I` in
+/// some, `J` in others), so a table written from one release could silently misplace
+/// pieces; QBoard sends positions only from "File > Open".
 pub fn parse_xboard_fen(_text: &str) -> Result<Position, String> {
     Err(
         "XBoard FEN with QBoard piece codes is not supported yet; send tengu's position text"

@@ -39,6 +39,11 @@ pub enum Command {
     /// Score a checkpoint on the tactics suite (raw-policy top-1 / top-3, value sign), or
     /// build a suite with `tengu suite make`.
     Suite(SuiteArgs),
+    /// Be an XBoard/CECP engine on stdin/stdout (`variant daidai`, `variant maka`), for
+    /// QBoard or a scripted client. Without --checkpoint it plays with alpha-beta.
+    Xboard(XboardArgs),
+    /// Play against tengu in the terminal.
+    Play(PlayArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -376,4 +381,48 @@ pub struct ShowArgs {
     /// A game record file (RULES.md §12.4); shows the final position and the moves.
     #[arg(long)]
     pub record: Option<std::path::PathBuf>,
+}
+
+/// The engine behind `tengu xboard` and `tengu play`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct EngineArgs {
+    /// A checkpoint to play with (MCTS); without one, alpha-beta (material and mobility).
+    #[arg(long)]
+    pub checkpoint: Option<std::path::PathBuf>,
+    /// Network backend for --checkpoint.
+    #[arg(long, default_value = "burn")]
+    pub backend: String,
+    /// MCTS visits per move (with --checkpoint); a GUI's time control still caps them.
+    #[arg(long, conflicts_with = "movetime")]
+    pub visits: Option<u32>,
+    /// Thinking time per move in milliseconds when the GUI sets no time control.
+    #[arg(long, default_value_t = 2000)]
+    pub movetime: u64,
+    /// Add this times the material head's prediction to MCTS values (the training run's
+    /// `search.material_utility`).
+    #[arg(long, default_value_t = 0.0)]
+    pub material_utility: f32,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct XboardArgs {
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Your side: black (moves first) or white.
+    #[arg(long, default_value = "black")]
+    pub color: String,
+    /// Game: dai-dai or maka-dai-dai.
+    #[arg(long, default_value = "dai-dai")]
+    pub game: String,
+    /// Start from this position (RULES.md §12.2) instead of the initial one.
+    #[arg(long)]
+    pub position: Option<String>,
 }

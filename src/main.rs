@@ -39,6 +39,8 @@ fn main() {
         Command::Match(args) => cmd::arena::run_match(args),
         Command::Tournament(args) => cmd::arena::run_tournament(args),
         Command::Suite(args) => cmd::suite::run(args),
+        Command::Xboard(args) => cmd::xboard::run(args),
+        Command::Play(args) => cmd::play::run(args),
     };
     if let Err(e) = result {
         // The reader of our output went away (`tengu ... | head`): nothing left to say.

@@ -7,6 +7,7 @@ pub mod cpu;
 pub mod mcts;
 pub mod play;
 pub mod run_dir;
+pub mod search;
 pub mod shard;
 pub mod worker;
 

@@ -2,12 +2,14 @@ pub mod arena;
 pub mod bench;
 pub mod moves;
 pub mod perft;
+pub mod play;
 pub mod run;
 pub mod selfplay;
 pub mod shards;
 pub mod show;
 pub mod suite;
 pub mod train;
+pub mod xboard;
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};

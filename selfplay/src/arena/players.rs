@@ -1,5 +1,8 @@
-//! Players for matches: uniformly random, greedy (best immediate material gain), a classical
-//! alpha-beta searcher (material and mobility, iterative deepening), and MCTS with a network.
+//! Players: uniformly random, greedy (best immediate material gain), a classical alpha-beta
+//! searcher (material and mobility, iterative deepening), the raw policy and MCTS with a
+//! network. One interface for the arena, the XBoard engine and terminal play: `choose` plays
+//! with the player's own budget, `think` within the caller's [`Limits`], stoppable and with
+//! a report ([`Thought`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -10,12 +13,37 @@ use tengu_model::Evaluator;
 use tengu_rules::{Game, Move, Piece, Position, Square, Variant};
 
 use crate::config::SearchConfig;
-use crate::mcts::search_game;
+pub use crate::search::{Limits, Stop, StopReason, Thought};
 
 /// Something that picks a move in a game that is not over.
 pub trait Player: Send {
     fn name(&self) -> String;
+
+    /// A move with the player's own budget (the arena's way).
     fn choose(&mut self, game: &Game) -> Result<Move, String>;
+
+    /// A move within `limits` (open limits: the player's own budget), returning early
+    /// when `stop` is set; `info` hears about progress (each finished iteration).
+    /// Players without a search ignore the budget; excluded moves are never returned.
+    fn think(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        stop: &Stop,
+        info: &mut dyn FnMut(&Thought),
+    ) -> Result<Thought, String> {
+        let _ = (stop, info);
+        let best = self.choose(game)?;
+        if !limits.exclude.contains(&best) {
+            return Ok(Thought::just(best));
+        }
+        game.position()
+            .legal_move_list()
+            .into_iter()
+            .find(|m| !limits.exclude.contains(m))
+            .map(Thought::just)
+            .ok_or_else(|| "every legal move is excluded".into())
+    }
 }
 
 /// Fixed piece values: the moves a piece type has from the centre of an empty board (its
@@ -129,6 +157,19 @@ pub struct AlphaBetaPlayer {
 
 struct OutOfTime;
 
+/// The clock and counters of one alpha-beta search.
+struct AbSearch<'a> {
+    deadline: Option<Instant>,
+    stop: &'a Stop,
+    nodes: u64,
+}
+
+impl AbSearch<'_> {
+    fn out_of_time(&self) -> bool {
+        self.stop.is_set() || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
 impl AlphaBetaPlayer {
     pub fn new(
         variant: &Arc<Variant>,
@@ -159,15 +200,19 @@ impl AlphaBetaPlayer {
         material + 0.01 * moves as f32
     }
 
+    /// The value of `pos` for its mover, and its principal variation in `pv`.
     fn negamax(
         &self,
         pos: &mut Position,
         depth: u32,
         mut alpha: f32,
         beta: f32,
-        deadline: Instant,
+        search: &mut AbSearch,
+        pv: &mut Vec<Move>,
     ) -> Result<f32, OutOfTime> {
-        if Instant::now() >= deadline {
+        pv.clear();
+        search.nodes += 1;
+        if search.nodes % 64 == 0 && search.out_of_time() {
             return Err(OutOfTime);
         }
         let mut moves = Vec::new();
@@ -181,12 +226,18 @@ impl AlphaBetaPlayer {
         // Captures of the most valuable pieces first.
         moves.sort_by(|&a, &b| gain(pos, &self.values, b).total_cmp(&gain(pos, &self.values, a)));
         let mut best = f32::NEG_INFINITY;
+        let mut line = Vec::new();
         for m in moves {
             let undo = pos.play(m);
-            let v = self.negamax(pos, depth - 1, -beta, -alpha, deadline);
+            let v = self.negamax(pos, depth - 1, -beta, -alpha, search, &mut line);
             pos.unplay(m, undo);
             let v = -v?;
-            best = best.max(v);
+            if v > best {
+                best = v;
+                pv.clear();
+                pv.push(m);
+                pv.extend_from_slice(&line);
+            }
             alpha = alpha.max(v);
             if alpha >= beta {
                 break;
@@ -206,29 +257,72 @@ impl Player for AlphaBetaPlayer {
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, String> {
-        let deadline = Instant::now() + self.budget;
+        let limits = Limits {
+            time: Some(self.budget),
+            depth: Some(self.max_depth),
+            ..Limits::default()
+        };
+        Ok(self.think(game, &limits, &Stop::new(), &mut |_| {})?.best)
+    }
+
+    /// Iterative deepening until `limits.depth` (default 64) or `limits.time` (default the
+    /// player's budget). A deeper iteration cut short still counts for the moves it finished,
+    /// which include the previous best (searched first): a move that beat it is better.
+    fn think(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        stop: &Stop,
+        info: &mut dyn FnMut(&Thought),
+    ) -> Result<Thought, String> {
+        let start = Instant::now();
+        // No time and no depth limit (open limits, or visits only): the own budget.
+        let time = if limits.time.is_none() && limits.depth.is_none() {
+            Some(self.budget)
+        } else {
+            limits.time
+        };
+        let mut search = AbSearch {
+            deadline: time.map(|t| start + t),
+            stop,
+            nodes: 0,
+        };
+        let max_depth = limits.depth.unwrap_or(64).max(1);
         let mut pos = game.position().clone();
         let mut moves = pos.legal_move_list();
+        moves.retain(|m| !limits.exclude.contains(m));
         if moves.is_empty() {
-            return Err("no legal move".into());
+            return Err(if limits.exclude.is_empty() {
+                "no legal move".into()
+            } else {
+                "every legal move is excluded".into()
+            });
         }
         // Random order among equals, so repeated games differ.
         for k in (1..moves.len()).rev() {
             moves.swap(k, self.rng.gen_range(0..=k));
         }
-        let mut best = moves[0];
-        for depth in 1..=self.max_depth {
-            let mut scored = Vec::with_capacity(moves.len());
+        let mut best = Thought::just(moves[0]);
+        let mut line = Vec::new();
+        for depth in 1..=max_depth {
+            let mut scored: Vec<(f32, Move, Vec<Move>)> = Vec::with_capacity(moves.len());
             let mut alpha = f32::NEG_INFINITY;
             let mut complete = true;
             for &m in &moves {
                 let undo = pos.play(m);
-                let v = self.negamax(&mut pos, depth - 1, f32::NEG_INFINITY, -alpha, deadline);
+                let v = self.negamax(
+                    &mut pos,
+                    depth - 1,
+                    f32::NEG_INFINITY,
+                    -alpha,
+                    &mut search,
+                    &mut line,
+                );
                 pos.unplay(m, undo);
                 match v {
                     Ok(v) => {
                         alpha = alpha.max(-v);
-                        scored.push((-v, m));
+                        scored.push((-v, m, line.clone()));
                     }
                     Err(OutOfTime) => {
                         complete = false;
@@ -236,14 +330,42 @@ impl Player for AlphaBetaPlayer {
                     }
                 }
             }
+            // Stable sort: among equal scores the earlier (previous best first) stays first.
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+            if let Some((score, m, rest)) = scored.first() {
+                if complete || *m != best.best || depth == 1 {
+                    let mut pv = vec![*m];
+                    pv.extend_from_slice(rest);
+                    best = Thought {
+                        best: *m,
+                        score: (score * 100.0).clamp(-100_000.0, 100_000.0).round() as i32,
+                        depth: if complete { depth } else { depth - 1 },
+                        nodes: search.nodes,
+                        elapsed: start.elapsed(),
+                        pv,
+                    };
+                }
+            }
             if !complete {
                 break;
             }
-            scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-            best = scored[0].1;
+            info(&best);
             // Search the best move first next time.
-            moves = scored.into_iter().map(|(_, m)| m).collect();
+            let searched: Vec<Move> = scored.into_iter().map(|(_, m, _)| m).collect();
+            moves = searched;
+            // A won or lost position needs no deeper look; nor does a single legal move.
+            if best.score.abs() >= 900_000 || moves.len() == 1 {
+                break;
+            }
+            // The next iteration costs many times this one: do not start what cannot end.
+            if let Some(t) = time {
+                if start.elapsed() * 4 > t {
+                    break;
+                }
+            }
         }
+        best.nodes = search.nodes;
+        best.elapsed = start.elapsed();
         Ok(best)
     }
 }
@@ -316,17 +438,34 @@ impl Player for MctsPlayer {
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, String> {
+        let limits = Limits::visits(self.visits);
+        Ok(self.think(game, &limits, &Stop::new(), &mut |_| {})?.best)
+    }
+
+    /// MCTS within `limits`; open limits: the player's own visits.
+    fn think(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        stop: &Stop,
+        info: &mut dyn FnMut(&Thought),
+    ) -> Result<Thought, String> {
         self.seed = self.seed.wrapping_add(1);
-        search_game(
+        let mut limits = limits.clone();
+        if limits.visits.is_none() && limits.time.is_none() {
+            limits.visits = Some(self.visits);
+        }
+        crate::search::search(
             game,
             self.evaluator.as_mut(),
             &self.search,
-            self.visits,
+            &limits,
+            stop,
             u32::MAX,
             self.seed,
+            info,
         )
         .map_err(|e| e.to_string())?
-        .map(|r| r.best)
-        .ok_or_else(|| "the game is over".into())
+        .ok_or_else(|| "the game is over (or every move is excluded)".into())
     }
 }

@@ -1,0 +1,13 @@
+//! tengu as an engine: the XBoard/CECP protocol that QBoard drives (`xboard`), its move
+//! notation and time manager, and play in the terminal (`terminal`).
+//!
+//! The search itself is the shared [`tengu_selfplay::arena::players::Player`] interface
+//! with its [`Limits`](tengu_selfplay::search::Limits): the same players the arena uses.
+
+pub mod clock;
+pub mod fen;
+pub mod notation;
+pub mod terminal;
+pub mod xboard;
+
+pub use xboard::{run, Engine, Flow, PlayerFactory, Settings};

@@ -1,0 +1,232 @@
+//! Playing tengu in the terminal: the board drawn after every move, the human's moves typed
+//! in tengu's coordinate notation (`10j>10i`), Hodges notation (`P-10i`) or XBoard
+//! coordinates (`h8h9`), illegal input explained, the engine's move shown with its score.
+
+use std::io::{BufRead, Write};
+
+use tengu_rules::{Color, Game, Move, Position};
+use tengu_selfplay::arena::players::{Limits, Player, Stop};
+
+/// Finds the move a human typed, in any of the three notations. The error explains why
+/// nothing matched.
+pub fn parse_human_move(pos: &Position, text: &str) -> Result<Move, String> {
+    let text = text.trim();
+    if text.contains('>') {
+        return pos.parse_move(text).map_err(|e| e.to_string());
+    }
+    let moves = pos.legal_move_list();
+    let hodges: Vec<(Move, String)> = moves.iter().map(|&m| (m, pos.hodges(m))).collect();
+    if let Some((m, _)) = hodges.iter().find(|(_, h)| h == text) {
+        return Ok(*m);
+    }
+    let folded: Vec<&(Move, String)> = hodges
+        .iter()
+        .filter(|(_, h)| h.eq_ignore_ascii_case(text))
+        .collect();
+    if let [(m, _)] = folded[..] {
+        return Ok(*m);
+    }
+    if crate::notation::looks_like_move(text) {
+        return crate::notation::parse_move(pos, text);
+    }
+    // Suggest the legal moves that share the typed prefix (a piece code).
+    let prefix: String = text
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic() || *c == '+')
+        .collect();
+    let mut like: Vec<&str> = hodges
+        .iter()
+        .filter(|(_, h)| {
+            !prefix.is_empty()
+                && h.to_ascii_lowercase()
+                    .starts_with(&prefix.to_ascii_lowercase())
+        })
+        .map(|(_, h)| h.as_str())
+        .collect();
+    like.sort();
+    like.truncate(12);
+    if like.is_empty() {
+        Err(format!(
+            "{text:?} is no legal move here (type `moves` for the list, `help` for the notations)"
+        ))
+    } else {
+        Err(format!(
+            "{text:?} is no legal move here; legal moves like it: {}",
+            like.join(" ")
+        ))
+    }
+}
+
+const HELP: &str =
+    "Type a move as `10j>10i` (tengu coordinates, RULES.md §12.3), `P-10i` (Hodges, \
+§12.4) or `h8h9` (XBoard). Lion moves: `9h>9f{9g}`, `Lnx9gx9f`; a pass `9h>9h` or `Ln-!`. \
+Commands: moves (list the legal moves), undo (take back your last move), board, help, quit.";
+
+/// Plays one game between the human (`human` colour) and `player`, reading the human's
+/// input from `input` and drawing with `render`. Returns at the end of the game, on
+/// `quit` or at the end of input.
+pub fn play<R: BufRead, W: Write>(
+    mut input: R,
+    out: &mut W,
+    start: Position,
+    human: Color,
+    player: &mut dyn Player,
+    limits: &Limits,
+    render: &dyn Fn(&Position) -> String,
+) -> std::io::Result<Game> {
+    let mut game = Game::new(start);
+    writeln!(out, "You play {}. {HELP}", side_name(human))?;
+    let mut draw = true;
+    loop {
+        let pos = game.position().clone();
+        if draw {
+            write!(out, "\n{}", render(&pos))?;
+        }
+        draw = true;
+        if let Some(o) = game.outcome() {
+            let who = match o.winner {
+                Some(c) => format!("{} wins", side_name(c)),
+                None => "draw".into(),
+            };
+            writeln!(
+                out,
+                "Game over: {} ({who} by {}).",
+                o.result_text(),
+                o.termination.as_str()
+            )?;
+            return Ok(game);
+        }
+        if pos.side_to_move() != human {
+            writeln!(
+                out,
+                "tengu ({}) is thinking...",
+                side_name(pos.side_to_move())
+            )?;
+            out.flush()?;
+            match player.think(&game, limits, &Stop::new(), &mut |_| {}) {
+                Ok(t) => {
+                    writeln!(
+                        out,
+                        "tengu plays {} ({}): score {:+} for tengu, depth {}, {} nodes, {:.1} s",
+                        pos.hodges(t.best),
+                        pos.move_text(t.best),
+                        t.score,
+                        t.depth,
+                        t.nodes,
+                        t.elapsed.as_secs_f32()
+                    )?;
+                    game.play_unchecked(t.best);
+                }
+                Err(e) => {
+                    writeln!(out, "tengu cannot move: {e}")?;
+                    return Ok(game);
+                }
+            }
+            continue;
+        }
+        write!(out, "Your move ({}): ", side_name(human))?;
+        out.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(out)?;
+            return Ok(game);
+        }
+        let text = line.trim();
+        draw = false;
+        match text {
+            "" => {}
+            "quit" | "exit" | "resign" => return Ok(game),
+            "help" => writeln!(out, "{HELP}")?,
+            "board" => draw = true,
+            "moves" => {
+                let mut list: Vec<String> = pos
+                    .legal_move_list()
+                    .into_iter()
+                    .map(|m| format!("{} ({})", pos.hodges(m), pos.move_text(m)))
+                    .collect();
+                list.sort();
+                writeln!(out, "{} legal moves: {}", list.len(), list.join(", "))?;
+            }
+            "undo" => {
+                let moves: Vec<Move> = game.moves().collect();
+                // Back to the human's previous turn.
+                let keep = if moves.len() >= 2 { moves.len() - 2 } else { 0 };
+                if keep == moves.len() || (keep == 0 && game.start().side_to_move() != human) {
+                    writeln!(out, "Nothing to take back.")?;
+                    continue;
+                }
+                let mut g = Game::new(game.start().clone());
+                for &m in &moves[..keep] {
+                    g.play_unchecked(m);
+                }
+                game = g;
+                draw = true;
+            }
+            _ => match parse_human_move(&pos, text) {
+                Ok(m) => {
+                    game.play_unchecked(m);
+                    draw = true;
+                }
+                Err(e) => writeln!(out, "Illegal: {e}")?,
+            },
+        }
+    }
+}
+
+fn side_name(c: Color) -> &'static str {
+    match c {
+        Color::Black => "Black (sente, moves first)",
+        Color::White => "White (gote)",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tengu_rules::Variant;
+    use tengu_selfplay::arena::players::RandomPlayer;
+
+    #[test]
+    fn all_three_notations_name_the_same_move() {
+        let pos = Position::initial(Variant::dai_dai());
+        for m in pos.legal_move_list() {
+            assert_eq!(parse_human_move(&pos, &pos.move_text(m)), Ok(m));
+            assert_eq!(parse_human_move(&pos, &pos.hodges(m)), Ok(m));
+            let size = pos.size();
+            let xb = parse_human_move(&pos, &crate::notation::move_text(m, size)).unwrap();
+            // `@@@@` names a pass, not the piece that passes (all passes lead to one position).
+            assert!(
+                xb == m || (xb.is_pass() && m.is_pass()),
+                "{}",
+                pos.move_text(m)
+            );
+        }
+        let e = parse_human_move(&pos, "P-1a").unwrap_err();
+        assert!(e.contains("legal moves like it"), "{e}");
+        assert!(parse_human_move(&pos, "10j>10i").is_err());
+    }
+
+    #[test]
+    fn a_scripted_terminal_game() {
+        let pos = Position::initial(Variant::dai_dai());
+        let first = pos.legal_move_list()[0];
+        let script = format!("nonsense\nmoves\n{}\nundo\nhelp\nquit\n", pos.hodges(first));
+        let mut out = Vec::new();
+        let mut player = RandomPlayer::new(1);
+        let game = play(
+            script.as_bytes(),
+            &mut out,
+            pos,
+            Color::Black,
+            &mut player,
+            &Limits::default(),
+            &|p| format!("{p}\n"),
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("Illegal: \"nonsense\""), "{text}");
+        assert!(text.contains("legal moves:"), "{text}");
+        assert!(text.contains("tengu plays"), "{text}");
+        assert!(game.is_empty(), "undo took back both moves");
+    }
+}

@@ -1,0 +1,548 @@
+//! The XBoard notation and the protocol state machine, without processes: move round trips
+//! over many random positions, QBoard's start-up transcript, refusals, the other commands.
+
+use std::time::Duration;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use tengu_engine::notation::{move_lines, move_path, move_text, parse_move};
+use tengu_engine::xboard::alphabeta;
+use tengu_engine::{Engine, Flow, Settings};
+use tengu_rules::{Game, Move, Position, Variant};
+
+/// QBoard's reassembly of the engine's per-leg `move` lines: legs joined by commas.
+fn qboard_reads(lines: &[String]) -> String {
+    lines
+        .iter()
+        .map(|l| l.strip_prefix("move ").expect("a move line"))
+        .collect::<Vec<_>>()
+        .concat()
+}
+
+fn check_round_trip(pos: &Position, m: Move, counts: &mut [usize; 5]) {
+    let size = pos.size();
+    let text = move_text(m, size);
+    let back = parse_move(pos, &text);
+    if m.is_pass() {
+        // `@@@@` names a pass, not the piece that passes (every pass leads to one position).
+        assert!(back.is_ok_and(|b| b.is_pass()), "{}", pos.move_text(m));
+    } else {
+        assert_eq!(back, Ok(m), "{} as {text}", pos.move_text(m));
+    }
+    let lines = move_lines(m, size);
+    assert_eq!(qboard_reads(&lines), text);
+    for (i, l) in lines.iter().enumerate() {
+        assert!(l.starts_with("move "));
+        assert_eq!(l.ends_with(','), i + 1 < lines.len(), "{lines:?}");
+    }
+    // QBoard never sends a promotion mark on a multi-leg move: still the same move unless
+    // it is the promoting half of an optional pair.
+    if lines.len() > 1 && !(m.promotes() && m.promotion_optional()) {
+        let bare = text.trim_end_matches('+');
+        assert_eq!(parse_move(pos, bare), Ok(m), "{bare}");
+    }
+    if m.is_pass() {
+        counts[0] += 1;
+    } else if move_path(m).len() > 2 && m.to() == m.from() {
+        counts[1] += 1;
+    } else if move_path(m).len() > 2 {
+        counts[2] += 1;
+    }
+    if m.promotes() {
+        counts[3] += 1;
+    }
+    if m.promotion_optional() && !m.promotes() {
+        counts[4] += 1;
+    }
+}
+
+const C1: &str =
+    "1,k,17/19/19/19/19/19/19/9,p,9/9,p,9/7,P,1,LN,9/19/19/19/19/19/19/19/19/17,K,1 b -";
+
+#[test]
+fn every_legal_move_round_trips_through_xboard_text() {
+    // [passes, igui, other multi-leg, promoting, declined optional promotions]
+    let mut counts = [0usize; 5];
+    // The lion-type pieces of RULES.md Appendix C1.
+    for x in ["LN", "LD", "FF", "TK", "BS"] {
+        let pos = Position::parse(&C1.replace("LN", x)).unwrap();
+        for m in pos.legal_move_list() {
+            check_round_trip(&pos, m, &mut counts);
+        }
+    }
+    // Random games of both sizes, biased to captures so lions meet enemies.
+    let mut rng = SmallRng::seed_from_u64(12);
+    for variant in [Variant::dai_dai(), Variant::maka_dai_dai()] {
+        for _ in 0..3 {
+            let mut game = Game::new(Position::initial(variant.clone()));
+            for ply in 0..160 {
+                if game.outcome().is_some() {
+                    break;
+                }
+                let pos = game.position().clone();
+                let moves = pos.legal_move_list();
+                if ply % 4 == 3 {
+                    for &m in &moves {
+                        check_round_trip(&pos, m, &mut counts);
+                    }
+                }
+                let captures: Vec<Move> =
+                    moves.iter().copied().filter(|m| m.is_capture()).collect();
+                let m = if !captures.is_empty() && rng.gen_bool(0.7) {
+                    captures[rng.gen_range(0..captures.len())]
+                } else {
+                    moves[rng.gen_range(0..moves.len())]
+                };
+                game.play_unchecked(m);
+            }
+        }
+    }
+    assert!(counts.iter().all(|&c| c > 0), "kinds seen: {counts:?}");
+}
+
+#[test]
+fn hachu_spellings_and_bad_moves() {
+    let pos = Position::parse(&C1.replace("LN", "LD")).unwrap();
+    // MDD 19x19: 10j is j10, 10i j11, 10h j12, 10g j13.
+    let find = |t: &str| pos.parse_move(t).unwrap();
+    // 2-1: jump to S2 capturing, step back to S1 capturing.
+    assert_eq!(
+        parse_move(&pos, "j10j12,j12j11="),
+        Ok(find("10j>10i{10h,10i}="))
+    );
+    // 1+1+1 and the 2+1 jump-then-step, same move.
+    let triple = find("10j>10g{10h,10i}=");
+    assert_eq!(parse_move(&pos, "j10j11,j11j12,j12j13="), Ok(triple));
+    assert_eq!(parse_move(&pos, "j10j11,j11j12,j12j13"), Ok(triple));
+    assert_eq!(parse_move(&pos, "j10j12,j12j13"), Ok(find("10j>10g{10h}=")));
+    // igui and the pass, in both spellings.
+    assert_eq!(
+        parse_move(&pos, "j10j11,j11j10="),
+        Ok(find("10j>10j{10i}="))
+    );
+    assert_eq!(parse_move(&pos, "@@@@"), Ok(find("10j>10j")));
+    assert_eq!(parse_move(&pos, "j10i10,i10j10"), Ok(find("10j>10j")));
+    // An optional promotion: `+` promotes, no mark declines.
+    assert_eq!(parse_move(&pos, "j10j11+"), Ok(find("10j>10i{10i}+")));
+    assert_eq!(parse_move(&pos, "j10j11"), Ok(find("10j>10i{10i}=")));
+    for bad in [
+        "j10j11,j12j13", // legs do not chain
+        "j10j11,j11k12", // a bent lion-dog path (QBoard builds these)
+        "j10",           // half a move
+        "z1z2",          // off the board
+        "j10j10",        // a null leg
+        "a1a2",          // no piece
+        "j11j10",        // the opponent's piece
+        "j10j11,j11j12,j12j13,j13j14",
+        "j10j11x",
+        "",
+    ] {
+        let e = parse_move(&pos, bad);
+        assert!(e.is_err(), "{bad} accepted as {e:?}");
+    }
+    // A pass right after a pass is refused with the reason.
+    let passed = Position::parse(&C1.replace("LN", "LD").replace(" b -", " b p")).unwrap();
+    let e = parse_move(&passed, "@@@@").unwrap_err();
+    assert!(e.contains("pass may not follow a pass"), "{e}");
+}
+
+fn engine(time_ms: u64) -> Engine<Vec<u8>> {
+    let settings = Settings {
+        default_time: Duration::from_millis(time_ms),
+        ..Settings::default()
+    };
+    Engine::new(
+        Vec::new(),
+        settings,
+        Box::new(move |v| Ok(alphabeta(v, Duration::from_millis(time_ms), 7))),
+    )
+}
+
+/// Feeds lines and returns the output they produced.
+fn feed(e: &mut Engine<Vec<u8>>, lines: &[&str]) -> String {
+    e.output_mut().clear();
+    for l in lines {
+        assert_eq!(e.handle(l), Flow::Continue, "{l}");
+    }
+    String::from_utf8(e.output().clone()).unwrap()
+}
+
+/// The engine's move in `out`, reassembled as QBoard does.
+fn engine_move(out: &str) -> Option<String> {
+    let legs: Vec<String> = out
+        .lines()
+        .filter(|l| l.starts_with("move "))
+        .map(String::from)
+        .collect();
+    (!legs.is_empty()).then(|| qboard_reads(&legs))
+}
+
+#[test]
+fn qboard_start_up_transcript_both_variants_both_sides() {
+    for variant in ["daidai", "maka"] {
+        // tengu moves first: QBoard sends `go` right after the burst.
+        let mut e = engine(50);
+        let out = feed(
+            &mut e,
+            &[
+                "xboard",
+                "protover 2",
+                "new",
+                &format!("variant {variant}"),
+                "go",
+            ],
+        );
+        for f in [
+            "usermove=1",
+            "setboard=1",
+            "ping=1",
+            "sigint=0",
+            "sigterm=0",
+            "done=1",
+            "variants=\"daidai,maka\"",
+            "myname=\"tengu",
+        ] {
+            assert!(out.contains(f), "{f} missing in {out}");
+        }
+        let m = engine_move(&out).expect("tengu moved");
+        assert_eq!(e.game().len(), 1);
+        assert!(!out.contains("Illegal move"));
+        // QBoard's regex: a square pair and an optional `+` on each line.
+        assert!(
+            m.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == ',' || c == '+'),
+            "{m}"
+        );
+        // Then a reply of the user, prefixed, and tengu answers.
+        let reply = move_text(
+            e.game().position().legal_move_list()[0],
+            e.game().position().size(),
+        );
+        let out = feed(&mut e, &[&format!("usermove {reply}")]);
+        assert!(engine_move(&out).is_some(), "{out}");
+        assert_eq!(e.game().len(), 3);
+
+        // tengu moves second: the user's first move, bare and then prefixed.
+        let mut e = engine(50);
+        feed(
+            &mut e,
+            &[
+                "xboard",
+                "protover 2",
+                "new",
+                &format!("variant {variant}"),
+                "st 10",
+            ],
+        );
+        assert_eq!(
+            e.game().position().size(),
+            if variant == "maka" { 19 } else { 17 }
+        );
+        let first = move_text(
+            e.game().position().legal_move_list()[3],
+            e.game().position().size(),
+        );
+        let out = feed(&mut e, &[&first]);
+        assert!(engine_move(&out).is_some(), "{out}");
+        let next = move_text(
+            e.game().position().legal_move_list()[0],
+            e.game().position().size(),
+        );
+        let out = feed(&mut e, &[&format!("usermove {next}")]);
+        assert!(engine_move(&out).is_some(), "{out}");
+        assert_eq!(e.game().len(), 4);
+    }
+}
+
+#[test]
+fn refusals_leave_the_state_unchanged() {
+    let mut e = engine(30);
+    feed(
+        &mut e,
+        &["xboard", "protover 2", "new", "variant daidai", "force"],
+    );
+    let before = e.game().position().to_string();
+    for bad in [
+        "a1a2",
+        "usermove i1i3",
+        "i1i1",
+        "h8h9,h9h10",
+        "usermove q17q16",
+        "a1b2,c3d4",
+        "i1i2+",
+    ] {
+        let out = feed(&mut e, &[bad, "ping 7"]);
+        let refusals: Vec<&str> = out.lines().filter(|l| l.contains("Illegal move")).collect();
+        assert_eq!(refusals.len(), 1, "{bad}: {out}");
+        let text = bad.strip_prefix("usermove ").unwrap_or(bad);
+        assert!(
+            refusals[0].starts_with("Illegal move (")
+                && refusals[0].ends_with(&format!("): {text}")),
+            "{out}"
+        );
+        assert!(out.ends_with("pong 7\n"), "{out}");
+        assert_eq!(e.game().position().to_string(), before, "{bad}");
+        assert!(e.game().is_empty());
+    }
+    // A legal move still goes through afterwards.
+    let m = move_text(e.game().position().legal_move_list()[0], 17);
+    let out = feed(&mut e, &[&m]);
+    assert!(!out.contains("Illegal"), "{out}");
+    assert_eq!(e.game().len(), 1);
+    // Bad commands are errors, never "Illegal move", and change nothing.
+    for bad in [
+        "frobnicate",
+        "variant chess",
+        "st x",
+        "sd -1",
+        "level 40 x 0",
+        "sd 0",
+        "lift zz",
+        "option Foo=1",
+    ] {
+        let out = feed(&mut e, &[bad]);
+        assert!(out.starts_with("Error ("), "{bad}: {out}");
+        assert!(!out.contains("Illegal move"), "{bad}: {out}");
+    }
+    assert_eq!(e.game().len(), 1);
+}
+
+#[test]
+fn undo_setboard_result_and_helpers() {
+    let mut e = engine(30);
+    feed(&mut e, &["xboard", "protover 2", "new", "force"]);
+    let start = e.game().position().to_string();
+    let a = move_text(e.game().position().legal_move_list()[0], 17);
+    feed(&mut e, &[&a]);
+    let b = move_text(e.game().position().legal_move_list()[0], 17);
+    feed(&mut e, &[&b]);
+    assert_eq!(e.game().len(), 2);
+    feed(&mut e, &["undo"]);
+    assert_eq!(e.game().len(), 1);
+    feed(&mut e, &["undo"]);
+    assert_eq!(e.game().position().to_string(), start);
+    let out = feed(&mut e, &["remove"]);
+    assert!(out.starts_with("Error ("), "{out}");
+
+    // setboard with tengu's text: the C1 Lion position (MDD), then a lion double move.
+    feed(&mut e, &[&format!("setboard {C1}")]);
+    assert_eq!(e.game().position().size(), 19);
+    let out = feed(&mut e, &["usermove j10j11,j11j12="]);
+    assert!(!out.contains("Illegal"), "{out}");
+    let bad = feed(&mut e, &["setboard 1,2,3 x"]);
+    assert!(bad.starts_with("tellusererror Illegal position"), "{bad}");
+    assert_eq!(e.game().len(), 1, "a bad setboard changes nothing");
+
+    // lift: the Lion's targets in C1 (23 single destinations, 1 of them a capture...).
+    feed(&mut e, &[&format!("setboard {C1}")]);
+    let out = feed(&mut e, &["lift j10"]);
+    let hl = out
+        .trim()
+        .strip_prefix("highlight ")
+        .expect("a highlight line");
+    assert_eq!(hl.split('/').count(), 19);
+    assert!(
+        (hl.contains('R') || hl.contains('M')) && hl.contains('Y'),
+        "{hl}"
+    );
+
+    // result ends the game: moves are refused until `new`.
+    feed(&mut e, &["result 1/2-1/2 {adjourned}"]);
+    let out = feed(&mut e, &["j10j9"]);
+    assert!(out.starts_with("Illegal move (game over"), "{out}");
+    feed(&mut e, &["new", "force"]);
+    let out = feed(&mut e, &[&a]);
+    assert!(!out.contains("Illegal"), "{out}");
+
+    // ping, post and thinking output, `?` outside a search, option lines.
+    let out = feed(
+        &mut e,
+        &["ping 3", "?", "option Move time (ms)=40", "post", "go"],
+    );
+    assert!(out.starts_with("pong 3\n"), "{out}");
+    let thinking: Vec<&str> = out
+        .lines()
+        .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .collect();
+    assert!(!thinking.is_empty(), "{out}");
+    let fields: Vec<&str> = thinking[0].split_whitespace().collect();
+    assert!(fields.len() >= 5, "{thinking:?}");
+    assert!(engine_move(&out).is_some());
+    assert_eq!(e.handle("quit"), Flow::Quit);
+}
+
+#[test]
+fn game_end_prints_a_result_and_tells_the_user() {
+    // DD: White King on 1a, Black Rooks on 17b and 16c: 16c>16a (XBoard b15b17) mates.
+    let mate = format!("16,k/R,16/1,R,15/{}K,16 b -", "17/".repeat(13));
+    let mut e = engine(30);
+    feed(&mut e, &["new", "force", &format!("setboard {mate}")]);
+    assert!(e.game().outcome().is_none());
+    let out = feed(&mut e, &["playother", "b15b17"]);
+    assert!(out.starts_with("1-0 {"), "{out}");
+    assert!(
+        out.contains("telluser Game over"),
+        "the engine has no move: {out}"
+    );
+    assert!(!out.lines().any(|l| l.starts_with("move ")), "{out}");
+    let out = feed(&mut e, &["a16a15"]);
+    assert!(out.starts_with("Illegal move (game over"), "{out}");
+}
+
+#[test]
+fn no_input_makes_the_engine_panic() {
+    let words = [
+        "xboard",
+        "protover",
+        "new",
+        "variant",
+        "force",
+        "go",
+        "playother",
+        "st",
+        "sd",
+        "level",
+        "time",
+        "otim",
+        "ping",
+        "?",
+        "undo",
+        "remove",
+        "result",
+        "post",
+        "nopost",
+        "setboard",
+        "edit",
+        ".",
+        "analyze",
+        "exit",
+        "lift",
+        "put",
+        "hover",
+        "option",
+        "usermove",
+        "draw",
+        "hint",
+        "bk",
+        "memory",
+        "cores",
+        "name",
+        "white",
+        "black",
+        "accepted",
+        "rejected",
+    ];
+    let args = [
+        "",
+        "0",
+        "-1",
+        "99999999999999999999",
+        "1e308",
+        "nan",
+        "0:99999999999999",
+        "a1",
+        "q17",
+        "s19",
+        "@@@@",
+        "a1b2,b2c3",
+        "a1b2,b2a1+",
+        "h8h9=",
+        "daidai",
+        "maka",
+        "chess",
+        "Visits=5",
+        "Move time (ms)=1",
+        "1-0 {x}",
+        "40 5 0",
+        "0 0:1 0.1",
+        "\u{1F600}",
+        "é+",
+        ",,,",
+        "a99b1",
+        "1,k,17/19/19/19/19/19/19/9,p,9/9,p,9/7,P,1,LN,9/19/19/19/19/19/19/19/19/17,K,1 b -",
+    ];
+    let mut rng = SmallRng::seed_from_u64(99);
+    let mut e = engine(3);
+    for _ in 0..3000 {
+        let line = match rng.gen_range(0..4) {
+            0 => {
+                // Raw bytes, lossily decoded.
+                let bytes: Vec<u8> = (0..rng.gen_range(0..24)).map(|_| rng.gen()).collect();
+                String::from_utf8_lossy(&bytes).into_owned()
+            }
+            1 => {
+                // A legal or near-legal move.
+                let pos = e.game().position();
+                let moves = pos.legal_move_list();
+                if moves.is_empty() {
+                    "new".into()
+                } else {
+                    let mut t = move_text(moves[rng.gen_range(0..moves.len())], pos.size());
+                    if rng.gen_bool(0.3) {
+                        t.push(['+', '=', ',', '1'][rng.gen_range(0..4)]);
+                    }
+                    t
+                }
+            }
+            _ => format!(
+                "{} {}",
+                words[rng.gen_range(0..words.len())],
+                args[rng.gen_range(0..args.len())]
+            ),
+        };
+        // Huge time controls are valid, but the engine would think for days.
+        let timed = ["st", "level", "time"].iter().any(|w| line.starts_with(w));
+        let arg = line.split_once(' ').map_or("", |(_, a)| a);
+        let quick =
+            !arg.chars().any(|c| c.is_ascii_digit()) || ["0 0:1 0.1", "-1", "0"].contains(&arg);
+        if line.trim() == "quit" || (timed && !quick) {
+            continue;
+        }
+        let _ = e.handle(&line);
+        e.output_mut().clear();
+    }
+}
+
+#[test]
+fn mcts_player_under_the_protocol() {
+    use tengu_selfplay::arena::players::MctsPlayer;
+    use tengu_selfplay::SearchConfig;
+    let settings = Settings {
+        default_time: Duration::from_millis(200),
+        ..Settings::default()
+    };
+    let mut e = Engine::new(
+        Vec::new(),
+        settings,
+        Box::new(|_| {
+            Ok(Box::new(MctsPlayer::new(
+                "uniform".into(),
+                Box::new(tengu_model::UniformEvaluator),
+                SearchConfig::default(),
+                64,
+                1,
+            )))
+        }),
+    );
+    let out = feed(
+        &mut e,
+        &["xboard", "protover 2", "new", "variant maka", "post", "go"],
+    );
+    assert!(engine_move(&out).is_some(), "{out}");
+    // Thinking lines: depth (PV length), score, centiseconds, visits, PV.
+    let last = out
+        .lines()
+        .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .last()
+        .expect("thinking output");
+    let visits: u64 = last.split_whitespace().nth(3).unwrap().parse().unwrap();
+    assert!(visits > 1, "{last}");
+    // Fixed visits through the option, under a per-move time control.
+    let out = feed(&mut e, &["option Visits=16", "st 5", "force", "new", "go"]);
+    let last = out
+        .lines()
+        .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .last()
+        .expect("thinking output");
+    assert_eq!(last.split_whitespace().nth(3), Some("16"), "{out}");
+}

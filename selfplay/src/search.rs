@@ -1,0 +1,338 @@
+//! Search under a budget: what one move may cost ([`Limits`]: time, visits, depth, excluded
+//! root moves), how another thread stops a search ([`Stop`]), what a search reports
+//! ([`Thought`]), and MCTS with time control and root move exclusion ([`search`]), the one
+//! driver that the XBoard engine, terminal play, the arena players and the opening-book
+//! builder share.
+//!
+//! Self-play keeps its own batched driver (`play.rs`): many games' leaves form one
+//! evaluator batch there, while this driver searches one position at a time.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use tengu_model::{EvalError, EvalInput, Evaluator};
+use tengu_rules::{Game, Move};
+
+use crate::config::SearchConfig;
+use crate::mcts::{terminal_value, uses_gumbel, utility, Leaf, Tree, NONE};
+
+/// What a search may spend on one move. Every field caps the search; `None` leaves that
+/// side open (with nothing set, a player uses its own default budget).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// Wall-clock time for the whole move: the search returns by then.
+    pub time: Option<Duration>,
+    /// Root visits (MCTS; alpha-beta ignores it).
+    pub visits: Option<u32>,
+    /// Plies of full-width search (alpha-beta; MCTS ignores it).
+    pub depth: Option<u32>,
+    /// Root moves the search must not play (a book builder's "second best", or moves a
+    /// caller has ruled out).
+    pub exclude: Vec<Move>,
+}
+
+impl Limits {
+    pub fn time(time: Duration) -> Limits {
+        Limits {
+            time: Some(time),
+            ..Limits::default()
+        }
+    }
+
+    pub fn visits(visits: u32) -> Limits {
+        Limits {
+            visits: Some(visits),
+            ..Limits::default()
+        }
+    }
+
+    /// Whether nothing caps the search (it runs until stopped, or to its own defaults).
+    pub fn is_open(&self) -> bool {
+        self.time.is_none() && self.visits.is_none() && self.depth.is_none()
+    }
+}
+
+/// Why a running search was asked to end.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// Return the best move found so far (XBoard `?`).
+    MoveNow,
+    /// Return at once; the caller discards the result (a command that ends the search).
+    Abort,
+}
+
+/// A flag another thread sets to end a search early; clones share it.
+#[derive(Clone, Debug, Default)]
+pub struct Stop(Arc<AtomicU8>);
+
+impl Stop {
+    pub fn new() -> Stop {
+        Stop::default()
+    }
+
+    /// Asks the search to end. An `Abort` is never downgraded to `MoveNow`.
+    pub fn request(&self, reason: StopReason) {
+        let code = match reason {
+            StopReason::MoveNow => 1,
+            StopReason::Abort => 2,
+        };
+        self.0.fetch_max(code, Ordering::SeqCst);
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed) != 0
+    }
+
+    pub fn reason(&self) -> Option<StopReason> {
+        match self.0.load(Ordering::SeqCst) {
+            0 => None,
+            1 => Some(StopReason::MoveNow),
+            _ => Some(StopReason::Abort),
+        }
+    }
+
+    pub fn clear(&self) {
+        self.0.store(0, Ordering::SeqCst);
+    }
+}
+
+/// A search's report on one position: its move, score, effort and principal variation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Thought {
+    pub best: Move,
+    /// Score from the side to move's view in centipawn-like units (alpha-beta: material
+    /// times 100; MCTS: the root value mapped as lc0 does, 0 = even).
+    pub score: i32,
+    /// Completed depth (alpha-beta), or the length of the principal variation (MCTS).
+    pub depth: u32,
+    /// Nodes searched (alpha-beta) or root visits (MCTS).
+    pub nodes: u64,
+    pub elapsed: Duration,
+    /// The expected line, `best` first.
+    pub pv: Vec<Move>,
+}
+
+impl Thought {
+    /// A move without a search behind it.
+    pub fn just(best: Move) -> Thought {
+        Thought {
+            best,
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            elapsed: Duration::ZERO,
+            pv: vec![best],
+        }
+    }
+}
+
+/// lc0's mapping of a value in [-1, 1] to centipawns.
+pub fn value_to_centipawns(value: f32) -> i32 {
+    let v = value.clamp(-0.999, 0.999);
+    (111.714 * (1.562_069 * v).tan()).round() as i32
+}
+
+/// Searches the current position of `game` with MCTS, one evaluation at a time, within
+/// `limits`: until `limits.visits` root visits (or `config.visits` when neither visits nor
+/// time is given), until `limits.time` has passed, or until `stop` is set, whichever comes
+/// first; at least the root is evaluated. Root moves in `limits.exclude` are removed
+/// before the search. `info` hears about progress about twice a second.
+///
+/// `Ok(None)` when the game is over or every legal move is excluded.
+#[allow(clippy::too_many_arguments)]
+pub fn search(
+    game: &Game,
+    eval: &mut dyn Evaluator,
+    config: &SearchConfig,
+    limits: &Limits,
+    stop: &Stop,
+    max_plies: u32,
+    seed: u64,
+    info: &mut dyn FnMut(&Thought),
+) -> Result<Option<Thought>, EvalError> {
+    let start = Instant::now();
+    if terminal_value(game, max_plies).is_some() {
+        return Ok(None);
+    }
+    let visits = match (limits.visits, limits.time) {
+        (Some(v), _) => v.max(1),
+        (None, Some(_)) => u32::MAX,
+        (None, None) => config.visits.max(1),
+    };
+    let deadline = limits.time.map(|t| start + t);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let mut tree = Tree::default();
+    let evaluate = |eval: &mut dyn Evaluator, g: &Game, moves: &[Move]| {
+        let input = EvalInput {
+            position: g.position(),
+            moves,
+            repetitions: g.repetitions().saturating_sub(1),
+        };
+        eval.evaluate(std::slice::from_ref(&input))
+            .map(|mut v| v.remove(0))
+    };
+    let mut moves = game.position().legal_move_list();
+    moves.retain(|m| !limits.exclude.contains(m));
+    if moves.is_empty() {
+        return Ok(None);
+    }
+    let out = evaluate(eval, game, &moves)?;
+    let value = utility(&out, config);
+    let mut prior = out.policy;
+    let sum: f32 = prior.iter().sum();
+    if sum > 0.0 && sum.is_finite() {
+        prior.iter_mut().for_each(|p| *p /= sum);
+    }
+    tree.expand(&[], moves, prior, value, false);
+    if uses_gumbel(config) {
+        let budget = limits.visits.unwrap_or(config.visits);
+        tree.start_gumbel(config, budget.saturating_sub(1).max(1), &mut rng);
+    }
+    let mut last_info = start;
+    while tree.root_visits() < visits {
+        if stop.is_set() || deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        if let Leaf::Evaluate { path, game: leaf } = tree.simulate(game, config, max_plies) {
+            let moves = leaf.position().legal_move_list();
+            let out = evaluate(eval, &leaf, &moves)?;
+            let value = utility(&out, config);
+            tree.expand(&path, moves, out.policy, value, false);
+        }
+        if last_info.elapsed() >= Duration::from_millis(500) {
+            last_info = Instant::now();
+            info(&thought(&tree, &mut rng, start));
+        }
+    }
+    let t = thought(&tree, &mut rng, start);
+    info(&t);
+    Ok(Some(t))
+}
+
+/// The report of a tree: the chosen move, the root value, the most visited line.
+fn thought(tree: &Tree, rng: &mut rand::rngs::SmallRng, start: Instant) -> Thought {
+    let root = tree.root().expect("an evaluated root");
+    let best_edge = tree.choose_move(None, rng);
+    let mut pv = vec![root.moves[best_edge]];
+    let mut node = root.child[best_edge];
+    while node != NONE && pv.len() < 32 {
+        let n = &tree.nodes[node as usize];
+        let Some(e) = (0..n.moves.len())
+            .filter(|&e| n.visits[e] > 0)
+            .max_by_key(|&e| n.visits[e])
+        else {
+            break;
+        };
+        pv.push(n.moves[e]);
+        node = n.child[e];
+    }
+    Thought {
+        best: root.moves[best_edge],
+        score: value_to_centipawns(root.mean_value()),
+        depth: pv.len() as u32,
+        nodes: root.total as u64,
+        elapsed: start.elapsed(),
+        pv,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tengu_model::UniformEvaluator;
+    use tengu_rules::{Position, Variant};
+
+    fn game() -> Game {
+        Game::new(Position::initial(Variant::dai_dai()))
+    }
+
+    #[test]
+    fn visits_cap_and_exclusion() {
+        let g = game();
+        let mut eval = UniformEvaluator;
+        let config = SearchConfig::default();
+        let all = g.position().legal_move_list();
+        let limits = Limits {
+            visits: Some(40),
+            exclude: all[1..].to_vec(),
+            ..Limits::default()
+        };
+        let t = search(
+            &g,
+            &mut eval,
+            &config,
+            &limits,
+            &Stop::new(),
+            u32::MAX,
+            1,
+            &mut |_| {},
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(t.best, all[0], "only one root move is left");
+        assert_eq!(t.nodes, 40);
+        let limits = Limits {
+            exclude: all.clone(),
+            ..Limits::visits(10)
+        };
+        let none = search(
+            &g,
+            &mut eval,
+            &config,
+            &limits,
+            &Stop::new(),
+            u32::MAX,
+            1,
+            &mut |_| {},
+        );
+        assert!(none.unwrap().is_none(), "every move excluded");
+    }
+
+    #[test]
+    fn a_set_stop_returns_after_the_root() {
+        let g = game();
+        let stop = Stop::new();
+        stop.request(StopReason::MoveNow);
+        stop.request(StopReason::MoveNow);
+        assert_eq!(stop.reason(), Some(StopReason::MoveNow));
+        let t = search(
+            &g,
+            &mut UniformEvaluator,
+            &SearchConfig::default(),
+            &Limits::default(),
+            &stop,
+            u32::MAX,
+            1,
+            &mut |_| {},
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(t.nodes, 1);
+        assert!(g.position().is_legal(t.best));
+        stop.request(StopReason::Abort);
+        stop.request(StopReason::MoveNow);
+        assert_eq!(stop.reason(), Some(StopReason::Abort));
+    }
+
+    #[test]
+    fn a_time_limit_ends_an_unbounded_search() {
+        let g = game();
+        let limits = Limits::time(Duration::from_millis(100));
+        let t = search(
+            &g,
+            &mut UniformEvaluator,
+            &SearchConfig::default(),
+            &limits,
+            &Stop::new(),
+            u32::MAX,
+            1,
+            &mut |_| {},
+        )
+        .unwrap()
+        .unwrap();
+        assert!(t.nodes > 1);
+        assert!(!t.pv.is_empty());
+    }
+}

@@ -1,0 +1,47 @@
+//! `tengu play`: a game against tengu in the terminal.
+
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use tengu_rules::{Color, Position, Variant};
+use tengu_selfplay::arena::players::Limits;
+
+use crate::args::PlayArgs;
+
+pub fn run(args: PlayArgs) -> Result<()> {
+    let human = match args.color.as_str() {
+        "black" | "b" | "sente" => Color::Black,
+        "white" | "w" | "gote" => Color::White,
+        other => bail!("--color {other:?}: expected black (moves first) or white"),
+    };
+    let start = match &args.position {
+        Some(text) => Position::parse(text.trim()).context("invalid --position")?,
+        None => match Variant::builtin(&args.game) {
+            Some(v) => Position::initial(v),
+            None => bail!(
+                "unknown game {:?}; expected dai-dai or maka-dai-dai",
+                args.game
+            ),
+        },
+    };
+    let mut factory = args.engine.factory()?;
+    let mut player = factory(start.variant()).map_err(anyhow::Error::msg)?;
+    let limits = Limits {
+        time: (args.engine.visits.is_none())
+            .then(|| Duration::from_millis(args.engine.movetime.max(1))),
+        visits: args.engine.visits,
+        ..Limits::default()
+    };
+    let stdin = std::io::stdin();
+    let mut stdout = std::io::stdout();
+    tengu_engine::terminal::play(
+        stdin.lock(),
+        &mut stdout,
+        start,
+        human,
+        player.as_mut(),
+        &limits,
+        &crate::cmd::show::board_text,
+    )?;
+    Ok(())
+}

@@ -1,0 +1,349 @@
+//! `tengu xboard` as a process, driven the way QBoard drives it: the start-up burst written
+//! at once, moves relayed between two engines with per-leg `move` lines reassembled and sent
+//! back prefixed with `usermove`, every move checked with the rules crate, under `st` and
+//! `level` time controls, and no loss on time.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use tengu_rules::{Color, Game, Move, Position, Square, Variant};
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    name: &'static str,
+}
+
+impl Engine {
+    fn start(name: &'static str, args: &[&str]) -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
+            .arg("xboard")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("tengu xboard starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            lines,
+            name,
+        }
+    }
+
+    /// Writes lines in one write, as QBoard's start-up burst goes out.
+    fn send(&mut self, lines: &[&str]) {
+        let mut text = lines.join("\n");
+        text.push('\n');
+        self.stdin.write_all(text.as_bytes()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Reads lines until one matches `done`; returns them all. Panics after `timeout`.
+    fn read_until(&self, timeout: Duration, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let end = Instant::now() + timeout;
+        let mut got = Vec::new();
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    let stop = done(&l);
+                    got.push(l);
+                    if stop {
+                        return got;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("{}: nothing after {timeout:?}; read {got:?}", self.name)
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("{}: the engine exited; read {got:?}", self.name)
+                }
+            }
+        }
+    }
+
+    /// The engine's next move, reassembled as QBoard does (per-leg lines; a non-final leg
+    /// ends in `,`), and how long it took from `since`.
+    fn read_move(&self, timeout: Duration) -> (String, Vec<String>) {
+        let lines = self.read_until(timeout, |l| l.starts_with("move ") && !l.ends_with(','));
+        for l in &lines {
+            assert!(!l.contains("Illegal move"), "{}: {lines:?}", self.name);
+            assert!(!l.starts_with("Error"), "{}: {lines:?}", self.name);
+        }
+        let legs: Vec<&str> = lines
+            .iter()
+            .filter_map(|l| l.strip_prefix("move "))
+            .collect();
+        (legs.concat(), lines)
+    }
+
+    fn quit(mut self, within: Duration) {
+        let _ = self.stdin.write_all(b"quit\n");
+        let _ = self.stdin.flush();
+        let end = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "{}: exit status {status}", self.name);
+                return;
+            }
+            if Instant::now() > end {
+                let _ = self.child.kill();
+                panic!("{}: still running {within:?} after quit", self.name);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// The referee's own reading of an XBoard move (independent of the engine's parser): the
+/// squares of the legs; the captured set is the enemy pieces on the inner landing squares
+/// and the destination; `+` asks for the promoting version. The move must be legal.
+fn referee_move(pos: &Position, text: &str) -> Move {
+    let size = pos.size();
+    let moves = pos.legal_move_list();
+    if text == "@@@@" {
+        return *moves.iter().find(|m| m.is_pass()).expect("a legal pass");
+    }
+    let promote = text.ends_with('+');
+    let body = text.trim_end_matches('+');
+    let square = |t: &str| -> Square {
+        let col = (t.as_bytes()[0] - b'a') as usize;
+        let rank: usize = t[1..].parse().expect("a rank");
+        assert!(col < size && (1..=size).contains(&rank), "{t}");
+        Square::new(col, size - rank)
+    };
+    let mut path = Vec::new();
+    for leg in body.split(',') {
+        let split = leg[1..]
+            .find(|c: char| c.is_ascii_lowercase())
+            .expect("two squares")
+            + 1;
+        let (a, b) = (square(&leg[..split]), square(&leg[split..]));
+        if let Some(&last) = path.last() {
+            assert_eq!(last, a, "legs chain in {text}");
+        } else {
+            path.push(a);
+        }
+        path.push(b);
+    }
+    let me = pos.side_to_move();
+    let (from, to) = (path[0], *path.last().unwrap());
+    let enemy = |s: Square| pos.piece_at(s).is_some_and(|p| p.color != me);
+    let mut captured: Vec<Square> = path[1..]
+        .iter()
+        .copied()
+        .filter(|&s| s != from && enemy(s))
+        .collect();
+    captured.sort();
+    captured.dedup();
+    let found: Vec<Move> = moves
+        .iter()
+        .copied()
+        .filter(|m| m.from() == from && m.to() == to && m.captures().eq(captured.iter().copied()))
+        .filter(|m| !m.promotion_optional() || m.promotes() == promote)
+        .collect();
+    assert_eq!(found.len(), 1, "{text} in {pos}: {found:?}");
+    assert_eq!(
+        found[0].promotes(),
+        promote,
+        "{text}: the + mark must show a promotion"
+    );
+    found[0]
+}
+
+const ALPHABETA: &[&str] = &["--movetime", "300"];
+
+#[test]
+fn qboard_start_up_transcript_as_a_process() {
+    for variant in ["daidai", "maka"] {
+        // tengu first: QBoard's burst, with `st 1` ("use time" on), then `go`.
+        let mut e = Engine::start("first", ALPHABETA);
+        e.send(&[
+            "xboard",
+            "protover 2",
+            "new",
+            &format!("variant {variant}"),
+            "st 1",
+            "go",
+        ]);
+        let features = e.read_until(Duration::from_secs(10), |l| l.contains("done=1"));
+        let all = features.join("\n");
+        for f in [
+            "usermove=1",
+            "setboard=1",
+            "ping=1",
+            "sigint=0",
+            "sigterm=0",
+        ] {
+            assert!(all.contains(f), "{f}: {all}");
+        }
+        let (m, _) = e.read_move(Duration::from_secs(10));
+        let mut game = Game::new(Position::initial(
+            Variant::builtin(if variant == "maka" {
+                "maka-dai-dai"
+            } else {
+                "dai-dai"
+            })
+            .unwrap(),
+        ));
+        let mv = referee_move(game.position(), &m);
+        game.play(mv).unwrap();
+        e.quit(Duration::from_secs(2));
+
+        // tengu second, no time control (QBoard's default): the default budget applies.
+        let mut e = Engine::start("second", ALPHABETA);
+        e.send(&["xboard", "protover 2", "new", &format!("variant {variant}")]);
+        e.read_until(Duration::from_secs(10), |l| l.contains("done=1"));
+        let mut game = Game::new(Position::initial(game.position().variant().clone()));
+        let first = game.position().legal_move_list()[5];
+        let text = tengu_engine::notation::move_text(first, game.position().size());
+        game.play(first).unwrap();
+        e.send(&[&format!("usermove {text}")]);
+        let (m, _) = e.read_move(Duration::from_secs(10));
+        let mv = referee_move(game.position(), &m);
+        game.play(mv).unwrap();
+        // `?` outside a search, ping, junk: answered in order, nothing else moves.
+        e.send(&["?", "frobnicate", "ping 9"]);
+        let lines = e.read_until(Duration::from_secs(5), |l| l.starts_with("pong"));
+        assert_eq!(lines, vec!["Error (unknown command): frobnicate", "pong 9"]);
+        e.quit(Duration::from_secs(2));
+    }
+}
+
+#[test]
+fn quit_and_move_now_interrupt_a_search() {
+    let mut e = Engine::start("long", &["--movetime", "60000"]);
+    e.send(&["xboard", "protover 2", "new", "variant daidai", "go"]);
+    e.read_until(Duration::from_secs(10), |l| l.contains("done=1"));
+    std::thread::sleep(Duration::from_millis(300));
+    let asked = Instant::now();
+    e.send(&["?"]);
+    let (m, _) = e.read_move(Duration::from_secs(5));
+    assert!(asked.elapsed() < Duration::from_secs(5));
+    referee_move(&Position::initial(Variant::dai_dai()), &m);
+    // A search cut by `quit`.
+    let e2 = {
+        let mut e2 = Engine::start("quitter", &["--movetime", "60000"]);
+        e2.send(&["xboard", "protover 2", "new", "variant maka", "go"]);
+        e2.read_until(Duration::from_secs(10), |l| l.contains("done=1"));
+        std::thread::sleep(Duration::from_millis(300));
+        e2
+    };
+    e2.quit(Duration::from_secs(2));
+    e.quit(Duration::from_secs(2));
+}
+
+/// A referee plays `plies` plies between two engines as QBoard relays them.
+fn referee_game(variant: &str, control: &str, plies: usize) {
+    let v = Variant::builtin(if variant == "maka" {
+        "maka-dai-dai"
+    } else {
+        "dai-dai"
+    })
+    .unwrap();
+    let mut engines = [
+        Engine::start("first mover", ALPHABETA),
+        Engine::start("second mover", ALPHABETA),
+    ];
+    for (i, e) in engines.iter_mut().enumerate() {
+        let mut burst = vec!["xboard", "protover 2", "new"];
+        let var = format!("variant {variant}");
+        burst.push(&var);
+        burst.push(control);
+        if i == 0 {
+            burst.push("go");
+        }
+        e.send(&burst);
+    }
+    // The referee's clocks.
+    let words: Vec<&str> = control.split_whitespace().collect();
+    let (per_move, mut clocks, mps, base) = match words[..] {
+        ["st", s] => (
+            Some(Duration::from_secs(s.parse().unwrap())),
+            [Duration::MAX; 2],
+            0,
+            Duration::ZERO,
+        ),
+        ["level", mps, base, _] => {
+            let (m, s) = base.split_once(':').unwrap();
+            let base =
+                Duration::from_secs(m.parse::<u64>().unwrap() * 60 + s.parse::<u64>().unwrap());
+            (None, [base; 2], mps.parse::<usize>().unwrap(), base)
+        }
+        _ => panic!("control {control}"),
+    };
+    let mut game = Game::new(Position::initial(v));
+    let mut asked = Instant::now();
+    let mut moves_made = [0usize; 2];
+    for ply in 0..plies {
+        if game.outcome().is_some() {
+            break;
+        }
+        let side = if game.position().side_to_move() == Color::Black {
+            0
+        } else {
+            1
+        };
+        let (m, lines) = engines[side].read_move(Duration::from_secs(30));
+        let spent = asked.elapsed();
+        if let Some(t) = per_move {
+            // `st`: the move is due in t; 250 ms for process scheduling on a busy machine.
+            assert!(
+                spent <= t + Duration::from_millis(250),
+                "ply {ply}: {spent:?} under st {t:?}"
+            );
+        } else {
+            assert!(
+                spent < clocks[side],
+                "ply {ply}: {} lost on time ({spent:?} of {:?})",
+                engines[side].name,
+                clocks[side]
+            );
+            clocks[side] -= spent;
+            moves_made[side] += 1;
+            if mps > 0 && moves_made[side] % mps == 0 {
+                clocks[side] += base;
+            }
+        }
+        let mv = referee_move(game.position(), &m);
+        game.play(mv)
+            .unwrap_or_else(|e| panic!("ply {ply}: {e} ({lines:?})"));
+        let other = 1 - side;
+        engines[other].send(&[&format!("usermove {m}")]);
+        asked = Instant::now();
+    }
+    let result = match game.outcome() {
+        Some(o) => format!("result {} {{{}}}", o.result_text(), o.termination.as_str()),
+        None => "result 1/2-1/2 {ply cap}".to_string(),
+    };
+    for mut e in engines {
+        e.send(&[&result]);
+        e.quit(Duration::from_secs(3));
+    }
+}
+
+#[test]
+fn referee_game_dai_dai_under_st() {
+    referee_game("daidai", "st 1", 14);
+}
+
+#[test]
+fn referee_game_maka_under_level() {
+    referee_game("maka", "level 40 0:08 0", 24);
+}

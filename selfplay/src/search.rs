@@ -16,7 +16,7 @@ use tengu_model::{EvalError, EvalInput, Evaluator};
 use tengu_rules::{Game, Move};
 
 use crate::config::SearchConfig;
-use crate::mcts::{terminal_value, uses_gumbel, utility, Leaf, Tree, NONE};
+use crate::mcts::{forced_captures, terminal_value, uses_gumbel, utility, Leaf, Tree, NONE};
 
 /// What a search may spend on one move. Every field caps the search; `None` leaves that
 /// side open (with nothing set, a player uses its own default budget).
@@ -153,6 +153,90 @@ pub fn search(
     info: &mut dyn FnMut(&Thought),
 ) -> Result<Option<Thought>, EvalError> {
     let start = Instant::now();
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let tree = search_tree(
+        game,
+        eval,
+        config,
+        limits,
+        stop,
+        max_plies,
+        &mut rng,
+        &mut |tree, rng| info(&thought(tree, rng, start)),
+    )?;
+    Ok(tree.map(|tree| {
+        let t = thought(&tree, &mut rng, start);
+        info(&t);
+        t
+    }))
+}
+
+/// The result of searching one position for self-play style use (a policy target).
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// The move chosen (most visits; best Gumbel candidate under a Gumbel root).
+    pub best: Move,
+    /// Root value from the side to move's view.
+    pub value: f32,
+    /// Moves with their policy-target weights.
+    pub policy: Vec<(Move, f32)>,
+    pub visits: u32,
+}
+
+/// Searches the current position of `game` with `visits` root visits (no noise), one
+/// evaluation at a time. `None` if the game is over.
+pub fn search_game(
+    game: &Game,
+    eval: &mut dyn Evaluator,
+    config: &SearchConfig,
+    visits: u32,
+    max_plies: u32,
+    seed: u64,
+) -> Result<Option<SearchResult>, EvalError> {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let limits = Limits::visits(visits);
+    let Some(tree) = search_tree(
+        game,
+        eval,
+        config,
+        &limits,
+        &Stop::new(),
+        max_plies,
+        &mut rng,
+        &mut |_, _| {},
+    )?
+    else {
+        return Ok(None);
+    };
+    let root = tree.root().expect("root");
+    let best = root.moves[tree.choose_move(None, &mut rng)];
+    let policy = tree
+        .policy_target()
+        .into_iter()
+        .map(|(e, w)| (root.moves[e], w))
+        .collect();
+    Ok(Some(SearchResult {
+        best,
+        value: root.mean_value(),
+        policy,
+        visits: root.total,
+    }))
+}
+
+/// The tree of a search of `game` under `limits` (see [`search`]); `progress` is called
+/// about twice a second. `None` when the game is over or every legal move is excluded.
+#[allow(clippy::too_many_arguments)]
+fn search_tree(
+    game: &Game,
+    eval: &mut dyn Evaluator,
+    config: &SearchConfig,
+    limits: &Limits,
+    stop: &Stop,
+    max_plies: u32,
+    rng: &mut rand::rngs::SmallRng,
+    progress: &mut dyn FnMut(&Tree, &mut rand::rngs::SmallRng),
+) -> Result<Option<Tree>, EvalError> {
+    let start = Instant::now();
     if terminal_value(game, max_plies).is_some() {
         return Ok(None);
     }
@@ -162,7 +246,6 @@ pub fn search(
         (None, None) => config.visits.max(1),
     };
     let deadline = limits.time.map(|t| start + t);
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
     let mut tree = Tree::default();
     let evaluate = |eval: &mut dyn Evaluator, g: &Game, moves: &[Move]| {
         let input = EvalInput {
@@ -186,9 +269,13 @@ pub fn search(
         prior.iter_mut().for_each(|p| *p /= sum);
     }
     tree.expand(&[], moves, prior, value, false);
+    // A time-limited search plans its root (Gumbel phases, forced captures) for the
+    // configured visits.
+    let budget = limits.visits.unwrap_or(config.visits);
     if uses_gumbel(config) {
-        let budget = limits.visits.unwrap_or(config.visits);
-        tree.start_gumbel(config, budget.saturating_sub(1).max(1), &mut rng);
+        tree.start_gumbel(config, budget.saturating_sub(1).max(1), rng);
+    } else {
+        tree.force_root_captures(forced_captures(config, budget));
     }
     let mut last_info = start;
     while tree.root_visits() < visits {
@@ -203,12 +290,10 @@ pub fn search(
         }
         if last_info.elapsed() >= Duration::from_millis(500) {
             last_info = Instant::now();
-            info(&thought(&tree, &mut rng, start));
+            progress(&tree, rng);
         }
     }
-    let t = thought(&tree, &mut rng, start);
-    info(&t);
-    Ok(Some(t))
+    Ok(Some(tree))
 }
 
 /// The report of a tree: the chosen move, the root value, the most visited line.

@@ -176,6 +176,16 @@ fn run_evaluates_new_checkpoints_in_the_arena() {
             .any(|l| l["opponent"] == "random" && l["games"] == 2),
         "{text}"
     );
+    // Each match line carries the checkpoint's end-of-game material share.
+    assert!(
+        lines
+            .iter()
+            .filter(|l| l["games"].is_number())
+            .all(|l| l["material_share"]
+                .as_f64()
+                .is_some_and(|m| (0.0..=1.0).contains(&m))),
+        "{text}"
+    );
     assert!(
         lines
             .iter()

@@ -433,6 +433,7 @@ fn evaluate(
                 let mut line = serde_json::json!({
                     "checkpoint": eval.checkpoint, "step": eval.step, "opponent": label(&eval),
                     "games": v["games"], "score": v["score"], "elo": v["elo"], "elo_low": v["elo_low"], "elo_high": v["elo_high"],
+                    "material_share": v["material_share"], "material_share_se": v["material_share_se"],
                     "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
                 });
                 if let Some(prev) = &eval.previous {

@@ -29,6 +29,9 @@ pub struct SearchConfig {
     /// Weight of the material head's prediction (future material balance, tanh-scaled)
     /// added to the value a leaf backs up (KataGo's score utility); 0: the value alone.
     pub material_utility: f32,
+    /// Weight of the value head (win - loss) in the value a leaf backs up; below 1 leans
+    /// the search on the material head while the value head still memorises its few games.
+    pub value_utility: f32,
     /// PUCT roots: share of a search's new visits that first go once to each capture at the
     /// root (most probable first), so a young policy's search sees what captures are worth
     /// (a rules fact, no values); 0: off.
@@ -47,6 +50,7 @@ impl Default for SearchConfig {
             gumbel_moves: 16,
             gumbel_rescale: true,
             material_utility: 0.0,
+            value_utility: 1.0,
             root_capture_share: 0.0,
         }
     }
@@ -133,6 +137,10 @@ impl SearchConfig {
         check(
             (0.0..=1.0).contains(&self.material_utility),
             "search.material_utility must be in [0, 1]",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.value_utility),
+            "search.value_utility must be in [0, 1]",
         )?;
         check(
             (0.0..=1.0).contains(&self.root_capture_share),

@@ -471,10 +471,11 @@ fn standard_normal<R: Rng>(rng: &mut R) -> f32 {
     (-2.0 * u1.ln()).sqrt() * (std::f32::consts::TAU * u2).cos()
 }
 
-/// The value a leaf backs up: win - loss, plus `material_utility` times the material head's
-/// prediction (KataGo adds its score estimate to the utility the same way), kept in [-1, 1].
+/// The value a leaf backs up: `value_utility` times win - loss, plus `material_utility`
+/// times the material head's prediction (KataGo adds its score estimate to the utility the
+/// same way), kept in [-1, 1].
 pub fn utility(out: &tengu_model::Evaluation, config: &SearchConfig) -> f32 {
-    (out.value() + config.material_utility * out.material).clamp(-1.0, 1.0)
+    (config.value_utility * out.value() + config.material_utility * out.material).clamp(-1.0, 1.0)
 }
 
 /// How many root captures a PUCT search of `visits` new visits owes a first visit.

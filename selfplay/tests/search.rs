@@ -298,3 +298,37 @@ fn root_capture_share_gives_every_root_capture_a_visit() {
     // At most share x visits captures are forced: 0.125 x 8 = one.
     assert_eq!(visited(0.125), 1);
 }
+
+#[test]
+fn leaf_utility_weighs_value_and_material() {
+    use tengu_selfplay::mcts::utility;
+    let out = tengu_model::Evaluation {
+        policy: Vec::new(),
+        wdl: [0.7, 0.2, 0.1],
+        material: -0.4,
+    };
+    let with = |value_utility: f32, material_utility: f32| {
+        utility(
+            &out,
+            &SearchConfig {
+                value_utility,
+                material_utility,
+                ..SearchConfig::default()
+            },
+        )
+    };
+    assert!((with(1.0, 0.0) - 0.6).abs() < 1e-6);
+    assert!((with(1.0, 0.5) - 0.4).abs() < 1e-6);
+    assert!((with(0.0, 1.0) + 0.4).abs() < 1e-6);
+    assert!((with(0.5, 1.0) + 0.1).abs() < 1e-6);
+    // Kept in [-1, 1].
+    let strong = tengu_model::Evaluation {
+        material: 0.9,
+        ..out
+    };
+    let config = SearchConfig {
+        material_utility: 1.0,
+        ..SearchConfig::default()
+    };
+    assert_eq!(utility(&strong, &config), 1.0);
+}

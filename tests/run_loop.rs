@@ -208,3 +208,36 @@ fn run_evaluates_new_checkpoints_in_the_arena() {
     }
     assert!(svg.matches("<polyline").count() >= 5 * 4, "{svg}");
 }
+
+#[test]
+fn a_run_directory_of_another_game_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("runs/shared");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("config.toml"), CONFIG).unwrap();
+    let maka = CONFIG.replace("game = \"dai-dai\"", "game = \"maka-dai-dai\"");
+    assert_ne!(maka, CONFIG, "the test config names its game");
+    std::fs::write(dir.path().join("maka.toml"), maka).unwrap();
+    let (ok, err) = tengu(
+        &[
+            "run",
+            "--config",
+            "maka.toml",
+            "--run",
+            "runs/shared",
+            "--quiet",
+        ],
+        dir.path(),
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("is a dai-dai run") && err.contains("maka-dai-dai"),
+        "{err}"
+    );
+    // Nothing was started: no checkpoint, and the saved config is unchanged.
+    assert!(!run.join("models").exists());
+    assert_eq!(
+        std::fs::read_to_string(run.join("config.toml")).unwrap(),
+        CONFIG
+    );
+}

@@ -21,6 +21,19 @@ pub fn run(args: RunArgs) -> Result<()> {
         );
     }
     let config = RunConfig::load(args.config.as_deref(), &run).map_err(anyhow::Error::msg)?;
+    if args.config.is_some() && saved.exists() {
+        // A run holds one game's shards and checkpoints: refuse before any process starts.
+        let previous = RunConfig::load(None, &run).map_err(anyhow::Error::msg)?;
+        if previous.game != config.game {
+            bail!(
+                "{} is a {} run; {} configures {}: choose another --run directory",
+                run.display(),
+                previous.game,
+                args.config.as_deref().unwrap_or(&saved).display(),
+                config.game
+            );
+        }
+    }
     std::fs::create_dir_all(&run).with_context(|| format!("cannot create {}", run.display()))?;
     // The effective configuration, which every process of the run reads.
     let text = toml::to_string(&config).context("serialising the configuration")?;

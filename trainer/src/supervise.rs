@@ -45,9 +45,6 @@ pub struct RunStatus {
     pub elo: Option<(String, f64)>,
 }
 
-/// The opponent name of a queued tactics-suite evaluation.
-const SUITE: &str = "suite";
-
 /// Appends one JSON line to `path`.
 fn append_jsonl(path: &Path, line: &serde_json::Value) -> std::io::Result<()> {
     use std::io::Write;
@@ -58,13 +55,23 @@ fn append_jsonl(path: &Path, line: &serde_json::Value) -> std::io::Result<()> {
     writeln!(file, "{line}")
 }
 
-/// One queued or running arena match of `tengu run`.
+/// One queued or running evaluation of a checkpoint by `tengu run`.
 struct Evaluation {
     checkpoint: String,
     step: u64,
-    /// Player spec of the opponent, and whether it is the previous checkpoint.
-    opponent: String,
-    previous: Option<String>,
+    job: Job,
+}
+
+/// What an evaluation runs.
+enum Job {
+    /// A match against `opponent` (a player spec); `previous` names the checkpoint when the
+    /// opponent is the previously evaluated one (its result chains the rating).
+    Match {
+        opponent: String,
+        previous: Option<String>,
+    },
+    /// The game's tactics suite.
+    Suite,
 }
 
 /// Ratings of checkpoints from `elo.jsonl` (chained through vs-previous matches).
@@ -368,20 +375,24 @@ fn evaluate(
                 state.queue.push_back(Evaluation {
                     checkpoint: name.clone(),
                     step: *step,
-                    opponent: format!(
-                        "checkpoint:{}:{}",
-                        run_dir::models(&options.run).join(&previous).display(),
-                        arena.visits
-                    ),
-                    previous: Some(previous),
+                    job: Job::Match {
+                        opponent: format!(
+                            "checkpoint:{}:{}",
+                            run_dir::models(&options.run).join(&previous).display(),
+                            arena.visits
+                        ),
+                        previous: Some(previous),
+                    },
                 });
             }
             for b in &arena.baselines {
                 state.queue.push_back(Evaluation {
                     checkpoint: name.clone(),
                     step: *step,
-                    opponent: b.clone(),
-                    previous: None,
+                    job: Job::Match {
+                        opponent: b.clone(),
+                        previous: None,
+                    },
                 });
             }
             // The tactics suite after the matches (which chain the ratings): seconds, and
@@ -390,8 +401,7 @@ fn evaluate(
                 state.queue.push_back(Evaluation {
                     checkpoint: name.clone(),
                     step: *step,
-                    opponent: SUITE.into(),
-                    previous: None,
+                    job: Job::Suite,
                 });
             }
         }
@@ -408,7 +418,7 @@ fn evaluate(
         ));
         let text = std::fs::read_to_string(&out).unwrap_or_default();
         match serde_json::from_str::<serde_json::Value>(text.trim()) {
-            Ok(v) if status.success() && eval.opponent == SUITE => {
+            Ok(v) if status.success() && matches!(eval.job, Job::Suite) => {
                 let line = serde_json::json!({
                     "checkpoint": eval.checkpoint, "step": eval.step,
                     "top1": v["top1"], "top3": v["top3"], "value_sign": v["value_sign"],
@@ -436,7 +446,11 @@ fn evaluate(
                     "material_share": v["material_share"], "material_share_se": v["material_share_se"],
                     "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
                 });
-                if let Some(prev) = &eval.previous {
+                if let Job::Match {
+                    previous: Some(prev),
+                    ..
+                } = &eval.job
+                {
                     let base = state
                         .ratings
                         .iter()
@@ -471,8 +485,8 @@ fn evaluate(
                     .display(),
                 arena.visits
             );
-            let mut args: Vec<String> = if eval.opponent == SUITE {
-                vec![
+            let mut args: Vec<String> = match &eval.job {
+                Job::Suite => vec![
                     "suite".into(),
                     "--checkpoint".into(),
                     run_dir::models(&options.run)
@@ -482,12 +496,11 @@ fn evaluate(
                     "--json".into(),
                     "--log".into(),
                     "warn".into(),
-                ]
-            } else {
-                vec![
+                ],
+                Job::Match { opponent, .. } => vec![
                     "match".into(),
                     me,
-                    eval.opponent.clone(),
+                    opponent.clone(),
                     "--game".into(),
                     options.game.clone(),
                     "--games".into(),
@@ -504,7 +517,7 @@ fn evaluate(
                 ]
                 .into_iter()
                 .chain(options.match_args.iter().cloned())
-                .collect()
+                .collect(),
             };
             if let Some(i) = options.child_args.iter().position(|a| a == "--backend") {
                 args.extend(options.child_args[i..i + 2].iter().cloned());
@@ -539,9 +552,13 @@ fn stem(name: &str) -> String {
 
 /// A file-name-safe label of the opponent.
 fn label(eval: &Evaluation) -> String {
-    match &eval.previous {
-        Some(prev) => stem(prev),
-        None => eval.opponent.replace(':', "-"),
+    match &eval.job {
+        Job::Match {
+            previous: Some(prev),
+            ..
+        } => stem(prev),
+        Job::Match { opponent, .. } => opponent.replace(':', "-"),
+        Job::Suite => "suite".into(),
     }
 }
 

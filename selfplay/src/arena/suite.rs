@@ -308,12 +308,21 @@ pub struct SuiteScore {
     pub top1_by_category: std::collections::BTreeMap<String, f64>,
 }
 
-/// The suite's positions parsed for `variant`: entry, position, legal moves and the index
-/// of the labelled best move among them.
+/// A suite position parsed for its game.
+struct Decoded<'a> {
+    entry: &'a SuiteEntry,
+    position: Position,
+    /// Its legal moves, and the index of the labelled best move among them.
+    moves: Vec<Move>,
+    best: usize,
+}
+
+/// The first `limit` positions of `suite` parsed for `variant`.
 fn decode<'a>(
     suite: &'a Suite,
     variant: &Arc<Variant>,
-) -> Result<Vec<(&'a SuiteEntry, Position, Vec<Move>, usize)>, String> {
+    limit: usize,
+) -> Result<Vec<Decoded<'a>>, String> {
     if suite.header.game != variant.id() {
         return Err(format!(
             "a {} suite cannot measure a {} network",
@@ -322,7 +331,7 @@ fn decode<'a>(
         ));
     }
     let mut decoded = Vec::with_capacity(suite.entries.len());
-    for (i, e) in suite.entries.iter().enumerate() {
+    for (i, e) in suite.entries.iter().take(limit).enumerate() {
         let pos = Position::parse_for(variant.clone(), &e.position)
             .map_err(|err| format!("suite position {}: {err}", i + 1))?;
         let best = pos
@@ -333,7 +342,12 @@ fn decode<'a>(
             .iter()
             .position(|&m| m == best)
             .ok_or_else(|| format!("suite position {}: {} is not legal", i + 1, e.best))?;
-        decoded.push((e, pos, moves, k));
+        decoded.push(Decoded {
+            entry: e,
+            position: pos,
+            moves,
+            best: k,
+        });
     }
     Ok(decoded)
 }
@@ -349,23 +363,25 @@ pub fn search_score(
     visits: u32,
     limit: usize,
 ) -> Result<SuiteScore, String> {
-    let mut decoded = decode(suite, variant)?;
-    decoded.truncate(limit);
+    let decoded = decode(suite, variant, limit)?;
     let mut tally = Tally::default();
-    for (i, (entry, pos, moves, k)) in decoded.iter().enumerate() {
-        let game = Game::new(pos.clone());
+    for (i, d) in decoded.iter().enumerate() {
+        let game = Game::new(d.position.clone());
         let result = crate::mcts::search_game(&game, eval, config, visits, u32::MAX, i as u64)
             .map_err(|e| e.to_string())?
             .ok_or_else(|| format!("suite position {}: the game is over", i + 1))?;
-        let mut weight = vec![0.0f32; moves.len()];
-        for (m, w) in &result.policy {
-            if let Some(e) = moves.iter().position(|x| x == m) {
-                weight[e] = *w;
-            }
-        }
-        let hit = result.best == moves[*k];
-        let better = weight.iter().filter(|&&x| x > weight[*k]).count();
-        tally.add(entry, hit, better < 3, result.value);
+        let best = d.moves[d.best];
+        // Moves left out of the policy target have weight 0.
+        let weight = |m: Move| {
+            result
+                .policy
+                .iter()
+                .find(|(x, _)| *x == m)
+                .map_or(0.0, |(_, w)| *w)
+        };
+        let w_best = weight(best);
+        let better = result.policy.iter().filter(|(_, w)| *w > w_best).count();
+        tally.add(d.entry, result.best == best, better < 3, result.value);
     }
     Ok(tally.finish(decoded.len()))
 }
@@ -424,22 +440,22 @@ pub fn score(
     variant: &Arc<Variant>,
     eval: &mut dyn Evaluator,
 ) -> Result<SuiteScore, String> {
-    let decoded = decode(suite, variant)?;
+    let decoded = decode(suite, variant, usize::MAX)?;
     let mut tally = Tally::default();
     for chunk in decoded.chunks(64) {
         let inputs: Vec<EvalInput> = chunk
             .iter()
-            .map(|(_, pos, moves, _)| EvalInput {
-                position: pos,
-                moves,
+            .map(|d| EvalInput {
+                position: &d.position,
+                moves: &d.moves,
                 repetitions: 0,
             })
             .collect();
         let outs = eval.evaluate(&inputs).map_err(|e| e.to_string())?;
-        for ((entry, _, _, k), out) in chunk.iter().zip(&outs) {
-            let p = out.policy[*k];
+        for (d, out) in chunk.iter().zip(&outs) {
+            let p = out.policy[d.best];
             let better = out.policy.iter().filter(|&&x| x > p).count();
-            tally.add(entry, better == 0, better < 3, out.wdl[0] - out.wdl[2]);
+            tally.add(d.entry, better == 0, better < 3, out.value());
         }
     }
     Ok(tally.finish(decoded.len()))

@@ -167,9 +167,10 @@ pub struct GameSettingsArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Checkpoint players add this times their material head's prediction to the values
-    /// their search backs up (`search.material_utility` of the run that trained them).
-    #[arg(long, default_value_t = 0.0)]
-    pub material_utility: f32,
+    /// their search backs up (`search.material_utility` of the run that trained them;
+    /// default: that of `--search-config`, else 0).
+    #[arg(long)]
+    pub material_utility: Option<f32>,
     /// Checkpoint players search with the `[search]` table of this run configuration
     /// (e.g. `runs/X/config.toml`, so they search as the run that trained them did);
     /// `--material-utility`, when given, overrides its value.

@@ -69,8 +69,8 @@ impl GameSettingsArgs {
             }
             None => SearchConfig::default(),
         };
-        if self.material_utility > 0.0 || self.search_config.is_none() {
-            search.material_utility = self.material_utility;
+        if let Some(utility) = self.material_utility {
+            search.material_utility = utility;
         }
         Ok(search)
     }

@@ -100,6 +100,10 @@ fn a_tiny_network_overfits_a_fixed_batch() {
 fn ownership_head_learns_and_held_out_losses_match_a_step() {
     let variant = Variant::dai_dai();
     let device = Device::default();
+    // A fixed initialisation: one unseeded start in about twenty stalled on a plateau (0.80
+    // after 250 steps). The seed is global to the backend, so tests running beside this one
+    // can still draw in between; it narrows the spread, it does not pin it.
+    device.seed(11);
     let ps = positions(&variant, 8);
     let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
     let targets = one_hot_targets(&moves);

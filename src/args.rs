@@ -327,10 +327,17 @@ pub struct BenchNnArgs {
     /// Seconds to spend on each measurement (at least one call is always made).
     #[arg(long, default_value_t = 2.0)]
     pub seconds: f64,
-    /// Backends to measure (comma separated): `burn` (burn-flex, CPU), `tch-cpu`,
-    /// `tch-cuda`, `tch-cuda-bf16` (the tch ones need a build with `--features cuda`).
-    #[arg(long, default_value = "burn", value_delimiter = ',')]
+    /// Backends to measure (comma separated): `burn` (tengu's CPU kernels; training on
+    /// burn-flex), `burn-flex` (evaluation through burn-flex too), `tch-cpu`, `tch-cuda`,
+    /// `tch-cuda-bf16` (the tch ones need a build with `--features cuda`).
+    #[arg(long, default_value = "burn,burn-flex", value_delimiter = ',')]
     pub backends: Vec<String>,
+    /// Also print where each forward's time goes, stage by stage (backends that measure it).
+    #[arg(long)]
+    pub profile: bool,
+    /// Skip the training measurement.
+    #[arg(long)]
+    pub no_train: bool,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,

@@ -1,6 +1,9 @@
 //! Backends chosen by name, so that search, the trainer and the CLI never name burn or tch.
 //!
-//! * `burn`: burn-flex on the CPU (always built; the embedded default);
+//! * `burn`: the pure-Rust default (always built): evaluation by tengu's own CPU kernels
+//!   ([`crate::cpu_eval`], about 3x burn-flex's forward), training by burn-flex;
+//! * `burn-flex`: evaluation through burn-flex as well (the reference the CPU kernels are
+//!   checked against; same training);
 //! * `tch-cpu`, `tch-cuda`, `tch-cuda-bf16`: libtorch, in builds with the `cuda` feature
 //!   (`tch-cuda-bf16` runs inference under bfloat16 autocast).
 
@@ -12,6 +15,7 @@ use tengu_rules::Variant;
 
 use crate::burn_eval::{BurnEvaluator, BurnTrainer, LossWeights, Losses, TrainExample};
 use crate::checkpoint::{self, CheckpointError, CheckpointMeta};
+use crate::cpu_eval::CpuEvaluator;
 use crate::evaluator::{EvalError, Evaluator};
 use crate::net::NetConfig;
 
@@ -19,17 +23,20 @@ use crate::net::NetConfig;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Backend {
     Burn,
+    BurnFlex,
     TchCpu,
     TchCuda,
     TchCudaBf16,
 }
 
 impl Backend {
-    pub const NAMES: [&'static str; 4] = ["burn", "tch-cpu", "tch-cuda", "tch-cuda-bf16"];
+    pub const NAMES: [&'static str; 5] =
+        ["burn", "burn-flex", "tch-cpu", "tch-cuda", "tch-cuda-bf16"];
 
     pub fn name(self) -> &'static str {
         match self {
             Backend::Burn => "burn",
+            Backend::BurnFlex => "burn-flex",
             Backend::TchCpu => "tch-cpu",
             Backend::TchCuda => "tch-cuda",
             Backend::TchCudaBf16 => "tch-cuda-bf16",
@@ -38,7 +45,12 @@ impl Backend {
 
     /// Whether this build can run the backend at all (tch needs the `cuda` feature).
     pub fn compiled(self) -> bool {
-        self == Backend::Burn || cfg!(feature = "cuda")
+        self.is_burn() || cfg!(feature = "cuda")
+    }
+
+    /// Whether the network trains on burn (the pure-Rust backends).
+    pub fn is_burn(self) -> bool {
+        matches!(self, Backend::Burn | Backend::BurnFlex)
     }
 
     #[cfg(not(feature = "cuda"))]
@@ -72,6 +84,11 @@ impl Backend {
     ) -> Result<Box<dyn Evaluator>, EvalError> {
         match self {
             Backend::Burn => {
+                let device = burn::tensor::Device::default();
+                let net = config.init(&device);
+                Ok(Box::new(CpuEvaluator::new(variant, &net, config, label)?))
+            }
+            Backend::BurnFlex => {
                 let device = burn::tensor::Device::default();
                 Ok(Box::new(BurnEvaluator::new(
                     variant,
@@ -116,6 +133,18 @@ impl Backend {
                 let device = burn::tensor::Device::default();
                 let (net, meta) = checkpoint::load(path, variant.id(), &device)?;
                 let eval =
+                    CpuEvaluator::new(variant, &net, &meta.config, label(&meta)).map_err(|e| {
+                        CheckpointError::Weights {
+                            path: path.display().to_string(),
+                            problem: e.to_string(),
+                        }
+                    })?;
+                Ok((Box::new(eval), meta))
+            }
+            Backend::BurnFlex => {
+                let device = burn::tensor::Device::default();
+                let (net, meta) = checkpoint::load(path, variant.id(), &device)?;
+                let eval =
                     BurnEvaluator::new(variant, net, meta.config.clone(), device, label(&meta));
                 Ok((Box::new(eval), meta))
             }
@@ -152,7 +181,7 @@ impl Backend {
             check_planes(path, variant)?;
         }
         match self {
-            Backend::Burn => {
+            Backend::Burn | Backend::BurnFlex => {
                 let device = burn::tensor::Device::default();
                 let net = match checkpoint {
                     Some(path) => checkpoint::load(path, variant.id(), &device)?.0,
@@ -221,6 +250,7 @@ impl FromStr for Backend {
     fn from_str(s: &str) -> Result<Backend, String> {
         match s {
             "burn" => Ok(Backend::Burn),
+            "burn-flex" => Ok(Backend::BurnFlex),
             "tch-cpu" => Ok(Backend::TchCpu),
             "tch-cuda" => Ok(Backend::TchCuda),
             "tch-cuda-bf16" => Ok(Backend::TchCudaBf16),

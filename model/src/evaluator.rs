@@ -51,6 +51,12 @@ pub trait Evaluator: Send {
 
     /// Evaluates a batch; the result has one [`Evaluation`] per input, in order.
     fn evaluate(&mut self, batch: &[EvalInput<'_>]) -> Result<Vec<Evaluation>, EvalError>;
+
+    /// Seconds spent so far in each stage of evaluation, for evaluators that measure it
+    /// (`tengu bench nn --profile`); empty otherwise.
+    fn profile(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
 }
 
 /// Refuses a batch with a position of another game than `game`.

@@ -4,6 +4,8 @@
 pub mod backend;
 pub mod burn_eval;
 pub mod checkpoint;
+pub mod cpu_eval;
+pub mod cpu_net;
 pub mod encoder;
 pub mod evaluator;
 pub mod net;

@@ -90,6 +90,18 @@ impl NetConfig {
         stem + tower + heads
     }
 
+    /// Multiply-adds x 2 per position that inference needs: the tower and the 1x1 heads
+    /// search reads (policy query, key and codes, value), without the `[A, A]` pair product
+    /// (only the legal moves' pairs are needed) and the ownership head.
+    pub fn inference_flops(&self) -> f64 {
+        let a = (self.size * self.size) as f64;
+        let c = self.channels as f64;
+        let stem = 2.0 * a * self.planes as f64 * c;
+        let tower = self.blocks as f64 * 2.0 * (2.0 * a * c * c * 9.0);
+        let heads = 2.0 * a * c * (2 * self.head_dim + CODES + self.value_channels) as f64;
+        stem + tower + heads
+    }
+
     pub fn init(&self, device: &Device) -> Net {
         let conv = |i: usize, o: usize, k: usize| {
             Conv2dConfig::new([i, o], [k, k])
@@ -282,4 +294,90 @@ pub fn legal_logits(out: &NetOutput, index: &MoveIndex) -> Tensor<2> {
         .reshape([b, a * CODES])
         .gather(1, index.code.clone());
     (pair + code).mask_fill(index.padding.clone(), -1.0e9)
+}
+
+/// One layer's parameters as plain row-major arrays in burn's layouts (convolution weight
+/// `[out, in, k, k]`, linear weight `[in, out]`), for inference engines outside burn.
+pub(crate) struct RawLayer {
+    pub weight: Vec<f32>,
+    pub dims: Vec<usize>,
+    /// `[out]`; zeros where the layer has no bias.
+    pub bias: Vec<f32>,
+}
+
+/// Every layer of a [`Net`] that inference needs (the ownership head is left out: search
+/// never reads it).
+pub(crate) struct RawNet {
+    pub stem: RawLayer,
+    /// `[conv1, conv2, pool]` of each residual block.
+    pub blocks: Vec<[RawLayer; 3]>,
+    pub policy_q: RawLayer,
+    pub policy_k: RawLayer,
+    pub policy_code: RawLayer,
+    pub value_conv: RawLayer,
+    pub value_fc1: RawLayer,
+    pub value_fc2: RawLayer,
+    pub material_fc: RawLayer,
+}
+
+fn raw_values<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, String> {
+    t.into_data()
+        .convert::<f32>()
+        .try_into_vec::<f32>()
+        .map_err(|e| format!("{e:?}"))
+}
+
+fn raw_conv(c: &Conv2d) -> Result<RawLayer, String> {
+    let w = c.weight.val();
+    let dims = w.dims().to_vec();
+    let bias = match &c.bias {
+        Some(b) => raw_values(b.val())?,
+        None => vec![0.0; dims[0]],
+    };
+    Ok(RawLayer {
+        weight: raw_values(w)?,
+        dims,
+        bias,
+    })
+}
+
+fn raw_linear(l: &Linear) -> Result<RawLayer, String> {
+    let w = l.weight.val();
+    let dims = w.dims().to_vec();
+    let bias = match &l.bias {
+        Some(b) => raw_values(b.val())?,
+        None => vec![0.0; dims[1]],
+    };
+    Ok(RawLayer {
+        weight: raw_values(w)?,
+        dims,
+        bias,
+    })
+}
+
+impl Net {
+    /// The inference layers as plain arrays.
+    pub(crate) fn raw(&self) -> Result<RawNet, String> {
+        Ok(RawNet {
+            stem: raw_conv(&self.stem)?,
+            blocks: self
+                .blocks
+                .iter()
+                .map(|b| {
+                    Ok([
+                        raw_conv(&b.conv1)?,
+                        raw_conv(&b.conv2)?,
+                        raw_linear(&b.pool)?,
+                    ])
+                })
+                .collect::<Result<_, String>>()?,
+            policy_q: raw_conv(&self.policy_q)?,
+            policy_k: raw_conv(&self.policy_k)?,
+            policy_code: raw_conv(&self.policy_code)?,
+            value_conv: raw_conv(&self.value_conv)?,
+            value_fc1: raw_linear(&self.value_fc1)?,
+            value_fc2: raw_linear(&self.value_fc2)?,
+            material_fc: raw_linear(&self.material_fc)?,
+        })
+    }
 }

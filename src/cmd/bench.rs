@@ -196,6 +196,8 @@ fn nn(args: BenchNnArgs) -> Result<()> {
         Ok(())
     })?;
 
+    // The practical peak of one core: a large product through the CPU kernels' matrix code.
+    let peak = tengu_model::cpu_net::kernel_peak_gflops(512, args.seconds.min(1.0));
     let mut results = Vec::new();
     for name in &args.backends {
         let backend: Backend = name.parse().map_err(anyhow::Error::msg)?;
@@ -204,9 +206,11 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                 bail!("unknown preset {preset:?}; presets are b<blocks>c<channels> (e.g. b4c32), tiny, cpu or gpu")
             };
             let gflop = config.flops() / 1e9;
-            let mut eval = backend.new_evaluator(&variant, &config, preset)?;
+            let inference_gflop = config.inference_flops() / 1e9;
             let mut forward = Vec::new();
             for &batch in &args.batches {
+                // A fresh evaluator per batch size, so its profile covers this size alone.
+                let mut eval = backend.new_evaluator(&variant, &config, preset)?;
                 let inputs: Vec<EvalInput> = (0..batch)
                     .map(|j| EvalInput {
                         position: &positions[j],
@@ -225,14 +229,22 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                     positions_per_second = per_second,
                     "forward"
                 );
+                let stages = eval.profile();
+                let total: f64 = stages.iter().map(|(_, s)| s).sum();
+                let profile: Vec<serde_json::Value> = stages
+                    .iter()
+                    .map(|(stage, s)| json!({"stage": stage, "share": s / total.max(1e-12)}))
+                    .collect();
+                let gflops = per_second * inference_gflop;
                 forward.push(json!({
                     "batch": batch,
                     "positions_per_second": per_second,
-                    "gflops": per_second * gflop,
+                    "gflops": gflops,
+                    "peak_share": gflops / peak,
                     "encoder_share": per_second / encode_rate,
+                    "profile": profile,
                 }));
             }
-            drop(eval);
             let targets: Vec<Vec<f32>> = moves
                 .iter()
                 .map(|m| vec![1.0 / m.len() as f32; m.len()])
@@ -251,15 +263,20 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                     material: [0.1, -0.2],
                 })
                 .collect();
-            let mut trainer = backend.trainer(&variant, &config, None, 1e-3, 1e-4)?;
-            let steps = rate(args.seconds, || {
-                trainer.step(&examples).map(|_| ()).map_err(Into::into)
-            })?;
+            let steps = if args.no_train {
+                0.0
+            } else {
+                let mut trainer = backend.trainer(&variant, &config, None, 1e-3, 1e-4)?;
+                rate(args.seconds, || {
+                    trainer.step(&examples).map(|_| ()).map_err(Into::into)
+                })?
+            };
             let samples = steps * args.train_batch as f64;
             results.push(json!({
                 "backend": name,
                 "preset": preset,
-                "gflop_per_position": gflop,
+                "gflop_per_position": inference_gflop,
+                "train_gflop_per_position": gflop,
                 "forward": forward,
                 "train_samples_per_second": samples,
                 "train_gflops": samples * gflop * 3.0,
@@ -270,6 +287,7 @@ fn nn(args: BenchNnArgs) -> Result<()> {
         "game": variant.id(),
         "threads": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         "encoder_positions_per_second": encode_rate,
+        "kernel_peak_gflops_one_core": peak,
         "presets": results,
     });
     if args.json {
@@ -277,32 +295,48 @@ fn nn(args: BenchNnArgs) -> Result<()> {
         return Ok(());
     }
     outln!(
-        "game {}, encoder {:.0} positions/s",
+        "game {}, encoder {:.0} positions/s, matrix kernel peak {:.1} GFLOP/s on one core (512^3 product)",
         variant.id(),
-        encode_rate
+        encode_rate,
+        peak
     )?;
+    outln!("GFLOP/p: multiply-adds x 2 a position needs for inference (tower and the heads search reads)")?;
     outln!(
-        "{:<13} {:<8} {:>8} {:>6} {:>12} {:>9} {:>9}",
+        "{:<13} {:<8} {:>8} {:>6} {:>12} {:>9} {:>6} {:>9}",
         "backend",
         "preset",
         "GFLOP/p",
         "batch",
         "positions/s",
         "GFLOP/s",
+        "peak%",
         "encoder%"
     )?;
     for r in report["presets"].as_array().unwrap() {
         for f in r["forward"].as_array().unwrap() {
             outln!(
-                "{:<13} {:<8} {:>8.3} {:>6} {:>12.1} {:>9.2} {:>8.2}%",
+                "{:<13} {:<8} {:>8.3} {:>6} {:>12.1} {:>9.2} {:>5.1}% {:>8.2}%",
                 r["backend"].as_str().unwrap(),
                 r["preset"].as_str().unwrap(),
                 r["gflop_per_position"].as_f64().unwrap(),
                 f["batch"],
                 f["positions_per_second"].as_f64().unwrap(),
                 f["gflops"].as_f64().unwrap(),
+                100.0 * f["peak_share"].as_f64().unwrap(),
                 100.0 * f["encoder_share"].as_f64().unwrap()
             )?;
+            if args.profile {
+                for stage in f["profile"].as_array().into_iter().flatten() {
+                    outln!(
+                        "    {:<24} {:>5.1}%",
+                        stage["stage"].as_str().unwrap_or(""),
+                        100.0 * stage["share"].as_f64().unwrap_or(0.0)
+                    )?;
+                }
+            }
+        }
+        if args.no_train {
+            continue;
         }
         outln!(
             "{:<13} {:<8} training: {:.1} samples/s ({:.2} GFLOP/s)",

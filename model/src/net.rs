@@ -4,7 +4,8 @@
 //! Shapes (`B` batch, `P` input planes, `N` board side, `A = N * N` squares, `C` channels,
 //! `D` policy key size):
 //! * input `[B, P, N, N]` (see [`crate::encoder`]);
-//! * `pair` logits `[B, A, A]`: `q(from) . k(to) / sqrt(D)`;
+//! * policy query `q` and key `k`, `[B, A, D]` each: the pair logit of a move is
+//!   `q(from) . k(to) / sqrt(D)`, computed for the legal moves only ([`legal_logits`]);
 //! * `code` logits `[B, A, CODES]`: per origin square, per capture pattern / promotion code;
 //! * `wdl` logits `[B, 3]`;
 //! * `ownership` logits `[B, 2 * 3, N, N]`: for the two horizons of the targets (16 plies
@@ -78,16 +79,12 @@ impl NetConfig {
         )
     }
 
-    /// Multiply-adds x 2 per position of one forward pass (for GFLOP/s reports).
+    /// Multiply-adds x 2 per position of one training forward pass (every head; the legal
+    /// moves' pair products are negligible), for GFLOP/s reports.
     pub fn flops(&self) -> f64 {
         let a = (self.size * self.size) as f64;
-        let c = self.channels as f64;
-        let stem = 2.0 * a * self.planes as f64 * c;
-        let tower = self.blocks as f64 * 2.0 * (2.0 * a * c * c * 9.0);
         let aux = AUX_HORIZONS * OCCUPANCY_CLASSES;
-        let heads = 2.0 * a * c * (2 * self.head_dim + CODES + self.value_channels + aux) as f64
-            + 2.0 * a * a * self.head_dim as f64;
-        stem + tower + heads
+        self.inference_flops() + 2.0 * a * self.channels as f64 * aux as f64
     }
 
     /// Multiply-adds x 2 per position that inference needs: the tower and the 1x1 heads
@@ -188,8 +185,10 @@ pub struct Net {
 
 /// Raw outputs of one forward pass.
 pub struct NetOutput {
-    /// `[B, A, A]`
-    pub pair: Tensor<3>,
+    /// Policy query `[B, A, D]`.
+    pub q: Tensor<3>,
+    /// Policy key `[B, A, D]`.
+    pub k: Tensor<3>,
     /// `[B, A, CODES]`
     pub code: Tensor<3>,
     /// `[B, 3]`
@@ -220,8 +219,11 @@ impl Net {
             .forward(x.clone())
             .reshape([b, d, a])
             .swap_dims(1, 2);
-        let k = self.policy_k.forward(x.clone()).reshape([b, d, a]);
-        let pair = q.matmul(k) / (d as f32).sqrt();
+        let k = self
+            .policy_k
+            .forward(x.clone())
+            .reshape([b, d, a])
+            .swap_dims(1, 2);
         let code = self
             .policy_code
             .forward(x.clone())
@@ -235,7 +237,8 @@ impl Net {
         let wdl = self.value_fc2.forward(hidden.clone());
         let material = self.material_fc.forward(hidden).tanh();
         NetOutput {
-            pair,
+            q,
+            k,
             code,
             wdl,
             ownership,
@@ -246,8 +249,10 @@ impl Net {
 
 /// The legal moves of a batch as index tensors (padded to the longest move list).
 pub struct MoveIndex {
-    /// `[B, M]` indices into the flattened `pair` logits (`from * A + to`).
-    pub pair: Tensor<2, Int>,
+    /// `[B * M]` rows of the flattened query `[B * A, D]`: `b * A + from`.
+    pub from: Tensor<1, Int>,
+    /// `[B * M]` rows of the flattened key `[B * A, D]`: `b * A + to`.
+    pub to: Tensor<1, Int>,
     /// `[B, M]` indices into the flattened `code` logits (`from * CODES + code`).
     pub code: Tensor<2, Int>,
     /// `[B, M]` true on padding.
@@ -261,18 +266,22 @@ impl MoveIndex {
     pub fn new(slots: &[Vec<(u16, u16, u8)>], squares: usize, device: &Device) -> MoveIndex {
         let b = slots.len();
         let m = slots.iter().map(Vec::len).max().unwrap_or(0).max(1);
-        let mut pair = vec![0i64; b * m];
+        let mut from = vec![0i64; b * m];
+        let mut to = vec![0i64; b * m];
         let mut code = vec![0i64; b * m];
         let mut padding = vec![true; b * m];
         for (i, list) in slots.iter().enumerate() {
-            for (j, &(from, to, c)) in list.iter().enumerate() {
-                pair[i * m + j] = from as i64 * squares as i64 + to as i64;
-                code[i * m + j] = from as i64 * CODES as i64 + c as i64;
+            let base = (i * squares) as i64;
+            for (j, &(f, t, c)) in list.iter().enumerate() {
+                from[i * m + j] = base + f as i64;
+                to[i * m + j] = base + t as i64;
+                code[i * m + j] = f as i64 * CODES as i64 + c as i64;
                 padding[i * m + j] = false;
             }
         }
         MoveIndex {
-            pair: Tensor::from_data(TensorData::new(pair, [b, m]), device),
+            from: Tensor::from_data(TensorData::new(from, [b * m]), device),
+            to: Tensor::from_data(TensorData::new(to, [b * m]), device),
             code: Tensor::from_data(TensorData::new(code, [b, m]), device),
             padding: Tensor::from_data(TensorData::new(padding, [b, m]), device),
             counts: slots.iter().map(Vec::len).collect(),
@@ -280,14 +289,22 @@ impl MoveIndex {
     }
 }
 
-/// Logits of the legal moves `[B, M]`; padding gets a large negative value.
+/// Logits of the legal moves `[B, M]`; padding gets a large negative value. Only the legal
+/// moves' `q(from) . k(to)` pairs are computed (a few hundred of the `A^2`).
 pub fn legal_logits(out: &NetOutput, index: &MoveIndex) -> Tensor<2> {
-    let [b, a, _] = out.pair.dims();
-    let pair = out
-        .pair
+    let [b, a, d] = out.q.dims();
+    let [_, m] = index.code.dims();
+    let q = out
+        .q
         .clone()
-        .reshape([b, a * a])
-        .gather(1, index.pair.clone());
+        .reshape([b * a, d])
+        .select(0, index.from.clone());
+    let k = out
+        .k
+        .clone()
+        .reshape([b * a, d])
+        .select(0, index.to.clone());
+    let pair = (q * k).sum_dim(1).reshape([b, m]) / (d as f32).sqrt();
     let code = out
         .code
         .clone()

@@ -328,7 +328,8 @@ pub struct BenchNnArgs {
     #[arg(long, default_value_t = 2.0)]
     pub seconds: f64,
     /// Backends to measure (comma separated): `burn` (tengu's CPU kernels; training on
-    /// burn-flex), `burn-flex` (evaluation through burn-flex too), `tch-cpu`, `tch-cuda`,
+    /// burn-flex), `burn-flex` (evaluation through burn-flex too), `candle` (candle's CPU
+    /// backend; needs a build with `--features candle`), `tch-cpu`, `tch-cuda`,
     /// `tch-cuda-bf16` (the tch ones need a build with `--features cuda`).
     #[arg(long, default_value = "burn,burn-flex", value_delimiter = ',')]
     pub backends: Vec<String>,

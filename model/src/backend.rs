@@ -4,6 +4,8 @@
 //!   ([`crate::cpu_eval`], about 3x burn-flex's forward), training by burn-flex;
 //! * `burn-flex`: evaluation through burn-flex as well (the reference the CPU kernels are
 //!   checked against; same training);
+//! * `candle`: evaluation through candle's CPU backend ([`crate::candle_eval`], for
+//!   comparison), in builds with the `candle` feature; same training;
 //! * `tch-cpu`, `tch-cuda`, `tch-cuda-bf16`: libtorch, in builds with the `cuda` feature
 //!   (`tch-cuda-bf16` runs inference under bfloat16 autocast).
 
@@ -24,39 +26,57 @@ use crate::net::NetConfig;
 pub enum Backend {
     Burn,
     BurnFlex,
+    Candle,
     TchCpu,
     TchCuda,
     TchCudaBf16,
 }
 
 impl Backend {
-    pub const NAMES: [&'static str; 5] =
-        ["burn", "burn-flex", "tch-cpu", "tch-cuda", "tch-cuda-bf16"];
+    pub const NAMES: [&'static str; 6] = [
+        "burn",
+        "burn-flex",
+        "candle",
+        "tch-cpu",
+        "tch-cuda",
+        "tch-cuda-bf16",
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Backend::Burn => "burn",
             Backend::BurnFlex => "burn-flex",
+            Backend::Candle => "candle",
             Backend::TchCpu => "tch-cpu",
             Backend::TchCuda => "tch-cuda",
             Backend::TchCudaBf16 => "tch-cuda-bf16",
         }
     }
 
-    /// Whether this build can run the backend at all (tch needs the `cuda` feature).
+    /// Whether this build can run the backend at all (tch needs the `cuda` feature, candle
+    /// the `candle` feature).
     pub fn compiled(self) -> bool {
-        self.is_burn() || cfg!(feature = "cuda")
+        match self {
+            Backend::Burn | Backend::BurnFlex => true,
+            Backend::Candle => cfg!(feature = "candle"),
+            _ => cfg!(feature = "cuda"),
+        }
     }
 
     /// Whether the network trains on burn (the pure-Rust backends).
     pub fn is_burn(self) -> bool {
-        matches!(self, Backend::Burn | Backend::BurnFlex)
+        matches!(self, Backend::Burn | Backend::BurnFlex | Backend::Candle)
     }
 
-    #[cfg(not(feature = "cuda"))]
+    /// The error of a backend this build lacks ([`Backend::compiled`] is false).
     fn unavailable(self) -> EvalError {
+        let feature = if self == Backend::Candle {
+            "candle"
+        } else {
+            "cuda"
+        };
         EvalError::Backend(format!(
-            "backend {} needs tengu built with `--features cuda` (see the README)",
+            "backend {} needs tengu built with `--features {feature}` (see the README)",
             self.name()
         ))
     }
@@ -98,6 +118,17 @@ impl Backend {
                     label,
                 )))
             }
+            #[cfg(feature = "candle")]
+            Backend::Candle => {
+                use crate::candle_eval::CandleEvaluator;
+                let device = burn::tensor::Device::default();
+                let net = config.init(&device);
+                Ok(Box::new(CandleEvaluator::new(
+                    variant, &net, config, label,
+                )?))
+            }
+            #[cfg(not(feature = "candle"))]
+            Backend::Candle => Err(self.unavailable()),
             #[cfg(feature = "cuda")]
             _ => {
                 use crate::tch_net::{TchEvaluator, TchNet};
@@ -148,6 +179,23 @@ impl Backend {
                     BurnEvaluator::new(variant, net, meta.config.clone(), device, label(&meta));
                 Ok((Box::new(eval), meta))
             }
+            #[cfg(feature = "candle")]
+            Backend::Candle => {
+                use crate::candle_eval::CandleEvaluator;
+                let device = burn::tensor::Device::default();
+                let (net, meta) = checkpoint::load(path, variant.id(), &device)?;
+                let eval = CandleEvaluator::new(variant, &net, &meta.config, label(&meta))
+                    .map_err(|e| CheckpointError::Weights {
+                        path: path.display().to_string(),
+                        problem: e.to_string(),
+                    })?;
+                Ok((Box::new(eval), meta))
+            }
+            #[cfg(not(feature = "candle"))]
+            Backend::Candle => Err(CheckpointError::Weights {
+                path: path.display().to_string(),
+                problem: self.unavailable().to_string(),
+            }),
             #[cfg(feature = "cuda")]
             _ => {
                 use crate::tch_net::{TchEvaluator, TchNet};
@@ -181,7 +229,7 @@ impl Backend {
             check_planes(path, variant)?;
         }
         match self {
-            Backend::Burn | Backend::BurnFlex => {
+            Backend::Burn | Backend::BurnFlex | Backend::Candle if self.compiled() => {
                 let device = burn::tensor::Device::default();
                 let net = match checkpoint {
                     Some(path) => checkpoint::load(path, variant.id(), &device)?.0,
@@ -195,6 +243,12 @@ impl Backend {
                     weight_decay as f32,
                 )))
             }
+            Backend::Burn | Backend::BurnFlex | Backend::Candle => Err(CheckpointError::Weights {
+                path: checkpoint
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+                problem: self.unavailable().to_string(),
+            }),
             #[cfg(feature = "cuda")]
             _ => {
                 use crate::tch_net::{TchNet, TchTrainer};
@@ -251,6 +305,7 @@ impl FromStr for Backend {
         match s {
             "burn" => Ok(Backend::Burn),
             "burn-flex" => Ok(Backend::BurnFlex),
+            "candle" => Ok(Backend::Candle),
             "tch-cpu" => Ok(Backend::TchCpu),
             "tch-cuda" => Ok(Backend::TchCuda),
             "tch-cuda-bf16" => Ok(Backend::TchCudaBf16),
@@ -353,5 +408,36 @@ impl Trainer for crate::tch_net::TchTrainer {
 
     fn load_optimizer(&mut self, path: &Path) -> Result<(), String> {
         crate::tch_net::TchTrainer::load_optimizer(self, path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for name in Backend::NAMES {
+            let backend: Backend = name.parse().unwrap();
+            assert_eq!(backend.name(), name);
+        }
+        assert!("candel".parse::<Backend>().is_err());
+    }
+
+    #[cfg(not(feature = "candle"))]
+    #[test]
+    fn candle_without_the_feature_says_so() {
+        let variant = Variant::dai_dai();
+        let encoder = crate::Encoder::new(&variant);
+        let config = NetConfig::preset("tiny", encoder.planes(), encoder.size()).unwrap();
+        assert!(!Backend::Candle.compiled());
+        let Err(e) = Backend::Candle.new_evaluator(&variant, &config, "candle") else {
+            panic!("candle evaluated without the feature");
+        };
+        assert!(e.to_string().contains("--features candle"), "{e}");
+        let Err(e) = Backend::Candle.trainer(&variant, &config, None, 1e-3, 0.0) else {
+            panic!("candle trained without the feature");
+        };
+        assert!(e.to_string().contains("--features candle"), "{e}");
     }
 }

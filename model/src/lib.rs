@@ -3,6 +3,8 @@
 
 pub mod backend;
 pub mod burn_eval;
+#[cfg(feature = "candle")]
+pub mod candle_eval;
 pub mod checkpoint;
 pub mod cpu_eval;
 pub mod cpu_net;

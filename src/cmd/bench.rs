@@ -170,6 +170,15 @@ fn sample_positions(variant: &std::sync::Arc<Variant>, count: usize) -> Vec<Posi
 }
 
 fn nn(args: BenchNnArgs) -> Result<()> {
+    if args.backends.iter().any(|b| b == "candle")
+        && std::env::var_os("RAYON_NUM_THREADS").is_none()
+    {
+        // Single-core throughput: candle picks its matrix kernels' parallelism from this
+        // variable (default: the physical cores). Its evaluator already runs on one thread;
+        // with 1 the kernels are also blocked for one (about 1.5x faster on one core). Set
+        // before any evaluator exists, while no other thread reads the environment.
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+    }
     let Some(variant) = Variant::builtin(&args.game) else {
         bail!(
             "unknown game {:?}; expected dai-dai or maka-dai-dai",

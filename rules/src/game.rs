@@ -129,6 +129,24 @@ impl Game {
         self.counts.get(&self.position.key()).copied().unwrap_or(0)
     }
 
+    /// For each of `moves` (legal moves of the current position): whether it recreates a
+    /// position that already occurred since the last capture (a capture never does).
+    pub fn repeating_moves(&self, moves: &[Move]) -> Vec<bool> {
+        let mut pos = self.position.clone();
+        moves
+            .iter()
+            .map(|&m| {
+                if m.is_capture() {
+                    return false;
+                }
+                let undo = pos.play(m);
+                let seen = self.counts.contains_key(&pos.key());
+                pos.unplay(m, undo);
+                seen
+            })
+            .collect()
+    }
+
     /// Plays a legal move of the current position (checked) and updates the result.
     pub fn play(&mut self, m: Move) -> Result<(), String> {
         if self.outcome.is_some() {
@@ -238,5 +256,62 @@ impl Game {
                 Termination::NoLegalMove
             },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Variant;
+
+    /// A quiet move of the side to move whose reverse step is legal right after it.
+    fn reversible(pos: &Position) -> (Move, Move) {
+        for m in pos.legal_move_list() {
+            if m.is_capture() || m.is_pass() {
+                continue;
+            }
+            let mut after = pos.clone();
+            after.play(m);
+            after.play(
+                after
+                    .legal_move_list()
+                    .into_iter()
+                    .find(|r| !r.is_capture() && !r.is_pass())
+                    .expect("a reply"),
+            );
+            let back = after
+                .legal_move_list()
+                .into_iter()
+                .find(|b| b.from() == m.to() && b.to() == m.from() && !b.is_capture());
+            if let Some(back) = back {
+                return (m, back);
+            }
+        }
+        panic!("no reversible move");
+    }
+
+    #[test]
+    fn repeating_moves_flags_exactly_the_moves_back_to_a_seen_position() {
+        let mut game = Game::new(Position::initial(Variant::dai_dai()));
+        let (black_out, black_back) = reversible(game.position());
+        game.play(black_out).unwrap();
+        let (white_out, white_back) = reversible(game.position());
+        game.play(white_out).unwrap();
+        // Black steps back: a new position (White's piece is still out).
+        let moves = game.position().legal_move_list();
+        assert!(!game.repeating_moves(&moves).contains(&true));
+        game.play(black_back).unwrap();
+        // White's step back recreates the start position, and nothing else repeats.
+        let moves = game.position().legal_move_list();
+        let flags = game.repeating_moves(&moves);
+        let flagged: Vec<Move> = moves
+            .iter()
+            .zip(&flags)
+            .filter(|(_, &f)| f)
+            .map(|(&m, _)| m)
+            .collect();
+        assert_eq!(flagged, vec![white_back]);
+        game.play(white_back).unwrap();
+        assert_eq!(game.repetitions(), 2);
     }
 }

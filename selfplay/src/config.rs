@@ -82,6 +82,11 @@ pub struct SelfplayConfig {
     pub temperature_plies: u32,
     pub temperature: f32,
     pub final_temperature: f32,
+    /// Root moves that recreate a position already seen in the game (since the last
+    /// capture) are left out of self-play searches, unless every move does: young networks
+    /// otherwise learn to shuffle one piece back and forth, and the games end in draws by
+    /// repetition that teach nothing. Matches and the engine search every move.
+    pub avoid_repetition: bool,
     /// Resign when the search value stays below `-resign_threshold` for
     /// `resign_consecutive` of one side's moves in a row.
     pub resign_threshold: f32,
@@ -110,6 +115,7 @@ impl Default for SelfplayConfig {
             temperature_plies: 30,
             temperature: 1.0,
             final_temperature: 0.3,
+            avoid_repetition: false,
             resign_threshold: 0.9,
             resign_consecutive: 6,
             no_resign_share: 0.1,

@@ -367,6 +367,13 @@ impl Tree {
             .collect()
     }
 
+    /// Forgets the whole tree (the next search starts from an unexpanded root).
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+        self.gumbel = None;
+        self.forced.clear();
+    }
+
     /// Keeps the subtree under root edge `edge` as the new tree (empty if never expanded).
     pub fn reuse(&mut self, edge: usize) {
         self.gumbel = None;

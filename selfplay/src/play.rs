@@ -294,9 +294,12 @@ impl SelfPlay {
         self.stats.evaluations += pending.len() as u64;
         for (&i, out) in pending.iter().zip(outputs) {
             let mut slot = self.slots[i].take().unwrap();
-            let (path, _, mut moves) = slot.pending.take().unwrap();
+            let (path, game, mut moves) = slot.pending.take().unwrap();
             let value = crate::mcts::utility(&out, &self.search);
             let mut policy = out.policy;
+            if path.is_empty() && self.config.avoid_repetition {
+                drop_repeating(&game, &mut moves, &mut policy);
+            }
             // A random move order breaks PUCT's ties at random: with the near-uniform priors
             // of young networks, ties otherwise always go to the first generated move, and
             // games shuffle one piece back and forth into a draw by repetition.
@@ -419,6 +422,15 @@ impl SelfPlay {
 
         slot.game.play_unchecked(mv);
         slot.tree.reuse(edge);
+        // A reused root was expanded with every move; search it afresh without the repeats.
+        if self.config.avoid_repetition
+            && slot
+                .tree
+                .root()
+                .is_some_and(|root| slot.game.repeating_moves(&root.moves).contains(&true))
+        {
+            slot.tree.clear();
+        }
         if let Some(outcome) = slot.game.outcome() {
             return Some(self.finish(slot, outcome.winner, outcome.termination.as_str()));
         }
@@ -499,5 +511,74 @@ impl SelfPlay {
             plies,
             false_resignation,
         }
+    }
+}
+
+/// Removes from a root's `moves` (and their `prior`, renormalised) those that recreate a
+/// position already seen in `game`, unless every move does.
+fn drop_repeating(game: &Game, moves: &mut Vec<Move>, prior: &mut Vec<f32>) {
+    let repeats = game.repeating_moves(moves);
+    if !repeats.contains(&true) || !repeats.contains(&false) {
+        return;
+    }
+    let mut keep = repeats.iter().map(|&r| !r);
+    moves.retain(|_| keep.next().unwrap_or(true));
+    let mut keep = repeats.iter().map(|&r| !r);
+    prior.retain(|_| keep.next().unwrap_or(true));
+    let total: f32 = prior.iter().sum();
+    if total > 0.0 {
+        prior.iter_mut().for_each(|p| *p /= total);
+    } else {
+        let uniform = 1.0 / prior.len() as f32;
+        prior.iter_mut().for_each(|p| *p = uniform);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drop_repeating_removes_the_moves_back_and_renormalises() {
+        let mut game = Game::new(Position::initial(Variant::dai_dai()));
+        // Black and White each step a piece out; Black steps back; White's step back would
+        // recreate the start.
+        let mut path = Vec::new();
+        for _ in 0..2 {
+            let pos = game.position().clone();
+            let m = pos
+                .legal_move_list()
+                .into_iter()
+                .find(|m| !m.is_capture() && !m.is_pass())
+                .unwrap();
+            game.play(m).unwrap();
+            path.push(m);
+        }
+        let back = |game: &Game, m: Move| {
+            game.position()
+                .legal_move_list()
+                .into_iter()
+                .find(|b| b.from() == m.to() && b.to() == m.from())
+        };
+        let black_back = back(&game, path[0]).expect("reversible");
+        game.play(black_back).unwrap();
+        let white_back = back(&game, path[1]).expect("reversible");
+        let mut moves = game.position().legal_move_list();
+        let n = moves.len();
+        let mut prior: Vec<f32> = moves
+            .iter()
+            .map(|&m| {
+                if m == white_back {
+                    0.5
+                } else {
+                    0.5 / (n - 1) as f32
+                }
+            })
+            .collect();
+        drop_repeating(&game, &mut moves, &mut prior);
+        assert_eq!(moves.len(), n - 1);
+        assert!(!moves.contains(&white_back));
+        assert!((prior.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert!((prior[0] - 1.0 / (n - 1) as f32).abs() < 1e-6);
     }
 }

@@ -284,6 +284,31 @@ pub enum BenchWhat {
     /// MCTS simulations per second with the uniform evaluator (search overhead) and with a
     /// network, the share of time outside the network, and self-play positions per hour.
     Search(BenchSearchArgs),
+    /// Backend agreement: one checkpoint on the same positions through several backends;
+    /// the largest |difference| of move probabilities, WDL and material against the first.
+    Agree(BenchAgreeArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchAgreeArgs {
+    /// The checkpoint every backend loads (its game's positions are evaluated).
+    #[arg(long)]
+    pub checkpoint: std::path::PathBuf,
+    /// Backends (comma separated); each after the first is compared with the first.
+    #[arg(long, default_value = "burn,burn-flex", value_delimiter = ',')]
+    pub backends: Vec<String>,
+    /// Positions evaluated (a deterministic walk through the game, as in `bench nn`).
+    #[arg(long, default_value_t = 256)]
+    pub positions: usize,
+    /// Positions per evaluator call.
+    #[arg(long, default_value_t = 64)]
+    pub batch: usize,
+    /// Fail (exit status 1, after the report) when a difference exceeds this.
+    #[arg(long)]
+    pub tolerance: Option<f64>,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -11,14 +11,157 @@ use tengu_model::{Encoder, EvalInput, Evaluator, UniformEvaluator};
 use tengu_rules::{Move, Position, Variant};
 use tengu_selfplay::{SearchConfig, SelfPlay, SelfplayConfig};
 
-use crate::args::{BenchArgs, BenchNnArgs, BenchSearchArgs, BenchWhat};
+use crate::args::{BenchAgreeArgs, BenchArgs, BenchNnArgs, BenchSearchArgs, BenchWhat};
 use crate::output::outln;
 
 pub fn run(args: BenchArgs) -> Result<()> {
     match args.what {
         BenchWhat::Nn(a) => nn(a),
         BenchWhat::Search(a) => search(a),
+        BenchWhat::Agree(a) => agree(a),
     }
+}
+
+/// `tengu bench agree`: the checkpoint's outputs on the same positions through each backend,
+/// compared with the first backend's.
+fn agree(args: BenchAgreeArgs) -> Result<()> {
+    if args.backends.len() < 2 {
+        bail!("tengu bench agree needs at least two backends (e.g. --backends burn,tch-cuda)");
+    }
+    let meta = tengu_model::checkpoint::read_meta(&args.checkpoint)?;
+    let Some(variant) = Variant::builtin(&meta.game) else {
+        bail!(
+            "{}: a checkpoint of an unknown game {:?}",
+            args.checkpoint.display(),
+            meta.game
+        )
+    };
+    let positions = sample_positions(&variant, args.positions.max(1));
+    let moves: Vec<Vec<Move>> = positions.iter().map(|p| p.legal_move_list()).collect();
+    let batch = args.batch.max(1);
+    let mut outputs = Vec::new();
+    let mut seconds = Vec::new();
+    for name in &args.backends {
+        let backend: Backend = name.parse().map_err(anyhow::Error::msg)?;
+        let (mut eval, _) = backend.load_evaluator(&args.checkpoint, &variant)?;
+        let start = Instant::now();
+        let mut out = Vec::with_capacity(positions.len());
+        for chunk in (0..positions.len()).collect::<Vec<_>>().chunks(batch) {
+            let inputs: Vec<EvalInput> = chunk
+                .iter()
+                .map(|&j| EvalInput {
+                    position: &positions[j],
+                    moves: &moves[j],
+                    repetitions: 0,
+                })
+                .collect();
+            out.extend(eval.evaluate(&inputs)?);
+        }
+        seconds.push(start.elapsed().as_secs_f64());
+        tracing::info!(backend = name, seconds = seconds.last().unwrap(), "evaluated");
+        outputs.push(out);
+    }
+    let reference = &outputs[0];
+    let mut pairs = Vec::new();
+    let mut worst = 0.0f64;
+    for (k, other) in outputs.iter().enumerate().skip(1) {
+        let (mut policy, mut policy_sum, mut policy_n) = (0.0f64, 0.0f64, 0usize);
+        let (mut wdl, mut material, mut value) = (0.0f64, 0.0f64, 0.0f64);
+        let mut top1_same = 0usize;
+        for (a, b) in reference.iter().zip(other) {
+            if a.policy.len() != b.policy.len() {
+                bail!(
+                    "{} and {} return policies of different lengths",
+                    args.backends[0],
+                    args.backends[k]
+                );
+            }
+            for (x, y) in a.policy.iter().zip(&b.policy) {
+                let d = (*x as f64 - *y as f64).abs();
+                policy = policy.max(d);
+                policy_sum += d;
+                policy_n += 1;
+            }
+            let argmax = |p: &[f32]| {
+                p.iter()
+                    .enumerate()
+                    .max_by(|x, y| x.1.total_cmp(y.1))
+                    .map(|(i, _)| i)
+            };
+            top1_same += usize::from(argmax(&a.policy) == argmax(&b.policy));
+            for i in 0..3 {
+                wdl = wdl.max((a.wdl[i] as f64 - b.wdl[i] as f64).abs());
+            }
+            material = material.max((a.material as f64 - b.material as f64).abs());
+            value = value.max((a.value() as f64 - b.value() as f64).abs());
+        }
+        worst = worst.max(policy).max(wdl).max(material);
+        pairs.push(json!({
+            "reference": args.backends[0],
+            "backend": args.backends[k],
+            "policy_max_abs": policy,
+            "policy_mean_abs": policy_sum / policy_n.max(1) as f64,
+            "wdl_max_abs": wdl,
+            "value_max_abs": value,
+            "material_max_abs": material,
+            "top1_agreement": top1_same as f64 / reference.len().max(1) as f64,
+        }));
+    }
+    let timings: Vec<serde_json::Value> = args
+        .backends
+        .iter()
+        .zip(&seconds)
+        .map(|(b, s)| json!({"backend": b, "seconds": s}))
+        .collect();
+    let within = args.tolerance.map(|t| worst <= t);
+    let report = json!({
+        "checkpoint": args.checkpoint.display().to_string(),
+        "game": variant.id(),
+        "step": meta.step,
+        "preset": format!("b{}c{}", meta.config.blocks, meta.config.channels),
+        "positions": positions.len(),
+        "batch": batch,
+        "pairs": pairs,
+        "max_abs": worst,
+        "tolerance": args.tolerance,
+        "within_tolerance": within,
+        "timings": timings,
+    });
+    if args.json {
+        outln!("{report}")?;
+    } else {
+        outln!(
+            "{} ({}, step {}), {} positions in batches of {}",
+            args.checkpoint.display(),
+            variant.id(),
+            meta.step,
+            positions.len(),
+            batch
+        )?;
+        outln!(
+            "{:<13} {:<13} {:>10} {:>10} {:>10} {:>10} {:>6}",
+            "reference", "backend", "policy", "wdl", "value", "material", "top1"
+        )?;
+        for p in &pairs {
+            outln!(
+                "{:<13} {:<13} {:>10.2e} {:>10.2e} {:>10.2e} {:>10.2e} {:>5.1}%",
+                p["reference"].as_str().unwrap_or(""),
+                p["backend"].as_str().unwrap_or(""),
+                p["policy_max_abs"].as_f64().unwrap_or(0.0),
+                p["wdl_max_abs"].as_f64().unwrap_or(0.0),
+                p["value_max_abs"].as_f64().unwrap_or(0.0),
+                p["material_max_abs"].as_f64().unwrap_or(0.0),
+                100.0 * p["top1_agreement"].as_f64().unwrap_or(0.0)
+            )?;
+        }
+    }
+    if within == Some(false) {
+        bail!(
+            "largest difference {worst:.3e} exceeds the tolerance {:.3e}",
+            args.tolerance.unwrap_or(0.0)
+        );
+    }
+    Ok(())
 }
 
 /// Times the calls of an inner evaluator.

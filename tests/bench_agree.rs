@@ -15,8 +15,21 @@ fn burn_and_burn_flex_agree_on_a_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     let run_s = run.to_str().unwrap();
-    let out = tengu(&["train", "--run", run_s, "--max-steps", "0", "--quiet", "--log", "warn"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = tengu(&[
+        "train",
+        "--run",
+        run_s,
+        "--max-steps",
+        "0",
+        "--quiet",
+        "--log",
+        "warn",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let ckpt = run.join("models/model-000000000.safetensors");
     let ckpt = if ckpt.exists() {
         ckpt
@@ -63,6 +76,13 @@ fn burn_and_burn_flex_agree_on_a_checkpoint() {
     assert!(pair["top1_agreement"].as_f64().unwrap() > 0.9);
 
     // Fewer than two backends is an error, not an empty report.
-    let out = tengu(&["bench", "agree", "--checkpoint", ckpt.to_str().unwrap(), "--backends", "burn"]);
+    let out = tengu(&[
+        "bench",
+        "agree",
+        "--checkpoint",
+        ckpt.to_str().unwrap(),
+        "--backends",
+        "burn",
+    ]);
     assert!(!out.status.success());
 }

@@ -63,11 +63,6 @@ impl Backend {
         }
     }
 
-    /// Whether the network trains on burn (the pure-Rust backends).
-    pub fn is_burn(self) -> bool {
-        matches!(self, Backend::Burn | Backend::BurnFlex | Backend::Candle)
-    }
-
     /// The error of a backend this build lacks ([`Backend::compiled`] is false).
     fn unavailable(self) -> EvalError {
         let feature = if self == Backend::Candle {

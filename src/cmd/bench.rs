@@ -46,19 +46,24 @@ fn agree(args: BenchAgreeArgs) -> Result<()> {
         let (mut eval, _) = backend.load_evaluator(&args.checkpoint, &variant)?;
         let start = Instant::now();
         let mut out = Vec::with_capacity(positions.len());
-        for chunk in (0..positions.len()).collect::<Vec<_>>().chunks(batch) {
-            let inputs: Vec<EvalInput> = chunk
+        for (ps, ms) in positions.chunks(batch).zip(moves.chunks(batch)) {
+            let inputs: Vec<EvalInput> = ps
                 .iter()
-                .map(|&j| EvalInput {
-                    position: &positions[j],
-                    moves: &moves[j],
+                .zip(ms)
+                .map(|(position, moves)| EvalInput {
+                    position,
+                    moves,
                     repetitions: 0,
                 })
                 .collect();
             out.extend(eval.evaluate(&inputs)?);
         }
         seconds.push(start.elapsed().as_secs_f64());
-        tracing::info!(backend = name, seconds = seconds.last().unwrap(), "evaluated");
+        tracing::info!(
+            backend = name,
+            seconds = seconds.last().unwrap(),
+            "evaluated"
+        );
         outputs.push(out);
     }
     let reference = &outputs[0];
@@ -140,7 +145,13 @@ fn agree(args: BenchAgreeArgs) -> Result<()> {
         )?;
         outln!(
             "{:<13} {:<13} {:>10} {:>10} {:>10} {:>10} {:>6}",
-            "reference", "backend", "policy", "wdl", "value", "material", "top1"
+            "reference",
+            "backend",
+            "policy",
+            "wdl",
+            "value",
+            "material",
+            "top1"
         )?;
         for p in &pairs {
             outln!(

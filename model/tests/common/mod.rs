@@ -1,4 +1,6 @@
-//! Training rows shared by the network tests.
+//! Training rows shared by the network tests, and the agreement checks of the evaluators.
+
+pub mod agreement;
 
 use tengu_model::burn_eval::TrainExample;
 use tengu_rules::{Move, Position};

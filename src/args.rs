@@ -70,15 +70,19 @@ pub struct SuiteArgs {
     /// With --visits: score only the first N positions (searches take longer).
     #[arg(long, default_value_t = 200)]
     pub limit: usize,
+    /// With --visits: search with the `[search]` table of this run configuration (e.g.
+    /// `runs/X/config.toml`) instead of the defaults; the flags below override it.
+    #[arg(long)]
+    pub search_config: Option<std::path::PathBuf>,
     /// With --visits: the search's material utility (see `[search] material_utility`).
-    #[arg(long, default_value_t = 0.0)]
-    pub material_utility: f32,
+    #[arg(long)]
+    pub material_utility: Option<f32>,
     /// With --visits: the search's root capture share (see `[search] root_capture_share`).
-    #[arg(long, default_value_t = 0.0)]
-    pub root_capture_share: f32,
+    #[arg(long)]
+    pub root_capture_share: Option<f32>,
     /// With --visits: the root selection, puct or gumbel.
-    #[arg(long, default_value = "puct")]
-    pub root: String,
+    #[arg(long)]
+    pub root: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]

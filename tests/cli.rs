@@ -409,6 +409,41 @@ fn suite_make_score_and_the_policy_player() {
         assert!((0.0..=1.0).contains(&x), "{key} = {x}");
     }
     assert!(v["top3"].as_f64() >= v["top1"].as_f64());
+    // The search as a run configures it scores the suite too; a wrong key is named.
+    let search_config = dir.path().join("search.toml");
+    std::fs::write(
+        &search_config,
+        "game = \"dai-dai\"\n[search]\nroot_capture_share = 0.5\nmaterial_utility = 0.5\n",
+    )
+    .unwrap();
+    let (ok, out, err) = tengu(&[
+        "suite",
+        "--checkpoint",
+        &p(&checkpoint),
+        "--suite",
+        &p(&suite),
+        "--visits",
+        "4",
+        "--search-config",
+        &p(&search_config),
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["positions"], 6);
+    std::fs::write(&search_config, "[search]\nroot_capture_shares = 0.5\n").unwrap();
+    let (ok, _, err) = tengu(&[
+        "suite",
+        "--checkpoint",
+        &p(&checkpoint),
+        "--suite",
+        &p(&suite),
+        "--visits",
+        "4",
+        "--search-config",
+        &p(&search_config),
+    ]);
+    assert!(!ok && err.contains("root_capture_shares"), "{err}");
     // A suite of the other game is refused by name.
     let (ok, _, err) = tengu(&[
         "suite",

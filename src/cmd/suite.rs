@@ -37,17 +37,27 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     let score = if args.visits == 0 {
         suite::score(&suite, &variant, eval.as_mut())
     } else {
-        let root = match args.root.as_str() {
-            "puct" => RootSelection::Puct,
-            "gumbel" => RootSelection::Gumbel,
-            other => bail!("--root {other:?}: expected puct or gumbel"),
+        let mut config = match &args.search_config {
+            Some(path) => {
+                tengu_trainer::RunConfig::load(Some(path), std::path::Path::new("."))
+                    .map_err(anyhow::Error::msg)?
+                    .search
+            }
+            None => SearchConfig::default(),
         };
-        let config = SearchConfig {
-            material_utility: args.material_utility,
-            root_capture_share: args.root_capture_share,
-            root,
-            ..SearchConfig::default()
-        };
+        if let Some(root) = &args.root {
+            config.root = match root.as_str() {
+                "puct" => RootSelection::Puct,
+                "gumbel" => RootSelection::Gumbel,
+                other => bail!("--root {other:?}: expected puct or gumbel"),
+            };
+        }
+        if let Some(utility) = args.material_utility {
+            config.material_utility = utility;
+        }
+        if let Some(share) = args.root_capture_share {
+            config.root_capture_share = share;
+        }
         config.validate().map_err(anyhow::Error::msg)?;
         suite::search_score(
             &suite,

@@ -364,7 +364,7 @@ impl<W: Write> Engine<W> {
     }
 
     fn setboard(&mut self, text: &str) {
-        match fen::parse_position(text) {
+        match fen::parse_position(text, &self.variant()) {
             Ok(pos) => self.reset(pos),
             Err(e) => self.send(&[format!("tellusererror Illegal position: {e}")]),
         }

@@ -379,7 +379,7 @@ pub struct PositionArgs {
     /// (default dai-dai); with --position it is optional and must match the position's board.
     #[arg(long)]
     pub game: Option<String>,
-    /// A position in RULES.md §12.2 notation (its board size decides the game).
+    /// A position in RULES.md §12.2 notation or a QBoard FEN (its board size decides the game).
     #[arg(long)]
     pub position: Option<String>,
 }
@@ -413,12 +413,16 @@ pub struct ShowArgs {
     /// Game whose initial position is shown: dai-dai or maka-dai-dai.
     #[arg(long)]
     pub game: Option<String>,
-    /// A position in RULES.md §12.2 notation.
+    /// A position in RULES.md §12.2 notation or a QBoard FEN.
     #[arg(long)]
     pub position: Option<String>,
     /// A game record file (RULES.md §12.4); shows the final position and the moves.
     #[arg(long)]
     pub record: Option<std::path::PathBuf>,
+    /// Also print the position as an XBoard FEN with QBoard's piece codes (for QBoard's
+    /// "File > Open").
+    #[arg(long)]
+    pub qboard_fen: bool,
 }
 
 /// The engine behind `tengu xboard` and `tengu play`.

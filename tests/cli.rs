@@ -479,3 +479,23 @@ fn suite_make_score_and_the_policy_player() {
     assert_eq!(v["games"], 2);
     assert!(v["a"].as_str().unwrap().contains("(policy)"), "{out}");
 }
+
+#[test]
+fn show_writes_and_positions_read_qboard_fens() {
+    for game in ["dai-dai", "maka-dai-dai"] {
+        let (ok, out, err) = tengu(&["show", "--game", game, "--qboard-fen"]);
+        assert!(ok, "{err}");
+        let fen = out.lines().last().unwrap();
+        assert!(fen.ends_with(" w 1") && !fen.contains(','), "{fen}");
+        // The FEN is a position for every command that takes one.
+        let (ok, from_fen, err) = tengu(&["moves", "--position", fen]);
+        assert!(ok, "{err}");
+        let (_, from_start, _) = tengu(&["moves", "--game", game]);
+        assert_eq!(from_fen, from_start);
+    }
+    let (ok, _, err) = tengu(&["show", "--position", "lj't!g~/17 w"]);
+    assert!(
+        !ok && err.contains("QBoard FEN: the board has 2 ranks"),
+        "{err}"
+    );
+}

@@ -28,7 +28,10 @@ impl PositionArgs {
         };
         match (&self.position, variant) {
             (Some(text), variant) => {
-                let pos = Position::parse(text.trim()).context("invalid --position")?;
+                let default = variant.clone().unwrap_or_else(Variant::dai_dai);
+                let pos = tengu_engine::fen::parse_position(text, &default)
+                    .map_err(anyhow::Error::msg)
+                    .context("invalid --position")?;
                 if let Some(v) = variant.filter(|v| v.id() != pos.variant().id()) {
                     bail!(
                         "--position is a {} position ({}x{}), but --game is {}",

@@ -29,6 +29,7 @@ pub fn run(args: ShowArgs) -> Result<()> {
                 outln!("{}", line.trim_end())?;
             }
             out!("{}", board_text(record.game.position()))?;
+            qboard_fen(args.qboard_fen, record.game.position())?;
         }
         (None, _) => {
             let pos = crate::args::PositionArgs {
@@ -37,7 +38,18 @@ pub fn run(args: ShowArgs) -> Result<()> {
             }
             .resolve()?;
             out!("{}", board_text(&pos))?;
+            qboard_fen(args.qboard_fen, &pos)?;
         }
+    }
+    Ok(())
+}
+
+/// With `wanted`, the position's QBoard FEN on a line of its own.
+fn qboard_fen(wanted: bool, pos: &Position) -> Result<()> {
+    if wanted {
+        let codes = tengu_engine::fen::QboardCodes::for_variant(pos.variant())
+            .map_err(anyhow::Error::msg)?;
+        outln!("{}", codes.to_fen(pos))?;
     }
     Ok(())
 }

@@ -16,6 +16,8 @@
 //! | `2T + 6` | tactical layout only: 1.0 where the opponent could capture |
 //! | `2T + 7` | tactical layout only: the mover's pieces the opponent attacks and the mover does not defend |
 //! | `2T + 8` | tactical layout only: the opponent's pieces the mover attacks and the opponent does not defend |
+//! | next | material layouts only: each non-royal piece's value / 10 (the mover's positive, the opponent's negative; [`tengu_rules::values`]) |
+//! | next | material layouts only: `tanh(balance / 10)`, the mover's material minus the opponent's |
 //!
 //! The tactical planes are derived from the rules by the move generator (what a network
 //! of a few 3x3 layers cannot see across a 17x17 board: a slider's attack from afar). The
@@ -25,6 +27,8 @@
 //! Each plane is `N x N`, row-major, in the mover's frame: row 0 is the rank farthest from
 //! the mover (rank `a` for Black), column 0 the mover's left-most file. White's view is the
 //! board rotated by 180 degrees, so both sides see their army at the bottom.
+
+use std::sync::Arc;
 
 use tengu_rules::{Color, Position, Square, Variant};
 
@@ -36,6 +40,10 @@ pub const ENCODER_VERSION: u32 = 2;
 const EXTRA_PLANES: usize = 5;
 /// Attack planes of the tactical layout.
 const TACTICAL_PLANES: usize = 4;
+/// Material planes: each piece's value, and the material balance.
+const MATERIAL_PLANES: usize = 2;
+/// Piece units that map to 1.0 in the material planes (as the material head's scale).
+const MATERIAL_PLANE_SCALE: f32 = crate::net::MATERIAL_SCALE;
 
 /// The encoder of one game.
 #[derive(Clone, Debug)]
@@ -43,6 +51,8 @@ pub struct Encoder {
     size: usize,
     types: usize,
     tactical: bool,
+    /// Piece values of the material planes (`None`: layout without them).
+    material: Option<Arc<Vec<f32>>>,
 }
 
 impl Encoder {
@@ -53,29 +63,54 @@ impl Encoder {
 
     /// `tactical`: whether the attack planes are included (false: the "pure" layout).
     pub fn with_layout(variant: &Variant, tactical: bool) -> Encoder {
+        Encoder::with_planes(variant, tactical, false)
+    }
+
+    /// `tactical`: the attack planes; `material`: the material planes (piece values derived
+    /// from the rules, [`tengu_rules::values`]; a built-in game's only, zero otherwise).
+    pub fn with_planes(variant: &Variant, tactical: bool, material: bool) -> Encoder {
+        let material = material.then(|| {
+            Arc::new(
+                Variant::builtin(variant.id())
+                    .map(|v| tengu_rules::values::piece_values(&v))
+                    .unwrap_or_else(|| vec![0.0; variant.piece_types().len()]),
+            )
+        });
         Encoder {
             size: variant.size(),
             types: variant.piece_types().len(),
             tactical,
+            material,
         }
     }
 
     /// The layout with `planes` input planes (a network's or checkpoint's plane count), or
     /// a message naming the counts this game's layouts have.
     pub fn for_planes(variant: &Variant, planes: usize) -> Result<Encoder, String> {
-        for tactical in [true, false] {
-            let e = Encoder::with_layout(variant, tactical);
+        let layouts = [(true, false), (false, false), (true, true), (false, true)];
+        for (tactical, material) in layouts {
+            let e = Encoder::with_planes(variant, tactical, material);
             if e.planes() == planes {
                 return Ok(e);
             }
         }
-        let (t, p) = (
-            Encoder::with_layout(variant, true).planes(),
-            Encoder::with_layout(variant, false).planes(),
-        );
+        let counts: Vec<String> = layouts
+            .iter()
+            .map(|&(t, m)| {
+                let e = Encoder::with_planes(variant, t, m);
+                let name = match (t, m) {
+                    (true, false) => "tactical",
+                    (false, false) => "pure",
+                    (true, true) => "tactical + material",
+                    (false, true) => "material",
+                };
+                format!("{} ({name})", e.planes())
+            })
+            .collect();
         Err(format!(
-            "a network with {planes} input planes does not fit {}: its encoder has {t} (tactical) or {p} (pure)",
-            variant.id()
+            "a network with {planes} input planes does not fit {}: its encoder has {}",
+            variant.id(),
+            counts.join(", ")
         ))
     }
 
@@ -92,14 +127,27 @@ impl Encoder {
         self.tactical
     }
 
+    /// Whether the material planes are included.
+    pub fn material(&self) -> bool {
+        self.material.is_some()
+    }
+
     /// Board side `N`.
     pub fn size(&self) -> usize {
         self.size
     }
 
-    /// Number of input planes: `2T + 9` (tactical) or `2T + 5` (pure).
+    /// Number of input planes: `2T + 9` (tactical) or `2T + 5` (pure), plus 2 with the
+    /// material planes.
     pub fn planes(&self) -> usize {
-        2 * self.types + EXTRA_PLANES + if self.tactical { TACTICAL_PLANES } else { 0 }
+        2 * self.types
+            + EXTRA_PLANES
+            + if self.tactical { TACTICAL_PLANES } else { 0 }
+            + if self.material.is_some() {
+                MATERIAL_PLANES
+            } else {
+                0
+            }
     }
 
     /// Floats per encoded position: `planes * N * N`.
@@ -179,6 +227,23 @@ impl Encoder {
                     }
                 }
             }
+        }
+        if let Some(values) = &self.material {
+            let base = extra + EXTRA_PLANES + if self.tactical { TACTICAL_PLANES } else { 0 };
+            let mut balance = 0.0;
+            for color in Color::ALL {
+                let sign = if color == mover { 1.0 } else { -1.0 };
+                for s in pos.squares_of(color) {
+                    let piece = pos.piece_at(s).expect("occupied square");
+                    let value = values[piece.ty];
+                    if value < tengu_rules::values::ROYAL_VALUE {
+                        out[base * area + self.square_index(s, mover)] =
+                            sign * value / MATERIAL_PLANE_SCALE;
+                        balance += sign * value;
+                    }
+                }
+            }
+            fill(out, base + 1, (balance / MATERIAL_PLANE_SCALE).tanh());
         }
     }
 }

@@ -191,3 +191,56 @@ fn tactical_planes_agree_with_the_move_generator() {
         );
     }
 }
+
+/// The material planes hold each non-royal piece's rules-derived value / 10 (the mover's
+/// positive) and tanh(balance / 10); the four layouts have distinct plane counts and the
+/// material planes leave the others unchanged.
+#[test]
+fn material_planes_hold_values_and_the_balance() {
+    for variant in [Variant::dai_dai(), Variant::maka_dai_dai()] {
+        let values = tengu_rules::values::piece_values(&variant);
+        let mut counts = HashSet::new();
+        for (tactical, material) in [(true, false), (false, false), (true, true), (false, true)] {
+            let e = Encoder::with_planes(&variant, tactical, material);
+            assert!(counts.insert(e.planes()), "distinct plane counts");
+            let back = Encoder::for_planes(&variant, e.planes()).unwrap();
+            assert_eq!((back.tactical(), back.material()), (tactical, material));
+        }
+        let plain = Encoder::with_planes(&variant, true, false);
+        let enc = Encoder::with_planes(&variant, true, true);
+        assert_eq!(enc.planes(), plain.planes() + 2);
+        let area = enc.size() * enc.size();
+        let base = plain.planes();
+        let (mut with, mut without) = (vec![0.0; enc.len()], vec![0.0; plain.len()]);
+        let mut unbalanced = 0;
+        for pos in random_positions(variant.clone(), 2, 200).iter().step_by(9) {
+            enc.encode(pos, 0, &mut with);
+            plain.encode(pos, 0, &mut without);
+            assert_eq!(&with[..without.len()], &without[..]);
+            let mover = pos.side_to_move();
+            let mut balance = 0.0;
+            for s in tengu_rules::Square::all(enc.size()) {
+                let i = enc.square_index(s, mover);
+                let want = match pos.piece_at(s) {
+                    Some(p) if values[p.ty] < tengu_rules::values::ROYAL_VALUE => {
+                        let v = if p.color == mover {
+                            values[p.ty]
+                        } else {
+                            -values[p.ty]
+                        };
+                        balance += v;
+                        v / 10.0
+                    }
+                    _ => 0.0,
+                };
+                assert!((with[base * area + i] - want).abs() < 1e-6);
+            }
+            let plane = &with[(base + 1) * area..(base + 2) * area];
+            assert!(plane
+                .iter()
+                .all(|&x| (x - (balance / 10.0f32).tanh()).abs() < 1e-6));
+            unbalanced += usize::from(balance.abs() > 1.0);
+        }
+        assert!(unbalanced > 0, "random play changed the material somewhere");
+    }
+}

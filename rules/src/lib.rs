@@ -14,6 +14,7 @@ pub mod perft;
 pub mod position;
 pub mod record;
 pub mod types;
+pub mod values;
 pub mod variant;
 
 pub use config::{ConfigError, VariantSpec};

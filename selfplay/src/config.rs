@@ -99,6 +99,9 @@ pub struct SelfplayConfig {
     /// Material ratio that wins at the ply cap (fixed piece values, royals excluded); 0
     /// makes every capped game a draw. Gives young networks decisive value targets.
     pub material_adjudication: f32,
+    /// Plies ahead of the short-horizon material and occupancy targets (the other horizon
+    /// is the game's end).
+    pub target_horizon: u32,
     /// Rows per shard: a shard is written once finished games hold this many.
     pub rows_per_shard: usize,
     /// Seconds between looks for a newer checkpoint (between games).
@@ -121,6 +124,7 @@ impl Default for SelfplayConfig {
             no_resign_share: 0.1,
             max_plies: 600,
             material_adjudication: 0.0,
+            target_horizon: crate::shard::TARGET_HORIZON,
             rows_per_shard: 2000,
             checkpoint_poll_seconds: 10.0,
         }
@@ -174,6 +178,10 @@ impl SelfplayConfig {
             "selfplay.cheap_visits must be at least 1",
         )?;
         check(
+            self.target_horizon >= 1,
+            "selfplay.target_horizon must be at least 1",
+        )?;
+        check(
             self.temperature > 0.0,
             "selfplay.temperature must be positive",
         )?;
@@ -216,6 +224,9 @@ pub struct NetworkConfig {
     /// Whether new networks take the encoder's tactical planes (attacked squares, pieces
     /// attacked and undefended: derived from the rules); false gives the "pure" input.
     pub tactical_planes: bool,
+    /// Whether new networks take the encoder's material planes (each piece's value and the
+    /// material balance, from the rules-derived piece values).
+    pub material_planes: bool,
 }
 
 impl Default for NetworkConfig {
@@ -224,6 +235,7 @@ impl Default for NetworkConfig {
             backend: "burn".into(),
             preset: "cpu".into(),
             tactical_planes: true,
+            material_planes: false,
         }
     }
 }

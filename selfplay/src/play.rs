@@ -71,11 +71,11 @@ impl FutureTargets {
     }
 
     /// The targets of the row at `ply` whose side to move is `mover`: material balance
-    /// [`crate::shard::TARGET_HORIZON`] plies later and at the end, and the occupancy of
+    /// `horizon` plies later and at the end, and the occupancy of
     /// those two positions (see [`Row::occupancy_future`]), all from the mover's view.
-    pub fn for_row(&self, ply: u32, mover: Color) -> ([f32; 2], Vec<u8>) {
+    pub fn for_row(&self, ply: u32, mover: Color, horizon: u32) -> ([f32; 2], Vec<u8>) {
         let last = self.material.len() - 1;
-        let later = (ply + crate::shard::TARGET_HORIZON).min(last as u32) as usize;
+        let later = (ply + horizon).min(last as u32) as usize;
         let sign = if mover == Color::Black { 1.0 } else { -1.0 };
         let material = [sign * self.material[later], sign * self.material[last]];
         let mut occupancy = Vec::with_capacity(2 * self.occupancy[0].len());
@@ -461,7 +461,8 @@ impl SelfPlay {
         let rows = std::mem::take(&mut slot.rows)
             .into_iter()
             .map(|p| {
-                let (material_future, occupancy_future) = future.for_row(p.row.ply, p.mover);
+                let (material_future, occupancy_future) =
+                    future.for_row(p.row.ply, p.mover, self.config.target_horizon);
                 Row {
                     result: match winner {
                         None => 0,

@@ -65,17 +65,18 @@ pub struct Row {
     pub ply: u32,
     pub game_plies: u32,
     /// Material balance (the mover's minus the opponent's, fixed piece values, royals
-    /// excluded, in piece units) [`TARGET_HORIZON`] plies later (or at the end, if sooner)
+    /// excluded, in piece units) `selfplay.target_horizon` plies later (or at the end, if sooner)
     /// and at the end of the game.
     pub material_future: [f32; 2],
     /// Occupancy of every square from the mover's view, `2 * N * N` bytes: the position
-    /// [`TARGET_HORIZON`] plies later (or the last), then the final position; each square in
+    /// `selfplay.target_horizon` plies later (or the last), then the final position; each square in
     /// board order (`row * N + col` of [`tengu_rules::Square`]), 0 empty, 1 the mover's
     /// piece, 2 the opponent's.
     pub occupancy_future: Vec<u8>,
 }
 
-/// Plies ahead of the short-horizon material and occupancy targets.
+/// Plies ahead of the short-horizon material and occupancy targets by default
+/// (`selfplay.target_horizon`).
 pub const TARGET_HORIZON: u32 = 16;
 
 /// Why a shard cannot be read.

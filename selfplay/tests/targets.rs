@@ -39,14 +39,14 @@ fn a_hand_made_game_has_the_expected_targets() {
     let n = variant.size();
     // Ply 0, Black to move: 16 plies later is past the end, so both horizons are the
     // final position, where Black is a Rook up.
-    let (m, occ) = targets.for_row(0, Color::Black);
+    let (m, occ) = targets.for_row(0, Color::Black, TARGET_HORIZON);
     assert_eq!(m, [rook, rook]);
     assert_eq!(occ.len(), 2 * n * n);
     assert_eq!(occ[10 * n], 1, "Black's Rook on the captured square");
     assert_eq!(occ.iter().filter(|&&c| c == 1).count(), 2 * 2);
     assert_eq!(occ.iter().filter(|&&c| c == 2).count(), 2);
     // Ply 1, White to move: the same from White's side.
-    let (m, occ) = targets.for_row(1, Color::White);
+    let (m, occ) = targets.for_row(1, Color::White, TARGET_HORIZON);
     assert_eq!(m, [-rook, -rook]);
     assert_eq!(occ[10 * n], 2);
     let final_pos = game.position();
@@ -85,10 +85,13 @@ fn targets_match_a_replay_of_random_games() {
             out
         };
         let last = positions.len() - 1;
-        for ply in [0usize, 5, 30, last - 3] {
+        for (ply, horizon) in [0usize, 5, 30, last - 3]
+            .into_iter()
+            .flat_map(|ply| [(ply, TARGET_HORIZON), (ply, 4)])
+        {
             let mover = positions[ply].side_to_move();
-            let (m, occ) = targets.for_row(ply as u32, mover);
-            let later = (ply + TARGET_HORIZON as usize).min(last);
+            let (m, occ) = targets.for_row(ply as u32, mover, horizon);
+            let later = (ply + horizon as usize).min(last);
             for (h, at) in [(0, later), (1, last)] {
                 let bal = material(&positions[at], &values);
                 let want = bal[mover.index()] - bal[mover.opposite().index()];
@@ -104,7 +107,7 @@ fn targets_match_a_replay_of_random_games() {
             }
         }
         assert!(
-            targets.for_row(0, Color::Black).0[1] != 0.0,
+            targets.for_row(0, Color::Black, TARGET_HORIZON).0[1] != 0.0,
             "{}: no capture changed the material",
             variant.id()
         );

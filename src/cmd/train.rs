@@ -15,6 +15,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         backend,
         preset: config.network.preset.clone(),
         tactical_planes: config.network.tactical_planes,
+        material_planes: config.network.material_planes,
         train: config.train.clone(),
         seed: args.seed,
         max_steps: args.max_steps,

@@ -44,6 +44,8 @@ pub struct TrainOptions {
     pub preset: String,
     /// Whether a new network takes the encoder's tactical (attack) planes.
     pub tactical_planes: bool,
+    /// Whether a new network takes the encoder's material planes.
+    pub material_planes: bool,
     pub train: TrainConfig,
     pub seed: u64,
     /// Stop after this step (None: until `stop`).
@@ -240,7 +242,11 @@ pub fn run(
     t.validate().map_err(TrainError::Config)?;
     let models = run_dir::models(&options.run);
     std::fs::create_dir_all(&models).map_err(io(&models))?;
-    let encoder = Encoder::with_layout(&options.variant, options.tactical_planes);
+    let encoder = Encoder::with_planes(
+        &options.variant,
+        options.tactical_planes,
+        options.material_planes,
+    );
 
     // Resume from the newest checkpoint, or start (and publish) step 0.
     let newest = run_dir::newest_checkpoint(&options.run).map_err(io(&models))?;

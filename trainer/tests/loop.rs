@@ -48,6 +48,7 @@ fn train_to(run: &Path, steps: u64) -> train::TrainProgress {
         backend: Backend::Burn,
         preset: "tiny".into(),
         tactical_planes: true,
+        material_planes: false,
         train: TrainConfig {
             batch_size: 32,
             learning_rate: 3e-3,

@@ -108,17 +108,7 @@ fn opening(variant: &Arc<Variant>, seed: u64, k: u64, plies: u32) -> Game {
 
 /// Material of each side (fixed piece values, royals excluded), indexed by colour.
 pub fn material(pos: &Position, values: &[f32]) -> [f32; 2] {
-    let mut m = [0.0; 2];
-    for c in Color::ALL {
-        for s in pos.squares_of(c) {
-            if let Some(p) = pos.piece_at(s) {
-                if values[p.ty] < 1000.0 {
-                    m[c.index()] += values[p.ty];
-                }
-            }
-        }
-    }
-    m
+    tengu_rules::values::material(pos, values)
 }
 
 fn play_game(

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tengu_model::Evaluator;
-use tengu_rules::{Game, Move, Piece, Position, Square, Variant};
+use tengu_rules::{Game, Move, Position, Variant};
 
 use crate::config::SearchConfig;
 pub use crate::search::{Limits, Stop, StopReason, Thought};
@@ -46,34 +46,7 @@ pub trait Player: Send {
     }
 }
 
-/// Fixed piece values: the moves a piece type has from the centre of an empty board (its
-/// mobility), so long-range and lion-type pieces are worth more than steppers; royals 1000.
-pub fn piece_values(variant: &Arc<Variant>) -> Vec<f32> {
-    let n = variant.size();
-    let centre = Square::new(n / 2, n / 2);
-    let mut moves = Vec::new();
-    variant
-        .piece_types()
-        .iter()
-        .enumerate()
-        .map(|(ty, t)| {
-            if variant.kinds()[t.kind].royal {
-                return 1000.0;
-            }
-            let mut pos = Position::empty(variant.clone(), tengu_rules::Color::Black, false);
-            pos.put(
-                centre,
-                Piece {
-                    color: tengu_rules::Color::Black,
-                    ty,
-                },
-            );
-            moves.clear();
-            pos.pseudo_legal_moves(&mut moves);
-            1.0 + moves.iter().filter(|m| !m.is_pass()).count() as f32 / 8.0
-        })
-        .collect()
-}
+pub use tengu_rules::values::piece_values;
 
 /// Material gained by a move: the values of the pieces it captures.
 pub(crate) fn gain(pos: &Position, values: &[f32], m: Move) -> f32 {

@@ -1,6 +1,5 @@
 //! `tengu match`: two players, paired openings, Elo and SPRT.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -61,14 +60,7 @@ impl GameSettingsArgs {
     /// Search settings of checkpoint players: the `[search]` table of `--search-config` or
     /// the defaults, with `--material-utility` when given.
     fn search(&self) -> Result<SearchConfig> {
-        let mut search = match &self.search_config {
-            Some(path) => {
-                tengu_trainer::RunConfig::load(Some(path), Path::new("."))
-                    .map_err(anyhow::Error::msg)?
-                    .search
-            }
-            None => SearchConfig::default(),
-        };
+        let mut search = super::search_config(self.search_config.as_deref())?;
         if let Some(utility) = self.material_utility {
             search.material_utility = utility;
         }

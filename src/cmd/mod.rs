@@ -49,6 +49,18 @@ impl PositionArgs {
     }
 }
 
+/// The `[search]` table of a run configuration (`--search-config`), or the defaults.
+pub fn search_config(path: Option<&std::path::Path>) -> Result<tengu_selfplay::SearchConfig> {
+    Ok(match path {
+        Some(path) => {
+            tengu_trainer::RunConfig::load(Some(path), std::path::Path::new("."))
+                .map_err(anyhow::Error::msg)?
+                .search
+        }
+        None => tengu_selfplay::SearchConfig::default(),
+    })
+}
+
 /// A spinner with a message line for long-running commands (hidden with `--quiet`).
 pub fn spinner(quiet: bool) -> ProgressBar {
     let bar = if quiet {

@@ -6,7 +6,7 @@ use anyhow::{bail, Result};
 use tengu_model::Backend;
 use tengu_rules::Variant;
 use tengu_selfplay::arena::suite::{self, Suite, SuiteScore};
-use tengu_selfplay::{RootSelection, SearchConfig};
+use tengu_selfplay::RootSelection;
 
 use crate::args::{SuiteArgs, SuiteCommand, SuiteMakeArgs};
 use crate::output::outln;
@@ -37,14 +37,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     let score = if args.visits == 0 {
         suite::score(&suite, &variant, eval.as_mut())
     } else {
-        let mut config = match &args.search_config {
-            Some(path) => {
-                tengu_trainer::RunConfig::load(Some(path), std::path::Path::new("."))
-                    .map_err(anyhow::Error::msg)?
-                    .search
-            }
-            None => SearchConfig::default(),
-        };
+        let mut config = super::search_config(args.search_config.as_deref())?;
         if let Some(root) = &args.root {
             config.root = match root.as_str() {
                 "puct" => RootSelection::Puct,

@@ -167,8 +167,10 @@ impl QboardCodes {
                     let n: usize = rest[..digits].parse().map_err(|_| {
                         format!("rank {rank_name}: bad empty count {:?}", &rest[..digits])
                     })?;
-                    if n == 0 {
-                        return Err(format!("rank {rank_name}: an empty count of 0"));
+                    if n == 0 || n > size {
+                        return Err(format!(
+                            "rank {rank_name}: an empty count of {n} (1 to {size})"
+                        ));
                     }
                     col += n;
                     rest = &rest[digits..];

@@ -114,7 +114,11 @@ fn bad_fens_are_refused_by_name_and_never_panic() {
     let start = format!("{DD_START} w");
     let cases = [
         (start.replacen("/17/", "/16/", 1), "has 16 squares"),
-        (start.replacen("/17/", "/18/", 1), "more than 17 squares"),
+        (
+            start.replacen("/17/", "/18/", 1),
+            "an empty count of 18 (1 to 17)",
+        ),
+        (start.replacen("/17/", "/17P/", 1), "more than 17 squares"),
         (start.replacen("/17/", "/5Q~11/", 1), ""),
         (
             start.replacen("/17/", "/8$8/", 1),
@@ -128,6 +132,15 @@ fn bad_fens_are_refused_by_name_and_never_panic() {
         (DD_START.to_string(), "no side to move"),
         (start.replacen("/17/", "/", 1), "ranks"),
         (start.replacen("/17/", "/0/17/", 1), "ranks"),
+        (start.replacen("/17/", "/0/", 1), "an empty count of 0"),
+        (
+            start.replacen("/17/", "/18446744073709551615/", 1),
+            "an empty count of",
+        ),
+        (
+            start.replacen("/17/", "/99999999999999999999999/", 1),
+            "bad empty count",
+        ),
     ];
     for (fen, want) in &cases {
         match codes.parse_fen(fen) {

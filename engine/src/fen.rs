@@ -200,9 +200,9 @@ impl QboardCodes {
                 ));
             }
         }
-        // The rules' own checks (royals, pieces on impossible squares, ...) through the
-        // position text, so a FEN is held to what `setboard` with tengu's text is.
-        Position::parse_for(variant.clone(), &pos.to_string()).map_err(|e| e.to_string())
+        // The rules' own checks, so a FEN is held to what tengu's position text is.
+        pos.validate().map_err(|e| e.to_string())?;
+        Ok(pos)
     }
 }
 

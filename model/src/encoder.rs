@@ -45,6 +45,14 @@ const MATERIAL_PLANES: usize = 2;
 /// Piece units that map to 1.0 in the material planes (as the material head's scale).
 const MATERIAL_PLANE_SCALE: f32 = crate::net::MATERIAL_SCALE;
 
+/// Input planes of a layout for a game of `types` piece types.
+fn plane_count(types: usize, tactical: bool, material: bool) -> usize {
+    2 * types
+        + EXTRA_PLANES
+        + if tactical { TACTICAL_PLANES } else { 0 }
+        + if material { MATERIAL_PLANES } else { 0 }
+}
+
 /// The encoder of one game.
 #[derive(Clone, Debug)]
 pub struct Encoder {
@@ -87,24 +95,24 @@ impl Encoder {
     /// The layout with `planes` input planes (a network's or checkpoint's plane count), or
     /// a message naming the counts this game's layouts have.
     pub fn for_planes(variant: &Variant, planes: usize) -> Result<Encoder, String> {
+        let types = variant.piece_types().len();
         let layouts = [(true, false), (false, false), (true, true), (false, true)];
-        for (tactical, material) in layouts {
-            let e = Encoder::with_planes(variant, tactical, material);
-            if e.planes() == planes {
-                return Ok(e);
-            }
+        if let Some(&(tactical, material)) = layouts
+            .iter()
+            .find(|&&(t, m)| plane_count(types, t, m) == planes)
+        {
+            return Ok(Encoder::with_planes(variant, tactical, material));
         }
         let counts: Vec<String> = layouts
             .iter()
             .map(|&(t, m)| {
-                let e = Encoder::with_planes(variant, t, m);
                 let name = match (t, m) {
                     (true, false) => "tactical",
                     (false, false) => "pure",
                     (true, true) => "tactical + material",
                     (false, true) => "material",
                 };
-                format!("{} ({name})", e.planes())
+                format!("{} ({name})", plane_count(types, t, m))
             })
             .collect();
         Err(format!(
@@ -140,14 +148,7 @@ impl Encoder {
     /// Number of input planes: `2T + 9` (tactical) or `2T + 5` (pure), plus 2 with the
     /// material planes.
     pub fn planes(&self) -> usize {
-        2 * self.types
-            + EXTRA_PLANES
-            + if self.tactical { TACTICAL_PLANES } else { 0 }
-            + if self.material.is_some() {
-                MATERIAL_PLANES
-            } else {
-                0
-            }
+        plane_count(self.types, self.tactical, self.material.is_some())
     }
 
     /// Floats per encoded position: `planes * N * N`.

@@ -16,7 +16,12 @@ use tengu_model::tch_net::{TchEvaluator, TchNet, TchTrainer};
 use tengu_model::{Encoder, EvalInput, Evaluation, Evaluator, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
 
-use common::{examples, one_hot_targets};
+use common::{agreement, examples, one_hot_targets};
+
+/// Evaluations of `ps` in one batch (they must succeed).
+fn evaluate(eval: &mut dyn Evaluator, ps: &[Position]) -> Vec<Evaluation> {
+    agreement::evaluate(eval, ps).unwrap()
+}
 
 /// A short pseudo-random game: the initial position and the positions after each move.
 fn positions(variant: &Arc<Variant>, count: usize, seed: usize) -> Vec<Position> {
@@ -80,20 +85,6 @@ fn max_difference(a: &[Evaluation], b: &[Evaluation]) -> f32 {
         }
     }
     worst
-}
-
-fn evaluate(eval: &mut dyn Evaluator, ps: &[Position]) -> Vec<Evaluation> {
-    let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
-    let inputs: Vec<EvalInput> = ps
-        .iter()
-        .zip(&moves)
-        .map(|(p, m)| EvalInput {
-            position: p,
-            moves: m,
-            repetitions: 0,
-        })
-        .collect();
-    eval.evaluate(&inputs).unwrap()
 }
 
 fn tch_devices() -> Vec<tch::Device> {

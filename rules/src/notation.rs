@@ -229,8 +229,10 @@ impl Position {
         Ok(pos)
     }
 
-    /// Checks the rules of §12.2 that a well-formed board may still break.
-    fn validate(&self) -> Result<(), ParseError> {
+    /// Checks the rules of §12.2 that a well-formed board may still break (royals, pieces
+    /// on squares they could never stand on, ...): what [`Position::parse_for`] checks after
+    /// placing the pieces, for positions built from other notations.
+    pub fn validate(&self) -> Result<(), ParseError> {
         let v = self.variant().clone();
         for color in Color::ALL {
             let name = if color == Color::Black {

@@ -106,10 +106,7 @@ fn opening(variant: &Arc<Variant>, seed: u64, k: u64, plies: u32) -> Game {
     game
 }
 
-/// Material of each side (fixed piece values, royals excluded), indexed by colour.
-pub fn material(pos: &Position, values: &[f32]) -> [f32; 2] {
-    tengu_rules::values::material(pos, values)
-}
+pub use tengu_rules::values::material;
 
 fn play_game(
     a: &mut dyn Player,

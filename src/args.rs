@@ -44,6 +44,9 @@ pub enum Command {
     Xboard(XboardArgs),
     /// Play against tengu in the terminal.
     Play(PlayArgs),
+    /// Opening books built by search: `build`, `probe`, `export` (JSON lines, openings,
+    /// HTML), `openings` (balanced arena openings), `info`.
+    Book(BookArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -155,6 +158,12 @@ pub struct GameSettingsArgs {
     /// Random plies of each opening.
     #[arg(long, default_value_t = 4)]
     pub opening_plies: u32,
+    /// Openings file: one opening a line, moves in coordinate notation from the initial
+    /// position (`#` starts a comment, `start` is the initial position). Pair k (games 2k
+    /// and 2k+1, colours swapped) starts from opening k mod n, in file order. Excludes
+    /// --opening-plies.
+    #[arg(long, value_name = "FILE", conflicts_with = "opening_plies")]
+    pub openings: Option<std::path::PathBuf>,
     /// Longer games are adjudicated: won by a side with at least --material-ratio times the
     /// other's material (fixed piece values), else drawn.
     #[arg(long, default_value_t = 400)]
@@ -467,4 +476,139 @@ pub struct PlayArgs {
     /// Start from this position (RULES.md §12.2) instead of the initial one.
     #[arg(long)]
     pub position: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BookArgs {
+    #[command(subcommand)]
+    pub command: BookCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BookCommand {
+    /// Grow a book by search from a checkpoint (continues an existing book file).
+    Build(BookBuildArgs),
+    /// The book moves of a position (the start by default) with visits, W/D/L, prior and
+    /// the line.
+    Probe(BookProbeArgs),
+    /// Write the book as JSON lines, an openings file and/or a static HTML book.
+    Export(BookExportArgs),
+    /// Choose balanced arena openings (expected score near 0.5, few draws, spread over
+    /// plies) and write them as an openings file for `tengu match --openings`.
+    Openings(BookOpeningsArgs),
+    /// What a book file says about itself: game, checkpoint, search, size.
+    Info(BookInfoArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BookBuildArgs {
+    /// The checkpoint whose searches build the book.
+    #[arg(long)]
+    pub checkpoint: std::path::PathBuf,
+    /// dai-dai or maka-dai-dai (must be the checkpoint's game).
+    #[arg(long)]
+    pub game: String,
+    /// The book file (created, or continued when it exists).
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// Stop when the book holds this many positions.
+    #[arg(long)]
+    pub positions: Option<usize>,
+    /// Stop after this many minutes of building.
+    #[arg(long)]
+    pub minutes: Option<f64>,
+    /// Root visits of every search (two searches per new position).
+    #[arg(long, default_value_t = 64)]
+    pub visits: u32,
+    /// Seed of the searches (a continued book keeps its own).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Save after this many expansions (and always at the end or on Ctrl-C).
+    #[arg(long, default_value_t = 20)]
+    pub save_every: u64,
+    /// Search with the `[search]` table of this run configuration instead of the defaults
+    /// (root noise is always off in book searches).
+    #[arg(long)]
+    pub search_config: Option<std::path::PathBuf>,
+    /// Ply cap of searched games (a line reaching it is a draw).
+    #[arg(long, default_value_t = 600)]
+    pub max_plies: u32,
+    /// Backend that runs the network.
+    #[arg(long, default_value = "burn")]
+    pub backend: String,
+    /// No progress line.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BookProbeArgs {
+    /// The book file.
+    pub book: std::path::PathBuf,
+    /// The position to probe (tengu text or QBoard FEN); default: the start.
+    #[arg(long, conflicts_with = "moves")]
+    pub position: Option<String>,
+    /// Moves from the start (tengu notation) leading to the position to probe.
+    #[arg(long, num_args = 1..)]
+    pub moves: Vec<String>,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BookExportArgs {
+    /// The book file.
+    pub book: std::path::PathBuf,
+    /// Write one JSON object per position to this file.
+    #[arg(long)]
+    pub jsonl: Option<std::path::PathBuf>,
+    /// Write every position's move list from the start to this openings file.
+    #[arg(long)]
+    pub openings: Option<std::path::PathBuf>,
+    /// Write the static HTML book into this directory (open `index.html`).
+    #[arg(long)]
+    pub html: Option<std::path::PathBuf>,
+    /// HTML: only positions searched with at least this many visits get a page.
+    #[arg(long, default_value_t = 0)]
+    pub min_visits: u32,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BookOpeningsArgs {
+    /// The book file.
+    pub book: std::path::PathBuf,
+    /// Openings wanted (fewer when not enough positions qualify).
+    #[arg(long, default_value_t = 50)]
+    pub count: usize,
+    /// Where to write them (default: standard output).
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+    /// Shortest opening line, in plies.
+    #[arg(long, default_value_t = 2)]
+    pub min_ply: u32,
+    /// Longest opening line, in plies.
+    #[arg(long, default_value_t = 24)]
+    pub max_ply: u32,
+    /// Largest distance of the backed-up expected score from 0.5.
+    #[arg(long, default_value_t = 0.05)]
+    pub max_gap: f32,
+    /// Largest draw probability.
+    #[arg(long, default_value_t = 0.5)]
+    pub max_draw: f32,
+    /// Largest standard error of the expected score.
+    #[arg(long, default_value_t = 0.1)]
+    pub max_err: f32,
+    /// Two openings must differ on at least this many squares.
+    #[arg(long, default_value_t = 2)]
+    pub min_difference: usize,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BookInfoArgs {
+    /// The book file.
+    pub book: std::path::PathBuf,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -41,6 +41,7 @@ fn main() {
         Command::Suite(args) => cmd::suite::run(args),
         Command::Xboard(args) => cmd::xboard::run(args),
         Command::Play(args) => cmd::play::run(args),
+        Command::Book(args) => cmd::book::run(args),
     };
     if let Err(e) = result {
         // The reader of our output went away (`tengu ... | head`): nothing left to say.

@@ -164,8 +164,8 @@ pub fn search(
         &mut rng,
         &mut |tree, rng| info(&thought(tree, rng, start)),
     )?;
-    Ok(tree.map(|tree| {
-        let t = thought(&tree, &mut rng, start);
+    Ok(tree.map(|found| {
+        let t = thought(&found.tree, &mut rng, start);
         info(&t);
         t
     }))
@@ -195,7 +195,7 @@ pub fn search_game(
 ) -> Result<Option<SearchResult>, EvalError> {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
     let limits = Limits::visits(visits);
-    let Some(tree) = search_tree(
+    let Some(RootSearch { tree, .. }) = search_tree(
         game,
         eval,
         config,
@@ -235,7 +235,7 @@ fn search_tree(
     max_plies: u32,
     rng: &mut rand::rngs::SmallRng,
     progress: &mut dyn FnMut(&Tree, &mut rand::rngs::SmallRng),
-) -> Result<Option<Tree>, EvalError> {
+) -> Result<Option<RootSearch>, EvalError> {
     let start = Instant::now();
     if terminal_value(game, max_plies).is_some() {
         return Ok(None);
@@ -256,14 +256,21 @@ fn search_tree(
         eval.evaluate(std::slice::from_ref(&input))
             .map(|mut v| v.remove(0))
     };
-    let mut moves = game.position().legal_move_list();
-    moves.retain(|m| !limits.exclude.contains(m));
+    // The root is evaluated on every legal move (the caller may want the raw priors), then
+    // the excluded moves are dropped and the rest renormalised: the same distribution as
+    // evaluating the remaining moves alone, since the policy is a softmax over the given moves.
+    let legal = game.position().legal_move_list();
+    let raw = evaluate(eval, game, &legal)?;
+    let (moves, mut prior): (Vec<Move>, Vec<f32>) = legal
+        .iter()
+        .zip(&raw.policy)
+        .filter(|(m, _)| !limits.exclude.contains(m))
+        .map(|(&m, &p)| (m, p))
+        .unzip();
     if moves.is_empty() {
         return Ok(None);
     }
-    let out = evaluate(eval, game, &moves)?;
-    let value = utility(&out, config);
-    let mut prior = out.policy;
+    let value = utility(&raw, config);
     let sum: f32 = prior.iter().sum();
     if sum > 0.0 && sum.is_finite() {
         prior.iter_mut().for_each(|p| *p /= sum);
@@ -293,7 +300,72 @@ fn search_tree(
             progress(&tree, rng);
         }
     }
-    Ok(Some(tree))
+    Ok(Some(RootSearch { tree, raw, legal }))
+}
+
+/// A finished search tree with the network's raw evaluation of the root over every legal
+/// move (exclusions ignored).
+struct RootSearch {
+    tree: Tree,
+    raw: tengu_model::Evaluation,
+    legal: Vec<Move>,
+}
+
+/// What the opening-book builder needs from a search of one position with some root moves
+/// excluded (those already in the book).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExcludingSearch {
+    /// The most visited move among those not excluded.
+    pub best: Move,
+    /// Root value of the search over the remaining moves (the mean of its visits), from
+    /// the side to move's view, in [-1, 1].
+    pub value: f32,
+    /// The network's draw probability at the root, in [0, 1].
+    pub draw: f32,
+    /// Root visits of the search.
+    pub visits: u32,
+    /// Every legal move with the network's raw prior over all legal moves (summing to 1).
+    pub legal: Vec<(Move, f32)>,
+}
+
+/// Searches the current position of `game` with `visits` root visits, root moves in
+/// `exclude` removed, deterministically for a given `seed` and evaluator. `None` when the
+/// game is over or every legal move is excluded.
+pub fn search_excluding(
+    game: &Game,
+    eval: &mut dyn Evaluator,
+    config: &SearchConfig,
+    visits: u32,
+    exclude: &[Move],
+    max_plies: u32,
+    seed: u64,
+) -> Result<Option<ExcludingSearch>, EvalError> {
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let limits = Limits {
+        exclude: exclude.to_vec(),
+        ..Limits::visits(visits)
+    };
+    let Some(found) = search_tree(
+        game,
+        eval,
+        config,
+        &limits,
+        &Stop::new(),
+        max_plies,
+        &mut rng,
+        &mut |_, _| {},
+    )?
+    else {
+        return Ok(None);
+    };
+    let root = found.tree.root().expect("root");
+    Ok(Some(ExcludingSearch {
+        best: root.moves[found.tree.choose_move(None, &mut rng)],
+        value: root.mean_value(),
+        draw: found.raw.wdl[1],
+        visits: root.total,
+        legal: found.legal.into_iter().zip(found.raw.policy).collect(),
+    }))
 }
 
 /// The report of a tree: the chosen move, the root value, the most visited line.

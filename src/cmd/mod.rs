@@ -1,5 +1,6 @@
 pub mod arena;
 pub mod bench;
+pub mod book;
 pub mod moves;
 pub mod perft;
 pub mod play;

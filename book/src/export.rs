@@ -1,0 +1,245 @@
+//! Exports: JSON lines (one position per line), opening lists that replay exactly, and the
+//! pages of the HTML book.
+
+use std::io::Write;
+
+use serde::Serialize;
+use tengu_rules::{Color, Move, Position, Square};
+
+use crate::book::Book;
+use crate::html::{HtmlMove, HtmlNode, HtmlValue};
+use crate::probe::WdlOut;
+
+/// One position of the JSON-lines export.
+#[derive(Clone, Debug, Serialize)]
+pub struct JsonNode {
+    pub key: String,
+    pub ply: u32,
+    pub side_to_move: String,
+    /// The position (RULES.md §12.2).
+    pub position: String,
+    /// The canonical path from the start (§12.3 moves).
+    pub path: Vec<String>,
+    pub terminal: bool,
+    /// Backed-up value, the mover's view.
+    pub value: WdlOut,
+    /// The search over the moves not in the book.
+    pub other: Option<crate::probe::ProbeOther>,
+    pub moves: Vec<JsonMove>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct JsonMove {
+    #[serde(rename = "move")]
+    pub mv: String,
+    pub child: String,
+    pub prior: f32,
+    pub visits: u32,
+    pub value: WdlOut,
+}
+
+/// The position of every node, by canonical parents (parents are older).
+pub fn positions(book: &Book) -> Vec<Position> {
+    let mut out: Vec<Position> = Vec::with_capacity(book.len());
+    for n in &book.graph.nodes {
+        let pos = match n.parent {
+            None => Position::initial(book.variant.clone()),
+            Some((p, m)) => {
+                let mut pos = out[p as usize].clone();
+                pos.play(m);
+                pos
+            }
+        };
+        out.push(pos);
+    }
+    out
+}
+
+/// The canonical path of node `id` as move texts.
+pub fn path_texts(book: &Book, positions: &[Position], id: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut at = id;
+    while let Some((p, m)) = book.node(at).parent {
+        out.push(positions[p as usize].move_text(m));
+        at = p;
+    }
+    out.reverse();
+    out
+}
+
+/// Writes one JSON object per position, in node order.
+pub fn write_jsonl(book: &Book, out: &mut dyn Write) -> std::io::Result<()> {
+    let positions = positions(book);
+    for (i, pos) in positions.iter().enumerate() {
+        let id = i as u32;
+        let report = book.probe(pos).expect("a book node is in the book");
+        let node = book.node(id);
+        let moves = node
+            .edges
+            .iter()
+            .map(|e| JsonMove {
+                mv: pos.move_text(e.mv),
+                child: book.node(e.child).key.hex(),
+                prior: e.prior,
+                visits: book.node(e.child).own.as_ref().map_or(0, |o| o.visits),
+                value: book.value(e.child).flip().into(),
+            })
+            .collect();
+        let line = JsonNode {
+            key: node.key.hex(),
+            ply: node.ply,
+            side_to_move: node.side.to_string(),
+            position: pos.to_string(),
+            path: path_texts(book, &positions, id),
+            terminal: node.terminal.is_some(),
+            value: report.value,
+            other: report.other,
+            moves,
+        };
+        serde_json::to_writer(&mut *out, &line)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// One line of an openings file: the moves from the start (or `start`), then a comment.
+pub fn opening_line(pos_path: &[String], comment: &str) -> String {
+    let moves = if pos_path.is_empty() {
+        "start".to_string()
+    } else {
+        pos_path.join(" ")
+    };
+    format!("{moves} # {comment}")
+}
+
+/// The comment of a node's opening line: ply, side to move, value, key.
+pub fn opening_comment(book: &Book, id: u32) -> String {
+    let n = book.node(id);
+    let v = book.value(id);
+    format!(
+        "ply {} {} to move score {:.3} draw {:.3} err {:.3} key {}",
+        n.ply,
+        n.side,
+        v.score(),
+        v.draw,
+        v.err,
+        n.key.hex()
+    )
+}
+
+/// Writes every non-terminal position's path from the start, one per line.
+pub fn write_openings(book: &Book, out: &mut dyn Write) -> std::io::Result<usize> {
+    let positions = positions(book);
+    let mut written = 0;
+    for i in 0..book.len() as u32 {
+        if book.node(i).terminal.is_some() {
+            continue;
+        }
+        let path = path_texts(book, &positions, i);
+        writeln!(out, "{}", opening_line(&path, &opening_comment(book, i)))?;
+        written += 1;
+    }
+    Ok(written)
+}
+
+fn html_value(w: crate::graph::Wdl, visits: u64) -> HtmlValue {
+    HtmlValue {
+        win: w.win,
+        draw: w.draw,
+        loss: w.loss,
+        err: w.err,
+        visits,
+    }
+}
+
+/// Display index of a square: top row (rank `a`) first, each row from file N to file 1.
+fn display_index(s: Square, size: usize) -> usize {
+    s.row() * size + s.col()
+}
+
+/// The pages of the HTML book: every position searched with at least `min_visits` visits
+/// (the root always).
+pub fn html_nodes(book: &Book, min_visits: u32) -> Vec<HtmlNode> {
+    let positions = positions(book);
+    let size = book.variant.size();
+    let included: Vec<bool> = book
+        .graph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            i == 0 || n.terminal.is_some() || n.own.as_ref().is_some_and(|o| o.visits >= min_visits)
+        })
+        .collect();
+    let files: Vec<String> = (1..=size).rev().map(|f| f.to_string()).collect();
+    let ranks: Vec<String> = (0..size)
+        .map(|r| ((b'a' + r as u8) as char).to_string())
+        .collect();
+    let mut pages = Vec::new();
+    for (i, pos) in positions.iter().enumerate() {
+        if !included[i] {
+            continue;
+        }
+        let id = i as u32;
+        let node = book.node(id);
+        let board = Square::all(size)
+            .map(|s| {
+                pos.piece_at(s).map(|p| {
+                    let token = tengu_rules::notation::piece_token(
+                        &book.variant,
+                        tengu_rules::Piece {
+                            color: Color::Black,
+                            ty: p.ty,
+                        },
+                    );
+                    (token, p.color == Color::Black)
+                })
+            })
+            .collect();
+        let mut path = Vec::new();
+        let mut last_move: Option<Move> = None;
+        let mut at = id;
+        while let Some((p, m)) = book.node(at).parent {
+            path.push((positions[p as usize].move_text(m), book.node(p).key.hex()));
+            last_move.get_or_insert(m);
+            at = p;
+        }
+        path.reverse();
+        let moves = book
+            .moves_at(pos)
+            .into_iter()
+            .map(|c| HtmlMove {
+                text: pos.move_text(c.mv),
+                child: included[c.child as usize].then(|| book.node(c.child).key.hex()),
+                prior: c.prior,
+                value: html_value(c.value, c.visits as u64),
+            })
+            .collect();
+        let other = node.own.as_ref().map(|o| {
+            html_value(
+                crate::graph::Wdl::from_value(o.value, o.draw, o.err()),
+                o.visits as u64,
+            )
+        });
+        pages.push(HtmlNode {
+            key: node.key.hex(),
+            ply: node.ply,
+            side_to_move: node.side.to_string(),
+            position: pos.to_string(),
+            size,
+            board,
+            files: files.clone(),
+            ranks: ranks.clone(),
+            last_move: last_move
+                .map(|m| (display_index(m.from(), size), display_index(m.to(), size))),
+            path,
+            moves,
+            other,
+            value: html_value(
+                book.value(id),
+                node.own.as_ref().map_or(0, |o| o.visits as u64),
+            ),
+        });
+    }
+    pages
+}

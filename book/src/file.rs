@@ -1,0 +1,433 @@
+//! The book file: versioned, checksummed, self-describing, written atomically.
+//!
+//! Layout (integers little-endian):
+//! ```text
+//! b"TENGUBOK"            magic, 8 bytes
+//! u32                    format version (FORMAT_VERSION)
+//! u32                    header length H
+//! H bytes                header (bincode BookHeader)
+//! u64                    payload length L
+//! L bytes                nodes (bincode Vec<NodeRecord>)
+//! u32                    CRC-32 of every byte before it
+//! ```
+//! Moves are stored as text (RULES.md §12.3), so the file does not depend on the in-memory
+//! move encoding; loading replays every node's canonical path and checks its key. No
+//! timestamps: the same book is the same bytes. Written to a hidden temporary name in the
+//! same directory, synced, then renamed, so a crash leaves the previous book intact.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bincode::Options;
+use serde::{Deserialize, Serialize};
+use tengu_rules::{Game, Position, Variant};
+
+use crate::graph::{Costs, Edge, Graph, Node, OwnSearch};
+use crate::key::{BookKey, KEY_SCHEME};
+
+pub const MAGIC: &[u8; 8] = b"TENGUBOK";
+pub const FORMAT_VERSION: u32 = 1;
+
+/// What a book says about itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BookHeader {
+    /// Game id (`dai-dai`, `maka-dai-dai`).
+    pub game: String,
+    /// RULES.md version of the rules that made it.
+    pub rules_version: String,
+    /// Hash of the game's piece-type table and start position ([`table_hash`]): keys
+    /// depend on piece-type indices.
+    pub table_hash: u64,
+    pub key_scheme: u32,
+    /// The checkpoint behind every search: file name, training step, FNV-1a hash of its
+    /// bytes.
+    pub checkpoint: String,
+    pub checkpoint_step: u64,
+    pub checkpoint_hash: u64,
+    /// Root visits of every search.
+    pub visits: u32,
+    /// Ply cap of the searched games (a line reaching it is a draw).
+    pub max_plies: u32,
+    /// The `[search]` settings of every search, as TOML.
+    pub search: String,
+    pub costs: Costs,
+    /// Seed of the searches (each search's seed derives from it and the position).
+    pub seed: u64,
+    /// Expansions so far.
+    pub expansions: u64,
+}
+
+/// Why a book cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum BookError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a tengu book (bad magic bytes)")]
+    NotABook { path: String },
+    #[error("{path}: book format version {found}, this build reads version {expected}")]
+    Version {
+        path: String,
+        found: u32,
+        expected: u32,
+    },
+    #[error("{path}: truncated: {problem}")]
+    Truncated { path: String, problem: String },
+    #[error("{path}: corrupt: checksum {found:08x} does not match the stored {stored:08x}")]
+    Checksum {
+        path: String,
+        found: u32,
+        stored: u32,
+    },
+    #[error("{path}: corrupt: {problem}")]
+    Corrupt { path: String, problem: String },
+    #[error("{path}: {problem}")]
+    Incompatible { path: String, problem: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct OwnRecord {
+    value: f32,
+    draw: f32,
+    visits: u32,
+    best: String,
+    best_prior: f32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct NodeRecord {
+    key: u128,
+    /// Canonical parent index and the move from it.
+    parent: Option<(u32, String)>,
+    ply: u32,
+    /// Book moves: move, child index, prior.
+    edges: Vec<(String, u32, f32)>,
+    own: Option<OwnRecord>,
+    terminal: Option<f32>,
+}
+
+fn codec(limit: u64) -> impl Options {
+    bincode::DefaultOptions::new().with_limit(limit)
+}
+
+/// FNV-1a, 64 bits.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Identity of a game's piece-type table and start position.
+pub fn table_hash(variant: &Arc<Variant>) -> u64 {
+    let mut text = String::new();
+    for ty in 0..variant.piece_types().len() {
+        let p = tengu_rules::Piece {
+            color: tengu_rules::Color::Black,
+            ty,
+        };
+        text.push_str(&tengu_rules::notation::piece_token(variant, p));
+        text.push(' ');
+    }
+    text.push_str(&Position::initial(variant.clone()).to_string());
+    fnv1a(text.as_bytes())
+}
+
+/// Serialises a book.
+pub fn to_bytes(header: &BookHeader, graph: &Graph, variant: &Arc<Variant>) -> Vec<u8> {
+    // Positions of the nodes, by replaying canonical parents (parents are older).
+    let positions = positions(graph, variant);
+    let records: Vec<NodeRecord> = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let here = &positions[i];
+            NodeRecord {
+                key: n.key.0,
+                parent: n
+                    .parent
+                    .map(|(p, m)| (p, positions[p as usize].move_text(m))),
+                ply: n.ply,
+                edges: n
+                    .edges
+                    .iter()
+                    .map(|e| (here.move_text(e.mv), e.child, e.prior))
+                    .collect(),
+                own: n.own.as_ref().map(|o| OwnRecord {
+                    value: o.value,
+                    draw: o.draw,
+                    visits: o.visits,
+                    best: here.move_text(o.best),
+                    best_prior: o.best_prior,
+                }),
+                terminal: n.terminal,
+            }
+        })
+        .collect();
+    let head = codec(u64::MAX)
+        .serialize(header)
+        .expect("header serialises");
+    let payload = codec(u64::MAX)
+        .serialize(&records)
+        .expect("nodes serialise");
+    let mut out = Vec::with_capacity(28 + head.len() + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&payload);
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// The position of every node (canonical parents come first).
+fn positions(graph: &Graph, variant: &Arc<Variant>) -> Vec<Position> {
+    let mut out: Vec<Position> = Vec::with_capacity(graph.len());
+    for n in &graph.nodes {
+        let pos = match n.parent {
+            None => Position::initial(variant.clone()),
+            Some((p, m)) => {
+                let mut pos = out[p as usize].clone();
+                pos.play(m);
+                pos
+            }
+        };
+        out.push(pos);
+    }
+    out
+}
+
+/// Reads the header only (cheap: no replay).
+pub fn read_header(bytes: &[u8], path: &str) -> Result<BookHeader, BookError> {
+    let (header, _) = split(bytes, path)?;
+    Ok(header)
+}
+
+fn split<'a>(bytes: &'a [u8], path: &str) -> Result<(BookHeader, &'a [u8]), BookError> {
+    let truncated = |problem: &str| BookError::Truncated {
+        path: path.into(),
+        problem: problem.into(),
+    };
+    if bytes.len() < 8 || &bytes[..8] != MAGIC {
+        if bytes.len() < 8 && MAGIC.starts_with(bytes) {
+            return Err(truncated("shorter than the magic bytes"));
+        }
+        return Err(BookError::NotABook { path: path.into() });
+    }
+    if bytes.len() < 16 + 8 + 4 {
+        return Err(truncated("shorter than the fixed fields"));
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    if version != FORMAT_VERSION {
+        return Err(BookError::Version {
+            path: path.into(),
+            found: version,
+            expected: FORMAT_VERSION,
+        });
+    }
+    let head_len = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
+    let head_end = 16usize
+        .checked_add(head_len)
+        .filter(|&e| e + 8 + 4 <= bytes.len())
+        .ok_or_else(|| truncated("the header runs past the end"))?;
+    let payload_len =
+        u64::from_le_bytes(bytes[head_end..head_end + 8].try_into().expect("8 bytes"));
+    let payload_end = (head_end as u64 + 8)
+        .checked_add(payload_len)
+        .filter(|&e| e + 4 <= bytes.len() as u64)
+        .ok_or_else(|| truncated("the nodes run past the end"))? as usize;
+    if payload_end + 4 != bytes.len() {
+        return Err(BookError::Corrupt {
+            path: path.into(),
+            problem: format!("{} bytes after the checksum", bytes.len() - payload_end - 4),
+        });
+    }
+    let stored = u32::from_le_bytes(bytes[payload_end..].try_into().expect("4 bytes"));
+    let found = crc32fast::hash(&bytes[..payload_end]);
+    if found != stored {
+        return Err(BookError::Checksum {
+            path: path.into(),
+            found,
+            stored,
+        });
+    }
+    let header: BookHeader = codec(head_len as u64)
+        .deserialize(&bytes[16..head_end])
+        .map_err(|e| BookError::Corrupt {
+            path: path.into(),
+            problem: format!("header: {e}"),
+        })?;
+    Ok((header, &bytes[head_end + 8..payload_end]))
+}
+
+/// Parses a book: checks the checksum, the game and key scheme, replays every node's path
+/// and checks its key, and parses every move in its position.
+pub fn from_bytes(
+    bytes: &[u8],
+    path: &str,
+) -> Result<(BookHeader, Arc<Variant>, Graph), BookError> {
+    let (header, payload) = split(bytes, path)?;
+    let corrupt = |problem: String| BookError::Corrupt {
+        path: path.into(),
+        problem,
+    };
+    let incompatible = |problem: String| BookError::Incompatible {
+        path: path.into(),
+        problem,
+    };
+    let Some(variant) = Variant::builtin(&header.game) else {
+        return Err(incompatible(format!(
+            "a book of an unknown game {:?}",
+            header.game
+        )));
+    };
+    if header.key_scheme != KEY_SCHEME {
+        return Err(incompatible(format!(
+            "key scheme {}, this build computes scheme {KEY_SCHEME}",
+            header.key_scheme
+        )));
+    }
+    if header.table_hash != table_hash(&variant) {
+        return Err(incompatible(format!(
+            "made with another piece table of {} (rules {}); this build has rules {}",
+            header.game,
+            header.rules_version,
+            tengu_rules::RULES_VERSION
+        )));
+    }
+    let records: Vec<NodeRecord> = codec(payload.len() as u64)
+        .deserialize(payload)
+        .map_err(|e| corrupt(format!("nodes: {e}")))?;
+    let mut nodes: Vec<Node> = Vec::with_capacity(records.len());
+    let mut positions: Vec<Position> = Vec::with_capacity(records.len());
+    for (i, r) in records.iter().enumerate() {
+        let pos = match &r.parent {
+            None if i == 0 => Position::initial(variant.clone()),
+            None => return Err(corrupt(format!("node {i} has no parent"))),
+            Some((p, text)) => {
+                let parent = positions
+                    .get(*p as usize)
+                    .ok_or_else(|| corrupt(format!("node {i}: parent {p} is not older")))?;
+                let m = parent
+                    .parse_move(text)
+                    .map_err(|e| corrupt(format!("node {i}: path move {text:?}: {e}")))?;
+                let mut pos = parent.clone();
+                pos.play(m);
+                pos
+            }
+        };
+        let key = BookKey::of(&pos);
+        if key.0 != r.key {
+            return Err(corrupt(format!(
+                "node {i}: its path leads to key {key}, but it is stored with key {:032x}",
+                r.key
+            )));
+        }
+        let parse = |text: &str| {
+            pos.parse_move(text)
+                .map_err(|e| corrupt(format!("node {i}: move {text:?}: {e}")))
+        };
+        let edges = r
+            .edges
+            .iter()
+            .map(|(text, child, prior)| {
+                Ok(Edge {
+                    mv: parse(text)?,
+                    child: *child,
+                    prior: *prior,
+                })
+            })
+            .collect::<Result<Vec<_>, BookError>>()?;
+        let own = match &r.own {
+            None => None,
+            Some(o) => Some(OwnSearch {
+                value: o.value,
+                draw: o.draw,
+                visits: o.visits,
+                best: parse(&o.best)?,
+                best_prior: o.best_prior,
+            }),
+        };
+        let parent = match &r.parent {
+            None => None,
+            Some((p, _)) => {
+                let m = positions[*p as usize]
+                    .parse_move(&r.parent.as_ref().expect("some").1)
+                    .expect("parsed above");
+                Some((*p, m))
+            }
+        };
+        nodes.push(Node {
+            key,
+            parent,
+            ply: r.ply,
+            side: pos.side_to_move(),
+            edges,
+            own,
+            terminal: r.terminal,
+        });
+        positions.push(pos);
+    }
+    // Every edge must lead where its move goes.
+    for (i, n) in nodes.iter().enumerate() {
+        for e in &n.edges {
+            let child = nodes
+                .get(e.child as usize)
+                .ok_or_else(|| corrupt(format!("node {i}: edge to a missing node {}", e.child)))?;
+            let mut pos = positions[i].clone();
+            pos.play(e.mv);
+            if BookKey::of(&pos) != child.key {
+                return Err(corrupt(format!(
+                    "node {i}: move {} does not lead to node {}",
+                    positions[i].move_text(e.mv),
+                    e.child
+                )));
+            }
+        }
+    }
+    let graph = Graph::from_nodes(nodes).map_err(corrupt)?;
+    Ok((header, variant, graph))
+}
+
+/// The hidden temporary name a book is written to before the rename.
+pub fn temporary_name(path: &Path) -> PathBuf {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// Writes `bytes` to `path` atomically (temporary name, sync, rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), BookError> {
+    let io = |source: std::io::Error| BookError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let tmp = temporary_name(path);
+    let mut f = std::fs::File::create(&tmp).map_err(io)?;
+    f.write_all(bytes).map_err(io)?;
+    f.sync_all().map_err(io)?;
+    drop(f);
+    std::fs::rename(&tmp, path).map_err(io)?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+/// A game replaying `moves` from the start of `variant` (for probing by moves).
+pub fn game_of(variant: &Arc<Variant>, moves: &[tengu_rules::Move]) -> Game {
+    let mut g = Game::new(Position::initial(variant.clone()));
+    for &m in moves {
+        g.play_unchecked(m);
+    }
+    g
+}

@@ -1,0 +1,383 @@
+//! Opening books: growth, files, integrity, probing, picking and opening selection.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use tengu_book::file::{table_hash, BookHeader};
+use tengu_book::graph::{Edge, Node, OwnSearch};
+use tengu_book::{
+    balanced_openings, Book, BookError, BookKey, BuildLimits, Builder, Costs, OpeningFilter,
+    PickOptions,
+};
+use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
+use tengu_rules::{Game, Move, Position, Variant};
+use tengu_selfplay::SearchConfig;
+
+/// Policy and value from a hash of the position and each move: deterministic per position
+/// (unlike a seeded random evaluator, whose answers depend on the order of calls), so a
+/// book grown in two runs can be compared with one grown in one.
+struct KeyedEvaluator;
+
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn unit(x: u64) -> f32 {
+    (x >> 40) as f32 / (1u64 << 24) as f32
+}
+
+impl Evaluator for KeyedEvaluator {
+    fn name(&self) -> String {
+        "keyed".into()
+    }
+
+    fn evaluate(&mut self, batch: &[EvalInput<'_>]) -> Result<Vec<Evaluation>, EvalError> {
+        Ok(batch
+            .iter()
+            .map(|input| {
+                let k = BookKey::of(input.position).0 as u64;
+                let mut policy: Vec<f32> = input
+                    .moves
+                    .iter()
+                    .map(|m| (4.0 * unit(mix(k ^ m.to_bits()))).exp())
+                    .collect();
+                let sum: f32 = policy.iter().sum();
+                policy.iter_mut().for_each(|p| *p /= sum);
+                let w = 0.5 * unit(mix(k));
+                let d = 0.5 * unit(mix(k ^ 1));
+                Evaluation {
+                    policy,
+                    wdl: [w, d, 1.0 - w - d],
+                    material: 0.0,
+                }
+            })
+            .collect())
+    }
+}
+
+fn header(variant: &Arc<Variant>, visits: u32, seed: u64) -> BookHeader {
+    BookHeader {
+        game: variant.id().into(),
+        rules_version: tengu_rules::RULES_VERSION.into(),
+        table_hash: table_hash(variant),
+        key_scheme: tengu_book::key::KEY_SCHEME,
+        checkpoint: "keyed".into(),
+        checkpoint_step: 0,
+        checkpoint_hash: 0,
+        visits,
+        max_plies: 300,
+        search: String::new(),
+        costs: Costs::default(),
+        seed,
+        expansions: 0,
+    }
+}
+
+fn grow(book: &mut Book, positions: usize) {
+    let mut eval = KeyedEvaluator;
+    let mut builder = Builder::new(&mut eval, SearchConfig::default());
+    let limits = BuildLimits {
+        positions: Some(positions),
+        ..BuildLimits::default()
+    };
+    tengu_book::build(
+        &mut builder,
+        book,
+        &limits,
+        &AtomicBool::new(false),
+        &mut |_| Ok(()),
+        &mut |_, _| {},
+    )
+    .unwrap();
+}
+
+fn grown(positions: usize) -> Book {
+    let v = Variant::dai_dai();
+    let mut book = Book::new(v.clone(), header(&v, 12, 5));
+    grow(&mut book, positions);
+    book
+}
+
+#[test]
+fn a_book_grown_in_two_runs_equals_one_grown_in_one_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two.tbk");
+    let first = grown(25);
+    first.save(&path).unwrap();
+    // A new process: load the file and continue.
+    let mut again = Book::load(&path).unwrap();
+    grow(&mut again, 60);
+    let once = grown(60);
+    assert_eq!(again.len(), 60);
+    assert_eq!(again.to_bytes(), once.to_bytes());
+    // The book grew in depth as well as breadth.
+    assert!(once.graph.nodes.iter().any(|n| n.ply >= 3), "no depth");
+    assert!(once.node(0).edges.len() >= 2, "no breadth at the start");
+}
+
+#[test]
+fn save_and_load_round_trip_exactly_and_every_path_replays_to_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("b.tbk");
+    let book = grown(40);
+    book.save(&path).unwrap();
+    let loaded = Book::load(&path).unwrap();
+    assert_eq!(loaded.header, book.header);
+    assert_eq!(loaded.graph, book.graph);
+    assert_eq!(loaded.derived, book.derived);
+    assert_eq!(std::fs::read(&path).unwrap(), loaded.to_bytes());
+    for id in 0..loaded.len() as u32 {
+        let game = loaded.game(id).unwrap();
+        assert_eq!(BookKey::of(game.position()), loaded.node(id).key);
+        assert_eq!(game.len() as u32, loaded.node(id).ply);
+        for e in &loaded.node(id).edges {
+            let mut g = game.clone();
+            g.play(e.mv).unwrap();
+            assert_eq!(BookKey::of(g.position()), loaded.node(e.child).key);
+        }
+    }
+    // No temporary file is left behind.
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 1);
+}
+
+#[test]
+fn damaged_truncated_and_foreign_books_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("b.tbk");
+    let book = grown(10);
+    let bytes = book.to_bytes();
+    let check = |data: &[u8], want: &str| {
+        std::fs::write(&path, data).unwrap();
+        let err = Book::load(&path).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("b.tbk") && text.contains(want), "{text}");
+        err
+    };
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 0x40;
+    assert!(matches!(
+        check(&flipped, "checksum"),
+        BookError::Checksum { .. }
+    ));
+    assert!(matches!(
+        check(&bytes[..bytes.len() - 9], "truncated"),
+        BookError::Truncated { .. }
+    ));
+    check(&bytes[..5], "truncated");
+    assert!(matches!(
+        check(b"TENGUSHD and then something", "not a tengu book"),
+        BookError::NotABook { .. }
+    ));
+    let mut version = bytes.clone();
+    version[8] = 99;
+    assert!(matches!(
+        check(&version, "version 99"),
+        BookError::Version { .. }
+    ));
+    let missing = Book::load(&dir.path().join("missing.tbk")).unwrap_err();
+    assert!(missing.to_string().contains("missing.tbk"));
+}
+
+#[test]
+fn a_node_whose_path_does_not_lead_to_its_key_is_refused() {
+    // A hand-made book whose second node claims the key of another position: the payload
+    // checksum is right, the integrity check must catch it.
+    let v = Variant::dai_dai();
+    let start = Position::initial(v.clone());
+    let moves = start.legal_move_list();
+    let mut book = hand_made(&v);
+    book.graph.nodes[1].key = BookKey(12345);
+    let bytes = tengu_book::file::to_bytes(&book.header, &book.graph, &v);
+    let err = Book::from_bytes(&bytes, "forged.tbk")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("forged.tbk") && err.contains("node 1"),
+        "{err}"
+    );
+    let _ = moves;
+}
+
+/// A book by hand: the start with two book moves A and B, and A with one book move C.
+/// Own values (mover's view): start 0.0 over the other moves; A: White to move, -0.2;
+/// B: White to move, +0.4; C: Black to move, +0.1 (so after A White's best is C, worth -0.1
+/// for White, better than A's other moves at -0.2).
+fn hand_made(v: &Arc<Variant>) -> Book {
+    let start = Position::initial(v.clone());
+    let moves = start.legal_move_list();
+    let (a, b) = (moves[0], moves[1]);
+    let mut pa = start.clone();
+    pa.play(a);
+    let c = pa.legal_move_list()[0];
+    let mut pc = pa.clone();
+    pc.play(c);
+    let mut pb = start.clone();
+    pb.play(b);
+    let own = |value: f32, best: Move, visits: u32| {
+        Some(OwnSearch {
+            value,
+            draw: 0.2,
+            visits,
+            best,
+            best_prior: 0.1,
+        })
+    };
+    let node = |pos: &Position, parent: Option<(u32, Move)>, ply, edges, own| Node {
+        key: BookKey::of(pos),
+        parent,
+        ply,
+        side: pos.side_to_move(),
+        edges,
+        own,
+        terminal: None,
+    };
+    let nodes = vec![
+        node(
+            &start,
+            None,
+            0,
+            vec![
+                Edge {
+                    mv: a,
+                    child: 1,
+                    prior: 0.5,
+                },
+                Edge {
+                    mv: b,
+                    child: 2,
+                    prior: 0.25,
+                },
+            ],
+            own(0.0, moves[2], 100),
+        ),
+        node(
+            &pa,
+            Some((0, a)),
+            1,
+            vec![Edge {
+                mv: c,
+                child: 3,
+                prior: 0.3,
+            }],
+            own(-0.2, pa.legal_move_list()[1], 100),
+        ),
+        node(
+            &pb,
+            Some((0, b)),
+            1,
+            vec![],
+            own(0.4, pb.legal_move_list()[0], 50),
+        ),
+        node(
+            &pc,
+            Some((1, c)),
+            2,
+            vec![],
+            own(0.1, pc.legal_move_list()[0], 80),
+        ),
+    ];
+    let mut book = Book::new(v.clone(), header(v, 100, 1));
+    book.graph = tengu_book::graph::Graph::from_nodes(nodes).unwrap();
+    book.refresh();
+    book
+}
+
+#[test]
+fn probe_and_pick_on_a_hand_made_book() {
+    let v = Variant::dai_dai();
+    let book = hand_made(&v);
+    let start = Position::initial(v.clone());
+    let moves = start.legal_move_list();
+    // Values from Black's view: C +0.1 -> A: White chooses max(-0.2, -0.1) = -0.1 for
+    // White = +0.1 for Black; B: +0.4 for White = -0.4 for Black; start: max(0.0 other,
+    // +0.1 via A, -0.4 via B) = +0.1.
+    assert!((book.value(0).value() - 0.1).abs() < 1e-6);
+    assert!((book.value(1).value() + 0.1).abs() < 1e-6);
+    let report = book.probe(&start).unwrap();
+    assert_eq!(report.moves.len(), 2);
+    assert_eq!(report.moves[0].mv, start.move_text(moves[0]));
+    assert_eq!(report.moves[0].visits, 100);
+    assert!(
+        (report.moves[0].value.score - 0.55).abs() < 1e-3,
+        "{report:?}"
+    );
+    assert!(
+        (report.moves[1].value.score - 0.3).abs() < 1e-3,
+        "{report:?}"
+    );
+    // The line of A continues with C (White's best).
+    assert_eq!(report.moves[0].line.len(), 2);
+    let other = report.other.as_ref().unwrap();
+    assert_eq!(other.best, start.move_text(moves[2]));
+    assert!((other.value.score - 0.5).abs() < 1e-3);
+    // Picking: the best lower confidence bound is A; a wide drop and a temperature let B
+    // in sometimes; a ply limit of 0 or a position outside the book gives nothing.
+    let game = Game::new(start.clone());
+    let mut rng = <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(1);
+    let strict = PickOptions::default();
+    assert_eq!(book.pick(&game, &mut rng, &strict), Some(moves[0]));
+    assert_eq!(book.candidates(&game, &strict).len(), 1);
+    let wide = PickOptions {
+        max_drop: 1.0,
+        temperature: 0.2,
+        ..PickOptions::default()
+    };
+    let picks: Vec<Move> = (0..200)
+        .filter_map(|_| book.pick(&game, &mut rng, &wide))
+        .collect();
+    assert!(picks.contains(&moves[0]) && picks.contains(&moves[1]));
+    let a_share = picks.iter().filter(|&&m| m == moves[0]).count() as f32 / 200.0;
+    assert!(
+        a_share > 0.6,
+        "A is better and picked more often: {a_share}"
+    );
+    let no_ply = PickOptions {
+        max_ply: 0,
+        ..PickOptions::default()
+    };
+    assert_eq!(book.pick(&game, &mut rng, &no_ply), None);
+    let mut outside = game.clone();
+    outside.play(moves[3]).unwrap();
+    assert_eq!(book.pick(&outside, &mut rng, &strict), None);
+    let many_visits = PickOptions {
+        min_visits: 1000,
+        ..PickOptions::default()
+    };
+    assert_eq!(book.pick(&game, &mut rng, &many_visits), None);
+}
+
+#[test]
+fn balanced_openings_are_close_to_even_spread_and_distinct() {
+    let book = grown(80);
+    let filter = OpeningFilter {
+        count: 10,
+        min_ply: 1,
+        max_ply: 6,
+        max_gap: 0.2,
+        max_draw: 1.0,
+        max_err: 1.0,
+        min_visits: 1,
+        min_difference: 2,
+    };
+    let chosen = balanced_openings(&book, &filter);
+    assert!(!chosen.is_empty());
+    let mut keys = std::collections::HashSet::new();
+    for c in &chosen {
+        assert!((c.score - 0.5).abs() <= 0.2);
+        assert!((1..=6).contains(&c.ply));
+        assert!(keys.insert(book.node(c.node).key));
+        // The path replays to the node.
+        let mut g = Game::new(Position::initial(book.variant.clone()));
+        for m in &c.path {
+            let mv = g.position().parse_move(m).unwrap();
+            g.play(mv).unwrap();
+        }
+        assert_eq!(BookKey::of(g.position()), book.node(c.node).key);
+    }
+    let plies: std::collections::HashSet<u32> = chosen.iter().map(|c| c.ply).collect();
+    assert!(plies.len() >= 2, "openings spread over plies: {plies:?}");
+}

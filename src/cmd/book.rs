@@ -1,0 +1,414 @@
+//! `tengu book`: build, probe, export and choose openings from opening books.
+
+use std::io::Write as _;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use tengu_book::file::{fnv1a, table_hash, BookHeader};
+use tengu_book::{Book, BookKey, BuildLimits, Builder, Costs, OpeningFilter};
+use tengu_model::Backend;
+use tengu_rules::{Game, Position, Variant};
+
+use crate::args::{
+    BookArgs, BookBuildArgs, BookCommand, BookExportArgs, BookInfoArgs, BookOpeningsArgs,
+    BookProbeArgs,
+};
+use crate::output::{out, outln};
+
+pub fn run(args: BookArgs) -> Result<()> {
+    match args.command {
+        BookCommand::Build(a) => build(a),
+        BookCommand::Probe(a) => probe(a),
+        BookCommand::Export(a) => export(a),
+        BookCommand::Openings(a) => openings(a),
+        BookCommand::Info(a) => info(a),
+    }
+}
+
+fn load(path: &std::path::Path) -> Result<Book> {
+    Ok(Book::load(path)?)
+}
+
+fn build(args: BookBuildArgs) -> Result<()> {
+    let Some(variant) = Variant::builtin(&args.game) else {
+        bail!(
+            "unknown game {:?}; expected dai-dai or maka-dai-dai",
+            args.game
+        )
+    };
+    if args.visits == 0 {
+        bail!("--visits must be at least 1");
+    }
+    if args.positions.is_none() && args.minutes.is_none() {
+        bail!("tengu book build needs a limit: --positions N and/or --minutes M");
+    }
+    if let Some(m) = args.minutes.filter(|m| !(m.is_finite() && *m > 0.0)) {
+        bail!("--minutes {m}: must be a positive number");
+    }
+    let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
+    let bytes = std::fs::read(&args.checkpoint)
+        .with_context(|| format!("cannot read {}", args.checkpoint.display()))?;
+    let checkpoint_hash = fnv1a(&bytes);
+    drop(bytes);
+    let (mut eval, meta) = backend.load_evaluator(&args.checkpoint, &variant)?;
+    let config = super::search_config(args.search_config.as_deref())?;
+    config.validate().map_err(anyhow::Error::msg)?;
+    let search_text = toml::to_string(&config).context("search settings to TOML")?;
+    let checkpoint_name = args
+        .checkpoint
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_string();
+    let mut book = if args.out.exists() {
+        let book = load(&args.out)?;
+        let h = &book.header;
+        let differs = |what: &str, was: String, now: String| -> Result<()> {
+            if was != now {
+                bail!(
+                    "{} was built with {what} {was}; this build has {now}. Continue it with the \
+                     same settings, or build a new book under another name",
+                    args.out.display()
+                );
+            }
+            Ok(())
+        };
+        differs("game", h.game.clone(), args.game.clone())?;
+        differs(
+            "checkpoint",
+            format!("{} (hash {:016x})", h.checkpoint, h.checkpoint_hash),
+            format!("{checkpoint_name} (hash {checkpoint_hash:016x})"),
+        )?;
+        differs("visits", h.visits.to_string(), args.visits.to_string())?;
+        differs(
+            "max plies",
+            h.max_plies.to_string(),
+            args.max_plies.to_string(),
+        )?;
+        differs("search settings", h.search.clone(), search_text.clone())?;
+        tracing::info!(
+            "continuing {}: {} positions, {} expansions",
+            args.out.display(),
+            book.len(),
+            h.expansions
+        );
+        book
+    } else {
+        let header = BookHeader {
+            game: variant.id().to_string(),
+            rules_version: tengu_rules::RULES_VERSION.to_string(),
+            table_hash: table_hash(&variant),
+            key_scheme: tengu_book::key::KEY_SCHEME,
+            checkpoint: checkpoint_name,
+            checkpoint_step: meta.step,
+            checkpoint_hash,
+            visits: args.visits,
+            max_plies: args.max_plies,
+            search: search_text,
+            costs: Costs::default(),
+            seed: args.seed,
+            expansions: 0,
+        };
+        Book::new(variant.clone(), header)
+    };
+    let stop: std::sync::Arc<AtomicBool> = super::selfplay::stop_flag()?;
+    let bar = super::spinner(args.quiet);
+    let start = Instant::now();
+    let first = (book.len(), book.header.expansions);
+    let limits = BuildLimits {
+        positions: args.positions,
+        time: args.minutes.map(|m| Duration::from_secs_f64(m * 60.0)),
+        save_every: args.save_every,
+    };
+    let path = args.out.clone();
+    let mut builder = Builder::new(eval.as_mut(), config);
+    let end = tengu_book::build(
+        &mut builder,
+        &mut book,
+        &limits,
+        &stop,
+        &mut |b| b.save(&path).map_err(|e| e.to_string()),
+        &mut |b, x| {
+            let minutes = start.elapsed().as_secs_f64() / 60.0;
+            let root = b.value(0);
+            bar.set_message(format!(
+                "{} positions, {} expansions, {:.1} new positions/min, start score {:.3} ± {:.3}, last cost {:.2}",
+                b.len(),
+                b.header.expansions,
+                (b.len() - first.0) as f64 / minutes.max(1e-9),
+                root.score(),
+                root.err,
+                x.cost
+            ));
+            bar.tick();
+        },
+    )
+    .map_err(anyhow::Error::msg)?;
+    bar.finish_and_clear();
+    let secs = start.elapsed().as_secs_f64();
+    let added = book.len() - first.0;
+    let size = std::fs::metadata(&args.out).map(|m| m.len()).unwrap_or(0);
+    let root = book.value(0);
+    outln!(
+        "{}: {} positions (+{added}), {} expansions (+{}) in {:.1} s: {:.1} new positions/min; \
+         {} bytes ({:.0} B/position); start score {:.3} ± {:.3} (draw {:.3}); stopped: {:?}",
+        args.out.display(),
+        book.len(),
+        book.header.expansions,
+        book.header.expansions - first.1,
+        secs,
+        added as f64 / (secs / 60.0).max(1e-9),
+        size,
+        size as f64 / book.len().max(1) as f64,
+        root.score(),
+        root.err,
+        root.draw,
+        end
+    )?;
+    Ok(())
+}
+
+/// The game to probe: `--position`, `--moves` from the start, or the start.
+fn probe_game(book: &Book, args: &BookProbeArgs) -> Result<Game> {
+    if let Some(text) = &args.position {
+        let pos = tengu_engine::fen::parse_position(text, &book.variant)
+            .map_err(anyhow::Error::msg)
+            .context("invalid --position")?;
+        if pos.variant().id() != book.variant.id() {
+            bail!(
+                "--position is a {} position, but the book is of {}",
+                pos.variant().name(),
+                book.variant.name()
+            );
+        }
+        return Ok(Game::new(pos));
+    }
+    let mut game = Game::new(Position::initial(book.variant.clone()));
+    for (i, text) in args.moves.iter().enumerate() {
+        let m = game
+            .position()
+            .parse_move(text)
+            .map_err(|e| anyhow::anyhow!("--moves: move {} ({text:?}): {e}", i + 1))?;
+        game.play(m)
+            .map_err(|e| anyhow::anyhow!("--moves: move {} ({text:?}): {e}", i + 1))?;
+    }
+    Ok(game)
+}
+
+fn probe(args: BookProbeArgs) -> Result<()> {
+    let book = load(&args.book)?;
+    let game = probe_game(&book, &args)?;
+    let Some(report) = book.probe(game.position()) else {
+        bail!(
+            "the position (key {}) is not in {} ({} positions)",
+            BookKey::of(game.position()),
+            args.book.display(),
+            book.len()
+        );
+    };
+    if args.json {
+        outln!("{}", serde_json::to_string(&report)?)?;
+        return Ok(());
+    }
+    let v = report.value;
+    outln!(
+        "{} book, {} positions; position {} ply {}, {} to move: score {:.3} ± {:.3} (W {:.3} D {:.3} L {:.3}), {} visits",
+        book.variant.name(),
+        book.len(),
+        report.key,
+        report.ply,
+        report.side_to_move,
+        v.score,
+        v.err,
+        v.win,
+        v.draw,
+        v.loss,
+        report.visits
+    )?;
+    outln!(
+        "{:<16} {:>7} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  line",
+        "move",
+        "visits",
+        "prior",
+        "W",
+        "D",
+        "L",
+        "score",
+        "±"
+    )?;
+    for m in &report.moves {
+        outln!(
+            "{:<16} {:>7} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3}  {}",
+            m.mv,
+            m.visits,
+            m.prior,
+            m.value.win,
+            m.value.draw,
+            m.value.loss,
+            m.value.score,
+            m.value.err,
+            m.line.join(" ")
+        )?;
+    }
+    if let Some(o) = &report.other {
+        outln!(
+            "{:<16} {:>7} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3}  (best move not in the book: {})",
+            "other",
+            o.visits,
+            o.prior,
+            o.value.win,
+            o.value.draw,
+            o.value.loss,
+            o.value.score,
+            o.value.err,
+            o.best
+        )?;
+    }
+    Ok(())
+}
+
+fn create(path: &std::path::Path) -> Result<std::io::BufWriter<std::fs::File>> {
+    Ok(std::io::BufWriter::new(
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
+    ))
+}
+
+fn export(args: BookExportArgs) -> Result<()> {
+    if args.jsonl.is_none() && args.openings.is_none() && args.html.is_none() {
+        bail!("tengu book export needs at least one of --jsonl FILE, --openings FILE, --html DIR");
+    }
+    let book = load(&args.book)?;
+    if let Some(path) = &args.jsonl {
+        let mut f = create(path)?;
+        tengu_book::export::write_jsonl(&book, &mut f)?;
+        f.flush()?;
+        outln!("{}: {} positions (JSON lines)", path.display(), book.len())?;
+    }
+    if let Some(path) = &args.openings {
+        let mut f = create(path)?;
+        let n = tengu_book::export::write_openings(&book, &mut f)?;
+        f.flush()?;
+        outln!("{}: {n} openings", path.display())?;
+    }
+    if let Some(dir) = &args.html {
+        let nodes = tengu_book::export::html_nodes(&book, args.min_visits);
+        let title = format!(
+            "{} opening book ({}, {} positions)",
+            book.variant.name(),
+            book.header.checkpoint,
+            book.len()
+        );
+        let stats = tengu_book::html::write_html(dir, &title, &book.node(0).key.hex(), &nodes)
+            .with_context(|| format!("cannot write the HTML book to {}", dir.display()))?;
+        outln!(
+            "{}: {} pages, {} bytes; open {}",
+            dir.display(),
+            stats.pages,
+            stats.bytes,
+            dir.join("index.html").display()
+        )?;
+    }
+    Ok(())
+}
+
+fn openings(args: BookOpeningsArgs) -> Result<()> {
+    let book = load(&args.book)?;
+    let filter = OpeningFilter {
+        count: args.count,
+        min_ply: args.min_ply,
+        max_ply: args.max_ply,
+        max_gap: args.max_gap,
+        max_draw: args.max_draw,
+        max_err: args.max_err,
+        min_visits: 1,
+        min_difference: args.min_difference,
+    };
+    let chosen = tengu_book::balanced_openings(&book, &filter);
+    if chosen.is_empty() {
+        bail!(
+            "no position of {} qualifies (plies {}..={}, score within {} of 0.5, draw <= {}, err <= {}); widen the filter or grow the book",
+            args.book.display(),
+            args.min_ply,
+            args.max_ply,
+            args.max_gap,
+            args.max_draw,
+            args.max_err
+        );
+    }
+    let mut text = format!(
+        "# {} balanced openings from {} ({} positions, checkpoint {})\n",
+        chosen.len(),
+        args.book.display(),
+        book.len(),
+        book.header.checkpoint
+    );
+    for c in &chosen {
+        text.push_str(&tengu_book::export::opening_line(
+            &c.path,
+            &tengu_book::export::opening_comment(&book, c.node),
+        ));
+        text.push('\n');
+    }
+    match &args.out {
+        Some(path) => {
+            std::fs::write(path, &text)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            let plies: Vec<u32> = chosen.iter().map(|c| c.ply).collect();
+            outln!(
+                "{}: {} openings, plies {}..={}, {} with Black to move",
+                path.display(),
+                chosen.len(),
+                plies.iter().min().unwrap_or(&0),
+                plies.iter().max().unwrap_or(&0),
+                plies.iter().filter(|p| *p % 2 == 0).count()
+            )?;
+        }
+        None => out!("{text}")?,
+    }
+    Ok(())
+}
+
+fn info(args: BookInfoArgs) -> Result<()> {
+    let book = load(&args.book)?;
+    let h = &book.header;
+    let size = std::fs::metadata(&args.book).map(|m| m.len()).unwrap_or(0);
+    let max_ply = book.graph.nodes.iter().map(|n| n.ply).max().unwrap_or(0);
+    let root = book.value(0);
+    if args.json {
+        let v = serde_json::json!({
+            "game": h.game, "rules_version": h.rules_version, "checkpoint": h.checkpoint,
+            "checkpoint_step": h.checkpoint_step, "visits": h.visits, "seed": h.seed,
+            "expansions": h.expansions, "positions": book.len(), "bytes": size,
+            "max_ply": max_ply, "total_visits": book.total_visits(),
+            "start_score": root.score(), "start_draw": root.draw,
+        });
+        outln!("{v}")?;
+        return Ok(());
+    }
+    outln!(
+        "{}: {} book (RULES.md v{}), {} positions, {} expansions, {} bytes, deepest ply {}",
+        args.book.display(),
+        book.variant.name(),
+        h.rules_version,
+        book.len(),
+        h.expansions,
+        size,
+        max_ply
+    )?;
+    outln!(
+        "checkpoint {} (step {}), {} visits per search, seed {}, {} visits in all",
+        h.checkpoint,
+        h.checkpoint_step,
+        h.visits,
+        h.seed,
+        book.total_visits()
+    )?;
+    outln!(
+        "start: score {:.3} ± {:.3}, draw {:.3}",
+        root.score(),
+        root.err,
+        root.draw
+    )?;
+    Ok(())
+}

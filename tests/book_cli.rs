@@ -1,0 +1,230 @@
+//! `tengu book` end to end: build from a fresh checkpoint, continue, survive SIGKILL, probe,
+//! export, choose openings, refuse bad input by name.
+
+use std::path::Path;
+use std::process::Command;
+
+fn tengu(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
+        .args(args)
+        .output()
+        .expect("tengu runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn p(x: &Path) -> String {
+    x.display().to_string()
+}
+
+/// A fresh (untrained) tiny Dai Dai checkpoint.
+fn checkpoint(dir: &Path) -> std::path::PathBuf {
+    let run = dir.join("run");
+    let config = dir.join("tiny.toml");
+    std::fs::write(
+        &config,
+        "game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n",
+    )
+    .unwrap();
+    let (ok, _, err) = tengu(&[
+        "train",
+        "--run",
+        &p(&run),
+        "--config",
+        &p(&config),
+        "--max-steps",
+        "0",
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    run.join("models/model-000000000.safetensors")
+}
+
+#[test]
+fn build_continue_probe_export_and_choose_openings() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = checkpoint(dir.path());
+    let book = dir.path().join("dd.tbk");
+    let build = |positions: &str, visits: &str| {
+        tengu(&[
+            "book",
+            "build",
+            "--checkpoint",
+            &p(&ckpt),
+            "--game",
+            "dai-dai",
+            "--out",
+            &p(&book),
+            "--positions",
+            positions,
+            "--visits",
+            visits,
+            "--quiet",
+        ])
+    };
+    let (ok, out, err) = build("20", "8");
+    assert!(ok && out.contains("20 positions"), "{out}{err}");
+    let (ok, out, err) = build("35", "8");
+    assert!(ok && out.contains("35 positions (+15)"), "{out}{err}");
+    // Other settings than the book's are refused by name.
+    let (ok, _, err) = build("40", "16");
+    assert!(
+        !ok && err.contains("visits 8") && err.contains("16"),
+        "{err}"
+    );
+    let (ok, _, err) = tengu(&[
+        "book",
+        "build",
+        "--checkpoint",
+        &p(&ckpt),
+        "--game",
+        "maka-dai-dai",
+        "--out",
+        &p(&dir.path().join("m.tbk")),
+        "--positions",
+        "5",
+    ]);
+    assert!(!ok && err.contains("maka-dai-dai"), "{err}");
+
+    let (ok, out, err) = tengu(&["book", "info", &p(&book), "--json"]);
+    assert!(ok, "{err}");
+    let info: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(info["positions"], 35);
+    assert_eq!(info["visits"], 8);
+
+    // Probe the start, then the first book move's position by --moves.
+    let (ok, out, err) = tengu(&["book", "probe", &p(&book), "--json"]);
+    assert!(ok, "{err}");
+    let probe: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let first = probe["moves"][0]["move"].as_str().unwrap().to_string();
+    assert!(probe["moves"].as_array().unwrap().len() >= 2, "{probe}");
+    assert_eq!(probe["ply"], 0);
+    let (ok, out, err) = tengu(&["book", "probe", &p(&book), "--moves", &first]);
+    assert!(ok && out.contains("ply 1, White to move"), "{out}{err}");
+    let (ok, _, err) = tengu(&["book", "probe", &p(&book), "--moves", "1a>1b"]);
+    assert!(
+        !ok && err.contains("move 1") && err.contains("1a>1b"),
+        "{err}"
+    );
+
+    // Exports.
+    let jsonl = dir.path().join("dd.jsonl");
+    let openings = dir.path().join("all.txt");
+    let html = dir.path().join("html");
+    let (ok, out, err) = tengu(&[
+        "book",
+        "export",
+        &p(&book),
+        "--jsonl",
+        &p(&jsonl),
+        "--openings",
+        &p(&openings),
+        "--html",
+        &p(&html),
+    ]);
+    assert!(ok, "{out}{err}");
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 35);
+    assert_eq!(lines[0]["path"].as_array().unwrap().len(), 0);
+    assert!(html.join("index.html").exists());
+    let text = std::fs::read_to_string(&openings).unwrap();
+    assert!(text.lines().next().unwrap().starts_with("start"));
+
+    // Balanced openings: a tiny untrained network's values are all near 0.5.
+    let chosen = dir.path().join("balanced.txt");
+    let (ok, out, err) = tengu(&[
+        "book",
+        "openings",
+        &p(&book),
+        "--count",
+        "4",
+        "--min-ply",
+        "1",
+        "--max-ply",
+        "6",
+        "--max-gap",
+        "0.5",
+        "--max-draw",
+        "1",
+        "--max-err",
+        "1",
+        "--out",
+        &p(&chosen),
+    ]);
+    assert!(ok && out.contains("openings"), "{out}{err}");
+    let text = std::fs::read_to_string(&chosen).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(!lines.is_empty() && lines.len() <= 4, "{text}");
+    // Each line replays: probing its moves finds the position in the book.
+    for line in lines {
+        let moves: Vec<&str> = line.split('#').next().unwrap().split_whitespace().collect();
+        let mut args = vec!["book", "probe", book.to_str().unwrap(), "--moves"];
+        args.extend(moves);
+        let (ok, _, err) = tengu(&args);
+        assert!(ok, "{line}: {err}");
+    }
+
+    // A damaged book is refused by name.
+    let mut bytes = std::fs::read(&book).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 1;
+    let bad = dir.path().join("bad.tbk");
+    std::fs::write(&bad, &bytes).unwrap();
+    let (ok, _, err) = tengu(&["book", "probe", &p(&bad)]);
+    assert!(
+        !ok && err.contains("bad.tbk") && err.contains("checksum"),
+        "{err}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_build_killed_at_any_moment_leaves_a_readable_book_that_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = checkpoint(dir.path());
+    let book = dir.path().join("k.tbk");
+    for round in 0..3 {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
+            .args([
+                "book",
+                "build",
+                "--checkpoint",
+                &p(&ckpt),
+                "--game",
+                "dai-dai",
+                "--out",
+                &p(&book),
+                "--minutes",
+                "5",
+                "--visits",
+                "4",
+                "--save-every",
+                "1",
+                "--quiet",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Kill at different moments of the loop (saves happen after every expansion).
+        std::thread::sleep(std::time::Duration::from_millis(1500 + 370 * round));
+        unsafe {
+            libc::kill(child.id() as i32, libc::SIGKILL);
+        }
+        child.wait().unwrap();
+        let (ok, out, err) = tengu(&["book", "info", &p(&book), "--json"]);
+        assert!(ok, "round {round}: {err}");
+        let info: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        assert!(info["positions"].as_u64().unwrap() >= 1);
+    }
+    // Temporary files of killed writers may remain; the book itself is whole.
+    let (ok, out, err) = tengu(&["book", "probe", &p(&book)]);
+    assert!(ok && out.contains("ply 0"), "{out}{err}");
+}

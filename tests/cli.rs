@@ -499,3 +499,52 @@ fn show_writes_and_positions_read_qboard_fens() {
         "{err}"
     );
 }
+
+#[test]
+fn match_from_an_openings_file_reports_game_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("book.txt");
+    std::fs::write(&book, "# two openings\nstart\n9l>9k 9f>9g # ply 2\n").unwrap();
+    let book_arg = book.to_string_lossy().into_owned();
+    let base = [
+        "match",
+        "random",
+        "greedy",
+        "--max-plies",
+        "16",
+        "--openings",
+        &book_arg,
+    ];
+    let (ok, out, err) = tengu(&[&base[..], &["--games", "4", "--json"]].concat());
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["games"], 4);
+    assert_eq!(
+        (v["pairs"].as_u64(), v["unpaired"].as_u64()),
+        (Some(2), Some(0)),
+        "{v}"
+    );
+    let counts: Vec<u64> = v["pentanomial"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    assert_eq!(counts.len(), 5);
+    assert_eq!(counts.iter().sum::<u64>(), 2, "{v}");
+    assert!(v["pair_score"].as_f64().is_some() && v["pair_variance"].as_f64().is_some());
+    // The text report has the pair line beside the W/D/L score.
+    let (ok, out, err) = tengu(&[&base[..], &["--games", "2"]].concat());
+    assert!(ok, "{err}");
+    assert!(out.contains("pairs 1: LL "), "{out}");
+    // A bad move is refused by its line number and token, before any game.
+    std::fs::write(&book, "start\n\n9l>9k 9z>9a # bad rank\n").unwrap();
+    let (ok, _, err) = tengu(&base);
+    assert!(
+        !ok && err.contains("line 3: ply 2: move \"9z>9a\""),
+        "{err}"
+    );
+    // An openings file gives every pair's start: --opening-plies is refused beside it.
+    let (ok, _, err) = tengu(&[&base[..], &["--opening-plies", "2"]].concat());
+    assert!(!ok && err.contains("--opening-plies"), "{err}");
+}

@@ -1,7 +1,7 @@
 //! Rules engine for Dai Dai Shogi (17x17) and Maka Dai Dai Shogi (19x19), following
 //! `RULES.md` v1.2 ([`RULES_VERSION`]): piece data from `configs/games/*.toml`, exact
 //! pseudo-legal and legal move generation, make/unmake with an incremental Zobrist key, the
-//! text formats of §12, game records, repetition and results, and perft.
+//! text formats of §12, game records, openings files, repetition and results, and perft.
 
 mod attack;
 mod board;
@@ -10,6 +10,7 @@ pub mod game;
 mod legal;
 mod movegen;
 pub mod notation;
+pub mod openings;
 pub mod perft;
 pub mod position;
 pub mod record;
@@ -20,6 +21,7 @@ pub mod variant;
 pub use config::{ConfigError, VariantSpec};
 pub use game::{Game, Outcome, Termination};
 pub use notation::ParseError;
+pub use openings::{format_opening, parse_openings, read_openings, Opening, OpeningsError};
 pub use position::{Piece, Position, Undo};
 pub use record::Record;
 pub use types::{Color, Move, Square};

@@ -78,7 +78,8 @@ pub struct SelfplayConfig {
     pub cheap_visits: u32,
     /// Moves before this ply are sampled with `temperature`, later ones with
     /// `final_temperature` (0: the most visited move). A final temperature above 0 keeps
-    /// early networks from shuffling into draws by repetition.
+    /// early networks from shuffling into draws by repetition. Plies count from the initial
+    /// position, an opening's moves included (as for `max_plies`).
     pub temperature_plies: u32,
     pub temperature: f32,
     pub final_temperature: f32,
@@ -93,8 +94,9 @@ pub struct SelfplayConfig {
     pub resign_consecutive: u32,
     /// Share of games that never resign (they measure false resignations).
     pub no_resign_share: f32,
-    /// Games longer than this are adjudicated: a draw, or with `material_adjudication`
-    /// a win for a side holding at least that many times the other's material.
+    /// Games longer than this (in plies from the initial position) are adjudicated: a
+    /// draw, or with `material_adjudication` a win for a side holding at least that many
+    /// times the other's material.
     pub max_plies: u32,
     /// Material ratio that wins at the ply cap (fixed piece values, royals excluded); 0
     /// makes every capped game a draw. Gives young networks decisive value targets.
@@ -106,6 +108,15 @@ pub struct SelfplayConfig {
     pub rows_per_shard: usize,
     /// Seconds between looks for a newer checkpoint (between games).
     pub checkpoint_poll_seconds: f64,
+    /// Openings file (the format of `tengu match --openings`: one opening a line, moves
+    /// from the initial position), read and checked once when a worker starts; a relative
+    /// path is relative to the directory the worker is started in. None: no openings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub openings: Option<std::path::PathBuf>,
+    /// Share of games (0..=1) that start from a uniformly random opening of `openings`
+    /// instead of the initial position. The opening's moves are part of the game (its
+    /// record and ply count) but are not searched and give no rows.
+    pub opening_share: f32,
 }
 
 impl Default for SelfplayConfig {
@@ -127,6 +138,8 @@ impl Default for SelfplayConfig {
             target_horizon: crate::shard::TARGET_HORIZON,
             rows_per_shard: 2000,
             checkpoint_poll_seconds: 10.0,
+            openings: None,
+            opening_share: 0.0,
         }
     }
 }
@@ -197,6 +210,14 @@ impl SelfplayConfig {
         check(
             self.material_adjudication == 0.0 || self.material_adjudication > 1.0,
             "selfplay.material_adjudication must be 0 (off) or above 1",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.opening_share),
+            "selfplay.opening_share must be in [0, 1]",
+        )?;
+        check(
+            self.opening_share == 0.0 || self.openings.is_some(),
+            "selfplay.opening_share above 0 needs selfplay.openings (an openings file)",
         )?;
         check(
             self.rows_per_shard >= 1,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
-use tengu_rules::{Color, Game, Move, Position, Record, Variant};
+use tengu_rules::{Color, Game, Move, Opening, Position, Record, Variant};
 
 use crate::config::{SearchConfig, SelfplayConfig};
 use crate::mcts::{forced_captures, terminal_value, uses_gumbel, Leaf, Tree};
@@ -23,10 +23,14 @@ pub struct FinishedGame {
     /// `checkmate`, `no legal move`, `repetition`, `perpetual check`, `resignation`,
     /// `ply cap`.
     pub termination: String,
+    /// Plies of the whole game from the initial position, an opening's moves included.
     pub plies: u32,
     /// In a game that never resigns: whether a side that would have resigned went on to
     /// win or draw (a false resignation). `None` when no side reached the threshold.
     pub false_resignation: Option<bool>,
+    /// The opening the game started from: its index in the openings file (file order,
+    /// 0-based); `None` for the initial position.
+    pub opening: Option<usize>,
 }
 
 /// Material and occupancy of every position of a finished game (Black's view), for the
@@ -110,6 +114,8 @@ struct Slot {
     low_streak: [u32; 2],
     would_resign: [bool; 2],
     pending: Option<(Vec<(u32, usize)>, Box<Game>, Vec<Move>)>,
+    /// Index of the opening the game started from (None: the initial position).
+    opening: Option<usize>,
 }
 
 /// Counters since the start.
@@ -141,6 +147,8 @@ pub struct SelfPlay {
     pub stats: PlayStats,
     /// Fixed piece values for material adjudication.
     piece_values: Vec<f32>,
+    /// Openings a share `config.opening_share` of new games start from.
+    openings: Vec<Opening>,
 }
 
 impl SelfPlay {
@@ -166,7 +174,42 @@ impl SelfPlay {
             game_limit: None,
             stats: PlayStats::default(),
             piece_values,
+            openings: Vec::new(),
         }
+    }
+
+    /// Sets the openings that a share `selfplay.opening_share` of new games start from
+    /// (uniformly at random). Openings are refused when one already reaches
+    /// `selfplay.max_plies` (its game would be over before any search); the message names
+    /// its line.
+    pub fn set_openings(&mut self, openings: Vec<Opening>) -> Result<(), String> {
+        if let Some(long) = openings
+            .iter()
+            .find(|o| o.moves.len() >= self.config.max_plies as usize)
+        {
+            return Err(format!(
+                "line {}: the opening has {} plies; selfplay.max_plies is {}, so no move would be searched",
+                long.line,
+                long.moves.len(),
+                self.config.max_plies
+            ));
+        }
+        self.openings = openings;
+        Ok(())
+    }
+
+    /// The start of a new game: with probability `opening_share` (when there are
+    /// openings) a uniformly random opening and its index, else the initial position. No
+    /// random number is drawn without openings, so runs without them play as before.
+    fn start_game(&mut self) -> (Game, Option<usize>) {
+        if !self.openings.is_empty()
+            && self.config.opening_share > 0.0
+            && self.rng.gen::<f32>() < self.config.opening_share
+        {
+            let i = self.rng.gen_range(0..self.openings.len());
+            return (self.openings[i].game(&self.variant), Some(i));
+        }
+        (Game::new(Position::initial(self.variant.clone())), None)
     }
 
     /// Games currently being played.
@@ -181,10 +224,11 @@ impl SelfPlay {
 
     fn new_slot(&mut self) -> Slot {
         let no_resign = self.rng.gen::<f32>() < self.config.no_resign_share;
+        let (game, opening) = self.start_game();
         let mut slot = Slot {
             generation: self.generation,
             model: self.model.clone(),
-            game: Game::new(Position::initial(self.variant.clone())),
+            game,
             tree: Tree::default(),
             rows: Vec::new(),
             budget: 1,
@@ -194,6 +238,7 @@ impl SelfPlay {
             low_streak: [0; 2],
             would_resign: [false; 2],
             pending: None,
+            opening,
         };
         self.begin_move(&mut slot);
         slot
@@ -476,14 +521,17 @@ impl SelfPlay {
                 }
             })
             .collect();
-        let mut record = Record::new(
-            slot.game.clone(),
-            &[
-                ("Black", &slot.model),
-                ("White", &slot.model),
-                ("Termination", termination),
-            ],
-        );
+        let mut tags = vec![
+            ("Black", slot.model.clone()),
+            ("White", slot.model.clone()),
+            ("Termination", termination.to_string()),
+        ];
+        if let Some(i) = slot.opening {
+            tags.push(("Opening", i.to_string()));
+            tags.push(("OpeningLine", self.openings[i].line.to_string()));
+        }
+        let tags: Vec<(&str, &str)> = tags.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let mut record = Record::new(slot.game.clone(), &tags);
         let result = match winner {
             Some(Color::Black) => "1-0",
             Some(Color::White) => "0-1",
@@ -511,6 +559,7 @@ impl SelfPlay {
             termination: termination.into(),
             plies,
             false_resignation,
+            opening: slot.opening,
         }
     }
 }

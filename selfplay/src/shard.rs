@@ -60,7 +60,10 @@ pub struct Row {
     /// Whether this was a full search (playout cap randomization); only full searches
     /// are policy targets.
     pub full_search: bool,
-    /// Game index within the shard, ply of the position, plies of the whole game.
+    /// Game index within the shard, ply of the position, plies of the whole game. Plies
+    /// count from the initial position: a game started from an opening
+    /// (`selfplay.opening_share`) has no rows for the opening's moves, so its first row's
+    /// `ply` is the opening's length, and `game_plies` includes them.
     pub game: u32,
     pub ply: u32,
     pub game_plies: u32,

@@ -30,6 +30,10 @@ pub enum WorkerError {
     Checkpoint(#[from] CheckpointError),
     #[error(transparent)]
     Shard(#[from] ShardError),
+    /// The openings file (`selfplay.openings`) was refused; the message names the file
+    /// and the line.
+    #[error("selfplay.openings: {0}")]
+    Openings(String),
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -151,6 +155,16 @@ pub fn run(
         .selfplay
         .validate()
         .map_err(|e| WorkerError::Eval(EvalError::Backend(e)))?;
+    // The openings file is read and checked once, before anything else is loaded.
+    let openings = match &options.selfplay.openings {
+        Some(path) => {
+            let openings = tengu_rules::read_openings(path, &options.variant)
+                .map_err(|e| WorkerError::Openings(e.to_string()))?;
+            tracing::info!(file = %path.display(), openings = openings.len(), share = options.selfplay.opening_share, "openings loaded");
+            Some((path, openings))
+        }
+        None => None,
+    };
     let shards_dir = run_dir::shards(&options.run);
     std::fs::create_dir_all(&shards_dir).map_err(io(&shards_dir))?;
 
@@ -160,6 +174,10 @@ pub fn run(
         options.selfplay.clone(),
         options.seed,
     );
+    if let Some((path, openings)) = openings {
+        play.set_openings(openings)
+            .map_err(|e| WorkerError::Openings(format!("{}: {e}", path.display())))?;
+    }
     // Evaluators by model generation: new games use the newest; games in flight keep the
     // one they started with, and an old evaluator is dropped once its last game ends.
     let mut evaluators: BTreeMap<usize, Box<dyn Evaluator>> = BTreeMap::new();

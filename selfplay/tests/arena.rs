@@ -137,6 +137,7 @@ fn options(games: u64, out: Option<std::path::PathBuf>) -> MatchOptions {
         variant: Variant::dai_dai(),
         games,
         opening_plies: 4,
+        openings: None,
         max_plies: 300,
         material_ratio: Some(1.5),
         seed: 3,
@@ -238,4 +239,49 @@ fn parallel_games_play_every_index_once() {
         std::fs::read_dir(dir.path().join("games")).unwrap().count(),
         12
     );
+}
+
+#[test]
+fn pairs_start_from_the_openings_of_a_file_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let variant = Variant::dai_dai();
+    let text = "# two openings\nstart\n9l>9k 9f>9g 13l>13k # ply 3\n";
+    let openings = tengu_rules::parse_openings(&variant, text).unwrap();
+    let opts = MatchOptions {
+        max_plies: 12,
+        openings: Some(std::sync::Arc::new(openings.clone())),
+        ..options(6, Some(dir.path().to_path_buf()))
+    };
+    let (mut a, mut b) = (GreedyPlayer::new(&variant, 1), RandomPlayer::new(2));
+    let summary = matches::run(&mut a, &mut b, &opts, &mut |_, _| {}).unwrap();
+    // Pairs 0, 1, 2 take openings 0, 1, 0 (file order, wrapping round).
+    let used: Vec<Option<u64>> = summary.results.iter().map(|r| r.opening).collect();
+    assert_eq!(used, [0, 0, 1, 1, 0, 0].map(Some));
+    let pairs = summary.pairs();
+    assert_eq!((pairs.pairs(), pairs.unpaired), (3, 0));
+    for r in &summary.results {
+        let path = dir
+            .path()
+            .join("games")
+            .join(format!("game-{:05}.record", r.index));
+        let record = tengu_rules::Record::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let opening = &openings[r.opening.unwrap() as usize];
+        let moves: Vec<_> = record.game.moves().collect();
+        assert_eq!(moves[..opening.moves.len()], opening.moves[..]);
+        assert_eq!(
+            record.tag("Opening"),
+            Some(r.opening.unwrap().to_string().as_str())
+        );
+        assert_eq!(
+            record.tag("OpeningLine"),
+            Some(opening.line.to_string().as_str())
+        );
+        assert!(r.plies <= 12);
+    }
+    // Results written before openings files (no "opening" key) still read.
+    let old = r#"{"index":0,"a":"x","b":"y","a_is_black":true,"result":1,"plies":3,"termination":"checkmate","material_share":0.5}"#;
+    let r: matches::GameResult = serde_json::from_str(old).unwrap();
+    assert_eq!(r.opening, None);
+    // Random openings write no "opening" key.
+    assert!(!serde_json::to_string(&r).unwrap().contains("opening"));
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 use tengu_rules::Variant;
 use tengu_selfplay::arena::elo::{score_from_elo, Score};
 use tengu_selfplay::arena::matches::MatchOptions;
+use tengu_selfplay::arena::pairs::Pentanomial;
 use tengu_selfplay::arena::players::{AlphaBetaPlayer, GreedyPlayer, Player, RandomPlayer};
 use tengu_selfplay::arena::tournament::{self, fit_ratings, Pairing};
 
@@ -24,6 +25,7 @@ fn the_fit_recovers_the_ratings_behind_the_results() {
                     draws: 0,
                     losses: 100_000 - wins,
                 },
+                pairs: Pentanomial::default(),
             });
         }
     }
@@ -42,6 +44,7 @@ fn the_fit_recovers_the_ratings_behind_the_results() {
                 draws: 0,
                 losses: 0,
             },
+            pairs: Pentanomial::default(),
         }],
     );
     assert!(sweep[1] < -200.0 && sweep[1].is_finite(), "{sweep:?}");
@@ -64,6 +67,7 @@ fn a_gauntlet_rates_each_opponent_by_its_own_pairing() {
                 draws,
                 losses,
             },
+            pairs: Pentanomial::default(),
         })
         .collect();
     let fitted = fit_ratings(results.len() + 1, &pairings);
@@ -97,6 +101,7 @@ fn a_round_robin_ranks_alpha_beta_over_greedy_over_random() {
         variant,
         games: 2,
         opening_plies: 4,
+        openings: None,
         max_plies: 300,
         material_ratio: Some(1.5),
         seed: 5,
@@ -105,6 +110,20 @@ fn a_round_robin_ranks_alpha_beta_over_greedy_over_random() {
     };
     let standings = tournament::run(&mut players, &options, false, &mut |_, _, _| {}).unwrap();
     assert_eq!(standings.pairings.len(), 3);
+    // Each pairing's two games form one pair, counted in its pentanomial.
+    for p in standings.to_json()["pairings"].as_array().unwrap() {
+        let counts: u64 = p["pentanomial"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            (counts, p["pairs"].as_u64(), p["unpaired"].as_u64()),
+            (1, Some(1), Some(0)),
+            "{p}"
+        );
+    }
     let table = standings.table();
     assert_eq!(table.last().unwrap().0, "random", "{}", standings.to_text());
     for name in ["standings.txt", "standings.json", "ratings.svg"] {
@@ -131,6 +150,7 @@ fn checkpoint_tournaments_are_drawn_by_training_step() {
                 draws: 4,
                 losses: 4,
             },
+            pairs: Pentanomial::default(),
         }],
         ratings: vec![0.0, 70.0],
     };

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 use tengu_model::Backend;
-use tengu_rules::Variant;
+use tengu_rules::{read_openings, Variant};
 use tengu_selfplay::arena::elo::{elo_interval, Sprt};
 use tengu_selfplay::arena::matches::{self, MatchOptions};
 use tengu_selfplay::arena::players::{
@@ -76,10 +76,17 @@ impl GameSettingsArgs {
             )
         };
         let backend: Backend = self.backend.parse().map_err(anyhow::Error::msg)?;
+        let openings = match &self.openings {
+            Some(path) => Some(Arc::new(
+                read_openings(path, &variant).context("--openings")?,
+            )),
+            None => None,
+        };
         let options = MatchOptions {
             variant: variant.clone(),
             games: self.games,
             opening_plies: self.opening_plies,
+            openings,
             max_plies: self.max_plies,
             material_ratio: (self.material_ratio > 0.0).then_some(self.material_ratio),
             seed: self.seed,
@@ -138,16 +145,19 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     let s = summary.score;
     let interval = elo_interval(&s);
     let (share, share_se) = summary.material_share();
+    let pairs = summary.pairs();
     if args.json {
         // An end the results cannot bound (after a perfect or a zero score) is null.
         let (lo, elo, hi) = interval.to_json();
-        outln!(
-            "{}",
-            json!({"a": a_name, "b": b_name, "games": s.games(), "wins": s.wins, "draws": s.draws, "losses": s.losses,
+        let mut report = json!({"a": a_name, "b": b_name, "games": s.games(), "wins": s.wins, "draws": s.draws, "losses": s.losses,
                 "score": s.mean(), "elo": elo, "elo_low": lo, "elo_high": hi,
                 "material_share": share, "material_share_se": share_se,
-                "sprt": summary.sprt.map(|d| format!("{d:?}")), "llr": sprt.map(|p| p.llr(&s))})
-        )?;
+                "sprt": summary.sprt.map(|d| format!("{d:?}")), "llr": sprt.map(|p| p.llr(&s))});
+        report
+            .as_object_mut()
+            .expect("an object")
+            .extend(pairs.to_json());
+        outln!("{report}")?;
     } else {
         outln!(
             "{} vs {}: +{} ={} -{} ({} games), score {:.3}",
@@ -160,6 +170,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
             s.mean()
         )?;
         outln!("Elo difference {interval}")?;
+        outln!("{pairs}")?;
         outln!(
             "{a_name}'s share of the material at the end: {share:.3} +- {share_se:.3} (0.5 even, 0.6 the 1.5x ratio)"
         )?;

@@ -1,6 +1,7 @@
-//! A match between two players: paired openings (each played with both colours), a ply cap
-//! adjudicated as a draw, game records, results appended to `results.jsonl` so an
-//! interrupted match continues where it stopped, and an optional SPRT early stop.
+//! A match between two players: paired openings (each played with both colours: games
+//! `2k` and `2k + 1` form pair `k`), random or from an openings file, a ply cap adjudicated
+//! as a draw, game records, results appended to `results.jsonl` so an interrupted match
+//! continues where it stopped, and an optional SPRT early stop.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -9,17 +10,21 @@ use std::sync::Arc;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
-use tengu_rules::{Color, Game, Position, Record, Variant};
+use tengu_rules::{Color, Game, Opening, Position, Record, Variant};
 
 use super::elo::{Score, Sprt, SprtDecision};
+use super::pairs::Pentanomial;
 use super::players::Player;
 
 pub struct MatchOptions {
     pub variant: Arc<Variant>,
     /// Games to play (rounded up to pairs).
     pub games: u64,
-    /// Random plies of each opening (then both colours play it).
+    /// Random plies of each opening (then both colours play it); unused with `openings`.
     pub opening_plies: u32,
+    /// Openings from a file ([`tengu_rules::read_openings`]): pair `k` starts from opening
+    /// `k mod n`, in file order. None: `opening_plies` random plies.
+    pub openings: Option<Arc<Vec<Opening>>>,
     pub max_plies: u32,
     /// At the ply cap, a side whose material (fixed piece values, royals excluded) is at
     /// least this many times the other's wins ("material adjudication"); None: a draw.
@@ -45,6 +50,10 @@ pub struct GameResult {
     /// 0.6 the 1.5x adjudication ratio. A continuous margin: most capped games are draws.
     #[serde(default = "even")]
     pub material_share: f32,
+    /// The opening of the game's pair when they come from a file: its index in file order
+    /// (0-based). Absent for random openings (and in results written before openings files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening: Option<u64>,
 }
 
 fn even() -> f32 {
@@ -59,6 +68,12 @@ pub struct MatchSummary {
 }
 
 impl MatchSummary {
+    /// Game-pair (pentanomial) statistics of the finished pairs; a game whose partner was
+    /// not played counts as unpaired.
+    pub fn pairs(&self) -> Pentanomial {
+        Pentanomial::from_games(self.results.iter().map(|r| (r.index, r.result)))
+    }
+
     /// Mean of A's end-of-game material share over the games and its standard error.
     pub fn material_share(&self) -> (f64, f64) {
         let n = self.results.len() as f64;
@@ -89,6 +104,21 @@ pub fn material_share(pos: &Position, values: &[f32], color: Color) -> f32 {
         0.5
     } else {
         m[color.index()] / total
+    }
+}
+
+/// The start of pair `k` and, with an openings file, the index of its opening: opening
+/// `k mod n` of the file, else `opening_plies` random legal moves from the initial position.
+fn pair_start(options: &MatchOptions, k: u64) -> (Game, Option<u64>) {
+    match options.openings.as_deref() {
+        Some(list) if !list.is_empty() => {
+            let i = k % list.len() as u64;
+            (list[i as usize].game(&options.variant), Some(i))
+        }
+        _ => (
+            opening(&options.variant, options.seed, k, options.opening_plies),
+            None,
+        ),
     }
 }
 
@@ -217,8 +247,8 @@ pub fn run_parallel(
         std::sync::atomic::AtomicBool::new(decision.is_some_and(|d| d != SprtDecision::Continue));
     let mut failure: Option<String> = None;
     std::thread::scope(|scope| {
-        let (tx, rx) =
-            std::sync::mpsc::channel::<Result<(u64, bool, Game, i8, String, f32), String>>();
+        type Played = (u64, bool, Game, i8, String, f32, Option<u64>);
+        let (tx, rx) = std::sync::mpsc::channel::<Result<Played, String>>();
         for (a, b) in pairs {
             let (tx, todo, next, stop, values) = (tx.clone(), &todo, &next, &stop, &values);
             scope.spawn(move || loop {
@@ -228,12 +258,7 @@ pub fn run_parallel(
                 let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(&index) = todo.get(k) else { break };
                 let a_is_black = index % 2 == 0;
-                let start = opening(
-                    &options.variant,
-                    options.seed,
-                    index / 2,
-                    options.opening_plies,
-                );
+                let (start, opening_index) = pair_start(options, index / 2);
                 let a_color = if a_is_black {
                     Color::Black
                 } else {
@@ -242,7 +267,15 @@ pub fn run_parallel(
                 let played = play_game(&mut *a, &mut *b, start, a_is_black, options, values).map(
                     |(game, result, termination)| {
                         let share = material_share(game.position(), values, a_color);
-                        (index, a_is_black, game, result, termination, share)
+                        (
+                            index,
+                            a_is_black,
+                            game,
+                            result,
+                            termination,
+                            share,
+                            opening_index,
+                        )
                     },
                 );
                 if tx.send(played).is_err() {
@@ -252,14 +285,15 @@ pub fn run_parallel(
         }
         drop(tx);
         for message in rx {
-            let (index, a_is_black, game, result, termination, material_share) = match message {
-                Ok(m) => m,
-                Err(e) => {
-                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-                    failure.get_or_insert(e);
-                    continue;
-                }
-            };
+            let (index, a_is_black, game, result, termination, material_share, opening) =
+                match message {
+                    Ok(m) => m,
+                    Err(e) => {
+                        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                        failure.get_or_insert(e);
+                        continue;
+                    }
+                };
             let r = GameResult {
                 index,
                 a: a_name.clone(),
@@ -269,6 +303,7 @@ pub fn run_parallel(
                 plies: game.len() as u32,
                 termination,
                 material_share,
+                opening,
             };
             if let Err(e) = save_game(options, &r, game, log.as_mut()) {
                 stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -308,14 +343,19 @@ fn save_game(
         } else {
             (&r.b, &r.a)
         };
-        let mut record = Record::new(
-            game,
-            &[
-                ("Black", black),
-                ("White", white),
-                ("Termination", &r.termination),
-            ],
-        );
+        let mut tags = vec![
+            ("Black", black.clone()),
+            ("White", white.clone()),
+            ("Termination", r.termination.clone()),
+        ];
+        if let Some(i) = r.opening {
+            tags.push(("Opening", i.to_string()));
+            if let Some(o) = options.openings.as_deref().and_then(|l| l.get(i as usize)) {
+                tags.push(("OpeningLine", o.line.to_string()));
+            }
+        }
+        let tags: Vec<(&str, &str)> = tags.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let mut record = Record::new(game, &tags);
         let black_result = if r.a_is_black { r.result } else { -r.result };
         for (k, v) in record.tags.iter_mut() {
             if k == "Result" {

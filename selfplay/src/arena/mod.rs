@@ -1,7 +1,9 @@
-//! The arena: players, matches with paired openings, Elo and SPRT.
+//! The arena: players, matches with paired openings, Elo (per game and per game pair) and
+//! SPRT.
 
 pub mod elo;
 pub mod matches;
+pub mod pairs;
 pub mod players;
 pub mod suite;
 pub mod tournament;

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::elo::Score;
 use super::matches::{self, MatchOptions};
+use super::pairs::Pentanomial;
 use super::players::Player;
 
 /// The result of one pairing, from `a`'s view.
@@ -14,6 +15,8 @@ pub struct Pairing {
     pub a: usize,
     pub b: usize,
     pub score: Score,
+    /// Game-pair statistics of the pairing's match (see [`super::pairs`]).
+    pub pairs: Pentanomial,
 }
 
 /// Ratings in Elo, the first player fixed at 0, fitted by maximum likelihood to all games
@@ -123,7 +126,11 @@ impl Standings {
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "players": self.table().into_iter().map(|(name, elo, games, score)| serde_json::json!({"player": name, "elo": elo, "games": games, "score": score})).collect::<Vec<_>>(),
-            "pairings": self.pairings.iter().map(|p| serde_json::json!({"a": self.names[p.a], "b": self.names[p.b], "wins": p.score.wins, "draws": p.score.draws, "losses": p.score.losses})).collect::<Vec<_>>(),
+            "pairings": self.pairings.iter().map(|p| {
+                let mut row = serde_json::json!({"a": self.names[p.a], "b": self.names[p.b], "wins": p.score.wins, "draws": p.score.draws, "losses": p.score.losses});
+                row.as_object_mut().expect("an object").extend(p.pairs.to_json());
+                row
+            }).collect::<Vec<_>>(),
         })
     }
 
@@ -237,6 +244,7 @@ pub fn run(
                 variant: options.variant.clone(),
                 games: options.games,
                 opening_plies: options.opening_plies,
+                openings: options.openings.clone(),
                 max_plies: options.max_plies,
                 material_ratio: options.material_ratio,
                 seed: options.seed,
@@ -250,6 +258,7 @@ pub fn run(
                 a,
                 b,
                 score: summary.score,
+                pairs: summary.pairs(),
             });
         }
     }

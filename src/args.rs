@@ -300,6 +300,28 @@ pub enum BenchWhat {
     /// Backend agreement: one checkpoint on the same positions through several backends;
     /// the largest |difference| of move probabilities, WDL and material against the first.
     Agree(BenchAgreeArgs),
+    /// Opening-book building: new positions per minute at given visits with a checkpoint,
+    /// bytes per position, load time and probe latency.
+    Book(BenchBookArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchBookArgs {
+    /// The checkpoint whose searches build the book (its game is used).
+    #[arg(long)]
+    pub checkpoint: std::path::PathBuf,
+    /// Root visits per search (two searches per new position).
+    #[arg(long, default_value_t = 64)]
+    pub visits: u32,
+    /// Positions to build.
+    #[arg(long, default_value_t = 200)]
+    pub positions: usize,
+    /// Backend that runs the network.
+    #[arg(long, default_value = "burn")]
+    pub backend: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]

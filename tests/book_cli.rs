@@ -43,6 +43,31 @@ fn checkpoint(dir: &Path) -> std::path::PathBuf {
     run.join("models/model-000000000.safetensors")
 }
 
+/// Clicks through the HTML book in headless Chromium (`scripts/browser-test.sh`, which
+/// installs Chromium from Debian and playwright-core from npm on first use). Set
+/// `TENGU_SKIP_BROWSER=1` to skip it on a machine where neither can be installed.
+fn browser_test(html: &Path) {
+    if std::env::var_os("TENGU_SKIP_BROWSER").is_some() {
+        eprintln!("TENGU_SKIP_BROWSER is set: the HTML book is not checked in a browser");
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/browser-test.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(html)
+        .output()
+        .expect("bash runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && text.contains(" passed, 0 failed"),
+        "browser test of the HTML book failed:\n{text}"
+    );
+}
+
 #[test]
 fn build_continue_probe_export_and_choose_openings() {
     let dir = tempfile::tempdir().unwrap();
@@ -67,10 +92,10 @@ fn build_continue_probe_export_and_choose_openings() {
     };
     let (ok, out, err) = build("20", "8");
     assert!(ok && out.contains("20 positions"), "{out}{err}");
-    let (ok, out, err) = build("35", "8");
-    assert!(ok && out.contains("35 positions (+15)"), "{out}{err}");
+    let (ok, out, err) = build("90", "8");
+    assert!(ok && out.contains("90 positions (+70)"), "{out}{err}");
     // Other settings than the book's are refused by name.
-    let (ok, _, err) = build("40", "16");
+    let (ok, _, err) = build("95", "16");
     assert!(
         !ok && err.contains("visits 8") && err.contains("16"),
         "{err}"
@@ -92,7 +117,8 @@ fn build_continue_probe_export_and_choose_openings() {
     let (ok, out, err) = tengu(&["book", "info", &p(&book), "--json"]);
     assert!(ok, "{err}");
     let info: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
-    assert_eq!(info["positions"], 35);
+    assert_eq!(info["positions"], 90);
+    assert!(info["max_ply"].as_u64().unwrap() >= 3, "{info}");
     assert_eq!(info["visits"], 8);
 
     // Probe the start, then the first book move's position by --moves.
@@ -131,9 +157,10 @@ fn build_continue_probe_export_and_choose_openings() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 35);
+    assert_eq!(lines.len(), 90);
     assert_eq!(lines[0]["path"].as_array().unwrap().len(), 0);
     assert!(html.join("index.html").exists());
+    browser_test(&html);
     let text = std::fs::read_to_string(&openings).unwrap();
     assert!(text.lines().next().unwrap().starts_with("start"));
 

@@ -102,14 +102,14 @@ pub fn write_jsonl(book: &Book, out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
-/// One line of an openings file: the moves from the start (or `start`), then a comment.
-pub fn opening_line(pos_path: &[String], comment: &str) -> String {
-    let moves = if pos_path.is_empty() {
-        "start".to_string()
-    } else {
-        pos_path.join(" ")
-    };
-    format!("{moves} # {comment}")
+/// The openings-file line of node `id` (`tengu_rules::openings`): its canonical path from
+/// the start, then a comment with its ply, value and key.
+pub fn opening_line(book: &Book, id: u32) -> String {
+    tengu_rules::openings::format_opening(
+        &book.variant,
+        &book.graph.path(id),
+        Some(&opening_comment(book, id)),
+    )
 }
 
 /// The comment of a node's opening line: ply, side to move, value, key.
@@ -129,14 +129,12 @@ pub fn opening_comment(book: &Book, id: u32) -> String {
 
 /// Writes every non-terminal position's path from the start, one per line.
 pub fn write_openings(book: &Book, out: &mut dyn Write) -> std::io::Result<usize> {
-    let positions = positions(book);
     let mut written = 0;
     for i in 0..book.len() as u32 {
         if book.node(i).terminal.is_some() {
             continue;
         }
-        let path = path_texts(book, &positions, i);
-        writeln!(out, "{}", opening_line(&path, &opening_comment(book, i)))?;
+        writeln!(out, "{}", opening_line(book, i))?;
         written += 1;
     }
     Ok(written)

@@ -19,6 +19,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         BenchWhat::Nn(a) => nn(a),
         BenchWhat::Search(a) => search(a),
         BenchWhat::Agree(a) => agree(a),
+        BenchWhat::Book(a) => book(a),
     }
 }
 
@@ -507,6 +508,104 @@ fn nn(args: BenchNnArgs) -> Result<()> {
             r["preset"].as_str().unwrap(),
             r["train_samples_per_second"].as_f64().unwrap(),
             r["train_gflops"].as_f64().unwrap()
+        )?;
+    }
+    Ok(())
+}
+
+/// Builds a book in memory and reports its building rate and file figures.
+fn book(args: crate::args::BenchBookArgs) -> Result<()> {
+    use tengu_book::{Book, BuildLimits, Builder};
+    let backend: tengu_model::Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
+    let meta = tengu_model::checkpoint::read_meta(&args.checkpoint)?;
+    let Some(variant) = tengu_rules::Variant::builtin(&meta.game) else {
+        anyhow::bail!(
+            "{}: unknown game {:?}",
+            args.checkpoint.display(),
+            meta.game
+        )
+    };
+    let (mut eval, meta) = backend.load_evaluator(&args.checkpoint, &variant)?;
+    let config = tengu_selfplay::SearchConfig::default();
+    let header = tengu_book::BookHeader {
+        game: variant.id().into(),
+        rules_version: tengu_rules::RULES_VERSION.into(),
+        table_hash: tengu_book::file::table_hash(&variant),
+        key_scheme: tengu_book::key::KEY_SCHEME,
+        checkpoint: args.checkpoint.display().to_string(),
+        checkpoint_step: meta.step,
+        checkpoint_hash: 0,
+        visits: args.visits.max(1),
+        max_plies: 600,
+        search: toml::to_string(&config)?,
+        costs: tengu_book::Costs::default(),
+        seed: 1,
+        expansions: 0,
+    };
+    let mut book = Book::new(variant.clone(), header);
+    let start = std::time::Instant::now();
+    let mut builder = Builder::new(eval.as_mut(), config);
+    let mut searches = 0u64;
+    tengu_book::build(
+        &mut builder,
+        &mut book,
+        &BuildLimits {
+            positions: Some(args.positions.max(2)),
+            ..BuildLimits::default()
+        },
+        &std::sync::atomic::AtomicBool::new(false),
+        &mut |_| Ok(()),
+        &mut |_, x| searches += x.searches as u64,
+    )
+    .map_err(anyhow::Error::msg)?;
+    let build_s = start.elapsed().as_secs_f64();
+    let bytes = book.to_bytes();
+    let t = std::time::Instant::now();
+    let loaded = Book::from_bytes(&bytes, "bench")?;
+    let load_s = t.elapsed().as_secs_f64();
+    let positions = tengu_book::export::positions(&loaded);
+    let t = std::time::Instant::now();
+    let rounds = 20;
+    let mut found = 0usize;
+    for _ in 0..rounds {
+        for p in &positions {
+            found += loaded.moves_at(p).len();
+        }
+    }
+    let probe_us = t.elapsed().as_secs_f64() * 1e6 / (rounds * positions.len()) as f64;
+    let per_min = book.len() as f64 / (build_s / 60.0);
+    let report = serde_json::json!({
+        "game": variant.id(),
+        "checkpoint": args.checkpoint.display().to_string(),
+        "visits": args.visits,
+        "positions": book.len(),
+        "expansions": book.header.expansions,
+        "searches": searches + 1,
+        "build_seconds": build_s,
+        "positions_per_minute": per_min,
+        "evaluations_per_second": (searches + 1) as f64 * args.visits as f64 / build_s,
+        "bytes": bytes.len(),
+        "bytes_per_position": bytes.len() as f64 / book.len() as f64,
+        "load_seconds": load_s,
+        "probe_microseconds": probe_us,
+        "book_moves_probed": found / rounds,
+    });
+    if args.json {
+        outln!("{report}")?;
+    } else {
+        outln!(
+            "{} book, {} visits per search: {} positions in {:.1} s = {:.0} positions/min \
+             ({:.0} evaluations/s); {} bytes ({:.0} B/position); load {:.1} ms; probe {:.1} us",
+            variant.name(),
+            args.visits,
+            book.len(),
+            build_s,
+            per_min,
+            (searches + 1) as f64 * args.visits as f64 / build_s,
+            bytes.len(),
+            bytes.len() as f64 / book.len() as f64,
+            load_s * 1e3,
+            probe_us
         )?;
     }
     Ok(())

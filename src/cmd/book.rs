@@ -344,10 +344,7 @@ fn openings(args: BookOpeningsArgs) -> Result<()> {
         book.header.checkpoint
     );
     for c in &chosen {
-        text.push_str(&tengu_book::export::opening_line(
-            &c.path,
-            &tengu_book::export::opening_comment(&book, c.node),
-        ));
+        text.push_str(&tengu_book::export::opening_line(&book, c.node));
         text.push('\n');
     }
     match &args.out {

@@ -21,7 +21,7 @@ pub mod variant;
 pub use config::{ConfigError, VariantSpec};
 pub use game::{Game, Outcome, Termination};
 pub use notation::ParseError;
-pub use openings::{format_opening, parse_openings, read_openings, Opening, OpeningsError};
+pub use openings::{format_opening, parse_openings, Opening, OpeningsError};
 pub use position::{Piece, Position, Undo};
 pub use record::Record;
 pub use types::{Color, Move, Square};

@@ -20,7 +20,6 @@
 //! Parse, then validate: every problem is an [`OpeningsError`] naming the line (1-based),
 //! the move token and why it was refused; nothing panics on bad text.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use crate::game::Game;
@@ -28,7 +27,7 @@ use crate::position::Position;
 use crate::types::Move;
 use crate::variant::Variant;
 
-/// Largest openings file [`read_openings`] reads, in bytes (64 MiB: far above any real book).
+/// Largest openings file `tengu_selfplay::openings::read_openings` reads, in bytes (64 MiB: far above any real book).
 pub const MAX_OPENINGS_FILE: u64 = 64 << 20;
 
 /// The token of a line that stands for the initial position.
@@ -67,7 +66,7 @@ pub enum OpeningsError {
     /// A line was refused.
     #[error("{}line {line}: {problem}", prefix(.file))]
     Line {
-        /// The file, once known ([`read_openings`] fills it in).
+        /// The file, once known (the file reader fills it in).
         file: Option<String>,
         /// 1-based line number.
         line: usize,
@@ -92,7 +91,7 @@ impl OpeningsError {
     }
 
     /// The same error, naming `file`.
-    fn in_file(self, name: &str) -> OpeningsError {
+    pub fn in_file(self, name: &str) -> OpeningsError {
         let file = Some(name.to_string());
         match self {
             OpeningsError::Empty { .. } => OpeningsError::Empty { file },
@@ -182,29 +181,6 @@ pub fn parse_openings(variant: &Arc<Variant>, text: &str) -> Result<Vec<Opening>
         return Err(OpeningsError::Empty { file: None });
     }
     Ok(openings)
-}
-
-/// Reads and parses the openings file at `path` for `variant`; every error names the file.
-pub fn read_openings(
-    path: impl AsRef<Path>,
-    variant: &Arc<Variant>,
-) -> Result<Vec<Opening>, OpeningsError> {
-    let path = path.as_ref();
-    let name = path.display().to_string();
-    let read = |problem: String| OpeningsError::Read {
-        file: name.clone(),
-        problem,
-    };
-    let size = std::fs::metadata(path)
-        .map_err(|e| read(format!("cannot read: {e}")))?
-        .len();
-    if size > MAX_OPENINGS_FILE {
-        return Err(read(format!(
-            "{size} bytes; an openings file may hold at most {MAX_OPENINGS_FILE}"
-        )));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| read(format!("cannot read: {e}")))?;
-    parse_openings(variant, &text).map_err(|e| e.in_file(&name))
 }
 
 /// One line of an openings file: `moves` (a legal sequence from `variant`'s initial

@@ -5,9 +5,7 @@ use std::sync::Arc;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use tengu_rules::{
-    format_opening, parse_openings, read_openings, Game, Move, OpeningsError, Position, Variant,
-};
+use tengu_rules::{format_opening, parse_openings, Game, Move, OpeningsError, Position, Variant};
 
 /// `plies` random legal moves from the initial position (fewer if the game ends first).
 fn random_opening(variant: &Arc<Variant>, seed: u64, plies: usize) -> Vec<Move> {
@@ -153,28 +151,6 @@ fn empty_files_and_start_with_moves_are_refused() {
     let err = parse_openings(&variant, &format!("start {}\n", moves[0])).unwrap_err();
     assert_eq!(err.line(), Some(1));
     assert!(err.to_string().contains("stands alone"), "{err}");
-}
-
-#[test]
-fn read_openings_names_the_file() {
-    let variant = Variant::dai_dai();
-    let dir = std::env::temp_dir().join(format!("tengu-openings-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("book.txt");
-    std::fs::write(&path, "start\n1a>1b\n").unwrap();
-    let err = read_openings(&path, &variant).unwrap_err();
-    let message = err.to_string();
-    assert!(
-        message.starts_with(&format!("{}: line 2: ", path.display())),
-        "{message}"
-    );
-    std::fs::write(&path, "start\n").unwrap();
-    assert_eq!(read_openings(&path, &variant).unwrap().len(), 1);
-    let missing = dir.join("missing.txt");
-    let err = read_openings(&missing, &variant).unwrap_err();
-    assert!(matches!(err, OpeningsError::Read { .. }), "{err:?}");
-    assert!(err.to_string().contains("missing.txt"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -5,6 +5,7 @@ pub mod arena;
 pub mod config;
 pub mod cpu;
 pub mod mcts;
+pub mod openings;
 pub mod play;
 pub mod run_dir;
 pub mod search;

@@ -158,7 +158,7 @@ pub fn run(
     // The openings file is read and checked once, before anything else is loaded.
     let openings = match &options.selfplay.openings {
         Some(path) => {
-            let openings = tengu_rules::read_openings(path, &options.variant)
+            let openings = crate::openings::read_openings(path, &options.variant)
                 .map_err(|e| WorkerError::Openings(e.to_string()))?;
             tracing::info!(file = %path.display(), openings = openings.len(), share = options.selfplay.opening_share, "openings loaded");
             Some((path, openings))

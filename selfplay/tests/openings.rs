@@ -6,7 +6,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use tengu_model::{Backend, Evaluator, UniformEvaluator};
-use tengu_rules::{parse_openings, Game, Variant};
+use tengu_rules::{parse_openings, Game, OpeningsError, Variant};
+use tengu_selfplay::openings::read_openings;
 use tengu_selfplay::play::FinishedGame;
 use tengu_selfplay::worker::{self, WorkerError, WorkerOptions};
 use tengu_selfplay::{SearchConfig, SelfPlay, SelfplayConfig};
@@ -178,4 +179,26 @@ fn a_bad_openings_file_stops_the_worker_naming_file_and_line() {
     );
     // Nothing was written: the file is checked before the run directory is touched.
     assert!(!dir.path().join("run").exists());
+}
+
+#[test]
+fn read_openings_names_the_file() {
+    let variant = Variant::dai_dai();
+    let dir = std::env::temp_dir().join(format!("tengu-openings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("book.txt");
+    std::fs::write(&path, "start\n1a>1b\n").unwrap();
+    let err = read_openings(&path, &variant).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.starts_with(&format!("{}: line 2: ", path.display())),
+        "{message}"
+    );
+    std::fs::write(&path, "start\n").unwrap();
+    assert_eq!(read_openings(&path, &variant).unwrap().len(), 1);
+    let missing = dir.join("missing.txt");
+    let err = read_openings(&missing, &variant).unwrap_err();
+    assert!(matches!(err, OpeningsError::Read { .. }), "{err:?}");
+    assert!(err.to_string().contains("missing.txt"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -6,13 +6,14 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 use tengu_model::Backend;
-use tengu_rules::{read_openings, Variant};
+use tengu_rules::Variant;
 use tengu_selfplay::arena::elo::{elo_interval, Sprt};
 use tengu_selfplay::arena::matches::{self, MatchOptions};
 use tengu_selfplay::arena::players::{
     AlphaBetaPlayer, GreedyPlayer, MctsPlayer, Player, PolicyPlayer, RandomPlayer,
 };
 use tengu_selfplay::arena::tournament;
+use tengu_selfplay::openings::read_openings;
 use tengu_selfplay::SearchConfig;
 
 use crate::args::{GameSettingsArgs, MatchArgs, TournamentArgs};

@@ -22,7 +22,7 @@ pub struct MatchOptions {
     pub games: u64,
     /// Random plies of each opening (then both colours play it); unused with `openings`.
     pub opening_plies: u32,
-    /// Openings from a file ([`tengu_rules::read_openings`]): pair `k` starts from opening
+    /// Openings from a file ([`crate::openings::read_openings`]): pair `k` starts from opening
     /// `k mod n`, in file order. None: `opening_plies` random plies.
     pub openings: Option<Arc<Vec<Opening>>>,
     pub max_plies: u32,

@@ -38,21 +38,9 @@ pub struct JsonMove {
     pub value: WdlOut,
 }
 
-/// The position of every node, by canonical parents (parents are older).
+/// The position of every node (see [`crate::graph::Graph::positions`]).
 pub fn positions(book: &Book) -> Vec<Position> {
-    let mut out: Vec<Position> = Vec::with_capacity(book.len());
-    for n in &book.graph.nodes {
-        let pos = match n.parent {
-            None => Position::initial(book.variant.clone()),
-            Some((p, m)) => {
-                let mut pos = out[p as usize].clone();
-                pos.play(m);
-                pos
-            }
-        };
-        out.push(pos);
-    }
-    out
+    book.graph.positions(&book.variant)
 }
 
 /// The canonical path of node `id` as move texts.

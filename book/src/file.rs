@@ -141,7 +141,7 @@ pub fn table_hash(variant: &Arc<Variant>) -> u64 {
 /// Serialises a book.
 pub fn to_bytes(header: &BookHeader, graph: &Graph, variant: &Arc<Variant>) -> Vec<u8> {
     // Positions of the nodes, by replaying canonical parents (parents are older).
-    let positions = positions(graph, variant);
+    let positions = graph.positions(variant);
     let records: Vec<NodeRecord> = graph
         .nodes
         .iter()
@@ -185,23 +185,6 @@ pub fn to_bytes(header: &BookHeader, graph: &Graph, variant: &Arc<Variant>) -> V
     out.extend_from_slice(&payload);
     let crc = crc32fast::hash(&out);
     out.extend_from_slice(&crc.to_le_bytes());
-    out
-}
-
-/// The position of every node (canonical parents come first).
-fn positions(graph: &Graph, variant: &Arc<Variant>) -> Vec<Position> {
-    let mut out: Vec<Position> = Vec::with_capacity(graph.len());
-    for n in &graph.nodes {
-        let pos = match n.parent {
-            None => Position::initial(variant.clone()),
-            Some((p, m)) => {
-                let mut pos = out[p as usize].clone();
-                pos.play(m);
-                pos
-            }
-        };
-        out.push(pos);
-    }
     out
 }
 

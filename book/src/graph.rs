@@ -247,6 +247,23 @@ impl Graph {
         path
     }
 
+    /// The position of every node, by canonical parents (parents are older than children).
+    pub fn positions(&self, variant: &std::sync::Arc<Variant>) -> Vec<Position> {
+        let mut out: Vec<Position> = Vec::with_capacity(self.len());
+        for n in &self.nodes {
+            let pos = match n.parent {
+                None => Position::initial(variant.clone()),
+                Some((p, m)) => {
+                    let mut pos = out[p as usize].clone();
+                    pos.play(m);
+                    pos
+                }
+            };
+            out.push(pos);
+        }
+        out
+    }
+
     /// The game of node `id`: its path replayed from the start of `variant`, the key checked.
     pub fn replay(&self, variant: &std::sync::Arc<Variant>, id: u32) -> Result<Game, String> {
         let mut game = Game::new(Position::initial(variant.clone()));

@@ -194,17 +194,8 @@ pub fn search_game(
     seed: u64,
 ) -> Result<Option<SearchResult>, EvalError> {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-    let limits = Limits::visits(visits);
-    let Some(RootSearch { tree, .. }) = search_tree(
-        game,
-        eval,
-        config,
-        &limits,
-        &Stop::new(),
-        max_plies,
-        &mut rng,
-        &mut |_, _| {},
-    )?
+    let Some(RootSearch { tree, .. }) =
+        search_visits(game, eval, config, visits, &[], max_plies, &mut rng)?
     else {
         return Ok(None);
     };
@@ -303,6 +294,32 @@ fn search_tree(
     Ok(Some(RootSearch { tree, raw, legal }))
 }
 
+/// A search of `visits` root visits without `exclude`, no time limit, no progress reports.
+fn search_visits(
+    game: &Game,
+    eval: &mut dyn Evaluator,
+    config: &SearchConfig,
+    visits: u32,
+    exclude: &[Move],
+    max_plies: u32,
+    rng: &mut rand::rngs::SmallRng,
+) -> Result<Option<RootSearch>, EvalError> {
+    let limits = Limits {
+        exclude: exclude.to_vec(),
+        ..Limits::visits(visits)
+    };
+    search_tree(
+        game,
+        eval,
+        config,
+        &limits,
+        &Stop::new(),
+        max_plies,
+        rng,
+        &mut |_, _| {},
+    )
+}
+
 /// A finished search tree with the network's raw evaluation of the root over every legal
 /// move (exclusions ignored).
 struct RootSearch {
@@ -341,20 +358,7 @@ pub fn search_excluding(
     seed: u64,
 ) -> Result<Option<ExcludingSearch>, EvalError> {
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-    let limits = Limits {
-        exclude: exclude.to_vec(),
-        ..Limits::visits(visits)
-    };
-    let Some(found) = search_tree(
-        game,
-        eval,
-        config,
-        &limits,
-        &Stop::new(),
-        max_plies,
-        &mut rng,
-        &mut |_, _| {},
-    )?
+    let Some(found) = search_visits(game, eval, config, visits, exclude, max_plies, &mut rng)?
     else {
         return Ok(None);
     };

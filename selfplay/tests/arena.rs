@@ -278,6 +278,21 @@ fn pairs_start_from_the_openings_of_a_file_in_order() {
         );
         assert!(r.plies <= 12);
     }
+    // A rerun in the same directory continues only a match on the same openings: the
+    // same file plays nothing new, random openings start their own games.
+    let mut played = 0;
+    matches::run(&mut a, &mut b, &opts, &mut |_, _| played += 1).unwrap();
+    assert_eq!(played, 0, "the same openings: the match is complete");
+    let random = MatchOptions {
+        max_plies: 12,
+        ..options(6, Some(dir.path().to_path_buf()))
+    };
+    let again = matches::run(&mut a, &mut b, &random, &mut |_, _| played += 1).unwrap();
+    assert_eq!(
+        played, 6,
+        "other openings: none of the file's games is reused"
+    );
+    assert!(again.results.iter().all(|r| r.opening.is_none()));
     // Results written before openings files (no "opening" key) still read.
     let old = r#"{"index":0,"a":"x","b":"y","a_is_black":true,"result":1,"plies":3,"termination":"checkmate","material_share":0.5}"#;
     let r: matches::GameResult = serde_json::from_str(old).unwrap();

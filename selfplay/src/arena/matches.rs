@@ -54,6 +54,32 @@ pub struct GameResult {
     /// (0-based). Absent for random openings (and in results written before openings files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opening: Option<u64>,
+    /// Which set of openings the match played ([`starts_id`]): a rerun continues only the
+    /// games of the same set. Absent in results written before it was recorded (those
+    /// played random openings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starts: Option<String>,
+}
+
+/// The identity of a match's openings: `random:<plies>:<seed>`, or `file:<hash>` of the
+/// openings' moves (so the same openings in another file, or comments changed, still
+/// continue the match).
+pub fn starts_id(options: &MatchOptions) -> String {
+    match options.openings.as_deref() {
+        None => format!("random:{}:{}", options.opening_plies, options.seed),
+        Some(list) => {
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            for o in list {
+                for m in o.moves.iter().map(|m| m.to_bits()).chain([u64::MAX]) {
+                    for b in m.to_le_bytes() {
+                        h ^= b as u64;
+                        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+                    }
+                }
+            }
+            format!("file:{h:016x}:{}", list.len())
+        }
+    }
 }
 
 fn even() -> f32 {
@@ -183,13 +209,19 @@ fn play_game(
     }
 }
 
-fn read_previous(path: &PathBuf, a: &str, b: &str) -> Vec<GameResult> {
+/// Earlier results of the same two players on the same openings (`starts`; results without
+/// a record of their openings count as random openings).
+fn read_previous(path: &PathBuf, a: &str, b: &str, starts: &str) -> Vec<GameResult> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
     };
     text.lines()
         .filter_map(|l| serde_json::from_str::<GameResult>(l).ok())
         .filter(|r| r.a == a && r.b == b)
+        .filter(|r| match &r.starts {
+            Some(s) => s == starts,
+            None => starts.starts_with("random:"),
+        })
         .collect()
 }
 
@@ -212,10 +244,11 @@ pub fn run_parallel(
     on_game: &mut dyn FnMut(&GameResult, &Score),
 ) -> Result<MatchSummary, String> {
     let (a_name, b_name) = (pairs[0].0.name(), pairs[0].1.name());
+    let starts = starts_id(options);
     let results_path = options.out.as_ref().map(|d| d.join("results.jsonl"));
     let mut results = results_path
         .as_ref()
-        .map(|p| read_previous(p, &a_name, &b_name))
+        .map(|p| read_previous(p, &a_name, &b_name, &starts))
         .unwrap_or_default();
     let mut log = match (&options.out, &results_path) {
         (Some(dir), Some(path)) => {
@@ -304,6 +337,7 @@ pub fn run_parallel(
                 termination,
                 material_share,
                 opening,
+                starts: Some(starts.clone()),
             };
             if let Err(e) = save_game(options, &r, game, log.as_mut()) {
                 stop.store(true, std::sync::atomic::Ordering::Relaxed);

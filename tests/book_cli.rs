@@ -255,3 +255,35 @@ fn a_build_killed_at_any_moment_leaves_a_readable_book_that_continues() {
     let (ok, out, err) = tengu(&["book", "probe", &p(&book)]);
     assert!(ok && out.contains("ply 0"), "{out}{err}");
 }
+
+/// `[arena] openings` is checked when `tengu run` starts: a bad file stops the run at once,
+/// naming the key, the file and the line.
+#[test]
+fn a_bad_arena_openings_file_stops_tengu_run_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let openings = dir.path().join("open.txt");
+    std::fs::write(&openings, "start\n1a>1b\n").unwrap();
+    let config = dir.path().join("c.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n[arena]\nopenings = {:?}\n",
+            p(&openings)
+        ),
+    )
+    .unwrap();
+    let (ok, _, err) = tengu(&[
+        "run",
+        "--config",
+        &p(&config),
+        "--run",
+        &p(&dir.path().join("run")),
+        "--max-steps",
+        "0",
+        "--quiet",
+    ]);
+    assert!(
+        !ok && err.contains("arena.openings") && err.contains("open.txt") && err.contains("line 2"),
+        "{err}"
+    );
+}

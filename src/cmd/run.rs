@@ -50,6 +50,29 @@ pub fn run(args: RunArgs) -> Result<()> {
             .map_err(anyhow::Error::msg)?;
         child_args.extend(["--backend".to_string(), b.clone()]);
     }
+    let mut match_args = vec![
+        "--search-config".to_string(),
+        run.join("config.toml").display().to_string(),
+    ];
+    if let Some(path) = config
+        .arena
+        .openings
+        .as_ref()
+        .filter(|_| config.arena.enabled)
+    {
+        // Checked now, so a bad file stops the run at once instead of every arena match.
+        let variant = tengu_rules::Variant::builtin(&config.game).expect("a validated game");
+        let openings = tengu_selfplay::openings::read_openings(path, &variant)
+            .map_err(|e| anyhow::anyhow!("arena.openings: {e}"))?;
+        tracing::info!(
+            "arena matches open from {} ({} openings)",
+            path.display(),
+            openings.len()
+        );
+        let absolute = std::fs::canonicalize(path)
+            .with_context(|| format!("arena.openings: {}", path.display()))?;
+        match_args.extend(["--openings".to_string(), absolute.display().to_string()]);
+    }
     let options = RunOptions {
         exe: std::env::current_exe().context("cannot find the tengu binary")?,
         run: run.clone(),
@@ -60,10 +83,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         stop: stop_flag()?,
         game: config.game.clone(),
         arena: config.arena.enabled.then(|| config.arena.clone()),
-        match_args: vec![
-            "--search-config".into(),
-            run.join("config.toml").display().to_string(),
-        ],
+        match_args,
     };
     tracing::info!(run = %run.display(), game = %config.game, workers = options.workers, "run starting (logs in {}/logs)", run.display());
     let bar = crate::cmd::spinner(args.quiet);

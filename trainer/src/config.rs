@@ -145,6 +145,10 @@ pub struct ArenaConfig {
     pub max_plies: u32,
     /// Also score each new checkpoint on the game's tactics suite (`suite.jsonl`).
     pub suite: bool,
+    /// Openings file for the matches (`tengu match --openings`, e.g. balanced openings from
+    /// `tengu book openings`); None: a few random plies per pair.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub openings: Option<std::path::PathBuf>,
 }
 
 impl Default for ArenaConfig {
@@ -156,6 +160,7 @@ impl Default for ArenaConfig {
             baselines: vec!["greedy".into()],
             max_plies: 300,
             suite: true,
+            openings: None,
         }
     }
 }

@@ -25,10 +25,10 @@ use crate::key::BookKey;
 pub struct Expansion {
     /// The node expanded.
     pub node: u32,
-    /// The move added (`None` when the node turned out to have no move left to add).
-    pub mv: Option<Move>,
+    /// The move added.
+    pub mv: Move,
     /// The node the move leads to.
-    pub child: Option<u32>,
+    pub child: u32,
     /// Whether the child is a new position (else a transposition into the book).
     pub new: bool,
     /// Searches run.
@@ -59,10 +59,7 @@ impl<'a> Builder<'a> {
 }
 
 fn mix(a: u64, b: u64) -> u64 {
-    let mut z = a ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    tengu_rules::hash::mix64(a ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15))
 }
 
 impl Builder<'_> {
@@ -187,8 +184,8 @@ impl Builder<'_> {
         book.refresh();
         Ok(Some(Expansion {
             node: id,
-            mv: Some(mv),
-            child: Some(child),
+            mv,
+            child,
             new,
             searches,
             cost,

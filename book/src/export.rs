@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use serde::Serialize;
-use tengu_rules::{Color, Move, Position, Square};
+use tengu_rules::{Color, Position, Square};
 
 use crate::book::Book;
 use crate::html::{HtmlMove, HtmlNode, HtmlValue};
@@ -45,14 +45,11 @@ pub fn positions(book: &Book) -> Vec<Position> {
 
 /// The canonical path of node `id` as move texts.
 pub fn path_texts(book: &Book, positions: &[Position], id: u32) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut at = id;
-    while let Some((p, m)) = book.node(at).parent {
-        out.push(positions[p as usize].move_text(m));
-        at = p;
-    }
-    out.reverse();
-    out
+    book.graph
+        .steps(id)
+        .into_iter()
+        .map(|(p, m)| positions[p as usize].move_text(m))
+        .collect()
 }
 
 /// Writes one JSON object per position, in node order.
@@ -60,7 +57,6 @@ pub fn write_jsonl(book: &Book, out: &mut dyn Write) -> std::io::Result<()> {
     let positions = positions(book);
     for (i, pos) in positions.iter().enumerate() {
         let id = i as u32;
-        let report = book.probe(pos).expect("a book node is in the book");
         let node = book.node(id);
         let moves = node
             .edges
@@ -69,7 +65,7 @@ pub fn write_jsonl(book: &Book, out: &mut dyn Write) -> std::io::Result<()> {
                 mv: pos.move_text(e.mv),
                 child: book.node(e.child).key.hex(),
                 prior: e.prior,
-                visits: book.node(e.child).own.as_ref().map_or(0, |o| o.visits),
+                visits: book.node(e.child).visits(),
                 value: book.value(e.child).flip().into(),
             })
             .collect();
@@ -80,8 +76,8 @@ pub fn write_jsonl(book: &Book, out: &mut dyn Write) -> std::io::Result<()> {
             position: pos.to_string(),
             path: path_texts(book, &positions, id),
             terminal: node.terminal.is_some(),
-            value: report.value,
-            other: report.other,
+            value: book.value(id).into(),
+            other: book.other_of(id, pos),
             moves,
         };
         serde_json::to_writer(&mut *out, &line)?;
@@ -154,7 +150,7 @@ pub fn html_nodes(book: &Book, min_visits: u32) -> Vec<HtmlNode> {
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            i == 0 || n.terminal.is_some() || n.own.as_ref().is_some_and(|o| o.visits >= min_visits)
+            i == 0 || n.terminal.is_some() || (n.own.is_some() && n.visits() >= min_visits)
         })
         .collect();
     let files: Vec<String> = (1..=size).rev().map(|f| f.to_string()).collect();
@@ -182,17 +178,14 @@ pub fn html_nodes(book: &Book, min_visits: u32) -> Vec<HtmlNode> {
                 })
             })
             .collect();
-        let mut path = Vec::new();
-        let mut last_move: Option<Move> = None;
-        let mut at = id;
-        while let Some((p, m)) = book.node(at).parent {
-            path.push((positions[p as usize].move_text(m), book.node(p).key.hex()));
-            last_move.get_or_insert(m);
-            at = p;
-        }
-        path.reverse();
+        let steps = book.graph.steps(id);
+        let last_move = steps.last().map(|&(_, m)| m);
+        let path = steps
+            .into_iter()
+            .map(|(p, m)| (positions[p as usize].move_text(m), book.node(p).key.hex()))
+            .collect();
         let moves = book
-            .moves_at(pos)
+            .moves_of(id)
             .into_iter()
             .map(|c| HtmlMove {
                 text: pos.move_text(c.mv),
@@ -201,12 +194,10 @@ pub fn html_nodes(book: &Book, min_visits: u32) -> Vec<HtmlNode> {
                 value: html_value(c.value, c.visits as u64),
             })
             .collect();
-        let other = node.own.as_ref().map(|o| {
-            html_value(
-                crate::graph::Wdl::from_value(o.value, o.draw, o.err()),
-                o.visits as u64,
-            )
-        });
+        let other = node
+            .own
+            .as_ref()
+            .map(|o| html_value(o.wdl(), o.visits as u64));
         pages.push(HtmlNode {
             key: node.key.hex(),
             ply: node.ply,
@@ -221,10 +212,7 @@ pub fn html_nodes(book: &Book, min_visits: u32) -> Vec<HtmlNode> {
             path,
             moves,
             other,
-            value: html_value(
-                book.value(id),
-                node.own.as_ref().map_or(0, |o| o.visits as u64),
-            ),
+            value: html_value(book.value(id), node.visits() as u64),
         });
     }
     pages

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use bincode::Options;
 use serde::{Deserialize, Serialize};
-use tengu_rules::{Game, Position, Variant};
+use tengu_rules::{Position, Variant};
 
 use crate::graph::{Costs, Edge, Graph, Node, OwnSearch};
 use crate::key::{BookKey, KEY_SCHEME};
@@ -56,6 +56,65 @@ pub struct BookHeader {
     pub seed: u64,
     /// Expansions so far.
     pub expansions: u64,
+}
+
+impl BookHeader {
+    /// The header of a new book of `variant`: the checkpoint behind its searches (file
+    /// name, training step, FNV-1a hash of its bytes), their visits, ply cap and settings,
+    /// the default costs, and the seed.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        variant: &Arc<Variant>,
+        checkpoint: String,
+        checkpoint_step: u64,
+        checkpoint_hash: u64,
+        visits: u32,
+        max_plies: u32,
+        search: &tengu_selfplay::SearchConfig,
+        seed: u64,
+    ) -> BookHeader {
+        BookHeader {
+            game: variant.id().to_string(),
+            rules_version: tengu_rules::RULES_VERSION.to_string(),
+            table_hash: table_hash(variant),
+            key_scheme: KEY_SCHEME,
+            checkpoint,
+            checkpoint_step,
+            checkpoint_hash,
+            visits,
+            max_plies,
+            search: toml::to_string(search).expect("search settings serialise"),
+            costs: Costs::default(),
+            seed,
+            expansions: 0,
+        }
+    }
+
+    /// Why a book with this header cannot be continued by a build that would start with
+    /// `wanted` (another game, checkpoint, visits, ply cap or search settings); `None` when
+    /// it can. The message names the setting, the book's value and the build's.
+    pub fn mismatch(&self, wanted: &BookHeader) -> Option<String> {
+        let checkpoint =
+            |h: &BookHeader| format!("{} (hash {:016x})", h.checkpoint, h.checkpoint_hash);
+        [
+            ("game", self.game.clone(), wanted.game.clone()),
+            ("checkpoint", checkpoint(self), checkpoint(wanted)),
+            ("visits", self.visits.to_string(), wanted.visits.to_string()),
+            (
+                "max plies",
+                self.max_plies.to_string(),
+                wanted.max_plies.to_string(),
+            ),
+            (
+                "search settings",
+                self.search.clone(),
+                wanted.search.clone(),
+            ),
+        ]
+        .into_iter()
+        .find(|(_, was, now)| was != now)
+        .map(|(what, was, now)| format!("built with {what} {was}; this build has {now}"))
+    }
 }
 
 /// Why a book cannot be read or written.
@@ -113,16 +172,6 @@ fn codec(limit: u64) -> impl Options {
     bincode::DefaultOptions::new().with_limit(limit)
 }
 
-/// FNV-1a, 64 bits.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
 /// Identity of a game's piece-type table and start position.
 pub fn table_hash(variant: &Arc<Variant>) -> u64 {
     let mut text = String::new();
@@ -135,7 +184,7 @@ pub fn table_hash(variant: &Arc<Variant>) -> u64 {
         text.push(' ');
     }
     text.push_str(&Position::initial(variant.clone()).to_string());
-    fnv1a(text.as_bytes())
+    tengu_rules::hash::fnv1a(text.bytes())
 }
 
 /// Serialises a book.
@@ -186,12 +235,6 @@ pub fn to_bytes(header: &BookHeader, graph: &Graph, variant: &Arc<Variant>) -> V
     let crc = crc32fast::hash(&out);
     out.extend_from_slice(&crc.to_le_bytes());
     out
-}
-
-/// Reads the header only (cheap: no replay).
-pub fn read_header(bytes: &[u8], path: &str) -> Result<BookHeader, BookError> {
-    let (header, _) = split(bytes, path)?;
-    Ok(header)
 }
 
 fn split<'a>(bytes: &'a [u8], path: &str) -> Result<(BookHeader, &'a [u8]), BookError> {
@@ -292,19 +335,19 @@ pub fn from_bytes(
     let mut nodes: Vec<Node> = Vec::with_capacity(records.len());
     let mut positions: Vec<Position> = Vec::with_capacity(records.len());
     for (i, r) in records.iter().enumerate() {
-        let pos = match &r.parent {
-            None if i == 0 => Position::initial(variant.clone()),
+        let (pos, parent) = match &r.parent {
+            None if i == 0 => (Position::initial(variant.clone()), None),
             None => return Err(corrupt(format!("node {i} has no parent"))),
             Some((p, text)) => {
-                let parent = positions
+                let from = positions
                     .get(*p as usize)
                     .ok_or_else(|| corrupt(format!("node {i}: parent {p} is not older")))?;
-                let m = parent
+                let m = from
                     .parse_move(text)
                     .map_err(|e| corrupt(format!("node {i}: path move {text:?}: {e}")))?;
-                let mut pos = parent.clone();
+                let mut pos = from.clone();
                 pos.play(m);
-                pos
+                (pos, Some((*p, m)))
             }
         };
         let key = BookKey::of(&pos);
@@ -338,15 +381,6 @@ pub fn from_bytes(
                 best: parse(&o.best)?,
                 best_prior: o.best_prior,
             }),
-        };
-        let parent = match &r.parent {
-            None => None,
-            Some((p, _)) => {
-                let m = positions[*p as usize]
-                    .parse_move(&r.parent.as_ref().expect("some").1)
-                    .expect("parsed above");
-                Some((*p, m))
-            }
         };
         nodes.push(Node {
             key,
@@ -404,13 +438,4 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), BookError> {
         }
     }
     Ok(())
-}
-
-/// A game replaying `moves` from the start of `variant` (for probing by moves).
-pub fn game_of(variant: &Arc<Variant>, moves: &[tengu_rules::Move]) -> Game {
-    let mut g = Game::new(Position::initial(variant.clone()));
-    for &m in moves {
-        g.play_unchecked(m);
-    }
-    g
 }

@@ -31,6 +31,11 @@ impl OwnSearch {
     pub fn err(&self) -> f32 {
         ((1.0 - self.value * self.value).max(0.04) / (self.visits as f32 + 1.0)).sqrt()
     }
+
+    /// The search's value as W/D/L with its error, the node's mover's view.
+    pub fn wdl(&self) -> Wdl {
+        Wdl::from_value(self.value, self.draw, self.err())
+    }
 }
 
 /// A book move.
@@ -66,6 +71,11 @@ impl Node {
     /// Whether an expansion can add a move here.
     pub fn can_expand(&self) -> bool {
         self.terminal.is_none() && self.own.is_some()
+    }
+
+    /// Root visits of the node's own search (0 without one).
+    pub fn visits(&self) -> u32 {
+        self.own.as_ref().map_or(0, |o| o.visits)
     }
 }
 
@@ -237,14 +247,20 @@ impl Graph {
 
     /// The canonical path of node `id` from the start.
     pub fn path(&self, id: u32) -> Vec<Move> {
-        let mut path = Vec::with_capacity(self.nodes[id as usize].ply as usize);
+        self.steps(id).into_iter().map(|(_, m)| m).collect()
+    }
+
+    /// The canonical path of node `id` from the start as steps: each move with the node it
+    /// is played from.
+    pub fn steps(&self, id: u32) -> Vec<(u32, Move)> {
+        let mut steps = Vec::with_capacity(self.nodes[id as usize].ply as usize);
         let mut at = id;
         while let Some((p, m)) = self.nodes[at as usize].parent {
-            path.push(m);
+            steps.push((p, m));
             at = p;
         }
-        path.reverse();
-        path
+        steps.reverse();
+        steps
     }
 
     /// The position of every node, by canonical parents (parents are older than children).

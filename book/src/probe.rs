@@ -108,9 +108,11 @@ impl Book {
     /// The book moves at `pos` (every one, best lower confidence bound first); empty when
     /// the position is not in the book.
     pub fn moves_at(&self, pos: &Position) -> Vec<Candidate> {
-        let Some(id) = self.find(pos) else {
-            return Vec::new();
-        };
+        self.find(pos).map_or_else(Vec::new, |id| self.moves_of(id))
+    }
+
+    /// The book moves of node `id`, best lower confidence bound first.
+    pub fn moves_of(&self, id: u32) -> Vec<Candidate> {
         let ef = self.header.costs.error_factor;
         let mut out: Vec<Candidate> = self
             .node(id)
@@ -118,12 +120,11 @@ impl Book {
             .iter()
             .map(|e| {
                 let value = self.value(e.child).flip();
-                let child = self.node(e.child);
                 Candidate {
                     mv: e.mv,
                     value,
                     lcb: value.score() - ef * value.err,
-                    visits: child.own.as_ref().map_or(0, |o| o.visits),
+                    visits: self.node(e.child).visits(),
                     prior: e.prior,
                     child: e.child,
                 }
@@ -176,7 +177,7 @@ impl Book {
         let id = self.find(pos)?;
         let node = self.node(id);
         let moves = self
-            .moves_at(pos)
+            .moves_of(id)
             .into_iter()
             .map(|c| {
                 let mut line = vec![pos.move_text(c.mv)];
@@ -195,20 +196,24 @@ impl Book {
                 }
             })
             .collect();
-        let other = node.own.as_ref().map(|o| ProbeOther {
-            best: pos.move_text(o.best),
-            prior: o.best_prior,
-            visits: o.visits,
-            value: Wdl::from_value(o.value, o.draw, o.err()).into(),
-        });
         Some(ProbeReport {
             key: node.key.hex(),
             ply: node.ply,
-            side_to_move: format!("{:?}", node.side),
+            side_to_move: node.side.to_string(),
             value: self.value(id).into(),
-            visits: node.own.as_ref().map_or(0, |o| o.visits),
+            visits: node.visits(),
             moves,
-            other,
+            other: self.other_of(id, pos),
+        })
+    }
+
+    /// The search over the moves not in the book at node `id` (whose position is `pos`).
+    pub fn other_of(&self, id: u32, pos: &Position) -> Option<ProbeOther> {
+        self.node(id).own.as_ref().map(|o| ProbeOther {
+            best: pos.move_text(o.best),
+            prior: o.best_prior,
+            visits: o.visits,
+            value: o.wdl().into(),
         })
     }
 }

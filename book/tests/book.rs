@@ -3,13 +3,13 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use tengu_book::file::{table_hash, BookHeader};
+use tengu_book::file::BookHeader;
 use tengu_book::graph::{Edge, Node, OwnSearch};
 use tengu_book::{
-    balanced_openings, Book, BookError, BookKey, BuildLimits, Builder, Costs, OpeningFilter,
-    PickOptions,
+    balanced_openings, Book, BookError, BookKey, BuildLimits, Builder, OpeningFilter, PickOptions,
 };
 use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
+use tengu_rules::hash::splitmix64;
 use tengu_rules::{Game, Move, Position, Variant};
 use tengu_selfplay::SearchConfig;
 
@@ -17,13 +17,6 @@ use tengu_selfplay::SearchConfig;
 /// (unlike a seeded random evaluator, whose answers depend on the order of calls), so a
 /// book grown in two runs can be compared with one grown in one.
 struct KeyedEvaluator;
-
-fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 fn unit(x: u64) -> f32 {
     (x >> 40) as f32 / (1u64 << 24) as f32
@@ -42,12 +35,12 @@ impl Evaluator for KeyedEvaluator {
                 let mut policy: Vec<f32> = input
                     .moves
                     .iter()
-                    .map(|m| (4.0 * unit(mix(k ^ m.to_bits()))).exp())
+                    .map(|m| (4.0 * unit(splitmix64(k ^ m.to_bits()))).exp())
                     .collect();
                 let sum: f32 = policy.iter().sum();
                 policy.iter_mut().for_each(|p| *p /= sum);
-                let w = 0.5 * unit(mix(k));
-                let d = 0.5 * unit(mix(k ^ 1));
+                let w = 0.5 * unit(splitmix64(k));
+                let d = 0.5 * unit(splitmix64(k ^ 1));
                 Evaluation {
                     policy,
                     wdl: [w, d, 1.0 - w - d],
@@ -59,21 +52,8 @@ impl Evaluator for KeyedEvaluator {
 }
 
 fn header(variant: &Arc<Variant>, visits: u32, seed: u64) -> BookHeader {
-    BookHeader {
-        game: variant.id().into(),
-        rules_version: tengu_rules::RULES_VERSION.into(),
-        table_hash: table_hash(variant),
-        key_scheme: tengu_book::key::KEY_SCHEME,
-        checkpoint: "keyed".into(),
-        checkpoint_step: 0,
-        checkpoint_hash: 0,
-        visits,
-        max_plies: 300,
-        search: String::new(),
-        costs: Costs::default(),
-        seed,
-        expansions: 0,
-    }
+    let search = SearchConfig::default();
+    BookHeader::new(variant, "keyed".into(), 0, 0, visits, 300, &search, seed)
 }
 
 fn grow(book: &mut Book, positions: usize) {

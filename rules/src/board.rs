@@ -84,11 +84,7 @@ impl Iterator for SquareIter {
 /// instead of a table: a table over 625 cells x 255 codes would be 1.3 MB of cache pressure.
 #[inline]
 pub(crate) fn piece_key(s: Square, cell: u8) -> u64 {
-    let mut z = (s.index() as u64) << 8 | cell as u64;
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    crate::hash::splitmix64((s.index() as u64) << 8 | cell as u64)
 }
 
 /// Zobrist key XORed in when White is to move.

@@ -7,6 +7,7 @@ mod attack;
 mod board;
 pub mod config;
 pub mod game;
+pub mod hash;
 mod legal;
 mod movegen;
 pub mod notation;

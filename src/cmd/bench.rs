@@ -527,21 +527,16 @@ fn book(args: crate::args::BenchBookArgs) -> Result<()> {
     };
     let (mut eval, meta) = backend.load_evaluator(&args.checkpoint, &variant)?;
     let config = tengu_selfplay::SearchConfig::default();
-    let header = tengu_book::BookHeader {
-        game: variant.id().into(),
-        rules_version: tengu_rules::RULES_VERSION.into(),
-        table_hash: tengu_book::file::table_hash(&variant),
-        key_scheme: tengu_book::key::KEY_SCHEME,
-        checkpoint: args.checkpoint.display().to_string(),
-        checkpoint_step: meta.step,
-        checkpoint_hash: 0,
-        visits: args.visits.max(1),
-        max_plies: 600,
-        search: toml::to_string(&config)?,
-        costs: tengu_book::Costs::default(),
-        seed: 1,
-        expansions: 0,
-    };
+    let header = tengu_book::BookHeader::new(
+        &variant,
+        args.checkpoint.display().to_string(),
+        meta.step,
+        0,
+        args.visits.max(1),
+        600,
+        &config,
+        1,
+    );
     let mut book = Book::new(variant.clone(), header);
     let start = std::time::Instant::now();
     let mut builder = Builder::new(eval.as_mut(), config);

@@ -5,8 +5,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use tengu_book::file::{fnv1a, table_hash, BookHeader};
-use tengu_book::{Book, BookKey, BuildLimits, Builder, Costs, OpeningFilter};
+use tengu_book::file::BookHeader;
+use tengu_book::{Book, BookKey, BuildLimits, Builder, OpeningFilter};
 use tengu_model::Backend;
 use tengu_rules::{Game, Position, Variant};
 
@@ -49,68 +49,45 @@ fn build(args: BookBuildArgs) -> Result<()> {
     let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
     let bytes = std::fs::read(&args.checkpoint)
         .with_context(|| format!("cannot read {}", args.checkpoint.display()))?;
-    let checkpoint_hash = fnv1a(&bytes);
+    let checkpoint_hash = tengu_rules::hash::fnv1a(bytes.iter().copied());
     drop(bytes);
     let (mut eval, meta) = backend.load_evaluator(&args.checkpoint, &variant)?;
     let config = super::search_config(args.search_config.as_deref())?;
     config.validate().map_err(anyhow::Error::msg)?;
-    let search_text = toml::to_string(&config).context("search settings to TOML")?;
     let checkpoint_name = args
         .checkpoint
         .file_name()
         .unwrap_or_default()
         .to_string_lossy()
         .to_string();
+    let wanted = BookHeader::new(
+        &variant,
+        checkpoint_name,
+        meta.step,
+        checkpoint_hash,
+        args.visits,
+        args.max_plies,
+        &config,
+        args.seed,
+    );
     let mut book = if args.out.exists() {
         let book = load(&args.out)?;
-        let h = &book.header;
-        let differs = |what: &str, was: String, now: String| -> Result<()> {
-            if was != now {
-                bail!(
-                    "{} was built with {what} {was}; this build has {now}. Continue it with the \
-                     same settings, or build a new book under another name",
-                    args.out.display()
-                );
-            }
-            Ok(())
-        };
-        differs("game", h.game.clone(), args.game.clone())?;
-        differs(
-            "checkpoint",
-            format!("{} (hash {:016x})", h.checkpoint, h.checkpoint_hash),
-            format!("{checkpoint_name} (hash {checkpoint_hash:016x})"),
-        )?;
-        differs("visits", h.visits.to_string(), args.visits.to_string())?;
-        differs(
-            "max plies",
-            h.max_plies.to_string(),
-            args.max_plies.to_string(),
-        )?;
-        differs("search settings", h.search.clone(), search_text.clone())?;
+        if let Some(problem) = book.header.mismatch(&wanted) {
+            bail!(
+                "{} was {problem}. Continue it with the same settings, or build a new book \
+                 under another name",
+                args.out.display()
+            );
+        }
         tracing::info!(
             "continuing {}: {} positions, {} expansions",
             args.out.display(),
             book.len(),
-            h.expansions
+            book.header.expansions
         );
         book
     } else {
-        let header = BookHeader {
-            game: variant.id().to_string(),
-            rules_version: tengu_rules::RULES_VERSION.to_string(),
-            table_hash: table_hash(&variant),
-            key_scheme: tengu_book::key::KEY_SCHEME,
-            checkpoint: checkpoint_name,
-            checkpoint_step: meta.step,
-            checkpoint_hash,
-            visits: args.visits,
-            max_plies: args.max_plies,
-            search: search_text,
-            costs: Costs::default(),
-            seed: args.seed,
-            expansions: 0,
-        };
-        Book::new(variant.clone(), header)
+        Book::new(variant.clone(), wanted)
     };
     let stop: std::sync::Arc<AtomicBool> = super::selfplay::stop_flag()?;
     let bar = super::spinner(args.quiet);

@@ -16,12 +16,7 @@ pub fn is_held_out(shard_name: &str, game: u32, every: u64) -> bool {
     if every <= 1 {
         return false;
     }
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in shard_name.bytes().chain(game.to_le_bytes()) {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h % every == 0
+    tengu_rules::hash::fnv1a(shard_name.bytes().chain(game.to_le_bytes())) % every == 0
 }
 
 /// Rows of the newest shards, at most about `capacity` of them.

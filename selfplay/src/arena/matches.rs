@@ -68,15 +68,10 @@ pub fn starts_id(options: &MatchOptions) -> String {
     match options.openings.as_deref() {
         None => format!("random:{}:{}", options.opening_plies, options.seed),
         Some(list) => {
-            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-            for o in list {
-                for m in o.moves.iter().map(|m| m.to_bits()).chain([u64::MAX]) {
-                    for b in m.to_le_bytes() {
-                        h ^= b as u64;
-                        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-                    }
-                }
-            }
+            let bits = list
+                .iter()
+                .flat_map(|o| o.moves.iter().map(|m| m.to_bits()).chain([u64::MAX]));
+            let h = tengu_rules::hash::fnv1a(bits.flat_map(u64::to_le_bytes));
             format!("file:{h:016x}:{}", list.len())
         }
     }

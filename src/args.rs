@@ -216,10 +216,12 @@ pub struct RunArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct TrainArgs {
-    /// Run directory: shards are read from `shards/`, checkpoints written to `models/`,
-    /// losses appended to `train.jsonl`.
+    /// The run: a directory, `file:///shared/dir`, or an object store (`s3://bucket/prefix`,
+    /// `gs://`, `az://`; credentials and endpoint from the usual environment variables).
+    /// Shards are read from `shards/`, checkpoints published to `models/`, losses to `train/`.
+    /// A run has exactly one trainer: a second one exits with a message.
     #[arg(long)]
-    pub run: std::path::PathBuf,
+    pub run: String,
     /// Run configuration (TOML); default: the run directory's `config.toml`, else defaults.
     #[arg(long)]
     pub config: Option<std::path::PathBuf>,
@@ -238,10 +240,11 @@ pub struct TrainArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct SelfplayArgs {
-    /// Run directory (created if missing): checkpoints are read from `models/`, shards
-    /// written to `shards/`, game records to `games/`.
+    /// The run: a directory (created if missing), `file:///shared/dir`, or an object store
+    /// (`s3://bucket/prefix`, `gs://`, `az://`). Checkpoints are read from `models/`, shards
+    /// written to `shards/`, game records to `games/`; any number of workers on any machines.
     #[arg(long)]
-    pub run: std::path::PathBuf,
+    pub run: String,
     /// Run configuration (TOML). Default: the run directory's `config.toml` if present,
     /// else the built-in defaults.
     #[arg(long)]
@@ -275,8 +278,8 @@ pub enum ShardsWhat {
 
 #[derive(clap::Args, Debug)]
 pub struct ShardsInspectArgs {
-    /// A shard file, a directory of shards or a run directory.
-    pub path: std::path::PathBuf,
+    /// A shard file, a directory of shards, a run directory or a run URL (`s3://...`).
+    pub path: String,
     /// One JSON object per shard, one per line (with `run` set when a run directory was
     /// given).
     #[arg(long)]

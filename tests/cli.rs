@@ -191,7 +191,7 @@ fn match_reports_score_elo_and_sprt_as_json() {
 fn run_with_shards(count: usize) -> tempfile::TempDir {
     use tengu_selfplay::shard::{self, Row, ShardHeader};
     let dir = tempfile::tempdir().unwrap();
-    let shards = tengu_selfplay::run_dir::shards(dir.path());
+    let shards = dir.path().join("shards");
     std::fs::create_dir_all(&shards).unwrap();
     let header = ShardHeader {
         encoder_version: 1,
@@ -233,7 +233,7 @@ fn a_closed_output_pipe_ends_the_command_quietly() {
     let run = run_with_shards(400);
     let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
         .args(["shards", "inspect", "--json"])
-        .arg(tengu_selfplay::run_dir::shards(run.path()))
+        .arg(run.path().join("shards"))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

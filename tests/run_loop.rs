@@ -42,11 +42,8 @@ fn tengu(args: &[&str], dir: &Path) -> (bool, String) {
 }
 
 fn steps(run: &Path) -> Vec<u64> {
-    tengu_selfplay::run_dir::checkpoints(run)
-        .unwrap()
-        .iter()
-        .map(|(s, _)| *s)
-        .collect()
+    let store = tengu_store::RunStore::open(&run.display().to_string()).unwrap();
+    tengu_store::checkpoint::committed(&store).unwrap()
 }
 
 #[test]

@@ -115,13 +115,20 @@ fn two_workers_share_a_run_directory_and_stop_on_sigterm() {
         let (h, r) = tengu_selfplay::shard::read(s).unwrap();
         writers.insert(h.writer);
         rows += r.len();
-        // Each game of a shard has its record beside it.
-        let stem = s.file_stem().unwrap().to_string_lossy().into_owned();
-        for g in 0..h.games {
-            let record = run.join("games").join(format!("{stem}-{g:03}.record"));
-            let text = std::fs::read_to_string(&record).unwrap();
-            tengu_rules::Record::parse(&text).unwrap();
-        }
+        // Each shard's games have their records in one object beside it.
+        let name = s.file_name().unwrap().to_string_lossy().into_owned();
+        let parsed = tengu_store::layout::ShardName::parse(&name).expect("counts in the name");
+        assert_eq!((parsed.games, parsed.rows), (h.games, r.len() as u64));
+        let bundle = std::fs::read_to_string(run.join(parsed.records_key())).unwrap();
+        let games: Vec<u64> = bundle
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                tengu_rules::Record::parse(v["record"].as_str().unwrap()).unwrap();
+                v["game"].as_u64().unwrap()
+            })
+            .collect();
+        assert_eq!(games, (0..u64::from(h.games)).collect::<Vec<_>>());
     }
     assert_eq!(writers.len(), 2, "both workers wrote shards: {writers:?}");
     assert!(rows > 0);

@@ -25,6 +25,8 @@ min_rows = 100
 passes_per_row = 100.0
 steps_per_checkpoint = 20
 poll_seconds = 0.1
+# The killed trainer's successor takes over after a second without its heartbeat.
+lease_seconds = 1.0
 "#;
 
 fn tengu(args: &[&str], dir: &Path) {
@@ -41,11 +43,18 @@ fn tengu(args: &[&str], dir: &Path) {
     );
 }
 
-/// (step, policy loss, value loss) of every line of `run/train.jsonl`; a batch without
-/// policy targets logs no policy loss (0 here).
+/// (step, policy loss, value loss) of every line of the run's loss log (`train/*.jsonl`); a
+/// batch without policy targets logs no policy loss (0 here).
 fn losses(run: &Path) -> Vec<(u64, f64, f64)> {
-    std::fs::read_to_string(run.join("train.jsonl"))
-        .unwrap_or_default()
+    let mut segments: Vec<_> = std::fs::read_dir(run.join("train"))
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    segments.retain(|p: &std::path::PathBuf| p.extension().is_some_and(|x| x == "jsonl"));
+    segments.sort();
+    segments
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+        .collect::<String>()
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .map(|v| {
@@ -125,10 +134,8 @@ fn a_killed_trainer_resumes_without_repeating_or_losing_steps() {
         0
     );
     child.wait().unwrap();
-    let newest = tengu_selfplay::run_dir::newest_checkpoint(&run_b)
-        .unwrap()
-        .unwrap()
-        .0;
+    let store = tengu_store::RunStore::open(&run_b.display().to_string()).unwrap();
+    let newest = tengu_store::checkpoint::newest(&store).unwrap().unwrap();
     assert!(newest <= killed_after);
     if newest == killed_after {
         eprintln!("note: the kill fell on a checkpoint (step {newest}); nothing to redo");

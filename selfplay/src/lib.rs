@@ -7,7 +7,6 @@ pub mod cpu;
 pub mod mcts;
 pub mod openings;
 pub mod play;
-pub mod run_dir;
 pub mod search;
 pub mod shard;
 pub mod worker;

@@ -10,8 +10,9 @@
 //! L bytes                rows (bincode Vec<Row>)
 //! u32                    CRC-32 of every byte before it
 //! ```
-//! Writers write to a hidden temporary name in the same directory, sync, then rename, so a
-//! reader never sees a partial shard.
+//! Workers put shards into the run's store under unique names carrying their game and row
+//! counts (`tengu_store::layout::ShardName`); a store put is atomic, so a reader never sees a
+//! partial shard. Local files (`write`, `read`) remain for tools and tests.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -108,6 +109,10 @@ pub enum ShardError {
     },
     #[error("{path}: corrupt: {problem}")]
     Corrupt { path: String, problem: String },
+    #[error(transparent)]
+    Store(#[from] tengu_store::StoreError),
+    #[error("{path}: no such shard")]
+    Missing { path: String },
 }
 
 fn codec(limit: u64) -> impl Options {
@@ -257,6 +262,45 @@ fn parse(
         )));
     }
     Ok((header, Some(decoded)))
+}
+
+/// Checks and decodes shard bytes; `name` says where they came from in errors.
+pub fn from_bytes(bytes: &[u8], name: &str) -> Result<(ShardHeader, Vec<Row>), ShardError> {
+    let (header, rows) = parse(bytes, name, true)?;
+    Ok((header, rows.expect("rows requested")))
+}
+
+/// Puts a shard into a run under `name` (which must carry the shard's game and row counts).
+pub fn put(
+    store: &tengu_store::RunStore,
+    name: &tengu_store::layout::ShardName,
+    header: &ShardHeader,
+    rows: &[Row],
+) -> Result<(), ShardError> {
+    debug_assert_eq!((name.rows, name.games), (rows.len() as u64, header.games));
+    store.put(&name.key(), to_bytes(header, rows))?;
+    Ok(())
+}
+
+/// Reads and checks the shard `key` of a run.
+pub fn fetch(
+    store: &tengu_store::RunStore,
+    key: &str,
+) -> Result<(ShardHeader, Vec<Row>), ShardError> {
+    let shown = store.address_of(key);
+    let bytes = store.get(key)?.ok_or(ShardError::Missing {
+        path: shown.clone(),
+    })?;
+    from_bytes(&bytes, &shown)
+}
+
+/// The shards of a run, oldest name first.
+pub fn list_run(store: &tengu_store::RunStore) -> Result<Vec<tengu_store::Entry>, ShardError> {
+    Ok(store
+        .list(tengu_store::layout::SHARDS)?
+        .into_iter()
+        .filter(|e| tengu_store::layout::is_shard(e.name()))
+        .collect())
 }
 
 /// Reads and checks a whole shard.

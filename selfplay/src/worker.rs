@@ -8,7 +8,7 @@
 //! any worker, so its workers never play uniform games.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -19,8 +19,10 @@ use tengu_rules::Variant;
 
 use crate::config::{SearchConfig, SelfplayConfig};
 use crate::play::{FinishedGame, SelfPlay};
-use crate::run_dir;
 use crate::shard::{self, Row, ShardError, ShardHeader};
+use tengu_store::checkpoint::{self, CheckpointCache};
+use tengu_store::layout::{self, ShardName};
+use tengu_store::RunStore;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WorkerError {
@@ -34,23 +36,12 @@ pub enum WorkerError {
     /// and the line.
     #[error("selfplay.openings: {0}")]
     Openings(String),
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> WorkerError + '_ {
-    move |source| WorkerError::Io {
-        path: path.display().to_string(),
-        source,
-    }
 }
 
 /// What a worker does.
 pub struct WorkerOptions {
-    pub run: PathBuf,
+    /// The run (a directory or an object store).
+    pub run: RunStore,
     pub variant: Arc<Variant>,
     pub backend: Backend,
     pub search: SearchConfig,
@@ -78,7 +69,6 @@ pub struct WorkerProgress {
 }
 
 struct Output {
-    run: PathBuf,
     game: String,
     sequence: u64,
     games: Vec<FinishedGame>,
@@ -86,27 +76,35 @@ struct Output {
 }
 
 impl Output {
-    /// Writes the finished games as one shard plus their records; returns rows written.
-    fn flush(&mut self, model: &str) -> Result<usize, WorkerError> {
+    /// Puts the finished games into the run as one shard plus one object of their records;
+    /// returns rows written.
+    fn flush(&mut self, store: &RunStore, model: &str) -> Result<usize, WorkerError> {
         if self.games.is_empty() {
             return Ok(0);
         }
-        let stem = run_dir::unique_stem(self.sequence);
-        self.sequence += 1;
-        let games_dir = run_dir::games(&self.run);
-        std::fs::create_dir_all(&games_dir).map_err(io(&games_dir))?;
-        // Records first: a shard never refers to games that were not saved.
         let mut rows: Vec<Row> = Vec::with_capacity(self.rows);
+        let mut records = String::new();
         for (g, game) in self.games.iter().enumerate() {
-            let path = games_dir.join(format!("{stem}-{g:03}.record"));
-            let tmp = games_dir.join(format!(".{stem}-{g:03}.record.tmp"));
-            std::fs::write(&tmp, game.record.to_string()).map_err(io(&tmp))?;
-            std::fs::rename(&tmp, &path).map_err(io(&path))?;
+            records.push_str(
+                &serde_json::json!({"game": g, "record": game.record.to_string()}).to_string(),
+            );
+            records.push('\n');
             rows.extend(game.rows.iter().cloned().map(|r| Row {
                 game: g as u32,
                 ..r
             }));
         }
+        let name = ShardName {
+            stem: layout::unique_stem(self.sequence),
+            games: self.games.len() as u32,
+            rows: rows.len() as u64,
+            unix_ms: layout::unix_ms(),
+        };
+        self.sequence += 1;
+        // Records first: a shard never refers to games that were not saved.
+        store
+            .put(&name.records_key(), records.into_bytes())
+            .map_err(ShardError::from)?;
         let header = ShardHeader {
             encoder_version: ENCODER_VERSION,
             game: self.game.clone(),
@@ -116,30 +114,38 @@ impl Output {
             created_unix: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
-            writer: format!("{}-{}", run_dir::host_name(), std::process::id()),
+            writer: format!("{}-{}", layout::host_name(), std::process::id()),
         };
-        let path = run_dir::shards(&self.run).join(format!("{stem}.{}", shard::EXTENSION));
-        shard::write(&path, &header, &rows)?;
-        tracing::info!(shard = %path.display(), rows = rows.len(), games = self.games.len(), "wrote shard");
+        shard::put(store, &name, &header, &rows)?;
+        tracing::info!(shard = %store.address_of(&name.key()), rows = rows.len(), games = self.games.len(), "wrote shard");
         self.games.clear();
         self.rows = 0;
         Ok(rows.len())
     }
 }
 
-/// Loads the newest checkpoint if it differs from `current`; `None` if there is none.
-fn newest_model(options: &WorkerOptions) -> Result<Option<(String, PathBuf)>, WorkerError> {
-    let newest =
-        run_dir::newest_checkpoint(&options.run).map_err(io(&run_dir::models(&options.run)))?;
-    Ok(newest.map(|(_, path)| {
-        (
-            path.file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned(),
-            path,
-        )
-    }))
+/// The worker's view of the run's checkpoints: polls for committed steps after the one in
+/// use (one listing request per poll) and loads them from the verified local cache.
+struct Checkpoints {
+    cache: CheckpointCache,
+    step: Option<u64>,
+}
+
+impl Checkpoints {
+    /// A committed checkpoint newer than the one in use, as (weights name, local file).
+    fn newer(&mut self, store: &RunStore) -> Result<Option<(String, PathBuf)>, WorkerError> {
+        let newest = match self.step {
+            None => checkpoint::newest(store),
+            Some(s) => checkpoint::committed_after(store, s).map(|v| v.last().copied()),
+        }
+        .map_err(ShardError::from)?;
+        let Some(step) = newest else {
+            return Ok(None);
+        };
+        let (path, _) = self.cache.fetch(store, step).map_err(ShardError::from)?;
+        self.step = Some(step);
+        Ok(Some((layout::weights_name(step), path)))
+    }
 }
 
 /// Runs until `max_games` games are finished or `stop` is set; returns the final progress.
@@ -165,9 +171,7 @@ pub fn run(
         }
         None => None,
     };
-    let shards_dir = run_dir::shards(&options.run);
-    std::fs::create_dir_all(&shards_dir).map_err(io(&shards_dir))?;
-
+    let store = &options.run;
     let mut play = SelfPlay::new(
         options.variant.clone(),
         options.search.clone(),
@@ -183,7 +187,12 @@ pub fn run(
     let mut evaluators: BTreeMap<usize, Box<dyn Evaluator>> = BTreeMap::new();
     evaluators.insert(0, Box::new(UniformEvaluator));
     let mut model = "uniform".to_string();
-    if let Some((name, path)) = newest_model(options)? {
+    // Downloads of an object-store run: the one in use and the one before are kept.
+    let mut checkpoints = Checkpoints {
+        cache: CheckpointCache::new(store, 2),
+        step: None,
+    };
+    if let Some((name, path)) = checkpoints.newer(store)? {
         let (eval, meta) = options.backend.load_evaluator(&path, &options.variant)?;
         tracing::info!(checkpoint = %name, step = meta.step, "loaded checkpoint");
         evaluators.insert(0, eval);
@@ -193,7 +202,6 @@ pub fn run(
     play.game_limit = options.max_games;
 
     let mut out = Output {
-        run: options.run.clone(),
         game: options.variant.id().into(),
         sequence: 0,
         games: Vec::new(),
@@ -207,9 +215,9 @@ pub fn run(
     let start = Instant::now();
     let mut last_poll = Instant::now();
     let poll = Duration::from_secs_f64(options.selfplay.checkpoint_poll_seconds.max(0.1));
-    let mut cpu = crate::cpu::CpuLedger::new(&options.run, "worker");
+    let mut cpu = crate::cpu::CpuLedger::new(store, "worker");
     loop {
-        cpu.record(false);
+        cpu.record(store, false);
         if options.stop.load(Ordering::Relaxed) {
             break;
         }
@@ -219,7 +227,12 @@ pub fn run(
         }
         if last_poll.elapsed() >= poll {
             last_poll = Instant::now();
-            if let Some((name, path)) = newest_model(options)? {
+            // A store that does not answer is not fatal: games go on with the model in use.
+            let newer = checkpoints.newer(store).unwrap_or_else(|e| {
+                tracing::warn!("cannot look for new checkpoints: {e}");
+                None
+            });
+            if let Some((name, path)) = newer {
                 if name != model {
                     match options.backend.load_evaluator(&path, &options.variant) {
                         Ok((eval, meta)) => {
@@ -255,7 +268,7 @@ pub fn run(
             // A shard holds the games of one model.
             if out.games.first().is_some_and(|g| g.model != game.model) {
                 let model_of_shard = out.games[0].model.clone();
-                progress.rows += out.flush(&model_of_shard)? as u64;
+                progress.rows += out.flush(store, &model_of_shard)? as u64;
                 progress.shards += 1;
             }
             out.rows += game.rows.len();
@@ -263,7 +276,7 @@ pub fn run(
         }
         if out.rows >= options.selfplay.rows_per_shard {
             let model_of_shard = out.games[0].model.clone();
-            progress.rows += out.flush(&model_of_shard)? as u64;
+            progress.rows += out.flush(store, &model_of_shard)? as u64;
             progress.shards += 1;
         }
         progress.moves = play.stats.moves;
@@ -278,13 +291,13 @@ pub fn run(
     }
     // Finished games are never lost: whatever is done goes into a last shard.
     let model_of_shard = out.games.first().map_or(model, |g| g.model.clone());
-    let written = out.flush(&model_of_shard)?;
+    let written = out.flush(store, &model_of_shard)?;
     if written > 0 {
         progress.rows += written as u64;
         progress.shards += 1;
     }
     progress.seconds = start.elapsed().as_secs_f64();
-    cpu.record(true);
+    cpu.record(store, true);
     on_progress(&progress);
     Ok(progress)
 }

@@ -152,7 +152,7 @@ fn a_bad_openings_file_stops_the_worker_naming_file_and_line() {
     let book = dir.path().join("book.txt");
     std::fs::write(&book, "start\n# fine so far\n9l>9k 9l>9k\n").unwrap();
     let options = WorkerOptions {
-        run: dir.path().join("run"),
+        run: tengu_store::RunStore::open(&dir.path().join("run").display().to_string()).unwrap(),
         variant: Variant::dai_dai(),
         backend: Backend::Burn,
         search: SearchConfig {
@@ -177,8 +177,8 @@ fn a_bad_openings_file_stops_the_worker_naming_file_and_line() {
         )),
         "{message}"
     );
-    // Nothing was written: the file is checked before the run directory is touched.
-    assert!(!dir.path().join("run").exists());
+    // Nothing was written: the file is checked before the worker plays.
+    assert!(!dir.path().join("run").join("shards").exists());
 }
 
 #[test]

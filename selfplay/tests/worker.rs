@@ -8,11 +8,34 @@ use tengu_model::net::NetConfig;
 use tengu_model::{Backend, Encoder, ENCODER_VERSION};
 use tengu_rules::Variant;
 use tengu_selfplay::worker::{self, WorkerOptions};
-use tengu_selfplay::{run_dir, shard, SearchConfig, SelfplayConfig};
+use tengu_selfplay::{shard, SearchConfig, SelfplayConfig};
+use tengu_store::RunStore;
+
+fn store(run: &std::path::Path) -> RunStore {
+    RunStore::open(&run.display().to_string()).unwrap()
+}
+
+/// Headers of the run's shards, oldest first.
+fn headers(run: &std::path::Path) -> Vec<shard::ShardHeader> {
+    let s = store(run);
+    shard::list_run(&s)
+        .unwrap()
+        .iter()
+        .map(|e| shard::fetch(&s, &e.key).unwrap().0)
+        .collect()
+}
+
+/// Publishes `trainer`'s weights as the run's checkpoint `step` (a manifest commits it).
+fn publish(run: &std::path::Path, trainer: &dyn tengu_model::Trainer, meta: &CheckpointMeta) {
+    let scratch = tempfile::tempdir().unwrap();
+    let file = scratch.path().join("w.safetensors");
+    trainer.save(meta, &file).unwrap();
+    tengu_store::checkpoint::publish_file(&store(run), meta.step, &file).unwrap();
+}
 
 fn options(run: &std::path::Path, games: u64) -> WorkerOptions {
     WorkerOptions {
-        run: run.to_path_buf(),
+        run: store(run),
         variant: Variant::dai_dai(),
         backend: Backend::Burn,
         search: SearchConfig {
@@ -38,14 +61,13 @@ fn plays_uniform_before_the_first_checkpoint_then_the_newest_one() {
     let run = dir.path();
     let first = worker::run(&options(run, 2), &mut |_| {}).unwrap();
     assert_eq!(first.games, 2);
-    let shards = shard::list(&run_dir::shards(run)).unwrap();
+    let shards = headers(run);
     assert_eq!(shards.len(), 1);
-    assert_eq!(shard::read_header(&shards[0]).unwrap().model, "uniform");
+    assert_eq!(shards[0].model, "uniform");
 
     let variant = Variant::dai_dai();
     let enc = Encoder::new(&variant);
     let config = NetConfig::preset("tiny", enc.planes(), enc.size()).unwrap();
-    std::fs::create_dir_all(run_dir::models(run)).unwrap();
     for step in [10u64, 20] {
         let meta = CheckpointMeta {
             encoder_version: ENCODER_VERSION,
@@ -57,20 +79,17 @@ fn plays_uniform_before_the_first_checkpoint_then_the_newest_one() {
         let fresh = Backend::Burn
             .trainer(&variant, &config, None, 1e-3, 0.0)
             .unwrap();
-        fresh
-            .save(
-                &meta,
-                &run_dir::models(run).join(run_dir::checkpoint_name(step)),
-            )
-            .unwrap();
+        publish(run, fresh.as_ref(), &meta);
     }
+    // Weights without a manifest (a trainer killed mid-publication) are never used.
+    std::fs::write(
+        run.join(tengu_store::layout::weights_key(30)),
+        b"not committed",
+    )
+    .unwrap();
     let second = worker::run(&options(run, 2), &mut |_| {}).unwrap();
-    assert_eq!(second.model, run_dir::checkpoint_name(20));
-    let models: Vec<String> = shard::list(&run_dir::shards(run))
-        .unwrap()
-        .iter()
-        .map(|s| shard::read_header(s).unwrap().model)
-        .collect();
+    assert_eq!(second.model, tengu_store::layout::weights_name(20));
+    let models: Vec<String> = headers(run).into_iter().map(|h| h.model).collect();
     assert!(
         models.contains(&"model-000000020.safetensors".to_string()),
         "{models:?}"
@@ -102,13 +121,7 @@ fn a_checkpoint_published_mid_run_is_used_for_new_games_without_draining() {
             let fresh = Backend::Burn
                 .trainer(&variant, &config, None, 1e-3, 0.0)
                 .unwrap();
-            std::fs::create_dir_all(run_dir::models(run)).unwrap();
-            fresh
-                .save(
-                    &meta,
-                    &run_dir::models(run).join(run_dir::checkpoint_name(7)),
-                )
-                .unwrap();
+            publish(run, fresh.as_ref(), &meta);
             published = true;
             in_flight_when_published = p.games;
             // Past the worker's shortest polling interval (0.1 s).
@@ -119,8 +132,7 @@ fn a_checkpoint_published_mid_run_is_used_for_new_games_without_draining() {
     assert_eq!(done.games, 8);
     assert!(in_flight_when_published < 8);
     let mut by_model = std::collections::BTreeMap::new();
-    for s in shard::list(&run_dir::shards(run)).unwrap() {
-        let h = shard::read_header(&s).unwrap();
+    for h in headers(run) {
         *by_model.entry(h.model).or_insert(0) += h.games;
     }
     // Games begun before the checkpoint finished with the uniform evaluator, later ones used it.

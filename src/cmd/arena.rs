@@ -28,7 +28,20 @@ pub fn player(
     search: &SearchConfig,
     seed: u64,
 ) -> Result<Box<dyn Player>> {
-    let parts: Vec<&str> = spec.split(':').collect();
+    // A checkpoint named by URL (`checkpoint:s3://b/run/models/model-X.safetensors:64`)
+    // keeps its `scheme://` together.
+    let mut parts: Vec<&str> = spec.split(':').collect();
+    if parts.len() >= 3 && parts[2].starts_with("//") {
+        let end = spec.len()
+            - if parts.len() >= 4 {
+                parts[parts.len() - 1].len() + 1
+            } else {
+                0
+            };
+        let url = &spec[parts[0].len() + 1..end];
+        let visits = (parts.len() >= 4).then(|| parts[parts.len() - 1]);
+        parts = [parts[0], url].into_iter().chain(visits).collect();
+    }
     let number = |i: usize, default: u64| -> Result<u64> {
         parts.get(i).map_or(Ok(default), |t| {
             t.parse()
@@ -42,13 +55,13 @@ pub fn player(
             Box::new(AlphaBetaPlayer::new(variant, Duration::from_millis(number(1, 200)?), number(2, 4)? as u32, seed))
         }
         "checkpoint" if (2..=3).contains(&parts.len()) => {
-            let path = std::path::Path::new(parts[1]);
+            let path = &super::checkpoint_file(std::path::Path::new(parts[1]))?;
             let (eval, meta) = backend.load_evaluator(path, variant)?;
             let label = format!("{} step {}", path.file_name().unwrap_or_default().to_string_lossy(), meta.step);
             Box::new(MctsPlayer::new(label, eval, search.clone(), number(2, 64)? as u32, seed))
         }
         "policy" if parts.len() == 2 => {
-            let path = std::path::Path::new(parts[1]);
+            let path = &super::checkpoint_file(std::path::Path::new(parts[1]))?;
             let (evaluator, meta) = backend.load_evaluator(path, variant)?;
             let label = format!("{} step {}", path.file_name().unwrap_or_default().to_string_lossy(), meta.step);
             Box::new(PolicyPlayer { label, evaluator })

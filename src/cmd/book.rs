@@ -47,11 +47,11 @@ fn build(args: BookBuildArgs) -> Result<()> {
         bail!("--minutes {m}: must be a positive number");
     }
     let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
-    let bytes = std::fs::read(&args.checkpoint)
-        .with_context(|| format!("cannot read {}", args.checkpoint.display()))?;
+    let file = super::checkpoint_file(&args.checkpoint)?;
+    let bytes = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
     let checkpoint_hash = tengu_rules::hash::fnv1a(bytes.iter().copied());
     drop(bytes);
-    let (mut eval, meta) = backend.load_evaluator(&args.checkpoint, &variant)?;
+    let (mut eval, meta) = backend.load_evaluator(&file, &variant)?;
     let config = super::search_config(args.search_config.as_deref())?;
     config.validate().map_err(anyhow::Error::msg)?;
     let checkpoint_name = args

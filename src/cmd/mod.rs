@@ -54,7 +54,7 @@ impl PositionArgs {
 pub fn search_config(path: Option<&std::path::Path>) -> Result<tengu_selfplay::SearchConfig> {
     Ok(match path {
         Some(path) => {
-            tengu_trainer::RunConfig::load(Some(path), std::path::Path::new("."))
+            tengu_trainer::RunConfig::from_file(path)
                 .map_err(anyhow::Error::msg)?
                 .search
         }
@@ -75,11 +75,39 @@ pub fn spinner(quiet: bool) -> ProgressBar {
     bar
 }
 
+/// A checkpoint argument as a local file: a path, or the address of a committed checkpoint
+/// of a run (`s3://bucket/runs/x/models/model-000001000.safetensors`, `file:///...`),
+/// fetched once into the local cache and verified against its manifest.
+pub fn checkpoint_file(path: &std::path::Path) -> Result<std::path::PathBuf> {
+    let text = path.display().to_string();
+    if !text.contains("://") {
+        return Ok(path.to_path_buf());
+    }
+    let models = format!("/{}/", tengu_store::layout::MODELS);
+    let (Some(at), Some(step)) = (
+        text.rfind(&models),
+        tengu_store::layout::checkpoint_step(&text),
+    ) else {
+        bail!("{text}: a checkpoint URL names RUN/models/model-<step, 9 digits>.safetensors");
+    };
+    let store = tengu_store::RunStore::open(&text[..at])?;
+    let cache = tengu_store::checkpoint::CheckpointCache::new(&store, 0);
+    let (file, _) = cache
+        .fetch(&store, step)
+        .with_context(|| format!("checkpoint {text}"))?;
+    Ok(file)
+}
+
+/// Opens a run location (`--run`): a directory, `file://`, `s3://`, `gs://`, `az://`.
+pub fn open_run(location: &str) -> Result<tengu_store::RunStore> {
+    Ok(tengu_store::RunStore::open(location)?)
+}
+
 /// A process of a run: its configuration (`--config`, the run's `config.toml` or the
 /// defaults), the backend (`--backend` overrides the config's) and the game.
 pub fn load_run(
     config: Option<&std::path::Path>,
-    run: &std::path::Path,
+    run: &tengu_store::RunStore,
     backend: Option<&str>,
 ) -> Result<(
     tengu_trainer::RunConfig,

@@ -13,37 +13,54 @@ pub fn run(args: RunArgs) -> Result<()> {
         (None, Some(c)) => std::path::Path::new("runs").join(c.file_stem().unwrap_or_default()),
         (None, None) => bail!("give --config FILE (a new run) or --run DIR (resume a run)"),
     };
-    let saved = run.join("config.toml");
-    if args.config.is_none() && !saved.exists() {
+    if run.display().to_string().contains("://")
+        && !run.display().to_string().starts_with("file://")
+    {
+        bail!(
+            "tengu run runs every process on this machine and needs a directory, not {}; on an object store start `tengu train --run URL` once and `tengu selfplay --run URL` on each machine (README: From one machine to many)",
+            run.display()
+        );
+    }
+    let run = match run.display().to_string().strip_prefix("file://") {
+        Some(path) => std::path::PathBuf::from(path),
+        None => run,
+    };
+    let store = crate::cmd::open_run(&run.display().to_string())?;
+    let previous = RunConfig::of_run(&store).map_err(anyhow::Error::msg)?;
+    if args.config.is_none() && previous.is_none() {
         bail!(
             "{} has no config.toml; give --config FILE to start a run there",
             run.display()
         );
     }
-    let config = RunConfig::load(args.config.as_deref(), &run).map_err(anyhow::Error::msg)?;
-    if args.config.is_some() && saved.exists() {
+    let config = RunConfig::load(args.config.as_deref(), &store).map_err(anyhow::Error::msg)?;
+    if let Some(previous) = previous.filter(|_| args.config.is_some()) {
         // A run holds one game's shards and checkpoints: refuse before any process starts.
-        let previous = RunConfig::load(None, &run).map_err(anyhow::Error::msg)?;
         if previous.game != config.game {
             bail!(
                 "{} is a {} run; {} configures {}: choose another --run directory",
                 run.display(),
                 previous.game,
-                args.config.as_deref().unwrap_or(&saved).display(),
+                args.config
+                    .as_deref()
+                    .unwrap_or(std::path::Path::new(""))
+                    .display(),
                 config.game
             );
         }
     }
-    std::fs::create_dir_all(&run).with_context(|| format!("cannot create {}", run.display()))?;
     // The effective configuration, which every process of the run reads.
-    let text = toml::to_string(&config).context("serialising the configuration")?;
-    let tmp = run.join(".config.toml.tmp");
-    std::fs::write(
-        &tmp,
-        format!("# Effective configuration of this run (written by tengu run).\n{text}"),
-    )
-    .and_then(|_| std::fs::rename(&tmp, &saved))
-    .with_context(|| format!("cannot write {}", saved.display()))?;
+    store
+        .put(
+            tengu_store::layout::CONFIG,
+            config.to_run_text().into_bytes(),
+        )
+        .with_context(|| {
+            format!(
+                "cannot write {}",
+                store.address_of(tengu_store::layout::CONFIG)
+            )
+        })?;
     let mut child_args = Vec::new();
     if let Some(b) = &args.backend {
         b.parse::<tengu_model::Backend>()

@@ -26,9 +26,30 @@ pub fn stop_flag() -> Result<Arc<AtomicBool>> {
     Ok(stop)
 }
 
+/// A worker on an object-store run without `--config` plays the run's own configuration,
+/// which the trainer publishes when it starts: wait for it rather than play the defaults.
+fn wait_for_config(store: &tengu_store::RunStore) -> Result<()> {
+    let mut said = false;
+    while !store.exists(tengu_store::layout::CONFIG)? {
+        if !said {
+            tracing::info!(
+                "waiting for {} (the trainer publishes it; or give --config)",
+                store.address_of(tengu_store::layout::CONFIG)
+            );
+            said = true;
+        }
+        std::thread::sleep(std::time::Duration::from_secs(2));
+    }
+    Ok(())
+}
+
 pub fn run(args: SelfplayArgs) -> Result<()> {
+    let store = super::open_run(&args.run)?;
+    if args.config.is_none() && store.local_dir().is_none() {
+        wait_for_config(&store)?;
+    }
     let (config, backend, variant) =
-        super::load_run(args.config.as_deref(), &args.run, args.backend.as_deref())?;
+        super::load_run(args.config.as_deref(), &store, args.backend.as_deref())?;
     let seed = args.seed.unwrap_or_else(|| {
         let t = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -36,7 +57,7 @@ pub fn run(args: SelfplayArgs) -> Result<()> {
         t ^ ((std::process::id() as u64) << 32)
     });
     let options = WorkerOptions {
-        run: args.run.clone(),
+        run: store,
         variant,
         backend,
         search: config.search.clone(),
@@ -45,7 +66,7 @@ pub fn run(args: SelfplayArgs) -> Result<()> {
         max_games: args.games,
         stop: stop_flag()?,
     };
-    tracing::info!(run = %args.run.display(), game = %config.game, %backend, seed, "self-play worker starting");
+    tracing::info!(run = %args.run, game = %config.game, %backend, seed, "self-play worker starting");
     let bar = crate::cmd::spinner(args.quiet);
     let mut last_games = u64::MAX;
     let summary = worker::run(&options, &mut |p| {

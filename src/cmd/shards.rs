@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 use serde_json::json;
-use tengu_selfplay::{run_dir, shard};
+use tengu_selfplay::shard;
+use tengu_store::layout;
 
 use crate::args::{ShardsArgs, ShardsInspectArgs, ShardsWhat};
 use crate::output::outln;
@@ -15,51 +16,83 @@ pub fn run(args: ShardsArgs) -> Result<()> {
     }
 }
 
-/// The shard files to inspect: the file given, the shards of a directory, or the shards of
-/// a run directory (its `shards/`; the run is returned too).
-fn shard_files(path: &Path) -> Result<(Vec<PathBuf>, Option<&Path>)> {
-    if !path.is_dir() {
-        return Ok((vec![path.to_path_buf()], None));
+/// Where the shards to inspect are.
+enum Source {
+    /// Shard files (a file given, or the shards of a plain directory).
+    Files(Vec<PathBuf>),
+    /// The shards of a run (a run directory or an object-store URL), by key.
+    Run(tengu_store::RunStore, Vec<tengu_store::Entry>),
+}
+
+/// The shards to inspect: the file given, the shards of a directory, or the shards of a run
+/// (a run directory's `shards/`, or a run URL such as `s3://bucket/runs/x`).
+fn source(text: &str) -> Result<Source> {
+    let path = Path::new(text);
+    let is_url = text.contains("://");
+    if !is_url && !path.exists() {
+        bail!("{text}: no such file or directory");
     }
-    let here = shard::list(path)?;
-    let run_shards = run_dir::shards(path);
-    if !here.is_empty() || !run_shards.is_dir() {
+    if !is_url && !path.is_dir() {
+        return Ok(Source::Files(vec![path.to_path_buf()]));
+    }
+    if !is_url && !path.join(layout::SHARDS).is_dir() {
+        let here = shard::list(path)?;
         if here.is_empty() {
             bail!(
-                "{}: no shards (*.{}) here, and no {} (not a run directory)",
-                path.display(),
-                shard::EXTENSION,
-                run_shards.display()
+                "{text}: no shards (*.{}) here, and no {}/ (not a run directory)",
+                layout::SHARD_EXTENSION,
+                layout::SHARDS
             );
         }
-        return Ok((here, None));
+        return Ok(Source::Files(here));
     }
-    let files = shard::list(&run_shards)?;
-    if files.is_empty() {
+    let store = crate::cmd::open_run(text)?;
+    let shards = shard::list_run(&store)?;
+    if shards.is_empty() {
         bail!(
-            "run {}: no shards (*.{}) in {} yet",
-            path.display(),
-            shard::EXTENSION,
-            run_shards.display()
+            "run {text}: no shards (*.{}) in {}/ yet",
+            layout::SHARD_EXTENSION,
+            layout::SHARDS
         );
     }
-    Ok((files, Some(path)))
+    Ok(Source::Run(store, shards))
 }
 
 fn inspect(args: ShardsInspectArgs) -> Result<()> {
-    let (files, run) = shard_files(&args.path)?;
-    let run_name = run.map(|r| r.display().to_string());
-    if let (Some(run), false) = (run, args.json) {
-        outln!(
-            "run {}: {} shards in {}",
-            run.display(),
-            files.len(),
-            run_dir::shards(run).display()
-        )?;
+    let source = source(&args.path)?;
+    let (run_name, items): (
+        Option<String>,
+        Vec<(String, Box<dyn Fn() -> Result<_, shard::ShardError> + '_>)>,
+    ) = match &source {
+        Source::Files(files) => (
+            None,
+            files
+                .iter()
+                .map(|f| {
+                    let read: Box<dyn Fn() -> Result<_, shard::ShardError>> =
+                        Box::new(move || shard::read(f));
+                    (f.display().to_string(), read)
+                })
+                .collect(),
+        ),
+        Source::Run(store, entries) => (
+            Some(store.display()),
+            entries
+                .iter()
+                .map(|e| {
+                    let read: Box<dyn Fn() -> Result<_, shard::ShardError>> =
+                        Box::new(move || shard::fetch(store, &e.key));
+                    (store.address_of(&e.key), read)
+                })
+                .collect(),
+        ),
+    };
+    if let (Some(run), false) = (&run_name, args.json) {
+        outln!("run {run}: {} shards in {}/", items.len(), layout::SHARDS)?;
     }
     let (mut good, mut bad, mut rows_total) = (0, 0, 0u64);
-    for file in &files {
-        match shard::read(file) {
+    for (shown, read) in &items {
+        match read() {
             Ok((h, rows)) => {
                 good += 1;
                 rows_total += rows.len() as u64;
@@ -67,14 +100,14 @@ fn inspect(args: ShardsInspectArgs) -> Result<()> {
                 if args.json {
                     outln!(
                         "{}",
-                        json!({"run": run_name, "path": file.display().to_string(), "valid": true, "format_version": shard::FORMAT_VERSION,
+                        json!({"run": run_name, "path": shown, "valid": true, "format_version": shard::FORMAT_VERSION,
                             "encoder_version": h.encoder_version, "game": h.game, "model": h.model, "rows": h.rows,
                             "full_search_rows": full, "games": h.games, "created_unix": h.created_unix, "writer": h.writer})
                     )?;
                 } else {
                     outln!(
                         "{}: ok, {} rows ({} full searches), {} games, game {}, model {}, encoder v{}, written by {} at {}",
-                        file.display(), h.rows, full, h.games, h.game, h.model, h.encoder_version, h.writer, h.created_unix
+                        shown, h.rows, full, h.games, h.game, h.model, h.encoder_version, h.writer, h.created_unix
                     )?;
                 }
             }
@@ -83,10 +116,10 @@ fn inspect(args: ShardsInspectArgs) -> Result<()> {
                 if args.json {
                     outln!(
                         "{}",
-                        json!({"run": run_name, "path": file.display().to_string(), "valid": false, "error": e.to_string()})
+                        json!({"run": run_name, "path": shown, "valid": false, "error": e.to_string()})
                     )?;
                 } else {
-                    outln!("{}: INVALID: {e}", file.display())?;
+                    outln!("{shown}: INVALID: {e}")?;
                 }
             }
         }

@@ -19,6 +19,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
         bail!("tengu suite needs --checkpoint PATH (or `tengu suite make` to build a suite)")
     };
     let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
+    let checkpoint = &super::checkpoint_file(checkpoint)?;
     let meta = tengu_model::checkpoint::read_meta(checkpoint)?;
     let Some(variant) = Variant::builtin(&meta.game) else {
         bail!(

@@ -7,10 +7,27 @@ use crate::args::TrainArgs;
 use crate::cmd::selfplay::stop_flag;
 
 pub fn run(args: TrainArgs) -> Result<()> {
+    let store = super::open_run(&args.run)?;
     let (config, backend, variant) =
-        super::load_run(args.config.as_deref(), &args.run, args.backend.as_deref())?;
+        super::load_run(args.config.as_deref(), &store, args.backend.as_deref())?;
+    if args.config.is_some() {
+        // A run holds one game's shards and checkpoints.
+        if let Some(previous) =
+            tengu_trainer::RunConfig::of_run(&store).map_err(anyhow::Error::msg)?
+        {
+            if previous.game != config.game {
+                anyhow::bail!(
+                    "{} is a {} run; the --config file configures {}",
+                    store.display(),
+                    previous.game,
+                    config.game
+                );
+            }
+        }
+    }
     let options = TrainOptions {
-        run: args.run.clone(),
+        config_text: args.config.is_some().then(|| config.to_run_text()),
+        run: store,
         variant,
         backend,
         preset: config.network.preset.clone(),
@@ -21,7 +38,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         max_steps: args.max_steps,
         stop: stop_flag()?,
     };
-    tracing::info!(run = %args.run.display(), %backend, "trainer starting");
+    tracing::info!(run = %args.run, %backend, "trainer starting");
     let bar = crate::cmd::spinner(args.quiet);
     let done = train::run(&options, &mut |p| {
         let state = if p.waiting {

@@ -21,7 +21,10 @@ impl EngineArgs {
             Some(_) => Some(self.backend.parse().map_err(anyhow::Error::msg)?),
             None => None,
         };
-        let args = self.clone();
+        let mut args = self.clone();
+        if let Some(path) = &args.checkpoint {
+            args.checkpoint = Some(super::checkpoint_file(path)?);
+        }
         Ok(Box::new(
             move |variant: &Arc<Variant>| -> Result<Box<dyn Player>, String> {
                 let (Some(path), Some(backend)) = (&args.checkpoint, backend) else {
@@ -67,7 +70,12 @@ impl EngineArgs {
 
 pub fn run(args: XboardArgs) -> Result<()> {
     let factory = args.engine.factory()?;
-    if let Some(path) = &args.engine.checkpoint {
+    if let Some(path) = args
+        .engine
+        .checkpoint
+        .as_ref()
+        .filter(|p| !p.display().to_string().contains("://"))
+    {
         // Fail early on a checkpoint that cannot be read at all.
         std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     }

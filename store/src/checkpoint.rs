@@ -134,6 +134,27 @@ pub fn publish(store: &RunStore, p: &Publication) -> Result<Manifest, StoreError
     Ok(manifest)
 }
 
+/// Publishes a weights file made elsewhere as the run's checkpoint `step` (tests, seeding a
+/// run with a network trained before); no optimizer state, lease generation 0.
+pub fn publish_file(store: &RunStore, step: u64, path: &Path) -> Result<Manifest, StoreError> {
+    let weights = std::fs::read(path).map_err(|e| StoreError::Invalid {
+        location: store.display(),
+        key: layout::weights_key(step),
+        problem: format!("cannot read {}: {e}", path.display()),
+    })?;
+    publish(
+        store,
+        &Publication {
+            step,
+            weights: &weights,
+            optimizer: None,
+            lease: 0,
+            rows_seen: 0,
+            parent: None,
+        },
+    )
+}
+
 /// Steps of the committed checkpoints (those with a manifest), oldest first.
 pub fn committed(store: &RunStore) -> Result<Vec<u64>, StoreError> {
     Ok(steps_of(store.list(layout::MODELS)?))
@@ -172,8 +193,8 @@ pub fn manifest(store: &RunStore, step: u64) -> Result<Manifest, StoreError> {
     let text = store
         .get_text(&key)?
         .ok_or_else(|| invalid("no such checkpoint manifest".into()))?;
-    let m: Manifest =
-        serde_json::from_str(&text).map_err(|e| invalid(format!("not a checkpoint manifest: {e}")))?;
+    let m: Manifest = serde_json::from_str(&text)
+        .map_err(|e| invalid(format!("not a checkpoint manifest: {e}")))?;
     if m.version != MANIFEST_VERSION {
         return Err(invalid(format!(
             "manifest version {}, this build reads {MANIFEST_VERSION}",
@@ -181,7 +202,10 @@ pub fn manifest(store: &RunStore, step: u64) -> Result<Manifest, StoreError> {
         )));
     }
     if m.step != step {
-        return Err(invalid(format!("manifest of step {} under step {step}", m.step)));
+        return Err(invalid(format!(
+            "manifest of step {} under step {step}",
+            m.step
+        )));
     }
     Ok(m)
 }
@@ -243,7 +267,8 @@ impl CheckpointCache {
             .get(&m.weights.key)?
             .ok_or_else(|| invalid("the manifest names weights that are not there".into()))?;
         m.weights.verify(&bytes).map_err(invalid)?;
-        write_atomic(&path, &bytes).map_err(|e| invalid(format!("cache {}: {e}", path.display())))?;
+        write_atomic(&path, &bytes)
+            .map_err(|e| invalid(format!("cache {}: {e}", path.display())))?;
         self.prune(&path);
         Ok((path, m))
     }
@@ -264,7 +289,9 @@ impl CheckpointCache {
         };
         let bytes = match store.local_path(&r.key) {
             Some(p) => std::fs::read(&p).map_err(|e| invalid(e.to_string()))?,
-            None => store.get(&r.key)?.ok_or_else(|| invalid("missing".into()))?,
+            None => store
+                .get(&r.key)?
+                .ok_or_else(|| invalid("missing".into()))?,
         };
         r.verify(&bytes).map_err(invalid)?;
         if let Some(p) = store.local_path(&r.key) {
@@ -342,7 +369,9 @@ mod tests {
             publish_step(&store, 0, b"w0").unwrap();
             publish_step(&store, 100, b"w100").unwrap();
             // Weights of a trainer that died before its manifest: invisible.
-            store.put(&layout::weights_key(200), b"partial".to_vec()).unwrap();
+            store
+                .put(&layout::weights_key(200), b"partial".to_vec())
+                .unwrap();
             assert_eq!(committed(&store).unwrap(), [0, 100]);
             assert_eq!(committed_after(&store, 0).unwrap(), [100]);
             assert_eq!(newest(&store).unwrap(), Some(100));
@@ -354,7 +383,9 @@ mod tests {
             assert_eq!(std::fs::read(&path).unwrap(), b"w100");
             assert!(cache.fetch_optimizer(&store, &m).unwrap().is_some());
             // Weights that do not match their manifest are refused by name.
-            store.put(&layout::weights_key(100), b"w10X".to_vec()).unwrap();
+            store
+                .put(&layout::weights_key(100), b"w10X".to_vec())
+                .unwrap();
             if store.local_dir().is_some() {
                 let err = cache.fetch(&store, 100).unwrap_err().to_string();
                 assert!(err.contains("SHA-256"), "{err}");

@@ -167,7 +167,10 @@ mod tests {
             "1764000000000-gpu-node-7-123-00004-g012-r003456.shard"
         );
         assert_eq!(ShardName::parse(&n.key()), Some(n.clone()));
-        assert_eq!(n.records_key(), "games/1764000000000-gpu-node-7-123-00004.records");
+        assert_eq!(
+            n.records_key(),
+            "games/1764000000000-gpu-node-7-123-00004.records"
+        );
         assert_eq!(ShardName::parse("1764000000000-h-1-00001.shard"), None);
         assert_eq!(ShardName::parse("x-g1-r2.shard"), None);
         assert_eq!(checkpoint_step("models/model-000000100.json"), Some(100));

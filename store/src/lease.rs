@@ -88,7 +88,12 @@ impl Lease {
                 .and_then(|t| serde_json::from_str(&t).ok());
             let who = holder.as_ref().map_or_else(
                 || format!("lease generation {g}"),
-                |h| format!("a trainer on {} (pid {}, lease generation {g})", h.host, h.pid),
+                |h| {
+                    format!(
+                        "a trainer on {} (pid {}, lease generation {g})",
+                        h.host, h.pid
+                    )
+                },
             );
             let first = read_heartbeat(store, g)?;
             if !first.as_ref().is_some_and(|h| h.released) {
@@ -111,7 +116,10 @@ impl Lease {
                         )));
                     }
                     if start.elapsed() >= ttl {
-                        on_wait(&format!("no heartbeat from {who} for {:.0} s: taking over", ttl.as_secs_f64()));
+                        on_wait(&format!(
+                            "no heartbeat from {who} for {:.0} s: taking over",
+                            ttl.as_secs_f64()
+                        ));
                         break;
                     }
                 }
@@ -218,7 +226,10 @@ mod tests {
         let store = RunStore::open(&dir.path().display().to_string()).unwrap();
         let first = Lease::acquire(&store, 0.5, &mut |_| {}).unwrap();
         assert_eq!(first.generation(), 1);
-        let err = Lease::acquire(&store, 0.5, &mut |_| {}).err().unwrap().to_string();
+        let err = Lease::acquire(&store, 0.5, &mut |_| {})
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains("exactly one trainer"), "{err}");
         first.check(&store).unwrap();
         // Released: the next one starts at once.
@@ -231,11 +242,23 @@ mod tests {
         // lease time, and the old holder is fenced.
         second.stop.store(true, Ordering::Relaxed);
         std::thread::sleep(Duration::from_millis(100));
-        store.put(&heartbeat_key(2), serde_json::to_vec(&Heartbeat { beat: 99, released: false }).unwrap()).unwrap();
+        store
+            .put(
+                &heartbeat_key(2),
+                serde_json::to_vec(&Heartbeat {
+                    beat: 99,
+                    released: false,
+                })
+                .unwrap(),
+            )
+            .unwrap();
         let mut waited = Vec::new();
         let third = Lease::acquire(&store, 0.5, &mut |m| waited.push(m.to_string())).unwrap();
         assert_eq!(third.generation(), 3);
-        assert!(waited.iter().any(|m| m.contains("taking over")), "{waited:?}");
+        assert!(
+            waited.iter().any(|m| m.contains("taking over")),
+            "{waited:?}"
+        );
         let fenced = second.check(&store).unwrap_err().to_string();
         assert!(fenced.contains("newer trainer"), "{fenced}");
     }

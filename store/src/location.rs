@@ -119,7 +119,9 @@ pub(crate) fn connect(location: &Location) -> Result<(Arc<dyn ObjectStore>, ObjP
                         object_store::gcp::GoogleCloudStorageBuilder::from_env()
                             .with_bucket_name(bucket)
                             .build()
-                            .map_err(|e| fail(format!("{e} (GCS settings come from GOOGLE_* variables)")))?,
+                            .map_err(|e| {
+                                fail(format!("{e} (GCS settings come from GOOGLE_* variables)"))
+                            })?,
                     )
                 }
                 _ => {
@@ -128,7 +130,9 @@ pub(crate) fn connect(location: &Location) -> Result<(Arc<dyn ObjectStore>, ObjP
                         object_store::azure::MicrosoftAzureBuilder::from_env()
                             .with_container_name(bucket)
                             .build()
-                            .map_err(|e| fail(format!("{e} (Azure settings come from AZURE_* variables)")))?,
+                            .map_err(|e| {
+                                fail(format!("{e} (Azure settings come from AZURE_* variables)"))
+                            })?,
                     )
                 }
             };

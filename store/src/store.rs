@@ -153,7 +153,12 @@ impl RunStore {
             key: key.into(),
             problem: problem.into(),
         };
-        if key.is_empty() || key.starts_with('/') || key.split('/').any(|p| p.is_empty() || p == "." || p == "..") {
+        if key.is_empty()
+            || key.starts_with('/')
+            || key
+                .split('/')
+                .any(|p| p.is_empty() || p == "." || p == "..")
+        {
             return Err(bad("not a relative key"));
         }
         let mut path = self.prefix.clone();
@@ -258,13 +263,20 @@ impl RunStore {
 
     fn list_from(&self, dir: &str, after: Option<&str>) -> Result<Vec<Entry>, StoreError> {
         let prefix = self.path(dir)?;
-        let offset = after.map(|a| self.path(&format!("{dir}/{a}"))).transpose()?;
+        let offset = after
+            .map(|a| self.path(&format!("{dir}/{a}")))
+            .transpose()?;
         self.counters.list.fetch_add(1, Ordering::Relaxed);
         let metas: Vec<object_store::ObjectMeta> = self
             .runtime
             .block_on(async {
                 match &offset {
-                    Some(o) => self.store.list_with_offset(Some(&prefix), o).try_collect().await,
+                    Some(o) => {
+                        self.store
+                            .list_with_offset(Some(&prefix), o)
+                            .try_collect()
+                            .await
+                    }
                     None => self.store.list(Some(&prefix)).try_collect().await,
                 }
             })
@@ -318,14 +330,30 @@ mod tests {
             assert_eq!(s.get("shards/a.shard").unwrap(), None);
             assert!(s.list("shards").unwrap().is_empty());
             for name in ["b", "a", "c", "d"] {
-                s.put(&format!("shards/{name}.shard"), name.as_bytes().to_vec()).unwrap();
+                s.put(&format!("shards/{name}.shard"), name.as_bytes().to_vec())
+                    .unwrap();
             }
             s.put("models/m.json", b"{}".to_vec()).unwrap();
             assert_eq!(s.get("shards/a.shard").unwrap().unwrap(), b"a");
-            let names: Vec<String> = s.list("shards").unwrap().iter().map(|e| e.name().to_string()).collect();
+            let names: Vec<String> = s
+                .list("shards")
+                .unwrap()
+                .iter()
+                .map(|e| e.name().to_string())
+                .collect();
             assert_eq!(names, ["a.shard", "b.shard", "c.shard", "d.shard"]);
-            let after: Vec<String> = s.list_after("shards", "b.shard").unwrap().iter().map(|e| e.key.clone()).collect();
-            assert_eq!(after, ["shards/c.shard", "shards/d.shard"], "{}", s.display());
+            let after: Vec<String> = s
+                .list_after("shards", "b.shard")
+                .unwrap()
+                .iter()
+                .map(|e| e.key.clone())
+                .collect();
+            assert_eq!(
+                after,
+                ["shards/c.shard", "shards/d.shard"],
+                "{}",
+                s.display()
+            );
             assert!(s.create("trainer/lease-1", b"x".to_vec()).unwrap());
             assert!(!s.create("trainer/lease-1", b"y".to_vec()).unwrap());
             assert_eq!(s.get_text("trainer/lease-1").unwrap().unwrap(), "x");

@@ -39,6 +39,12 @@ pub struct TrainConfig {
     /// future material balance (0 switches a head's training off).
     pub ownership_weight: f32,
     pub material_weight: f32,
+    /// Seconds without a heartbeat after which another trainer may take the run over (a
+    /// restarted trainer waits at most this long for a killed one's lease).
+    pub lease_seconds: f64,
+    /// How far back (seconds, by the shard names' clocks) each look for new shards reaches
+    /// before the newest shard seen: covers clock differences between machines.
+    pub listing_lookback_seconds: f64,
 }
 
 impl Default for TrainConfig {
@@ -59,6 +65,8 @@ impl Default for TrainConfig {
             search_value_weight: 1.0 / 3.0,
             ownership_weight: 1.0,
             material_weight: 1.0,
+            lease_seconds: 30.0,
+            listing_lookback_seconds: 600.0,
         }
     }
 }
@@ -98,6 +106,10 @@ impl TrainConfig {
         check(
             (0.0..=1.0).contains(&self.search_value_weight),
             "train.search_value_weight must be in [0, 1]",
+        )?;
+        check(
+            self.lease_seconds >= 1.0 && self.listing_lookback_seconds >= 0.0,
+            "train.lease_seconds must be at least 1 and train.listing_lookback_seconds not negative",
         )?;
         check(
             self.steps_per_checkpoint >= 1,
@@ -187,23 +199,50 @@ impl RunConfig {
         Ok(config)
     }
 
-    /// Reads `path`, or the run directory's `config.toml` when `path` is `None` and it
-    /// exists, else the defaults.
+    /// Reads `path`, or the run's `config.toml` when `path` is `None` and the run has one,
+    /// else the defaults.
     pub fn load(
         path: Option<&std::path::Path>,
-        run: &std::path::Path,
+        run: &tengu_store::RunStore,
     ) -> Result<RunConfig, String> {
-        let path = path
-            .map(|p| p.to_path_buf())
-            .or_else(|| Some(run.join("config.toml")).filter(|p| p.exists()));
-        match path {
-            Some(p) => {
-                let text = std::fs::read_to_string(&p)
-                    .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-                RunConfig::parse(&text, &p.display().to_string())
-            }
+        if let Some(p) = path {
+            return RunConfig::from_file(p);
+        }
+        match run
+            .get_text(tengu_store::layout::CONFIG)
+            .map_err(|e| e.to_string())?
+        {
+            Some(text) => RunConfig::parse(&text, &run.address_of(tengu_store::layout::CONFIG)),
             None => Ok(RunConfig::default()),
         }
+    }
+
+    /// Reads and validates a configuration file.
+    pub fn from_file(path: &std::path::Path) -> Result<RunConfig, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        RunConfig::parse(&text, &path.display().to_string())
+    }
+
+    /// The run's own `config.toml`, if it has one.
+    pub fn of_run(run: &tengu_store::RunStore) -> Result<Option<RunConfig>, String> {
+        match run
+            .get_text(tengu_store::layout::CONFIG)
+            .map_err(|e| e.to_string())?
+        {
+            Some(text) => {
+                RunConfig::parse(&text, &run.address_of(tengu_store::layout::CONFIG)).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// The text written as a run's `config.toml`.
+    pub fn to_run_text(&self) -> String {
+        format!(
+            "# Effective configuration of this run (written by tengu).\n{}",
+            toml::to_string(self).expect("the configuration serialises")
+        )
     }
 
     pub fn validate(&self) -> Result<(), String> {

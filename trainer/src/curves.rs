@@ -6,7 +6,7 @@
 //! self-play and training), so runs of different settings compare at equal compute.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use tengu_store::{RunStore, StoreError};
 
 /// One panel: one or two series of (x, y) points with axis labels.
 struct Panel<'a> {
@@ -109,13 +109,10 @@ fn thin(points: Vec<(f64, f64)>, n: usize) -> Vec<(f64, f64)> {
 /// hours).
 type Point = [f64; 4];
 
-/// Draws the curves of `train.jsonl`, `elo.jsonl` and `suite.jsonl` into `curves.svg`
-/// (atomically).
-/// Nothing to draw: no file.
-pub fn write(run: &Path) -> std::io::Result<()> {
-    let Ok(text) = std::fs::read_to_string(run.join("train.jsonl")) else {
-        return Ok(());
-    };
+/// Draws the curves of the loss log (`train/`), `elo.jsonl` and `suite.jsonl` into
+/// `curves.svg` of the run. Nothing to draw: no file.
+pub fn write(run: &RunStore) -> Result<(), StoreError> {
+    let text = crate::log::read(run)?;
     let rows: Vec<serde_json::Value> = text
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
@@ -158,7 +155,9 @@ pub fn write(run: &Path) -> std::io::Result<()> {
         }
     };
     let jsonl = |name: &str| -> Vec<serde_json::Value> {
-        std::fs::read_to_string(run.join(name))
+        run.get_text(name)
+            .ok()
+            .flatten()
             .unwrap_or_default()
             .lines()
             .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -250,7 +249,5 @@ pub fn write(run: &Path) -> std::io::Result<()> {
         }
     }
     svg.push_str("</svg>\n");
-    let tmp = run.join(".curves.svg.tmp");
-    std::fs::write(&tmp, svg)?;
-    std::fs::rename(tmp, run.join("curves.svg"))
+    run.put("curves.svg", svg.into_bytes())
 }

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod curves;
+pub mod log;
 pub mod supervise;
 pub mod train;
 pub mod window;

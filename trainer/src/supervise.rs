@@ -1,14 +1,14 @@
 //! `tengu run`: starts the self-play workers and the trainer as processes of the same
 //! binary on one run directory, restarts a crashed worker, and stops them all together.
 
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tengu_selfplay::run_dir;
+use tengu_store::checkpoint as published;
+use tengu_store::{layout, RunStore};
 
 /// What to supervise.
 pub struct RunOptions {
@@ -126,42 +126,28 @@ fn terminate(child: &mut Child) {
     }
 }
 
-/// The last line of `train.jsonl`, if any.
-fn last_train_line(run: &Path) -> Option<serde_json::Value> {
-    let file = std::fs::File::open(run.join("train.jsonl")).ok()?;
-    let last = std::io::BufReader::new(file)
-        .lines()
-        .map_while(Result::ok)
-        .last()?;
-    serde_json::from_str(&last).ok()
-}
-
-/// Reads the run directory for the progress view.
-pub fn status(run: &Path, started: Instant) -> RunStatus {
-    let games = std::fs::read_dir(run_dir::games(run)).map_or(0, |d| {
-        d.filter(|e| {
-            e.as_ref()
-                .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".record"))
-        })
-        .count()
+/// Reads the run for the progress view.
+pub fn status(store: &RunStore, started: Instant) -> RunStatus {
+    let games = tengu_selfplay::shard::list_run(store).map_or(0, |shards| {
+        shards
+            .iter()
+            .filter_map(|e| layout::ShardName::parse(e.name()))
+            .map(|n| n.games as usize)
+            .sum()
     });
     let mut s = RunStatus {
         seconds: started.elapsed().as_secs_f64(),
         games,
         ..Default::default()
     };
-    if let Some(v) = last_train_line(run) {
+    if let Some(v) = crate::log::last_line(store) {
         s.step = v["step"].as_u64().unwrap_or(0);
         s.policy_loss = v["policy_loss"].as_f64().unwrap_or(f64::NAN);
         s.value_loss = v["value_loss"].as_f64().unwrap_or(f64::NAN);
         s.rows_seen = v["rows_seen"].as_u64().unwrap_or(0);
     }
-    if let Ok(Some((_, path))) = run_dir::newest_checkpoint(run) {
-        s.checkpoint = path
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
+    if let Ok(Some(step)) = published::newest(store) {
+        s.checkpoint = layout::weights_name(step);
     }
     s
 }
@@ -174,19 +160,21 @@ pub fn status(run: &Path, started: Instant) -> RunStatus {
 /// it cannot use: a restart would fail the same way).
 fn wait_for_step_zero(
     options: &RunOptions,
+    store: &RunStore,
     trainer: &mut Child,
     logs: &Path,
 ) -> std::io::Result<()> {
-    if run_dir::newest_checkpoint(&options.run)?.is_some() {
+    let newest = || published::newest(store).map_err(std::io::Error::other);
+    if newest()?.is_some() {
         return Ok(());
     }
     tracing::info!("waiting for the trainer's step-0 checkpoint before starting the workers");
-    while run_dir::newest_checkpoint(&options.run)?.is_none() {
+    while newest()?.is_none() {
         if options.stop.load(Ordering::Relaxed) {
             return Ok(());
         }
         if let Some(status) = trainer.try_wait()? {
-            if run_dir::newest_checkpoint(&options.run)?.is_some() {
+            if newest()?.is_some() {
                 break;
             }
             return Err(std::io::Error::other(format!(
@@ -207,6 +195,8 @@ pub fn run(
 ) -> std::io::Result<RunStatus> {
     let logs = options.run.join("logs");
     std::fs::create_dir_all(&logs)?;
+    let store =
+        RunStore::open(&options.run.display().to_string()).map_err(std::io::Error::other)?;
     let run_arg = options.run.display().to_string();
     let mut args: Vec<String> = vec![
         "train".into(),
@@ -221,7 +211,7 @@ pub fn run(
     let mut trainer = spawn(&options.exe, &args, &logs.join("trainer.log"))?;
     tracing::info!(pid = trainer.id(), "started trainer");
     let trainer_args = args;
-    if let Err(e) = wait_for_step_zero(options, &mut trainer, &logs) {
+    if let Err(e) = wait_for_step_zero(options, &store, &mut trainer, &logs) {
         terminate(&mut trainer);
         let _ = trainer.wait();
         return Err(e);
@@ -311,9 +301,9 @@ pub fn run(
             break "trainer reached its step limit";
         }
         if let Some(arena) = &options.arena {
-            evaluate(options, arena, &mut arena_state, &logs)?;
+            evaluate(options, &store, arena, &mut arena_state, &logs)?;
         }
-        let mut s = status(&options.run, started);
+        let mut s = status(&store, started);
         s.worker_restarts = restarts;
         s.elo = arena_state.ratings.last().cloned();
         on_status(&s);
@@ -332,7 +322,7 @@ pub fn run(
         let status = p.child.wait()?;
         tracing::info!("{} stopped ({status})", p.name);
     }
-    let mut s = status(&options.run, started);
+    let mut s = status(&store, started);
     s.worker_restarts = restarts;
     on_status(&s);
     Ok(s)
@@ -350,17 +340,14 @@ struct ArenaState {
 /// checkpoint, rated 0).
 fn evaluate(
     options: &RunOptions,
+    store: &RunStore,
     arena: &crate::config::ArenaConfig,
     state: &mut ArenaState,
     logs: &Path,
 ) -> std::io::Result<()> {
-    let checkpoints = run_dir::checkpoints(&options.run)?;
-    if let Some((step, path)) = checkpoints.last() {
-        let name = path
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
+    let checkpoints = published::committed(store).map_err(std::io::Error::other)?;
+    if let Some(step) = checkpoints.last() {
+        let name = layout::weights_name(*step);
         if !state.evaluated.contains(&name) {
             state.evaluated.insert(name.clone());
             if state.ratings.is_empty() {
@@ -378,7 +365,7 @@ fn evaluate(
                     job: Job::Match {
                         opponent: format!(
                             "checkpoint:{}:{}",
-                            run_dir::models(&options.run).join(&previous).display(),
+                            options.run.join(layout::MODELS).join(&previous).display(),
                             arena.visits
                         ),
                         previous: Some(previous),
@@ -427,7 +414,7 @@ fn evaluate(
                 });
                 tracing::info!(checkpoint = %eval.checkpoint, top1 = ?v["top1"].as_f64(), "tactics suite");
                 append_jsonl(&options.run.join("suite.jsonl"), &line)?;
-                if let Err(e) = crate::curves::write(&options.run) {
+                if let Err(e) = crate::curves::write(store) {
                     tracing::warn!("cannot draw curves: {e}");
                 }
             }
@@ -462,7 +449,7 @@ fn evaluate(
                 }
                 tracing::info!(checkpoint = %eval.checkpoint, opponent = %label(&eval), elo, "evaluated");
                 append_elo(&options.run, &line)?;
-                if let Err(e) = crate::curves::write(&options.run) {
+                if let Err(e) = crate::curves::write(store) {
                     tracing::warn!("cannot draw curves: {e}");
                 }
             }
@@ -480,7 +467,9 @@ fn evaluate(
             std::fs::create_dir_all(&dir)?;
             let me = format!(
                 "checkpoint:{}:{}",
-                run_dir::models(&options.run)
+                options
+                    .run
+                    .join(layout::MODELS)
                     .join(&eval.checkpoint)
                     .display(),
                 arena.visits
@@ -489,7 +478,9 @@ fn evaluate(
                 Job::Suite => vec![
                     "suite".into(),
                     "--checkpoint".into(),
-                    run_dir::models(&options.run)
+                    options
+                        .run
+                        .join(layout::MODELS)
                         .join(&eval.checkpoint)
                         .display()
                         .to_string(),

@@ -1,7 +1,5 @@
 //! The training loop: ingest shards, sample batches, step, publish checkpoints.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -12,11 +10,14 @@ use tengu_model::checkpoint::{CheckpointError, CheckpointMeta};
 use tengu_model::net::NetConfig;
 use tengu_model::{Backend, Encoder, EvalError, EvalInput, Evaluator, Trainer, ENCODER_VERSION};
 use tengu_rules::Variant;
-use tengu_selfplay::run_dir;
 use tengu_selfplay::shard::ShardError;
+use tengu_store::checkpoint::{self as published, CheckpointCache, Publication};
+use tengu_store::lease::Lease;
+use tengu_store::{layout, RunStore, StoreError};
 
 use crate::config::TrainConfig;
-use crate::window::{Example, Window};
+use crate::log::TrainLog;
+use crate::window::{Example, IngestState, Window};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
@@ -28,6 +29,8 @@ pub enum TrainError {
     Eval(#[from] EvalError),
     #[error("{0}")]
     Config(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -37,7 +40,10 @@ pub enum TrainError {
 
 /// What the trainer does.
 pub struct TrainOptions {
-    pub run: PathBuf,
+    /// The run (a directory or an object store).
+    pub run: RunStore,
+    /// Written as the run's `config.toml` once the trainer holds the run's lease.
+    pub config_text: Option<String>,
     pub variant: Arc<Variant>,
     pub backend: Backend,
     /// Network preset for a run without checkpoints.
@@ -100,76 +106,81 @@ pub fn policy_loss(
     Ok((!targets.is_empty()).then(|| total / targets.len() as f64))
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
+fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
     move |source| TrainError::Io {
         path: path.display().to_string(),
         source,
     }
 }
 
-/// Where the optimizer state of the checkpoint at `step` is kept.
-pub fn optimizer_path(run: &Path, step: u64) -> PathBuf {
-    run_dir::models(run).join(format!("optimizer-{step:09}.bpk"))
+/// A local scratch directory, of this trainer alone, for the files the backends write
+/// before they are published.
+fn scratch_dir() -> std::path::PathBuf {
+    static TRAINERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    published::cache_root().join("scratch").join(format!(
+        "trainer-{}-{}",
+        std::process::id(),
+        TRAINERS.fetch_add(1, Ordering::Relaxed)
+    ))
 }
 
+/// Publishes the checkpoint at `step`: the loss log segment so far, what the window has
+/// read, then optimizer state, weights and the manifest that commits them. Returns the
+/// weights' name.
+#[allow(clippy::too_many_arguments)]
 fn save(
     trainer: &dyn Trainer,
     options: &TrainOptions,
     config: &NetConfig,
     step: u64,
     parent: Option<String>,
+    lease: &Lease,
+    window: &Window,
+    log: &mut TrainLog,
+    scratch: &std::path::Path,
 ) -> Result<String, TrainError> {
-    let name = run_dir::checkpoint_name(step);
-    // The optimizer state first: a checkpoint on disk always has its state beside it.
-    let state = optimizer_path(&options.run, step);
-    if let Err(e) = trainer.save_optimizer(&state) {
-        tracing::warn!(
-            "optimizer state not saved ({e}); a restart from step {step} resets the AdamW moments"
-        );
-    }
+    let store = &options.run;
+    // A trainer that lost the run to a newer one stops before it writes anything.
+    lease.check(store)?;
+    log.next_segment(store, step)?;
+    let state = serde_json::to_vec(&window.state()).expect("ingest state serialises");
+    store.put(&layout::ingest_key(step), state)?;
+    std::fs::create_dir_all(scratch).map_err(io(scratch))?;
+    let state_path = scratch.join("optimizer.bpk");
+    let optimizer = match trainer.save_optimizer(&state_path) {
+        Ok(()) => Some(std::fs::read(&state_path).map_err(io(&state_path))?),
+        Err(e) => {
+            tracing::warn!(
+                "optimizer state not saved ({e}); a restart from step {step} resets the AdamW moments"
+            );
+            None
+        }
+    };
     let meta = CheckpointMeta {
         encoder_version: ENCODER_VERSION,
         game: options.variant.id().into(),
         config: config.clone(),
         step,
-        parent,
+        parent: parent.clone(),
     };
-    trainer.save(&meta, &run_dir::models(&options.run).join(&name))?;
+    let weights_path = scratch.join(layout::weights_name(step));
+    trainer.save(&meta, &weights_path)?;
+    let weights = std::fs::read(&weights_path).map_err(io(&weights_path))?;
+    let _ = std::fs::remove_file(&weights_path);
+    published::publish(
+        store,
+        &Publication {
+            step,
+            weights: &weights,
+            optimizer: optimizer.as_deref(),
+            lease: lease.generation(),
+            rows_seen: window.rows_seen,
+            parent,
+        },
+    )?;
+    let name = layout::weights_name(step);
     tracing::info!(checkpoint = %name, "published checkpoint");
     Ok(name)
-}
-
-/// Keeps the lines of the loss log `path` (JSON lines with a `step`) up to `step`; lines
-/// after it, and a torn last line, are removed (atomically: temporary file, rename).
-/// Returns how many lines went.
-fn trim_log(path: &Path, step: u64) -> std::io::Result<usize> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(e),
-    };
-    let mut kept = String::with_capacity(text.len());
-    let mut dropped = 0;
-    for line in text.lines() {
-        let line_step = serde_json::from_str::<serde_json::Value>(line)
-            .ok()
-            .and_then(|v| v["step"].as_u64());
-        match line_step {
-            Some(s) if s <= step => {
-                kept.push_str(line);
-                kept.push('\n');
-            }
-            _ => dropped += 1,
-        }
-    }
-    if dropped > 0 {
-        let tmp = path.with_extension("jsonl.tmp");
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(kept.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-    }
-    Ok(dropped)
 }
 
 /// Losses on held-out games (never trained on).
@@ -240,18 +251,35 @@ pub fn run(
 ) -> Result<TrainProgress, TrainError> {
     let t = &options.train;
     t.validate().map_err(TrainError::Config)?;
-    let models = run_dir::models(&options.run);
-    std::fs::create_dir_all(&models).map_err(io(&models))?;
+    let store = &options.run;
+    let scratch = scratch_dir();
+    let lease = Lease::acquire(store, t.lease_seconds, &mut |m| tracing::info!("{m}"))?;
+    tracing::info!(
+        generation = lease.generation(),
+        "holding the run's trainer lease"
+    );
+    if let Some(text) = &options.config_text {
+        store.put(layout::CONFIG, text.clone().into_bytes())?;
+    }
     let encoder = Encoder::with_planes(
         &options.variant,
         options.tactical_planes,
         options.material_planes,
     );
+    let mut window = Window::with_holdout(
+        t.window_rows,
+        options.variant.id(),
+        t.holdout_every,
+        t.holdout_rows,
+    );
+    window.lookback_ms = (t.listing_lookback_seconds * 1000.0) as u64;
 
-    // Resume from the newest checkpoint, or start (and publish) step 0.
-    let newest = run_dir::newest_checkpoint(&options.run).map_err(io(&models))?;
-    let (mut trainer, config, mut step, mut last) = match newest {
-        Some((step, path)) => {
+    // Resume from the newest committed checkpoint, or start (and publish) step 0.
+    let newest = published::newest(store)?;
+    let (mut trainer, config, mut step, mut last, mut log) = match newest {
+        Some(step) => {
+            let cache = CheckpointCache::new(store, 2);
+            let (path, manifest) = cache.fetch(store, step)?;
             let meta = tengu_model::checkpoint::read_meta(&path)?;
             let mut trainer = options.backend.trainer(
                 &options.variant,
@@ -260,21 +288,48 @@ pub fn run(
                 t.learning_rate,
                 t.weight_decay,
             )?;
-            let state = optimizer_path(&options.run, step);
-            match trainer.load_optimizer(&state) {
-                Ok(()) => {
-                    tracing::info!(checkpoint = %path.display(), step, "resuming with its optimizer state")
+            let state = cache.fetch_optimizer(store, &manifest)?;
+            match state.map(|p| trainer.load_optimizer(&p)) {
+                Some(Ok(())) => {
+                    tracing::info!(step, "resuming with its optimizer state")
                 }
-                Err(e) => {
-                    tracing::warn!(checkpoint = %path.display(), step, "resuming without optimizer state: {e}")
+                Some(Err(e)) => {
+                    tracing::warn!(step, "resuming without optimizer state: {e}")
                 }
+                None => tracing::warn!(step, "resuming without optimizer state: none was saved"),
             }
-            let name = path
-                .file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
-            (trainer, meta.config, step, name)
+            match store.get_text(&layout::ingest_key(step))? {
+                Some(text) => {
+                    let state: IngestState = serde_json::from_str(&text).map_err(|e| {
+                        TrainError::Config(format!(
+                            "{}: {e}",
+                            store.address_of(&layout::ingest_key(step))
+                        ))
+                    })?;
+                    window.resume(&state, store)?;
+                    tracing::info!(
+                        step,
+                        window_rows = window.len(),
+                        rows_seen = window.rows_seen,
+                        "window restored"
+                    );
+                }
+                None => tracing::info!(
+                    step,
+                    "no ingest state saved with the checkpoint: listing every shard"
+                ),
+            }
+            // Steps logged after the checkpoint we resume from (a killed trainer) are
+            // trained again; their old lines go so the log holds each step once.
+            let (log, dropped) = TrainLog::resume(store, step)?;
+            if dropped > 0 {
+                tracing::info!(
+                    dropped,
+                    step,
+                    "dropped loss log segments written after the checkpoint resumed from"
+                );
+            }
+            (trainer, meta.config, step, layout::weights_name(step), log)
         }
         None => {
             let Some(config) = NetConfig::preset(&options.preset, encoder.planes(), encoder.size())
@@ -291,35 +346,24 @@ pub fn run(
                 t.learning_rate,
                 t.weight_decay,
             )?;
-            let name = save(trainer.as_ref(), options, &config, 0, None)?;
-            (trainer, config, 0, name)
+            let (mut log, _) = TrainLog::resume(store, 0)?;
+            let name = save(
+                trainer.as_ref(),
+                options,
+                &config,
+                0,
+                None,
+                &lease,
+                &window,
+                &mut log,
+                &scratch,
+            )?;
+            (trainer, config, 0, name, log)
         }
     };
 
     trainer.set_loss_weights(t.loss_weights());
-    let log_path = options.run.join("train.jsonl");
-    // Steps logged after the checkpoint we resume from (a killed trainer) are trained
-    // again; their old lines go so the log holds each step once.
-    let dropped = trim_log(&log_path, step).map_err(io(&log_path))?;
-    if dropped > 0 {
-        tracing::info!(
-            dropped,
-            step,
-            "dropped loss lines logged after the checkpoint resumed from"
-        );
-    }
-    let mut log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log_path)
-        .map_err(io(&log_path))?;
-    let mut window = Window::with_holdout(
-        t.window_rows,
-        options.variant.id(),
-        t.holdout_every,
-        t.holdout_rows,
-    );
-    let mut cpu = tengu_selfplay::cpu::CpuLedger::new(&options.run, "trainer");
+    let mut cpu = tengu_selfplay::cpu::CpuLedger::new(store, "trainer");
     // The run's CPU seconds, re-read from the ledger when this process's entry is rewritten
     // (every few seconds), not at every step.
     let mut cpu_seconds = 0.0;
@@ -329,15 +373,21 @@ pub fn run(
         ..Default::default()
     };
     let poll = Duration::from_secs_f64(t.poll_seconds.max(0.05));
-    let shards_dir = run_dir::shards(&options.run);
+    // While waiting for rows a local run looks again at once; an object store is listed
+    // once per poll interval, never per step.
+    let wait_poll = if store.local_dir().is_some() {
+        Duration::from_millis(200)
+    } else {
+        poll
+    };
     let mut last_poll: Option<Instant> = None;
     let mut rate_start = (Instant::now(), step);
     while !options.stop.load(Ordering::Relaxed) && options.max_steps.map_or(true, |m| step < m) {
-        if cpu.record(false) {
-            cpu_seconds = tengu_selfplay::cpu::total(&options.run);
+        if cpu.record(store, false) {
+            cpu_seconds = tengu_selfplay::cpu::total(store);
         }
         if last_poll.map_or(true, |p| p.elapsed() >= poll) {
-            window.ingest(&shards_dir)?;
+            window.ingest(store)?;
             last_poll = Some(Instant::now());
         }
         // Each self-play row may be drawn about `passes_per_row` times; steps are counted
@@ -349,7 +399,10 @@ pub fn run(
             progress.window_rows = window.len();
             progress.rows_seen = window.rows_seen;
             on_progress(&progress);
-            std::thread::sleep(poll.min(Duration::from_millis(200)));
+            let waited = Instant::now();
+            while waited.elapsed() < wait_poll && !options.stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(50).min(wait_poll));
+            }
             last_poll = None;
             continue;
         }
@@ -422,24 +475,44 @@ pub fn run(
             line["heldout_material_loss"] = serde_json::json!(h.material);
             line["heldout_rows"] = serde_json::json!(h.rows);
         }
-        writeln!(log, "{line}").map_err(io(&log_path))?;
+        log.push(store, &line)?;
         if step % t.steps_per_checkpoint == 0 {
-            last = save(trainer.as_ref(), options, &config, step, Some(last))?;
+            last = save(
+                trainer.as_ref(),
+                options,
+                &config,
+                step,
+                Some(last),
+                &lease,
+                &window,
+                &mut log,
+                &scratch,
+            )?;
             progress.last_checkpoint = last.clone();
-            if let Err(e) = crate::curves::write(&options.run) {
-                tracing::warn!(
-                    "cannot draw {}: {e}",
-                    options.run.join("curves.svg").display()
-                );
+            if let Err(e) = crate::curves::write(store) {
+                tracing::warn!("cannot draw {}: {e}", store.address_of("curves.svg"));
             }
         }
         on_progress(&progress);
     }
-    cpu.record(true);
+    cpu.record(store, true);
     // A last checkpoint so no step is lost on a clean stop.
-    if run_dir::checkpoint_name(step) != last {
-        last = save(trainer.as_ref(), options, &config, step, Some(last))?;
+    if layout::weights_name(step) != last {
+        last = save(
+            trainer.as_ref(),
+            options,
+            &config,
+            step,
+            Some(last),
+            &lease,
+            &window,
+            &mut log,
+            &scratch,
+        )?;
         progress.last_checkpoint = last;
     }
+    log.flush(store)?;
+    let _ = std::fs::remove_dir_all(&scratch);
+    lease.release();
     Ok(progress)
 }

@@ -1,8 +1,11 @@
 //! The sliding window of replay rows: the newest shards of a run, by row count.
 
-use std::collections::{BTreeMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use tengu_store::layout::{self, ShardName};
+use tengu_store::RunStore;
 
 use rand::Rng;
 use tengu_model::burn_eval::TrainExample;
@@ -19,6 +22,25 @@ pub fn is_held_out(shard_name: &str, game: u32, every: u64) -> bool {
     tengu_rules::hash::fnv1a(shard_name.bytes().chain(game.to_le_bytes())) % every == 0
 }
 
+/// What a trainer had read at a checkpoint (`trainer/ingest-<step>.json`), so a resumed
+/// trainer neither reads a shard twice nor misses one, and its row counts (the
+/// `passes_per_row` throttle) go on where they were.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IngestState {
+    pub version: u32,
+    /// Newest shard time stamp seen (ms, the writers' clocks).
+    pub watermark_ms: u64,
+    /// Shard keys seen that are newer than the watermark minus the look-back.
+    pub seen: Vec<String>,
+    /// Shard keys in the window.
+    pub window: Vec<String>,
+    pub rows_seen: u64,
+    pub games_seen: u64,
+}
+
+pub const INGEST_STATE_VERSION: u32 = 1;
+
 /// Rows of the newest shards, at most about `capacity` of them.
 pub struct Window {
     capacity: usize,
@@ -28,14 +50,34 @@ pub struct Window {
     held_out: std::collections::VecDeque<Row>,
     holdout_capacity: usize,
     game: String,
-    /// Shards in the window, oldest name first (names start with a time stamp).
-    shards: BTreeMap<PathBuf, Vec<Row>>,
-    /// Every shard seen (in the window or dropped from it) and rejected ones.
-    seen: HashSet<PathBuf>,
-    /// Rows of every valid shard seen since the run began.
+    /// Shards in the window by key, oldest first (names start with a time stamp).
+    shards: BTreeMap<String, Vec<Row>>,
+    /// Keys seen (read, skipped as too old for the window, or rejected) that are newer
+    /// than `watermark_ms - lookback_ms`; older ones are never listed again.
+    seen: BTreeSet<String>,
+    watermark_ms: u64,
+    /// Each look for new shards lists from this far before the watermark (clock skew
+    /// between machines, shards named before their upload finished).
+    pub lookback_ms: u64,
+    /// Whether the run has been listed once (later looks are incremental).
+    listed: bool,
+    /// Rows of every valid shard seen since the run began (by the names' counts).
     pub rows_seen: u64,
     /// Games finished in those shards.
     pub games_seen: u64,
+}
+
+/// The listing offset for shards named at or after `ms` (`shards/<ms:013>`).
+fn offset_of(ms: u64) -> String {
+    format!("{ms:013}")
+}
+
+fn stamp_of(key: &str) -> u64 {
+    let name = key.rsplit('/').next().unwrap_or(key);
+    name.split('-')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
 }
 
 impl Window {
@@ -53,7 +95,10 @@ impl Window {
             holdout_capacity: held_out_rows,
             game: game.into(),
             shards: BTreeMap::new(),
-            seen: HashSet::new(),
+            seen: BTreeSet::new(),
+            watermark_ms: 0,
+            lookback_ms: 600_000,
+            listed: false,
             rows_seen: 0,
             games_seen: 0,
         }
@@ -68,46 +113,60 @@ impl Window {
         self.len() == 0
     }
 
-    /// Reads shards of `dir` not seen before; invalid ones are logged and skipped (once).
-    /// Returns the number of new rows.
-    pub fn ingest(&mut self, dir: &Path) -> Result<usize, shard::ShardError> {
-        if !dir.exists() {
-            return Ok(0);
+    /// What to persist with a checkpoint.
+    pub fn state(&self) -> IngestState {
+        IngestState {
+            version: INGEST_STATE_VERSION,
+            watermark_ms: self.watermark_ms,
+            seen: self.seen.iter().cloned().collect(),
+            window: self.shards.keys().cloned().collect(),
+            rows_seen: self.rows_seen,
+            games_seen: self.games_seen,
         }
-        let mut added = 0;
-        for path in shard::list(dir)? {
-            if !self.seen.insert(path.clone()) {
-                continue;
-            }
-            match shard::read(&path) {
+    }
+
+    /// Restores a persisted state: reads the window's shards again (a shard gone since is
+    /// logged and left out) and continues listing from its watermark.
+    pub fn resume(
+        &mut self,
+        state: &IngestState,
+        store: &RunStore,
+    ) -> Result<(), shard::ShardError> {
+        self.watermark_ms = state.watermark_ms;
+        self.seen = state.seen.iter().cloned().collect();
+        self.rows_seen = state.rows_seen;
+        self.games_seen = state.games_seen;
+        for key in &state.window {
+            self.seen.insert(key.clone());
+            match shard::fetch(store, key) {
                 Ok((header, rows)) if header.game == self.game => {
-                    self.rows_seen += rows.len() as u64;
-                    self.games_seen += u64::from(header.games);
-                    let name = path
-                        .file_name()
-                        .unwrap_or_default()
-                        .to_string_lossy()
-                        .into_owned();
-                    let (held, train): (Vec<Row>, Vec<Row>) = rows
-                        .into_iter()
-                        .partition(|r| is_held_out(&name, r.game, self.holdout_every));
-                    added += train.len();
-                    self.held_out.extend(held);
-                    while self.held_out.len() > self.holdout_capacity {
-                        self.held_out.pop_front();
-                    }
-                    self.shards.insert(path, train);
+                    self.add(key, rows);
                 }
-                Ok((header, _)) => tracing::warn!(
-                    "{}: a {} shard in a {} run; skipped",
-                    path.display(),
-                    header.game,
-                    self.game
-                ),
-                Err(e) => tracing::warn!("skipping shard: {e}"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!("window shard not restored: {e}"),
             }
         }
-        // Drop the oldest shards while the rest still fill the window.
+        self.listed = true;
+        self.trim();
+        Ok(())
+    }
+
+    fn add(&mut self, key: &str, rows: Vec<Row>) -> usize {
+        let name = key.rsplit('/').next().unwrap_or(key).to_string();
+        let (held, train): (Vec<Row>, Vec<Row>) = rows
+            .into_iter()
+            .partition(|r| is_held_out(&name, r.game, self.holdout_every));
+        let added = train.len();
+        self.held_out.extend(held);
+        while self.held_out.len() > self.holdout_capacity {
+            self.held_out.pop_front();
+        }
+        self.shards.insert(key.to_string(), train);
+        added
+    }
+
+    /// Drops the oldest shards while the rest still fill the window.
+    fn trim(&mut self) {
         while let Some((oldest, rows)) =
             self.shards.iter().next().map(|(p, r)| (p.clone(), r.len()))
         {
@@ -116,6 +175,67 @@ impl Window {
             }
             self.shards.remove(&oldest);
         }
+    }
+
+    /// Looks for shards not seen before and reads those that belong in the window; the
+    /// first look lists the whole run, later ones only what was named after the watermark
+    /// minus the look-back. Row and game counts come from the names, so shards too old for
+    /// the window are counted without being read. Invalid shards are logged and skipped
+    /// (once). Returns the number of new rows in the window.
+    pub fn ingest(&mut self, store: &RunStore) -> Result<usize, shard::ShardError> {
+        let entries = if self.listed {
+            let from = self.watermark_ms.saturating_sub(self.lookback_ms);
+            store.list_after(layout::SHARDS, &offset_of(from))?
+        } else {
+            store.list(layout::SHARDS)?
+        };
+        self.listed = true;
+        let mut new: Vec<(String, Option<ShardName>)> = entries
+            .into_iter()
+            .filter(|e| layout::is_shard(e.name()) && !self.seen.contains(&e.key))
+            .map(|e| {
+                let name = ShardName::parse(e.name());
+                (e.key, name)
+            })
+            .collect();
+        // Newest first: read shards until the new ones alone fill the window.
+        new.sort_by(|a, b| b.0.cmp(&a.0));
+        let mut added = 0;
+        let mut newer_rows = 0u64;
+        for (key, name) in new {
+            self.seen.insert(key.clone());
+            self.watermark_ms = self.watermark_ms.max(stamp_of(&key));
+            let wanted = newer_rows < self.capacity as u64;
+            if let (Some(n), false) = (&name, wanted) {
+                // Too old for the window: counted by its name, never read.
+                self.rows_seen += n.rows;
+                self.games_seen += u64::from(n.games);
+                continue;
+            }
+            match shard::fetch(store, &key) {
+                Ok((header, rows)) if header.game == self.game => {
+                    self.rows_seen += rows.len() as u64;
+                    self.games_seen += u64::from(header.games);
+                    newer_rows += rows.len() as u64;
+                    added += self.add(&key, rows);
+                }
+                Ok((header, _)) => tracing::warn!(
+                    "{}: a {} shard in a {} run; skipped",
+                    store.address_of(&key),
+                    header.game,
+                    self.game
+                ),
+                Err(e) => tracing::warn!("skipping shard: {e}"),
+            }
+        }
+        // Keys older than the look-back are never listed again: forget them.
+        let horizon = format!(
+            "{}/{}",
+            layout::SHARDS,
+            offset_of(self.watermark_ms.saturating_sub(self.lookback_ms))
+        );
+        self.seen = self.seen.split_off(&horizon);
+        self.trim();
         Ok(added)
     }
 
@@ -368,10 +488,18 @@ mod tests {
             created_unix: 0,
             writer: "test".into(),
         };
-        let name = "a.shard";
-        tengu_selfplay::shard::write(&dir.path().join(name), &header, &rows).unwrap();
+        let store = RunStore::open(&dir.path().display().to_string()).unwrap();
+        let shard_name = ShardName {
+            stem: "1764000000000-h-1-00000".into(),
+            games: 200,
+            rows: 200,
+            unix_ms: 1764000000000,
+        };
+        let name = shard_name.file_name();
+        let name = name.as_str();
+        tengu_selfplay::shard::put(&store, &shard_name, &header, &rows).unwrap();
         let mut w = Window::with_holdout(10_000, "dai-dai", 20, 1_000);
-        w.ingest(dir.path()).unwrap();
+        w.ingest(&store).unwrap();
         let held: Vec<u32> = w.held_out().map(|r| r.game).collect();
         assert!(!held.is_empty());
         assert_eq!(w.len() + held.len(), 200);

@@ -1,22 +1,43 @@
 //! The loop end to end on a tiny scale: self-play shards -> training -> checkpoints that
 //! predict held-out self-play better than the first one -> workers pick them up; and a
-//! trainer stopped and started again continues from its last step.
+//! trainer stopped and started again continues from its last step. The first test runs on
+//! an in-memory object store (`memory://`), the second on local directories: both go
+//! through the same `RunStore`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use tengu_model::Backend;
 use tengu_rules::Variant;
 use tengu_selfplay::worker::{self, WorkerOptions};
-use tengu_selfplay::{run_dir, shard, SearchConfig, SelfplayConfig};
+use tengu_selfplay::{shard, SearchConfig, SelfplayConfig};
+use tengu_store::checkpoint::{self as published, CheckpointCache};
+use tengu_store::{layout, RunStore};
 use tengu_trainer::train::{self, policy_loss, TrainOptions};
 use tengu_trainer::window::Example;
 use tengu_trainer::TrainConfig;
 
-fn selfplay(run: &Path, games: u64, seed: u64) -> worker::WorkerProgress {
+fn open(run: &str) -> RunStore {
+    RunStore::open(run).unwrap()
+}
+
+/// A verified local file of checkpoint `step` of `run`.
+fn checkpoint(run: &str, step: u64) -> PathBuf {
+    let store = open(run);
+    CheckpointCache::new(&store, 0)
+        .fetch(&store, step)
+        .unwrap()
+        .0
+}
+
+fn committed(run: &str) -> Vec<u64> {
+    published::committed(&open(run)).unwrap()
+}
+
+fn selfplay(run: &str, games: u64, seed: u64) -> worker::WorkerProgress {
     let options = WorkerOptions {
-        run: run.to_path_buf(),
+        run: open(run),
         variant: Variant::dai_dai(),
         backend: Backend::Burn,
         // No root noise: the targets then follow the step-0 network's priors through the
@@ -41,9 +62,10 @@ fn selfplay(run: &Path, games: u64, seed: u64) -> worker::WorkerProgress {
     worker::run(&options, &mut |_| {}).unwrap()
 }
 
-fn train_to(run: &Path, steps: u64) -> train::TrainProgress {
+fn train_to(run: &str, steps: u64) -> train::TrainProgress {
     let options = TrainOptions {
-        run: run.to_path_buf(),
+        run: open(run),
+        config_text: None,
         variant: Variant::dai_dai(),
         backend: Backend::Burn,
         preset: "tiny".into(),
@@ -77,46 +99,29 @@ fn held_out_loss(checkpoint: &Path, examples: &[Example]) -> f64 {
 
 #[test]
 fn selfplay_then_training_gives_better_checkpoints_that_workers_use() {
-    let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("run");
+    let run = "memory://trainer-loop-test/runs/loop";
     // The trainer publishes its step-0 network at once; workers play with it (its priors
     // shape the searches, so the targets carry something to learn).
-    assert_eq!(train_to(&run, 0).step, 0);
-    selfplay(&run, 24, 1);
+    assert_eq!(train_to(run, 0).step, 0);
+    selfplay(run, 24, 1);
     // Hold out the games of a separate worker (another seed) with the same network.
-    let holdout = dir.path().join("holdout");
-    std::fs::create_dir_all(run_dir::models(&holdout)).unwrap();
-    let first_model = run_dir::checkpoint_name(0);
-    std::fs::copy(
-        run_dir::models(&run).join(&first_model),
-        run_dir::models(&holdout).join(&first_model),
-    )
-    .unwrap();
-    selfplay(&holdout, 6, 99);
+    let holdout = "memory://trainer-loop-test/runs/holdout";
+    published::publish_file(&open(holdout), 0, &checkpoint(run, 0)).unwrap();
+    selfplay(holdout, 6, 99);
     let variant = Variant::dai_dai();
     let mut examples = Vec::new();
-    for s in shard::list(&run_dir::shards(&holdout)).unwrap() {
-        for row in shard::read(&s).unwrap().1 {
+    let held = open(holdout);
+    for s in shard::list_run(&held).unwrap() {
+        for row in shard::fetch(&held, &s.key).unwrap().1 {
             examples.push(Example::from_row(&row, &variant).unwrap());
         }
     }
 
-    let done = train_to(&run, 150);
+    let done = train_to(run, 150);
     assert_eq!(done.step, 150);
-    let steps: Vec<u64> = run_dir::checkpoints(&run)
-        .unwrap()
-        .iter()
-        .map(|(s, _)| *s)
-        .collect();
-    assert_eq!(steps, [0, 50, 100, 150]);
-    let first = held_out_loss(
-        &run_dir::models(&run).join(run_dir::checkpoint_name(0)),
-        &examples,
-    );
-    let last = held_out_loss(
-        &run_dir::models(&run).join(run_dir::checkpoint_name(150)),
-        &examples,
-    );
+    assert_eq!(committed(run), [0, 50, 100, 150]);
+    let first = held_out_loss(&checkpoint(run, 0), &examples);
+    let last = held_out_loss(&checkpoint(run, 150), &examples);
     eprintln!("held-out policy loss: step 0 {first:.4}, step 150 {last:.4}");
     assert!(
         last < first - 0.05,
@@ -124,18 +129,13 @@ fn selfplay_then_training_gives_better_checkpoints_that_workers_use() {
     );
 
     // The worker now plays with the newest checkpoint.
-    let progress = selfplay(&run, 2, 3);
-    assert_eq!(progress.model, run_dir::checkpoint_name(150));
+    let progress = selfplay(run, 2, 3);
+    assert_eq!(progress.model, layout::weights_name(150));
 
     // Stopped at 150 and started again: it resumes at 151, repeating and losing no step.
-    train_to(&run, 170);
-    let steps: Vec<u64> = run_dir::checkpoints(&run)
-        .unwrap()
-        .iter()
-        .map(|(s, _)| *s)
-        .collect();
-    assert_eq!(steps, [0, 50, 100, 150, 170]);
-    let log = std::fs::read_to_string(run.join("train.jsonl")).unwrap();
+    train_to(run, 170);
+    assert_eq!(committed(run), [0, 50, 100, 150, 170]);
+    let log = tengu_trainer::log::read(&open(run)).unwrap();
     let logged: Vec<u64> = log
         .lines()
         .map(|l| {
@@ -145,13 +145,10 @@ fn selfplay_then_training_gives_better_checkpoints_that_workers_use() {
         })
         .collect();
     assert_eq!(logged, (1..=170).collect::<Vec<_>>());
-    let meta = tengu_model::checkpoint::read_meta(
-        &run_dir::models(&run).join(run_dir::checkpoint_name(170)),
-    )
-    .unwrap();
+    let meta = tengu_model::checkpoint::read_meta(&checkpoint(run, 170)).unwrap();
     assert_eq!(meta.parent.as_deref(), Some("model-000000150.safetensors"));
     // The curves are drawn as a picture beside the data.
-    let svg = std::fs::read_to_string(run.join("curves.svg")).unwrap();
+    let svg = open(run).get_text("curves.svg").unwrap().unwrap();
     // Four loss rows (policy, value, ownership, material) against four x axes, each with
     // its train line; held-out lines beside them where held-out games exist.
     assert!(
@@ -163,8 +160,8 @@ fn selfplay_then_training_gives_better_checkpoints_that_workers_use() {
     );
 }
 
-fn losses(run: &Path) -> Vec<(u64, f64, f64)> {
-    std::fs::read_to_string(run.join("train.jsonl"))
+fn losses(run: &str) -> Vec<(u64, f64, f64)> {
+    tengu_trainer::log::read(&open(run))
         .unwrap()
         .lines()
         .map(|l| {
@@ -181,24 +178,27 @@ fn losses(run: &Path) -> Vec<(u64, f64, f64)> {
 #[test]
 fn a_restarted_trainer_continues_exactly_as_an_uninterrupted_one() {
     let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let (a_dir, b_dir) = (dir.path().join("a"), dir.path().join("b"));
+    let (a, b) = (&a_dir.display().to_string(), &b_dir.display().to_string());
+    let (a_dir, b_dir): (&Path, &Path) = (&a_dir, &b_dir);
     // The same data and the same step-0 network for both runs.
-    assert_eq!(train_to(&a, 0).step, 0);
-    selfplay(&a, 12, 4);
+    assert_eq!(train_to(a, 0).step, 0);
+    selfplay(a, 12, 4);
     for sub in ["models", "shards"] {
-        std::fs::create_dir_all(b.join(sub)).unwrap();
-        for entry in std::fs::read_dir(a.join(sub)).unwrap() {
+        std::fs::create_dir_all(b_dir.join(sub)).unwrap();
+        for entry in std::fs::read_dir(a_dir.join(sub)).unwrap() {
             let p = entry.unwrap().path();
-            std::fs::copy(&p, b.join(sub).join(p.file_name().unwrap())).unwrap();
+            std::fs::copy(&p, b_dir.join(sub).join(p.file_name().unwrap())).unwrap();
         }
     }
-    train_to(&a, 40);
-    train_to(&b, 20);
+    train_to(a, 40);
+    train_to(b, 20);
+    let manifest = published::manifest(&open(b), 20).unwrap();
     assert!(
-        train::optimizer_path(&b, 20).exists(),
+        manifest.optimizer.is_some() && b_dir.join(layout::optimizer_key(20)).exists(),
         "optimizer state saved with the checkpoint"
     );
-    train_to(&b, 40);
+    train_to(b, 40);
     let (la, lb) = (losses(&a), losses(&b));
     assert_eq!(la.len(), 40);
     assert_eq!(lb.len(), 40);

@@ -24,7 +24,8 @@ suite = json.load(open(f"{out}/suite.json"))
 pol = json.load(open(f"{out}/policy-vs-greedy.json"))
 mc = json.load(open(f"{out}/mcts32-vs-greedy.json"))
 cpu = sum(float(open(f).read()) for f in glob.glob(f"{run}/cpu/*.txt"))
-lines = [json.loads(l) for l in open(f"{run}/train.jsonl") if l.strip()]
+# The loss log: one segment per checkpoint interval (train/<step>.jsonl), in step order.
+lines = [json.loads(l) for f in sorted(glob.glob(f"{run}/train/*.jsonl")) for l in open(f) if l.strip()]
 held = [l for l in lines if l.get("heldout_value_loss") is not None]
 h = held[-1] if held else {}
 print(json.dumps({

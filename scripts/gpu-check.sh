@@ -119,6 +119,7 @@ step_run() {
     local rc=$?
     monitor_stop
     mkdir -p "$OUT/run"
+    [ -d "$run/train" ] && cat "$run"/train/*.jsonl >"$run/train.jsonl"   # the loss log, whole
     for f in config.toml train.jsonl elo.jsonl suite.jsonl curves.svg; do
         [ -f "$run/$f" ] && cp "$run/$f" "$OUT/run/$f" && [ "$f" != config.toml ] && cp "$run/$f" "$OUT/$f"
     done

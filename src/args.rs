@@ -306,6 +306,33 @@ pub enum BenchWhat {
     /// Opening-book building: new positions per minute at given visits with a checkpoint,
     /// bytes per position, load time and probe latency.
     Book(BenchBookArgs),
+    /// Store ingest: rows/s one trainer reads from a run location (listing, download,
+    /// checksum, decode), the cost of an incremental poll, and the self-play machines per
+    /// training GPU that implies.
+    Store(BenchStoreArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchStoreArgs {
+    /// Run location to write the test shards to (a directory, s3://...); default a
+    /// temporary directory. Use an empty prefix: the bench deletes what it wrote.
+    #[arg(long)]
+    pub run: Option<String>,
+    /// Shards written and ingested.
+    #[arg(long, default_value_t = 60)]
+    pub shards: usize,
+    /// Rows per shard (the shipped configs write 2,000).
+    #[arg(long, default_value_t = 500)]
+    pub rows_per_shard: usize,
+    #[arg(long, default_value = "dai-dai")]
+    pub game: String,
+    /// Rows one self-play machine makes per hour (default: the estimate in
+    /// configs/run/dai-dai-gpu.toml for one H100).
+    #[arg(long, default_value_t = 1_200_000.0)]
+    pub machine_rows_per_hour: f64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -148,6 +148,26 @@ impl Checkpoints {
     }
 }
 
+/// Logs the store requests this process sent, in total and per hour (what a run costs on
+/// a metered object store).
+pub fn log_requests(store: &RunStore, seconds: f64) {
+    let r = store.requests();
+    let hours = (seconds / 3600.0).max(1e-9);
+    tracing::info!(
+        put = r.put,
+        get = r.get,
+        list = r.list,
+        delete = r.delete,
+        per_hour = format!(
+            "{:.0} put, {:.0} get, {:.0} list",
+            r.put as f64 / hours,
+            r.get as f64 / hours,
+            r.list as f64 / hours
+        ),
+        "store requests"
+    );
+}
+
 /// Runs until `max_games` games are finished or `stop` is set; returns the final progress.
 pub fn run(
     options: &WorkerOptions,
@@ -298,6 +318,7 @@ pub fn run(
     }
     progress.seconds = start.elapsed().as_secs_f64();
     cpu.record(store, true);
+    log_requests(store, progress.seconds);
     on_progress(&progress);
     Ok(progress)
 }

@@ -20,7 +20,171 @@ pub fn run(args: BenchArgs) -> Result<()> {
         BenchWhat::Search(a) => search(a),
         BenchWhat::Agree(a) => agree(a),
         BenchWhat::Book(a) => book(a),
+        BenchWhat::Store(a) => store(a),
     }
+}
+
+/// Rows shaped like self-play's: positions of random games, a policy over up to 40 legal
+/// moves, occupancy targets of the board's size.
+fn synthetic_rows(
+    variant: &std::sync::Arc<Variant>,
+    count: usize,
+    seed: u64,
+) -> Vec<tengu_selfplay::shard::Row> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let n = variant.size();
+    let mut rows = Vec::with_capacity(count);
+    let mut pos = Position::initial(variant.clone());
+    let mut ply = 0u32;
+    while rows.len() < count {
+        let moves = pos.legal_move_list();
+        if moves.is_empty() || ply >= 200 {
+            pos = Position::initial(variant.clone());
+            ply = 0;
+            continue;
+        }
+        let policy: Vec<(String, f32)> = moves
+            .iter()
+            .take(40)
+            .map(|&m| (pos.move_text(m), rng.gen::<f32>() / 40.0))
+            .collect();
+        rows.push(tengu_selfplay::shard::Row {
+            position: pos.to_string(),
+            repetitions: 0,
+            policy,
+            result: rng.gen_range(-1..=1),
+            search_value: rng.gen_range(-1.0..1.0),
+            full_search: rng.gen_bool(0.25),
+            game: (rows.len() / 100) as u32,
+            ply,
+            game_plies: 200,
+            material_future: [rng.gen_range(-5.0..5.0), rng.gen_range(-9.0..9.0)],
+            occupancy_future: (0..2 * n * n).map(|_| rng.gen_range(0..3)).collect(),
+        });
+        let m = moves[rng.gen_range(0..moves.len())];
+        pos.play(m);
+        ply += 1;
+    }
+    rows
+}
+
+/// `tengu bench store`: shards written to a run location, then ingested by a trainer's
+/// window as after a restart (everything new), then an incremental poll with nothing new.
+fn store(args: crate::args::BenchStoreArgs) -> Result<()> {
+    let Some(variant) = Variant::builtin(&args.game) else {
+        bail!(
+            "unknown game {:?}; expected dai-dai or maka-dai-dai",
+            args.game
+        )
+    };
+    let scratch = tempfile_dir()?;
+    let location = args
+        .run
+        .clone()
+        .unwrap_or_else(|| scratch.join("run").display().to_string());
+    let run = tengu_store::RunStore::open(&location)?;
+    let rows = synthetic_rows(&variant, args.rows_per_shard, 1);
+    let header = tengu_selfplay::shard::ShardHeader {
+        encoder_version: tengu_model::ENCODER_VERSION,
+        game: variant.id().into(),
+        model: "bench".into(),
+        rows: rows.len() as u64,
+        games: (rows.len() / 100).max(1) as u32,
+        created_unix: 0,
+        writer: "bench".into(),
+    };
+    let shard_bytes = tengu_selfplay::shard::to_bytes(&header, &rows).len();
+    let bar = crate::cmd::spinner(args.json);
+    let start = std::time::Instant::now();
+    let mut keys = Vec::new();
+    for s in 0..args.shards {
+        let name = tengu_store::layout::ShardName {
+            stem: tengu_store::layout::unique_stem(s as u64),
+            games: header.games,
+            rows: rows.len() as u64,
+            unix_ms: 0,
+        };
+        tengu_selfplay::shard::put(&run, &name, &header, &rows)?;
+        keys.push(name.key());
+        bar.set_message(format!("writing shard {}/{}", s + 1, args.shards));
+        bar.tick();
+    }
+    let write_seconds = start.elapsed().as_secs_f64();
+    bar.set_message("ingesting");
+    let before = run.requests();
+    let mut window = tengu_trainer::window::Window::new(usize::MAX, variant.id());
+    let start = std::time::Instant::now();
+    window.ingest(&run)?;
+    let ingest_seconds = start.elapsed().as_secs_f64();
+    let ingest = run.requests();
+    let start = std::time::Instant::now();
+    window.ingest(&run)?;
+    let poll_ms = start.elapsed().as_secs_f64() * 1e3;
+    let poll = run.requests();
+    bar.finish_and_clear();
+    for k in &keys {
+        run.delete(k)?;
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    let total_rows = (args.shards * rows.len()) as f64;
+    let rows_per_second = total_rows / ingest_seconds.max(1e-9);
+    let machines = rows_per_second * 3600.0 / args.machine_rows_per_hour;
+    let report = serde_json::json!({
+        "run": location,
+        "game": variant.id(),
+        "shards": args.shards,
+        "rows_per_shard": rows.len(),
+        "shard_bytes": shard_bytes,
+        "write_shards_per_second": args.shards as f64 / write_seconds.max(1e-9),
+        "ingest_rows_per_second": rows_per_second,
+        "ingest_megabytes_per_second": shard_bytes as f64 * args.shards as f64 / 1e6 / ingest_seconds.max(1e-9),
+        "ingest_requests": {"list": ingest.list - before.list, "get": ingest.get - before.get},
+        "empty_poll_ms": poll_ms,
+        "empty_poll_requests": {"list": poll.list - ingest.list, "get": poll.get - ingest.get},
+        "machine_rows_per_hour": args.machine_rows_per_hour,
+        "self_play_machines_one_trainer_can_ingest": machines,
+    });
+    if args.json {
+        outln!("{report}")?;
+        return Ok(());
+    }
+    outln!(
+        "store {}: {} shards of {} rows ({:.1} kB each)",
+        location,
+        args.shards,
+        rows.len(),
+        shard_bytes as f64 / 1e3
+    )?;
+    outln!(
+        "write: {:.1} shards/s; ingest (list, get, checksum, decode): {:.0} rows/s, {:.1} MB/s, {} list + {} get requests",
+        args.shards as f64 / write_seconds.max(1e-9),
+        rows_per_second,
+        report["ingest_megabytes_per_second"].as_f64().unwrap_or(0.0),
+        ingest.list - before.list,
+        ingest.get - before.get
+    )?;
+    outln!(
+        "incremental poll with nothing new: {poll_ms:.1} ms, {} list request(s), {} get",
+        poll.list - ingest.list,
+        poll.get - ingest.get
+    )?;
+    outln!(
+        "one trainer ingests the rows of {machines:.0} self-play machines at {:.0} rows/hour each",
+        args.machine_rows_per_hour
+    )?;
+    Ok(())
+}
+
+/// A fresh temporary directory.
+fn tempfile_dir() -> Result<std::path::PathBuf> {
+    let dir = std::env::temp_dir().join(format!(
+        "tengu-bench-store-{}-{}",
+        std::process::id(),
+        tengu_store::layout::unix_ms()
+    ));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
 }
 
 /// `tengu bench agree`: the checkpoint's outputs on the same positions through each backend,

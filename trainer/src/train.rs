@@ -252,6 +252,7 @@ pub fn run(
     let t = &options.train;
     t.validate().map_err(TrainError::Config)?;
     let store = &options.run;
+    let started = Instant::now();
     let scratch = scratch_dir();
     let lease = Lease::acquire(store, t.lease_seconds, &mut |m| tracing::info!("{m}"))?;
     tracing::info!(
@@ -512,6 +513,7 @@ pub fn run(
         progress.last_checkpoint = last;
     }
     log.flush(store)?;
+    tengu_selfplay::worker::log_requests(store, started.elapsed().as_secs_f64());
     let _ = std::fs::remove_dir_all(&scratch);
     lease.release();
     Ok(progress)

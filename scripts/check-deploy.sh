@@ -28,6 +28,8 @@
 # ${TENGU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tengu} (150 MB, about 20 s); later runs need
 # no network and take about a second.
 set -euo pipefail
+# shellcheck source=scripts/python-venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/python-venv.sh"
 
 KV_VERSION=1.37.0
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -44,14 +46,7 @@ if ! installed; then
     exec 9>"$venv.lock"
     flock 9
     if ! installed; then
-        py=python3
-        if ! "$py" -c 'import venv, ensurepip' 2>/dev/null; then
-            say "installing python3-venv (apt)"
-            export DEBIAN_FRONTEND=noninteractive
-            apt-get update -qq
-            apt-get install -y -qq python3-venv >/dev/null
-            py=/usr/bin/python3 # Debian's, which python3-venv completes
-        fi
+        py="$(venv_python)"
         say "installing kubernetes-validate==$KV_VERSION into $venv (once)"
         rm -rf "$venv"
         "$py" -m venv "$venv"

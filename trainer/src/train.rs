@@ -124,21 +124,32 @@ fn scratch_dir() -> std::path::PathBuf {
     ))
 }
 
+/// What every checkpoint of one trainer process is published with.
+struct Publisher<'a> {
+    options: &'a TrainOptions,
+    config: &'a NetConfig,
+    lease: &'a Lease,
+    /// Local directory for the files the backend writes before they are uploaded.
+    scratch: &'a std::path::Path,
+}
+
 /// Publishes the checkpoint at `step`: the loss log segment so far, what the window has
 /// read, then optimizer state, weights and the manifest that commits them. Returns the
 /// weights' name.
-#[allow(clippy::too_many_arguments)]
 fn save(
+    publisher: &Publisher,
     trainer: &dyn Trainer,
-    options: &TrainOptions,
-    config: &NetConfig,
     step: u64,
     parent: Option<String>,
-    lease: &Lease,
     window: &Window,
     log: &mut TrainLog,
-    scratch: &std::path::Path,
 ) -> Result<String, TrainError> {
+    let Publisher {
+        options,
+        config,
+        lease,
+        scratch,
+    } = *publisher;
     let store = &options.run;
     // A trainer that lost the run to a newer one stops before it writes anything.
     lease.check(store)?;
@@ -348,22 +359,24 @@ pub fn run(
                 t.weight_decay,
             )?;
             let (mut log, _) = TrainLog::resume(store, 0)?;
-            let name = save(
-                trainer.as_ref(),
+            let publisher = Publisher {
                 options,
-                &config,
-                0,
-                None,
-                &lease,
-                &window,
-                &mut log,
-                &scratch,
-            )?;
+                config: &config,
+                lease: &lease,
+                scratch: &scratch,
+            };
+            let name = save(&publisher, trainer.as_ref(), 0, None, &window, &mut log)?;
             (trainer, config, 0, name, log)
         }
     };
 
     trainer.set_loss_weights(t.loss_weights());
+    let publisher = Publisher {
+        options,
+        config: &config,
+        lease: &lease,
+        scratch: &scratch,
+    };
     let mut cpu = tengu_selfplay::cpu::CpuLedger::new(store, "trainer");
     // The run's CPU seconds, re-read from the ledger when this process's entry is rewritten
     // (every few seconds), not at every step.
@@ -479,15 +492,12 @@ pub fn run(
         log.push(store, &line)?;
         if step % t.steps_per_checkpoint == 0 {
             last = save(
+                &publisher,
                 trainer.as_ref(),
-                options,
-                &config,
                 step,
                 Some(last),
-                &lease,
                 &window,
                 &mut log,
-                &scratch,
             )?;
             progress.last_checkpoint = last.clone();
             if let Err(e) = crate::curves::write(store) {
@@ -500,15 +510,12 @@ pub fn run(
     // A last checkpoint so no step is lost on a clean stop.
     if layout::weights_name(step) != last {
         last = save(
+            &publisher,
             trainer.as_ref(),
-            options,
-            &config,
             step,
             Some(last),
-            &lease,
             &window,
             &mut log,
-            &scratch,
         )?;
         progress.last_checkpoint = last;
     }

@@ -45,14 +45,18 @@ pub struct RunStatus {
     pub elo: Option<(String, f64)>,
 }
 
-/// Appends one JSON line to `path`.
-fn append_jsonl(path: &Path, line: &serde_json::Value) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    writeln!(file, "{line}")
+/// Appends one JSON line to the run's `key` (stores have no append: read, add, write; only
+/// the supervisor writes these files).
+fn append_jsonl(store: &RunStore, key: &str, line: &serde_json::Value) -> std::io::Result<()> {
+    let mut text = store
+        .get_text(key)
+        .map_err(std::io::Error::other)?
+        .unwrap_or_default();
+    text.push_str(&line.to_string());
+    text.push('\n');
+    store
+        .put(key, text.into_bytes())
+        .map_err(std::io::Error::other)
 }
 
 /// One queued or running evaluation of a checkpoint by `tengu run`.
@@ -75,10 +79,10 @@ enum Job {
 }
 
 /// Ratings of checkpoints from `elo.jsonl` (chained through vs-previous matches).
-fn read_ratings(run: &Path) -> (Vec<(String, f64)>, std::collections::BTreeSet<String>) {
+fn read_ratings(store: &RunStore) -> (Vec<(String, f64)>, std::collections::BTreeSet<String>) {
     let mut ratings = Vec::new();
     let mut evaluated = std::collections::BTreeSet::new();
-    if let Ok(text) = std::fs::read_to_string(run.join("elo.jsonl")) {
+    if let Ok(Some(text)) = store.get_text("elo.jsonl") {
         for v in text
             .lines()
             .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -250,7 +254,7 @@ pub fn run(
 
     let started = Instant::now();
     let mut restarts = 0;
-    let (ratings, evaluated) = read_ratings(&options.run);
+    let (ratings, evaluated) = read_ratings(&store);
     let mut arena_state = ArenaState {
         ratings,
         evaluated,
@@ -354,7 +358,7 @@ fn evaluate(
                 // The first checkpoint is the origin of the rating scale.
                 state.ratings.push((name.clone(), 0.0));
                 append_elo(
-                    &options.run,
+                    store,
                     &serde_json::json!({"checkpoint": name, "step": step, "rating": 0.0}),
                 )?;
             } else {
@@ -413,7 +417,7 @@ fn evaluate(
                     "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
                 });
                 tracing::info!(checkpoint = %eval.checkpoint, top1 = ?v["top1"].as_f64(), "tactics suite");
-                append_jsonl(&options.run.join("suite.jsonl"), &line)?;
+                append_jsonl(store, "suite.jsonl", &line)?;
                 if let Err(e) = crate::curves::write(store) {
                     tracing::warn!("cannot draw curves: {e}");
                 }
@@ -448,7 +452,7 @@ fn evaluate(
                     state.ratings.push((eval.checkpoint.clone(), base + elo));
                 }
                 tracing::info!(checkpoint = %eval.checkpoint, opponent = %label(&eval), elo, "evaluated");
-                append_elo(&options.run, &line)?;
+                append_elo(store, &line)?;
                 if let Err(e) = crate::curves::write(store) {
                     tracing::warn!("cannot draw curves: {e}");
                 }
@@ -553,6 +557,6 @@ fn label(eval: &Evaluation) -> String {
     }
 }
 
-fn append_elo(run: &Path, line: &serde_json::Value) -> std::io::Result<()> {
-    append_jsonl(&run.join("elo.jsonl"), line)
+fn append_elo(store: &RunStore, line: &serde_json::Value) -> std::io::Result<()> {
+    append_jsonl(store, "elo.jsonl", line)
 }

@@ -29,6 +29,10 @@ pub struct SearchConfig {
     /// Weight of the material head's prediction (future material balance, tanh-scaled)
     /// added to the value a leaf backs up (KataGo's score utility); 0: the value alone.
     pub material_utility: f32,
+    /// Weight of the leaf mover's mobility, ln(legal moves / legal moves of the initial
+    /// position), added to the same backed-up value: the mobility term of a classic
+    /// alpha-beta evaluation, which sends pieces out to where the contact is; 0: off.
+    pub mobility_utility: f32,
     /// Weight of the value head (win - loss) in the value a leaf backs up; below 1 leans
     /// the search on the material head while the value head still memorises its few games.
     pub value_utility: f32,
@@ -50,6 +54,7 @@ impl Default for SearchConfig {
             gumbel_moves: 16,
             gumbel_rescale: true,
             material_utility: 0.0,
+            mobility_utility: 0.0,
             value_utility: 1.0,
             root_capture_share: 0.0,
         }
@@ -88,6 +93,11 @@ pub struct SelfplayConfig {
     /// otherwise learn to shuffle one piece back and forth, and the games end in draws by
     /// repetition that teach nothing. Matches and the engine search every move.
     pub avoid_repetition: bool,
+    /// Root moves that wait are left out of self-play searches, unless every move does:
+    /// passes, and a piece stepping straight back to where the mover's previous move took it
+    /// from. Young networks otherwise learn that waiting is safe, and both sides wait for
+    /// the ply cap. Matches and the engine search every move.
+    pub avoid_waiting: bool,
     /// Resign when the search value stays below `-resign_threshold` for
     /// `resign_consecutive` of one side's moves in a row.
     pub resign_threshold: f32,
@@ -117,6 +127,22 @@ pub struct SelfplayConfig {
     /// instead of the initial position. The opening's moves are part of the game (its
     /// record and ply count) but are not searched and give no rows.
     pub opening_share: f32,
+    /// Share of games (0..=1) that start from a position of an earlier game of the same
+    /// worker (Go-Exploit): a game of the archive and a ply of it uniformly at random,
+    /// leaving at least `restart_min_plies` before `max_plies`. The earlier moves are part
+    /// of the game (record and ply count) but give no rows, as an opening's. Shorter games
+    /// from varied mid-game positions give more independent outcomes per hour.
+    pub restart_share: f32,
+    /// Finished games kept in the worker's archive of restart positions (the newest).
+    pub restart_archive_games: usize,
+    /// Plies a restarted game has at least before the ply cap.
+    pub restart_min_plies: u32,
+    /// Share of games (0..=1) in which one side, chosen at random, is careless: it plays a
+    /// move sampled from the network's raw policy without searching (its rows train the
+    /// value and auxiliary heads, never the policy). The other side's searches then meet
+    /// the loose pieces and unanswered threats that a weak opponent leaves, and learn what
+    /// they are worth.
+    pub careless_share: f32,
 }
 
 impl Default for SelfplayConfig {
@@ -130,6 +156,7 @@ impl Default for SelfplayConfig {
             temperature: 1.0,
             final_temperature: 0.3,
             avoid_repetition: false,
+            avoid_waiting: false,
             resign_threshold: 0.9,
             resign_consecutive: 6,
             no_resign_share: 0.1,
@@ -140,6 +167,10 @@ impl Default for SelfplayConfig {
             checkpoint_poll_seconds: 10.0,
             openings: None,
             opening_share: 0.0,
+            restart_share: 0.0,
+            restart_archive_games: 200,
+            restart_min_plies: 20,
+            careless_share: 0.0,
         }
     }
 }
@@ -160,6 +191,10 @@ impl SearchConfig {
         check(
             (0.0..=1.0).contains(&self.material_utility),
             "search.material_utility must be in [0, 1]",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.mobility_utility),
+            "search.mobility_utility must be in [0, 1]",
         )?;
         check(
             (0.0..=1.0).contains(&self.value_utility),
@@ -218,6 +253,18 @@ impl SelfplayConfig {
         check(
             self.opening_share == 0.0 || self.openings.is_some(),
             "selfplay.opening_share above 0 needs selfplay.openings (an openings file)",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.restart_share),
+            "selfplay.restart_share must be in [0, 1]",
+        )?;
+        check(
+            self.restart_share == 0.0 || self.restart_archive_games >= 1,
+            "selfplay.restart_archive_games must be at least 1 when restart_share is above 0",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.careless_share),
+            "selfplay.careless_share must be in [0, 1]",
         )?;
         check(
             self.rows_per_shard >= 1,

@@ -480,9 +480,27 @@ fn standard_normal<R: Rng>(rng: &mut R) -> f32 {
 
 /// The value a leaf backs up: `value_utility` times win - loss, plus `material_utility`
 /// times the material head's prediction (KataGo adds its score estimate to the utility the
-/// same way), kept in [-1, 1].
-pub fn utility(out: &tengu_model::Evaluation, config: &SearchConfig) -> f32 {
-    (config.value_utility * out.value() + config.material_utility * out.material).clamp(-1.0, 1.0)
+/// same way), plus `mobility_utility` times ln(`legal_moves` / `initial_moves`) (the leaf
+/// mover's legal moves against those of the game's initial position), kept in [-1, 1].
+pub fn utility(
+    out: &tengu_model::Evaluation,
+    config: &SearchConfig,
+    legal_moves: usize,
+    initial_moves: usize,
+) -> f32 {
+    let mut u = config.value_utility * out.value() + config.material_utility * out.material;
+    if config.mobility_utility > 0.0 {
+        let ratio = legal_moves.max(1) as f32 / initial_moves.max(1) as f32;
+        u += config.mobility_utility * ratio.ln();
+    }
+    u.clamp(-1.0, 1.0)
+}
+
+/// Legal moves of `variant`'s initial position: the reference of the mobility utility.
+pub fn initial_moves(variant: &std::sync::Arc<tengu_rules::Variant>) -> usize {
+    tengu_rules::Position::initial(variant.clone())
+        .legal_move_list()
+        .len()
 }
 
 /// How many root captures a PUCT search of `visits` new visits owes a first visit.

@@ -31,6 +31,10 @@ pub struct FinishedGame {
     /// The opening the game started from: its index in the openings file (file order,
     /// 0-based); `None` for the initial position.
     pub opening: Option<usize>,
+    /// A restarted game (Go-Exploit): the ply of the earlier game it started from.
+    pub restart: Option<u32>,
+    /// The side that played without searching (`selfplay.careless_share`), if any.
+    pub careless: Option<Color>,
 }
 
 /// Material and occupancy of every position of a finished game (Black's view), for the
@@ -116,6 +120,10 @@ struct Slot {
     pending: Option<(Vec<(u32, usize)>, Box<Game>, Vec<Move>)>,
     /// Index of the opening the game started from (None: the initial position).
     opening: Option<usize>,
+    /// Ply of the archived game this one restarted from.
+    restart: Option<u32>,
+    /// The side that plays the raw policy's sampled move without a search.
+    careless: Option<Color>,
 }
 
 /// Counters since the start.
@@ -149,6 +157,11 @@ pub struct SelfPlay {
     piece_values: Vec<f32>,
     /// Openings a share `config.opening_share` of new games start from.
     openings: Vec<Opening>,
+    /// Moves of the newest finished games (from the initial position), the positions a
+    /// share `config.restart_share` of new games restart from.
+    archive: std::collections::VecDeque<Arc<[Move]>>,
+    /// Legal moves of the initial position (the mobility utility's reference).
+    initial_moves: usize,
 }
 
 impl SelfPlay {
@@ -160,6 +173,7 @@ impl SelfPlay {
     ) -> SelfPlay {
         let slots = (0..config.games_in_flight).map(|_| None).collect();
         let piece_values = crate::arena::players::piece_values(&variant);
+        let initial_moves = crate::mcts::initial_moves(&variant);
         SelfPlay {
             variant,
             search,
@@ -175,6 +189,8 @@ impl SelfPlay {
             stats: PlayStats::default(),
             piece_values,
             openings: Vec::new(),
+            archive: std::collections::VecDeque::new(),
+            initial_moves,
         }
     }
 
@@ -199,17 +215,50 @@ impl SelfPlay {
     }
 
     /// The start of a new game: with probability `opening_share` (when there are
-    /// openings) a uniformly random opening and its index, else the initial position. No
-    /// random number is drawn without openings, so runs without them play as before.
-    fn start_game(&mut self) -> (Game, Option<usize>) {
+    /// openings) a uniformly random opening and its index; else with probability
+    /// `restart_share` (once the archive holds a game) a position of an archived game and
+    /// its ply; else the initial position. No random number is drawn for a share of 0, so
+    /// runs without openings and restarts play as before.
+    fn start_game(&mut self) -> (Game, Option<usize>, Option<u32>) {
         if !self.openings.is_empty()
             && self.config.opening_share > 0.0
             && self.rng.gen::<f32>() < self.config.opening_share
         {
             let i = self.rng.gen_range(0..self.openings.len());
-            return (self.openings[i].game(&self.variant), Some(i));
+            return (self.openings[i].game(&self.variant), Some(i), None);
         }
-        (Game::new(Position::initial(self.variant.clone())), None)
+        let mut game = Game::new(Position::initial(self.variant.clone()));
+        if !self.archive.is_empty()
+            && self.config.restart_share > 0.0
+            && self.rng.gen::<f32>() < self.config.restart_share
+        {
+            let earlier = self.archive[self.rng.gen_range(0..self.archive.len())].clone();
+            // Any ply before the earlier game's end, leaving restart_min_plies to play.
+            let last = (earlier.len() as u32).saturating_sub(1).min(
+                self.config
+                    .max_plies
+                    .saturating_sub(self.config.restart_min_plies),
+            );
+            if last >= 1 {
+                let ply = self.rng.gen_range(1..=last);
+                for &m in &earlier[..ply as usize] {
+                    game.play_unchecked(m);
+                }
+                return (game, None, Some(ply));
+            }
+        }
+        (game, None, None)
+    }
+
+    /// Keeps a finished game's moves for restarts (only when restarts are on).
+    fn archive_game(&mut self, game: &Game) {
+        if self.config.restart_share <= 0.0 || game.is_empty() {
+            return;
+        }
+        self.archive.push_back(game.moves().collect());
+        while self.archive.len() > self.config.restart_archive_games {
+            self.archive.pop_front();
+        }
     }
 
     /// Games currently being played.
@@ -224,7 +273,10 @@ impl SelfPlay {
 
     fn new_slot(&mut self) -> Slot {
         let no_resign = self.rng.gen::<f32>() < self.config.no_resign_share;
-        let (game, opening) = self.start_game();
+        let (game, opening, restart) = self.start_game();
+        let careless = (self.config.careless_share > 0.0
+            && self.rng.gen::<f32>() < self.config.careless_share)
+            .then(|| Color::ALL[self.rng.gen_range(0..2)]);
         let mut slot = Slot {
             generation: self.generation,
             model: self.model.clone(),
@@ -239,6 +291,8 @@ impl SelfPlay {
             would_resign: [false; 2],
             pending: None,
             opening,
+            restart,
+            careless,
         };
         self.begin_move(&mut slot);
         slot
@@ -247,6 +301,13 @@ impl SelfPlay {
     /// Playout cap randomization: a full or a cheap search for the next move.
     fn begin_move(&mut self, slot: &mut Slot) {
         slot.full = self.rng.gen::<f32>() < self.config.full_search_share;
+        if slot.careless == Some(slot.game.position().side_to_move()) {
+            // The root's evaluation alone: the move is sampled from its policy.
+            slot.full = false;
+            slot.budget = 1;
+            slot.root_prepared = false;
+            return;
+        }
         slot.budget = if slot.full {
             self.search.visits
         } else {
@@ -340,10 +401,14 @@ impl SelfPlay {
         for (&i, out) in pending.iter().zip(outputs) {
             let mut slot = self.slots[i].take().unwrap();
             let (path, game, mut moves) = slot.pending.take().unwrap();
-            let value = crate::mcts::utility(&out, &self.search);
+            let value = crate::mcts::utility(&out, &self.search, moves.len(), self.initial_moves);
             let mut policy = out.policy;
             if path.is_empty() && self.config.avoid_repetition {
                 drop_repeating(&game, &mut moves, &mut policy);
+            }
+            if path.is_empty() && self.config.avoid_waiting {
+                let waiting: Vec<bool> = moves.iter().map(|&m| is_waiting(&game, m)).collect();
+                drop_flagged(&waiting, &mut moves, &mut policy);
             }
             // A random move order breaks PUCT's ties at random: with the near-uniform priors
             // of young networks, ties otherwise always go to the first generated move, and
@@ -422,7 +487,15 @@ impl SelfPlay {
         } else {
             (self.config.final_temperature > 0.0).then_some(self.config.final_temperature)
         };
-        let edge = slot.tree.choose_move(temperature, &mut self.rng);
+        let careless = slot.careless == Some(slot.game.position().side_to_move());
+        let edge = if careless {
+            sample_prior(
+                &slot.tree.root().expect("expanded root").prior,
+                &mut self.rng,
+            )
+        } else {
+            slot.tree.choose_move(temperature, &mut self.rng)
+        };
         let root = slot.tree.root().expect("searched root");
         let pos = slot.game.position();
         let search_value = root.mean_value();
@@ -476,6 +549,14 @@ impl SelfPlay {
         {
             slot.tree.clear();
         }
+        if self.config.avoid_waiting
+            && slot.tree.root().is_some_and(|root| {
+                let game = &slot.game;
+                root.moves.iter().any(|&m| is_waiting(game, m))
+            })
+        {
+            slot.tree.clear();
+        }
         if let Some(outcome) = slot.game.outcome() {
             return Some(self.finish(slot, outcome.winner, outcome.termination.as_str()));
         }
@@ -502,6 +583,7 @@ impl SelfPlay {
         termination: &str,
     ) -> FinishedGame {
         let plies = slot.game.len() as u32;
+        self.archive_game(&slot.game);
         let future = FutureTargets::of_game(&slot.game, &self.piece_values);
         let rows = std::mem::take(&mut slot.rows)
             .into_iter()
@@ -529,6 +611,12 @@ impl SelfPlay {
         if let Some(i) = slot.opening {
             tags.push(("Opening", i.to_string()));
             tags.push(("OpeningLine", self.openings[i].line.to_string()));
+        }
+        if let Some(ply) = slot.restart {
+            tags.push(("Restart", ply.to_string()));
+        }
+        if let Some(side) = slot.careless {
+            tags.push(("Careless", side.to_string()));
         }
         let tags: Vec<(&str, &str)> = tags.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let mut record = Record::new(slot.game.clone(), &tags);
@@ -560,14 +648,45 @@ impl SelfPlay {
             plies,
             false_resignation,
             opening: slot.opening,
+            restart: slot.restart,
+            careless: slot.careless,
         }
     }
+}
+
+/// An edge drawn with probability `prior[e]` (the first edge if the priors sum to 0).
+fn sample_prior<R: Rng>(prior: &[f32], rng: &mut R) -> usize {
+    let total: f32 = prior.iter().sum();
+    let mut x = rng.gen::<f32>() * total;
+    for (e, &p) in prior.iter().enumerate() {
+        if x < p {
+            return e;
+        }
+        x -= p;
+    }
+    prior.iter().rposition(|&p| p > 0.0).unwrap_or(0)
 }
 
 /// Removes from a root's `moves` (and their `prior`, renormalised) those that recreate a
 /// position already seen in `game`, unless every move does.
 fn drop_repeating(game: &Game, moves: &mut Vec<Move>, prior: &mut Vec<f32>) {
     let repeats = game.repeating_moves(moves);
+    drop_flagged(&repeats, moves, prior);
+}
+
+/// Whether `m` waits: a pass, or the piece the mover moved last stepping straight back
+/// (without a capture).
+pub fn is_waiting(game: &Game, m: Move) -> bool {
+    if m.is_pass() {
+        return true;
+    }
+    let previous = game.len().checked_sub(2).and_then(|i| game.moves().nth(i));
+    !m.is_capture()
+        && previous.is_some_and(|p| !p.is_pass() && p.to() == m.from() && p.from() == m.to())
+}
+
+/// Removes the flagged `moves` (and their `prior`, renormalised), unless all or none are.
+fn drop_flagged(repeats: &[bool], moves: &mut Vec<Move>, prior: &mut Vec<f32>) {
     if !repeats.contains(&true) || !repeats.contains(&false) {
         return;
     }

@@ -16,7 +16,9 @@ use tengu_model::{EvalError, EvalInput, Evaluator};
 use tengu_rules::{Game, Move};
 
 use crate::config::SearchConfig;
-use crate::mcts::{forced_captures, terminal_value, uses_gumbel, utility, Leaf, Tree, NONE};
+use crate::mcts::{
+    forced_captures, initial_moves, terminal_value, uses_gumbel, utility, Leaf, Tree, NONE,
+};
 
 /// What a search may spend on one move. Every field caps the search; `None` leaves that
 /// side open (with nothing set, a player uses its own default budget).
@@ -261,7 +263,8 @@ fn search_tree(
     if moves.is_empty() {
         return Ok(None);
     }
-    let value = utility(&raw, config);
+    let initial = initial_moves(game.position().variant());
+    let value = utility(&raw, config, legal.len(), initial);
     let sum: f32 = prior.iter().sum();
     if sum > 0.0 && sum.is_finite() {
         prior.iter_mut().for_each(|p| *p /= sum);
@@ -283,7 +286,7 @@ fn search_tree(
         if let Leaf::Evaluate { path, game: leaf } = tree.simulate(game, config, max_plies) {
             let moves = leaf.position().legal_move_list();
             let out = evaluate(eval, &leaf, &moves)?;
-            let value = utility(&out, config);
+            let value = utility(&out, config, moves.len(), initial);
             tree.expand(&path, moves, out.policy, value, false);
         }
         if last_info.elapsed() >= Duration::from_millis(500) {

@@ -315,6 +315,8 @@ fn leaf_utility_weighs_value_and_material() {
                 material_utility,
                 ..SearchConfig::default()
             },
+            100,
+            60,
         )
     };
     assert!((with(1.0, 0.0) - 0.6).abs() < 1e-6);
@@ -330,5 +332,5 @@ fn leaf_utility_weighs_value_and_material() {
         material_utility: 1.0,
         ..SearchConfig::default()
     };
-    assert_eq!(utility(&strong, &config), 1.0);
+    assert_eq!(utility(&strong, &config, 100, 60), 1.0);
 }

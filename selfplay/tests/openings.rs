@@ -5,12 +5,14 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use tengu_model::{Backend, Evaluator, UniformEvaluator};
+use tengu_model::Backend;
 use tengu_rules::{parse_openings, Game, OpeningsError, Variant};
 use tengu_selfplay::openings::read_openings;
 use tengu_selfplay::play::FinishedGame;
 use tengu_selfplay::worker::{self, WorkerError, WorkerOptions};
 use tengu_selfplay::{SearchConfig, SelfPlay, SelfplayConfig};
+
+mod common;
 
 const BOOK: &str = "# two openings\n9l>9k 9f>9g 13l>13k # ply 3\n\n13l>13k 5f>5g # ply 2\n";
 
@@ -35,18 +37,7 @@ fn play_games(share: f32, games: u64) -> Vec<FinishedGame> {
     let mut play = SelfPlay::new(variant.clone(), search, config(share), 7);
     play.set_openings(parse_openings(&variant, BOOK).unwrap())
         .unwrap();
-    play.game_limit = Some(games);
-    let mut eval: Box<dyn Evaluator> = Box::new(UniformEvaluator);
-    let mut finished = Vec::new();
-    for _ in 0..100_000 {
-        play.step(eval.as_mut()).unwrap();
-        finished.extend(play.take_finished());
-        if finished.len() as u64 == games {
-            break;
-        }
-    }
-    assert_eq!(finished.len() as u64, games);
-    finished
+    common::finish_games(&mut play, games)
 }
 
 #[test]

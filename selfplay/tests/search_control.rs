@@ -2,11 +2,13 @@
 //! games with a careless side that plays its raw policy without a search, waiting moves left
 //! out of self-play roots, and the mobility term of the search utility.
 
-use tengu_model::{Evaluation, Evaluator, UniformEvaluator};
+use tengu_model::Evaluation;
 use tengu_rules::{Color, Game, Move, Position, Variant};
 use tengu_selfplay::mcts::{initial_moves, utility};
 use tengu_selfplay::play::{is_waiting, FinishedGame};
 use tengu_selfplay::{SearchConfig, SelfPlay, SelfplayConfig};
+
+mod common;
 
 const MAX_PLIES: u32 = 40;
 
@@ -28,18 +30,7 @@ fn play_games(config: SelfplayConfig, games: u64) -> Vec<FinishedGame> {
         ..SearchConfig::default()
     };
     let mut play = SelfPlay::new(Variant::dai_dai(), search, config, 11);
-    play.game_limit = Some(games);
-    let mut eval: Box<dyn Evaluator> = Box::new(UniformEvaluator);
-    let mut finished = Vec::new();
-    for _ in 0..1_000_000 {
-        play.step(eval.as_mut()).unwrap();
-        finished.extend(play.take_finished());
-        if finished.len() as u64 == games {
-            break;
-        }
-    }
-    assert_eq!(finished.len() as u64, games);
-    finished
+    common::finish_games(&mut play, games)
 }
 
 fn moves_of(g: &FinishedGame) -> Vec<Move> {

@@ -164,6 +164,16 @@ impl Position {
         );
     }
 
+    /// Pseudo-legal moves of `color` other than passes, as if it were to move: the mobility
+    /// of either side (a classic evaluation's term), without allocating.
+    pub fn mobility(&self, color: Color) -> u32 {
+        let mut n = 0;
+        pseudo_legal(&self.variant, &self.board, color, false, &mut |m| {
+            n += !m.is_pass() as u32;
+        });
+        n
+    }
+
     /// Replaces the contents of `out` with the legal moves (§5.3), grouped by origin square in
     /// board reading order. `out` keeps its capacity, so a reused vector never allocates.
     pub fn legal_moves(&self, out: &mut Vec<Move>) {

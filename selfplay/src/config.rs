@@ -33,6 +33,11 @@ pub struct SearchConfig {
     /// position), added to the same backed-up value: the mobility term of a classic
     /// alpha-beta evaluation, which sends pieces out to where the contact is; 0: off.
     pub mobility_utility: f32,
+    /// Weight of the mobility balance, ln(the leaf mover's pseudo-legal moves / the
+    /// opponent's), added to the same backed-up value: both sides' mobility, as a classic
+    /// evaluation counts it at every leaf (`mobility_utility` sees the mover's alone, which
+    /// one ply below the root rewards cramping the opponent); 0: off.
+    pub mobility_balance: f32,
     /// Weight of the value head (win - loss) in the value a leaf backs up; below 1 leans
     /// the search on the material head while the value head still memorises its few games.
     pub value_utility: f32,
@@ -55,6 +60,7 @@ impl Default for SearchConfig {
             gumbel_rescale: true,
             material_utility: 0.0,
             mobility_utility: 0.0,
+            mobility_balance: 0.0,
             value_utility: 1.0,
             root_capture_share: 0.0,
         }
@@ -195,6 +201,10 @@ impl SearchConfig {
         check(
             (0.0..=1.0).contains(&self.mobility_utility),
             "search.mobility_utility must be in [0, 1]",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.mobility_balance),
+            "search.mobility_balance must be in [0, 1]",
         )?;
         check(
             (0.0..=1.0).contains(&self.value_utility),

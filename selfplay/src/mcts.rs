@@ -206,9 +206,25 @@ impl Tree {
             .iter()
             .map(|&p| p.max(1e-12).ln() + gumbel_noise(rng))
             .collect();
-        let mut order: Vec<usize> = (0..root.moves.len()).collect();
-        order.sort_by(|&a, &b| score[b].total_cmp(&score[a]));
-        order.truncate(config.gumbel_moves as usize);
+        // With forced root captures, the most probable captures (up to half the candidates)
+        // always race: Gumbel-top-k over a young, flat prior rarely samples the capture that
+        // matters, as PUCT rarely visits it.
+        let k = config.gumbel_moves as usize;
+        let mut order: Vec<usize> = Vec::with_capacity(k);
+        if config.root_capture_share > 0.0 {
+            let mut captures: Vec<usize> = (0..root.moves.len())
+                .filter(|&e| root.moves[e].is_capture())
+                .collect();
+            captures.sort_by(|&a, &b| root.prior[b].total_cmp(&root.prior[a]));
+            captures.truncate(k / 2);
+            order.extend(captures);
+        }
+        let mut rest: Vec<usize> = (0..root.moves.len())
+            .filter(|e| !order.contains(e))
+            .collect();
+        rest.sort_by(|&a, &b| score[b].total_cmp(&score[a]));
+        rest.truncate(k.saturating_sub(order.len()));
+        order.extend(rest);
         let m = order.len().max(1) as u32;
         let phases = (32 - (m - 1).leading_zeros()).max(1);
         let per = (budget / (phases * m)).max(1);
@@ -494,6 +510,25 @@ pub fn utility(
         u += config.mobility_utility * ratio.ln();
     }
     u.clamp(-1.0, 1.0)
+}
+
+/// [`utility`] of a leaf at `pos` (with `legal_moves` legal moves), plus
+/// `mobility_balance` times ln(the mover's pseudo-legal moves / the opponent's), kept in
+/// [-1, 1]. The balance costs two move generations, so only when its weight is set.
+pub fn leaf_utility(
+    out: &tengu_model::Evaluation,
+    config: &SearchConfig,
+    pos: &tengu_rules::Position,
+    legal_moves: usize,
+    initial_moves: usize,
+) -> f32 {
+    let u = utility(out, config, legal_moves, initial_moves);
+    if config.mobility_balance == 0.0 {
+        return u;
+    }
+    let me = pos.side_to_move();
+    let ratio = pos.mobility(me).max(1) as f32 / pos.mobility(me.opposite()).max(1) as f32;
+    (u + config.mobility_balance * ratio.ln()).clamp(-1.0, 1.0)
 }
 
 /// Legal moves of `variant`'s initial position: the reference of the mobility utility.

@@ -401,7 +401,13 @@ impl SelfPlay {
         for (&i, out) in pending.iter().zip(outputs) {
             let mut slot = self.slots[i].take().unwrap();
             let (path, game, mut moves) = slot.pending.take().unwrap();
-            let value = crate::mcts::utility(&out, &self.search, moves.len(), self.initial_moves);
+            let value = crate::mcts::leaf_utility(
+                &out,
+                &self.search,
+                game.position(),
+                moves.len(),
+                self.initial_moves,
+            );
             let mut policy = out.policy;
             if path.is_empty() && self.config.avoid_repetition {
                 drop_repeating(&game, &mut moves, &mut policy);

@@ -17,7 +17,7 @@ use tengu_rules::{Game, Move};
 
 use crate::config::SearchConfig;
 use crate::mcts::{
-    forced_captures, initial_moves, terminal_value, uses_gumbel, utility, Leaf, Tree, NONE,
+    forced_captures, initial_moves, leaf_utility, terminal_value, uses_gumbel, Leaf, Tree, NONE,
 };
 
 /// What a search may spend on one move. Every field caps the search; `None` leaves that
@@ -264,7 +264,7 @@ fn search_tree(
         return Ok(None);
     }
     let initial = initial_moves(game.position().variant());
-    let value = utility(&raw, config, legal.len(), initial);
+    let value = leaf_utility(&raw, config, game.position(), legal.len(), initial);
     let sum: f32 = prior.iter().sum();
     if sum > 0.0 && sum.is_finite() {
         prior.iter_mut().for_each(|p| *p /= sum);
@@ -286,7 +286,7 @@ fn search_tree(
         if let Leaf::Evaluate { path, game: leaf } = tree.simulate(game, config, max_plies) {
             let moves = leaf.position().legal_move_list();
             let out = evaluate(eval, &leaf, &moves)?;
-            let value = utility(&out, config, moves.len(), initial);
+            let value = leaf_utility(&out, config, leaf.position(), moves.len(), initial);
             tree.expand(&path, moves, out.policy, value, false);
         }
         if last_info.elapsed() >= Duration::from_millis(500) {

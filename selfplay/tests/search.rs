@@ -300,6 +300,113 @@ fn root_capture_share_gives_every_root_capture_a_visit() {
 }
 
 #[test]
+fn gumbel_candidates_include_the_root_captures_with_the_capture_share() {
+    use rand::SeedableRng;
+    use tengu_selfplay::mcts::{Leaf, Tree};
+    // The position of the test above: two captures among ~60 moves. The captures get a
+    // prior far below the quiet moves', so Gumbel-top-4 alone almost never samples them.
+    let pos = compose('b', &["9q=K", "9a=k", "1q=R", "1c=p", "17q=R", "17c=p"]);
+    let game = Game::new(pos);
+    let moves = game.position().legal_move_list();
+    let prior: Vec<f32> = moves
+        .iter()
+        .map(|m| if m.is_capture() { 1e-6 } else { 1.0 })
+        .collect();
+    let total: f32 = prior.iter().sum();
+    let prior: Vec<f32> = prior.iter().map(|p| p / total).collect();
+    let raced = |share: f32, seed: u64| {
+        let config = SearchConfig {
+            root: RootSelection::Gumbel,
+            gumbel_moves: 4,
+            root_capture_share: share,
+            ..SearchConfig::default()
+        };
+        let mut tree = Tree::default();
+        tree.expand(&[], moves.clone(), prior.clone(), 0.0, false);
+        tree.start_gumbel(&config, 8, &mut rand::rngs::SmallRng::seed_from_u64(seed));
+        // The first phase gives each of the 4 candidates one visit.
+        let mut first: Vec<usize> = Vec::new();
+        for _ in 0..4 {
+            match tree.simulate(&game, &config, 600) {
+                Leaf::Evaluate { path, game: leaf } => {
+                    first.push(path[0].1);
+                    let n = leaf.position().legal_move_list();
+                    let uniform = vec![1.0 / n.len() as f32; n.len()];
+                    tree.expand(&path, n, uniform, 0.0, false);
+                }
+                Leaf::Done => panic!("no game ends here"),
+            }
+        }
+        first.sort();
+        first.dedup();
+        assert_eq!(first.len(), 4, "four distinct candidates");
+        first.iter().filter(|&&e| moves[e].is_capture()).count()
+    };
+    for seed in 0..5 {
+        assert_eq!(raced(0.5, seed), 2, "both captures race (seed {seed})");
+        assert_eq!(
+            raced(0.0, seed),
+            0,
+            "the prior alone leaves them out (seed {seed})"
+        );
+    }
+}
+
+#[test]
+fn the_mobility_balance_adds_the_log_ratio_of_both_sides_moves() {
+    use tengu_selfplay::mcts::{leaf_utility, utility};
+    let out = tengu_model::Evaluation {
+        policy: Vec::new(),
+        wdl: [0.5, 0.2, 0.3],
+        material: 0.0,
+    };
+    // Black: a king and a rook on an open board; White: a king alone.
+    let pos = compose('b', &["9q=K", "9a=k", "1q=R"]);
+    let black = pos.mobility(Color::Black);
+    let white = pos.mobility(Color::White);
+    // A king steps to its 8 neighbours (fewer on the edge); the rook adds its lines.
+    assert_eq!(white, 5, "White's king on the edge");
+    assert!(black > white + 16, "Black {black}");
+    // Mobility counts moves as if the side were to move, passes left out.
+    let pseudo = |p: &Position| {
+        let mut v = Vec::new();
+        p.pseudo_legal_moves(&mut v);
+        v.iter().filter(|m| !m.is_pass()).count() as u32
+    };
+    assert_eq!(black, pseudo(&pos));
+    let white_to_move = compose('w', &["9q=K", "9a=k", "1q=R"]);
+    assert_eq!(white, pseudo(&white_to_move));
+    let initial = Position::initial(tengu_rules::Variant::dai_dai());
+    assert_eq!(
+        initial.mobility(Color::Black),
+        initial.mobility(Color::White)
+    );
+
+    let off = SearchConfig::default();
+    let on = SearchConfig {
+        mobility_balance: 0.3,
+        ..SearchConfig::default()
+    };
+    let n = pos.legal_move_list().len();
+    assert_eq!(
+        leaf_utility(&out, &off, &pos, n, 59),
+        utility(&out, &off, n, 59)
+    );
+    let expected = 0.2 + 0.3 * (black as f32 / white as f32).ln();
+    assert!((leaf_utility(&out, &on, &pos, n, 59) - expected.min(1.0)).abs() < 1e-6);
+    // From White's side the same position scores the other way.
+    let mirrored = leaf_utility(&out, &on, &white_to_move, n, 59);
+    assert!((mirrored - (0.2 - 0.3 * (black as f32 / white as f32).ln())).abs() < 1e-6);
+    let err = SearchConfig {
+        mobility_balance: 2.0,
+        ..SearchConfig::default()
+    }
+    .validate()
+    .unwrap_err();
+    assert!(err.contains("search.mobility_balance"), "{err}");
+}
+
+#[test]
 fn leaf_utility_weighs_value_and_material() {
     use tengu_selfplay::mcts::utility;
     let out = tengu_model::Evaluation {

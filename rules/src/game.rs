@@ -107,7 +107,8 @@ impl Game {
         &self.position
     }
 
-    pub fn moves(&self) -> impl Iterator<Item = Move> + '_ {
+    /// The moves played, in order; walkable from either end.
+    pub fn moves(&self) -> impl DoubleEndedIterator<Item = Move> + ExactSizeIterator + '_ {
         self.plies.iter().map(|p| p.mv)
     }
 

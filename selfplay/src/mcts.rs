@@ -212,12 +212,7 @@ impl Tree {
         let k = config.gumbel_moves as usize;
         let mut order: Vec<usize> = Vec::with_capacity(k);
         if config.root_capture_share > 0.0 {
-            let mut captures: Vec<usize> = (0..root.moves.len())
-                .filter(|&e| root.moves[e].is_capture())
-                .collect();
-            captures.sort_by(|&a, &b| root.prior[b].total_cmp(&root.prior[a]));
-            captures.truncate(k / 2);
-            order.extend(captures);
+            order.extend(captures_by_prior(root).into_iter().take(k / 2));
         }
         let mut rest: Vec<usize> = (0..root.moves.len())
             .filter(|e| !order.contains(e))
@@ -247,11 +242,11 @@ impl Tree {
         let Some(root) = self.nodes.first() else {
             return;
         };
-        let mut edges: Vec<usize> = (0..root.moves.len())
-            .filter(|&e| root.moves[e].is_capture() && root.visits[e] == 0)
+        let mut edges: Vec<usize> = captures_by_prior(root)
+            .into_iter()
+            .filter(|&e| root.visits[e] == 0)
+            .take(max)
             .collect();
-        edges.sort_by(|&a, &b| root.prior[b].total_cmp(&root.prior[a]));
-        edges.truncate(max);
         // Taken from the back.
         edges.reverse();
         self.forced = edges;
@@ -453,6 +448,15 @@ fn sigma_q(root: &Node, rescale: bool) -> Vec<f32> {
     }
     let sigma = sigma_scale(root);
     q.iter().map(|x| sigma * x).collect()
+}
+
+/// The capture edges of `node`, the most probable first (ties in move order).
+fn captures_by_prior(node: &Node) -> Vec<usize> {
+    let mut edges: Vec<usize> = (0..node.moves.len())
+        .filter(|&e| node.moves[e].is_capture())
+        .collect();
+    edges.sort_by(|&a, &b| node.prior[b].total_cmp(&node.prior[a]));
+    edges
 }
 
 /// Scale of sigma(q) = (50 + max visits) * 0.1 * q (the Gumbel MuZero paper's c_visit and

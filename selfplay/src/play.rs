@@ -546,21 +546,13 @@ impl SelfPlay {
 
         slot.game.play_unchecked(mv);
         slot.tree.reuse(edge);
-        // A reused root was expanded with every move; search it afresh without the repeats.
-        if self.config.avoid_repetition
-            && slot
-                .tree
-                .root()
-                .is_some_and(|root| slot.game.repeating_moves(&root.moves).contains(&true))
-        {
-            slot.tree.clear();
-        }
-        if self.config.avoid_waiting
-            && slot.tree.root().is_some_and(|root| {
-                let game = &slot.game;
-                root.moves.iter().any(|&m| is_waiting(game, m))
-            })
-        {
+        // A reused root was expanded with every move; search it afresh without the moves
+        // that self-play leaves out of its roots (repeats, waiting moves).
+        let game = &slot.game;
+        if slot.tree.root().is_some_and(|root| {
+            (self.config.avoid_repetition && game.repeating_moves(&root.moves).contains(&true))
+                || (self.config.avoid_waiting && root.moves.iter().any(|&m| is_waiting(game, m)))
+        }) {
             slot.tree.clear();
         }
         if let Some(outcome) = slot.game.outcome() {
@@ -686,7 +678,8 @@ pub fn is_waiting(game: &Game, m: Move) -> bool {
     if m.is_pass() {
         return true;
     }
-    let previous = game.len().checked_sub(2).and_then(|i| game.moves().nth(i));
+    // The mover's own previous move, two plies back (from the end: no walk over the game).
+    let previous = game.moves().rev().nth(1);
     !m.is_capture()
         && previous.is_some_and(|p| !p.is_pass() && p.to() == m.from() && p.from() == m.to())
 }

@@ -396,6 +396,10 @@ pub struct BenchSearchArgs {
     /// Seconds per measurement.
     #[arg(long, default_value_t = 10.0)]
     pub seconds: f64,
+    /// Search with the `[search]` table of this run configuration (e.g.
+    /// `configs/run/dai-dai-cpu.toml`) instead of the defaults; --visits overrides its visits.
+    #[arg(long)]
+    pub search_config: Option<std::path::PathBuf>,
     #[arg(long)]
     pub json: bool,
 }

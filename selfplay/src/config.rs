@@ -26,6 +26,10 @@ pub struct SearchConfig {
     /// Gumbel root: min-max rescale the completed Q values to [0, 1] before sigma (as
     /// DeepMind's mctx does), so small value differences still shape the policy target.
     pub gumbel_rescale: bool,
+    /// Gumbel root: c_scale of sigma(q) = (50 + max visits) * c_scale * q (the Gumbel MuZero
+    /// paper's 0.1); larger lets Q outweigh the prior in the final choice and the policy
+    /// target, as small material differences need.
+    pub gumbel_value_scale: f32,
     /// Weight of the material head's prediction (future material balance, tanh-scaled)
     /// added to the value a leaf backs up (KataGo's score utility); 0: the value alone.
     pub material_utility: f32,
@@ -45,6 +49,13 @@ pub struct SearchConfig {
     /// root (most probable first), so a young policy's search sees what captures are worth
     /// (a rules fact, no values); 0: off.
     pub root_capture_share: f32,
+    /// Where a leaf's material term (`material_utility`) comes from: `head` (the material
+    /// head's prediction) or `exchange` (the balance now plus what the side to move wins by
+    /// a capture-only search of `exchange_depth` plies: exact short tactics from the rules'
+    /// piece values and move generator, no network).
+    pub leaf_material: LeafMaterial,
+    /// Plies of the capture-only search of `leaf_material = "exchange"`.
+    pub exchange_depth: u32,
 }
 
 impl Default for SearchConfig {
@@ -58,13 +69,24 @@ impl Default for SearchConfig {
             root: RootSelection::Puct,
             gumbel_moves: 16,
             gumbel_rescale: true,
+            gumbel_value_scale: 0.1,
             material_utility: 0.0,
             mobility_utility: 0.0,
             mobility_balance: 0.0,
             value_utility: 1.0,
             root_capture_share: 0.0,
+            leaf_material: LeafMaterial::Head,
+            exchange_depth: 4,
         }
     }
+}
+
+/// Source of a leaf's material term.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LeafMaterial {
+    Head,
+    Exchange,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -213,6 +235,14 @@ impl SearchConfig {
         check(
             (0.0..=1.0).contains(&self.root_capture_share),
             "search.root_capture_share must be in [0, 1]",
+        )?;
+        check(
+            self.gumbel_value_scale > 0.0 && self.gumbel_value_scale <= 10.0,
+            "search.gumbel_value_scale must be in (0, 10]",
+        )?;
+        check(
+            (1..=8).contains(&self.exchange_depth),
+            "search.exchange_depth must be in 1..=8",
         )?;
         check(
             self.gumbel_moves >= 2,

@@ -4,6 +4,7 @@
 pub mod arena;
 pub mod config;
 pub mod cpu;
+pub mod exchange;
 pub mod mcts;
 pub mod openings;
 pub mod play;
@@ -11,6 +12,6 @@ pub mod search;
 pub mod shard;
 pub mod worker;
 
-pub use config::{RootSelection, SearchConfig, SelfplayConfig};
+pub use config::{LeafMaterial, RootSelection, SearchConfig, SelfplayConfig};
 pub use play::{FinishedGame, SelfPlay};
 pub use shard::{Row, ShardError, ShardHeader};

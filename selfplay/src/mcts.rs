@@ -7,7 +7,7 @@
 use rand::Rng;
 use tengu_rules::{Game, Move};
 
-use crate::config::{RootSelection, SearchConfig};
+use crate::config::{LeafMaterial, RootSelection, SearchConfig};
 
 pub const NONE: u32 = u32::MAX;
 
@@ -26,10 +26,20 @@ pub struct Node {
     pub value: f32,
     /// Whether the game is over here (then `moves` is empty and `value` exact).
     pub terminal: bool,
+    /// A move that takes this node's first visit below the root: the capture that starts
+    /// the mover's best exchange (`leaf_material = "exchange"`), so the second visit of a
+    /// move follows the exchange its leaf value assumed instead of a prior-chosen reply.
+    pub lead: Option<usize>,
 }
 
 impl Node {
-    fn new(moves: Vec<Move>, prior: Vec<f32>, value: f32, terminal: bool) -> Node {
+    fn new(
+        moves: Vec<Move>,
+        prior: Vec<f32>,
+        value: f32,
+        terminal: bool,
+        lead: Option<usize>,
+    ) -> Node {
         let n = moves.len();
         Node {
             moves,
@@ -40,6 +50,7 @@ impl Node {
             total: 1,
             value,
             terminal,
+            lead,
         }
     }
 
@@ -67,6 +78,8 @@ struct GumbelRoot {
     phases: u32,
     /// Min-max rescale the completed Q values before sigma (mctx's `rescale_values`).
     rescale: bool,
+    /// c_scale of sigma(q) (`search.gumbel_value_scale`).
+    value_scale: f32,
 }
 
 /// Where a simulation ended.
@@ -117,7 +130,8 @@ impl Tree {
     }
 
     /// Adds the node reached by `path` (the root when empty) from an evaluation; `prior`
-    /// follows `moves`. Then backs `value` up the path.
+    /// follows `moves`; `lead` (an edge) takes the node's first visit (see [`Node::lead`]).
+    /// Then backs `value` up the path.
     pub fn expand(
         &mut self,
         path: &[(u32, usize)],
@@ -125,9 +139,11 @@ impl Tree {
         prior: Vec<f32>,
         value: f32,
         terminal: bool,
+        lead: Option<usize>,
     ) {
         let id = self.nodes.len() as u32;
-        self.nodes.push(Node::new(moves, prior, value, terminal));
+        self.nodes
+            .push(Node::new(moves, prior, value, terminal, lead));
         if let Some(&(parent, edge)) = path.last() {
             self.nodes[parent as usize].child[edge] = id;
         }
@@ -149,6 +165,9 @@ impl Tree {
     /// PUCT choice among the moves of `node`.
     fn select_edge(&self, node: u32, config: &SearchConfig) -> usize {
         let n = &self.nodes[node as usize];
+        if let Some(e) = n.lead.filter(|&e| n.visits[e] == 0) {
+            return e;
+        }
         let sqrt_total = (n.total as f32).sqrt();
         // The reduction grows with the prior mass already explored (KataGo, Lc0): a flat
         // reduction makes every unvisited move lose to a visited one whenever values are
@@ -188,7 +207,7 @@ impl Tree {
                 continue;
             }
             // Halve by score + sigma(q), then raise the target for the next phase.
-            let sq = sigma_q(root, g.rescale);
+            let sq = sigma_q(root, g.rescale, g.value_scale);
             let mut ranked: Vec<usize> = g.remaining.clone();
             ranked.sort_by(|&a, &b| (g.score[b] + sq[b]).total_cmp(&(g.score[a] + sq[a])));
             ranked.truncate(ranked.len().div_ceil(2));
@@ -199,19 +218,35 @@ impl Tree {
     }
 
     /// Starts the Gumbel schedule at the root (after the root is evaluated).
-    pub fn start_gumbel<R: Rng>(&mut self, config: &SearchConfig, budget: u32, rng: &mut R) {
+    /// `exchange_values` (per root edge, see [`root_exchange_values`]) chooses half the
+    /// candidates. Without `noise` the candidates are the most
+    /// probable moves and the race is decided by log prior + sigma(Q) alone (deterministic
+    /// play): the noise explores in self-play, but raced captures, which did not win the
+    /// noise draw, would start a race against the draw's winners several units behind.
+    pub fn start_gumbel<R: Rng>(
+        &mut self,
+        config: &SearchConfig,
+        budget: u32,
+        exchange_values: Option<&[f32]>,
+        noise: bool,
+        rng: &mut R,
+    ) {
         let root = &self.nodes[0];
         let score: Vec<f32> = root
             .prior
             .iter()
-            .map(|&p| p.max(1e-12).ln() + gumbel_noise(rng))
+            .map(|&p| p.max(1e-12).ln() + if noise { gumbel_noise(rng) } else { 0.0 })
             .collect();
-        // With forced root captures, the most probable captures (up to half the candidates)
-        // always race: Gumbel-top-k over a young, flat prior rarely samples the capture that
-        // matters, as PUCT rarely visits it.
+        // With exchange values (`leaf_material = "exchange"`), half the candidates are the
+        // moves that win or keep the most material by exchange (a saving move, a winning
+        // capture), the most probable among equals. Else, with forced root captures, the
+        // most probable captures race: Gumbel-top-k over a young, flat prior rarely samples
+        // the capture that matters, as PUCT rarely visits it.
         let k = config.gumbel_moves as usize;
         let mut order: Vec<usize> = Vec::with_capacity(k);
-        if config.root_capture_share > 0.0 {
+        if let Some(values) = exchange_values {
+            order.extend(ranked_moves(root, values).into_iter().take(k / 2));
+        } else if config.root_capture_share > 0.0 {
             order.extend(captures_by_prior(root).into_iter().take(k / 2));
         }
         let mut rest: Vec<usize> = (0..root.moves.len())
@@ -231,6 +266,7 @@ impl Tree {
             budget,
             phases,
             rescale: config.gumbel_rescale,
+            value_scale: config.gumbel_value_scale,
         });
     }
 
@@ -238,12 +274,18 @@ impl Tree {
     /// of them, the most probable first. A young policy spreads a few dozen visits over
     /// hundreds of moves and rarely tries the capture that matters; once every capture has
     /// a Q, PUCT concentrates on the good ones and the policy target learns them.
-    pub fn force_root_captures(&mut self, max: usize) {
+    /// With `exchange_values` the captures that win the most by exchange go first.
+    pub fn force_root_captures(&mut self, max: usize, exchange_values: Option<&[f32]>) {
         let Some(root) = self.nodes.first() else {
             return;
         };
-        let mut edges: Vec<usize> = captures_by_prior(root)
+        let ranked = match exchange_values {
+            Some(values) => ranked_moves(root, values),
+            None => captures_by_prior(root),
+        };
+        let mut edges: Vec<usize> = ranked
             .into_iter()
+            .filter(|&e| root.moves[e].is_capture())
             .filter(|&e| root.visits[e] == 0)
             .take(max)
             .collect();
@@ -280,7 +322,7 @@ impl Tree {
             let child = self.nodes[node as usize].child[edge];
             if child == NONE {
                 if let Some(value) = terminal_value(&game, max_plies) {
-                    self.expand(&path, Vec::new(), Vec::new(), value, true);
+                    self.expand(&path, Vec::new(), Vec::new(), value, true, None);
                     return Leaf::Done;
                 }
                 return Leaf::Evaluate {
@@ -317,7 +359,7 @@ impl Tree {
     pub fn choose_move<R: Rng>(&self, temperature: Option<f32>, rng: &mut R) -> usize {
         let root = &self.nodes[0];
         if let Some(g) = &self.gumbel {
-            let sq = sigma_q(root, g.rescale);
+            let sq = sigma_q(root, g.rescale, g.value_scale);
             return *g
                 .remaining
                 .iter()
@@ -355,7 +397,7 @@ impl Tree {
     pub fn policy_target(&self) -> Vec<(usize, f32)> {
         let root = &self.nodes[0];
         if let Some(g) = &self.gumbel {
-            let sq = sigma_q(root, g.rescale);
+            let sq = sigma_q(root, g.rescale, g.value_scale);
             let mut logits: Vec<f32> = (0..root.moves.len())
                 .map(|e| root.prior[e].max(1e-12).ln() + sq[e])
                 .collect();
@@ -416,7 +458,7 @@ impl Tree {
         for id in order {
             let mut n = std::mem::replace(
                 &mut old[id as usize],
-                Node::new(Vec::new(), Vec::new(), 0.0, true),
+                Node::new(Vec::new(), Vec::new(), 0.0, true, None),
             );
             for c in n.child.iter_mut() {
                 if *c != NONE {
@@ -433,7 +475,7 @@ impl Tree {
 /// unvisited one (mctx's mixed value, simplified); with `rescale` min-max normalised to
 /// [0, 1] over the root's moves first (mctx's default), so a young network's tiny spread of
 /// values still moves the policy; then times [`sigma_scale`].
-fn sigma_q(root: &Node, rescale: bool) -> Vec<f32> {
+fn sigma_q(root: &Node, rescale: bool, value_scale: f32) -> Vec<f32> {
     let v_mix = root.mean_value();
     let mut q: Vec<f32> = (0..root.moves.len())
         .map(|e| root.q(e).unwrap_or(v_mix))
@@ -446,7 +488,7 @@ fn sigma_q(root: &Node, rescale: bool) -> Vec<f32> {
             *x = (*x - lo) / span;
         }
     }
-    let sigma = sigma_scale(root);
+    let sigma = sigma_scale(root, value_scale);
     q.iter().map(|x| sigma * x).collect()
 }
 
@@ -459,11 +501,50 @@ fn captures_by_prior(node: &Node) -> Vec<usize> {
     edges
 }
 
-/// Scale of sigma(q) = (50 + max visits) * 0.1 * q (the Gumbel MuZero paper's c_visit and
-/// c_scale, for values in [-1, 1]).
-fn sigma_scale(root: &Node) -> f32 {
+/// Every edge of `node`, the highest `values` first, then the most probable.
+fn ranked_moves(node: &Node, values: &[f32]) -> Vec<usize> {
+    let mut edges: Vec<usize> = (0..node.moves.len()).collect();
+    edges.sort_by(|&a, &b| {
+        values[b]
+            .total_cmp(&values[a])
+            .then(node.prior[b].total_cmp(&node.prior[a]))
+    });
+    edges
+}
+
+/// With `leaf_material = "exchange"`, what each of `moves` (at `pos`) keeps by exchange:
+/// the pieces it captures minus what the opponent then wins by captures (piece units; a
+/// quiet move that leaves a piece hanging scores below one that saves it), so the root
+/// races the moves that win or keep material; `None` otherwise.
+pub fn root_exchange_values(
+    config: &SearchConfig,
+    pos: &tengu_rules::Position,
+    moves: &[Move],
+    terms: &LeafTerms,
+) -> Option<Vec<f32>> {
+    if config.leaf_material != LeafMaterial::Exchange {
+        return None;
+    }
+    let mut work = pos.clone();
+    let depth = config.exchange_depth.saturating_sub(1).max(1);
+    let values = moves
+        .iter()
+        .map(|&m| {
+            let taken = crate::exchange::gain(&work, &terms.values, m);
+            let undo = work.play(m);
+            let reply = crate::exchange::exchange_gain(&work, &terms.values, depth);
+            work.unplay(m, undo);
+            taken - reply
+        })
+        .collect();
+    Some(values)
+}
+
+/// Scale of sigma(q) = (50 + max visits) * `value_scale` * q (the Gumbel MuZero paper's
+/// c_visit = 50 and c_scale = 0.1).
+fn sigma_scale(root: &Node, value_scale: f32) -> f32 {
     let max_visits = root.visits.iter().copied().max().unwrap_or(0) as f32;
-    (50.0 + max_visits) * 0.1
+    (50.0 + max_visits) * value_scale
 }
 
 fn gumbel_noise<R: Rng>(rng: &mut R) -> f32 {
@@ -508,7 +589,18 @@ pub fn utility(
     legal_moves: usize,
     initial_moves: usize,
 ) -> f32 {
-    let mut u = config.value_utility * out.value() + config.material_utility * out.material;
+    utility_with_material(out, out.material, config, legal_moves, initial_moves)
+}
+
+/// [`utility`] with `material` (tanh-scaled, the leaf mover's view) in place of the head's.
+fn utility_with_material(
+    out: &tengu_model::Evaluation,
+    material: f32,
+    config: &SearchConfig,
+    legal_moves: usize,
+    initial_moves: usize,
+) -> f32 {
+    let mut u = config.value_utility * out.value() + config.material_utility * material;
     if config.mobility_utility > 0.0 {
         let ratio = legal_moves.max(1) as f32 / initial_moves.max(1) as f32;
         u += config.mobility_utility * ratio.ln();
@@ -516,23 +608,81 @@ pub fn utility(
     u.clamp(-1.0, 1.0)
 }
 
-/// [`utility`] of a leaf at `pos` (with `legal_moves` legal moves), plus
-/// `mobility_balance` times ln(the mover's pseudo-legal moves / the opponent's), kept in
-/// [-1, 1]. The balance costs two move generations, so only when its weight is set.
+/// What the leaf utility needs of a variant beyond the position: the initial position's
+/// legal moves (the mobility reference) and the piece values (exchange material).
+#[derive(Clone, Debug)]
+pub struct LeafTerms {
+    pub initial_moves: usize,
+    pub values: Vec<f32>,
+}
+
+impl LeafTerms {
+    pub fn new(variant: &std::sync::Arc<tengu_rules::Variant>) -> LeafTerms {
+        LeafTerms {
+            initial_moves: initial_moves(variant),
+            values: tengu_rules::values::piece_values(variant),
+        }
+    }
+}
+
+/// The material term of a leaf at `pos` under `config.leaf_material`: the material head's
+/// prediction, or `tanh((balance + exchange gain) / MATERIAL_SCALE)` for the leaf's mover.
+pub fn leaf_material(
+    out: &tengu_model::Evaluation,
+    config: &SearchConfig,
+    pos: &tengu_rules::Position,
+    terms: &LeafTerms,
+) -> f32 {
+    match config.leaf_material {
+        LeafMaterial::Head => out.material,
+        LeafMaterial::Exchange => {
+            let me = pos.side_to_move();
+            let m = tengu_rules::values::material(pos, &terms.values);
+            let balance = m[me.index()] - m[me.opposite().index()]
+                + crate::exchange::exchange_gain(pos, &terms.values, config.exchange_depth);
+            (balance / tengu_model::net::MATERIAL_SCALE).tanh()
+        }
+    }
+}
+
+/// [`utility`] of a leaf at `pos` (with `legal_moves` legal moves; its material term from
+/// [`leaf_material`]), plus `mobility_balance` times ln(the mover's pseudo-legal moves / the
+/// opponent's), kept in [-1, 1]. The balance costs two move generations, so only when its
+/// weight is set.
 pub fn leaf_utility(
     out: &tengu_model::Evaluation,
     config: &SearchConfig,
     pos: &tengu_rules::Position,
     legal_moves: usize,
-    initial_moves: usize,
+    terms: &LeafTerms,
 ) -> f32 {
-    let u = utility(out, config, legal_moves, initial_moves);
+    let material = if config.material_utility == 0.0 {
+        0.0
+    } else {
+        leaf_material(out, config, pos, terms)
+    };
+    let u = utility_with_material(out, material, config, legal_moves, terms.initial_moves);
     if config.mobility_balance == 0.0 {
         return u;
     }
     let me = pos.side_to_move();
     let ratio = pos.mobility(me).max(1) as f32 / pos.mobility(me.opposite()).max(1) as f32;
     (u + config.mobility_balance * ratio.ln()).clamp(-1.0, 1.0)
+}
+
+/// With `leaf_material = "exchange"`, the edge of `moves` (at `pos`) that starts the
+/// mover's best exchange, if one wins material: a node's [`Node::lead`].
+pub fn exchange_lead(
+    config: &SearchConfig,
+    pos: &tengu_rules::Position,
+    moves: &[Move],
+    terms: &LeafTerms,
+) -> Option<usize> {
+    if config.leaf_material != LeafMaterial::Exchange {
+        return None;
+    }
+    let (m, _) = crate::exchange::best_capture(pos, &terms.values, config.exchange_depth)?;
+    moves.iter().position(|&x| x == m)
 }
 
 /// Legal moves of `variant`'s initial position: the reference of the mobility utility.

@@ -160,8 +160,8 @@ pub struct SelfPlay {
     /// Moves of the newest finished games (from the initial position), the positions a
     /// share `config.restart_share` of new games restart from.
     archive: std::collections::VecDeque<Arc<[Move]>>,
-    /// Legal moves of the initial position (the mobility utility's reference).
-    initial_moves: usize,
+    /// The variant's terms of the leaf utility (mobility reference, piece values).
+    leaf_terms: crate::mcts::LeafTerms,
 }
 
 impl SelfPlay {
@@ -173,7 +173,7 @@ impl SelfPlay {
     ) -> SelfPlay {
         let slots = (0..config.games_in_flight).map(|_| None).collect();
         let piece_values = crate::arena::players::piece_values(&variant);
-        let initial_moves = crate::mcts::initial_moves(&variant);
+        let leaf_terms = crate::mcts::LeafTerms::new(&variant);
         SelfPlay {
             variant,
             search,
@@ -190,7 +190,7 @@ impl SelfPlay {
             piece_values,
             openings: Vec::new(),
             archive: std::collections::VecDeque::new(),
-            initial_moves,
+            leaf_terms,
         }
     }
 
@@ -322,17 +322,30 @@ impl SelfPlay {
             return;
         }
         slot.root_prepared = true;
+        let ranks = slot.tree.root().and_then(|r| {
+            crate::mcts::root_exchange_values(
+                &self.search,
+                slot.game.position(),
+                &r.moves,
+                &self.leaf_terms,
+            )
+        });
         if uses_gumbel(&self.search) {
             let new_visits = slot.budget.saturating_sub(slot.tree.root_visits()).max(1);
-            slot.tree
-                .start_gumbel(&self.search, new_visits, &mut self.rng);
+            slot.tree.start_gumbel(
+                &self.search,
+                new_visits,
+                ranks.as_deref(),
+                true,
+                &mut self.rng,
+            );
         } else {
             if slot.full {
                 slot.tree.add_root_noise(&self.search, &mut self.rng);
             }
             let new_visits = slot.budget.saturating_sub(slot.tree.root_visits());
             slot.tree
-                .force_root_captures(forced_captures(&self.search, new_visits));
+                .force_root_captures(forced_captures(&self.search, new_visits), ranks.as_deref());
         }
     }
 
@@ -406,7 +419,7 @@ impl SelfPlay {
                 &self.search,
                 game.position(),
                 moves.len(),
-                self.initial_moves,
+                &self.leaf_terms,
             );
             let mut policy = out.policy;
             if path.is_empty() && self.config.avoid_repetition {
@@ -424,7 +437,13 @@ impl SelfPlay {
                 moves.swap(k, j);
                 policy.swap(k, j);
             }
-            slot.tree.expand(&path, moves, policy, value, false);
+            // The root's first visits are planned by prepare_root instead.
+            let lead = if path.is_empty() {
+                None
+            } else {
+                crate::mcts::exchange_lead(&self.search, game.position(), &moves, &self.leaf_terms)
+            };
+            slot.tree.expand(&path, moves, policy, value, false, lead);
             self.stats.simulations += 1;
             self.prepare_root(&mut slot);
             self.slots[i] = Some(slot);

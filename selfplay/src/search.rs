@@ -17,7 +17,8 @@ use tengu_rules::{Game, Move};
 
 use crate::config::SearchConfig;
 use crate::mcts::{
-    forced_captures, initial_moves, leaf_utility, terminal_value, uses_gumbel, Leaf, Tree, NONE,
+    exchange_lead, forced_captures, leaf_utility, root_exchange_values, terminal_value,
+    uses_gumbel, Leaf, LeafTerms, Tree, NONE,
 };
 
 /// What a search may spend on one move. Every field caps the search; `None` leaves that
@@ -263,20 +264,30 @@ fn search_tree(
     if moves.is_empty() {
         return Ok(None);
     }
-    let initial = initial_moves(game.position().variant());
-    let value = leaf_utility(&raw, config, game.position(), legal.len(), initial);
+    let terms = LeafTerms::new(game.position().variant());
+    let value = leaf_utility(&raw, config, game.position(), legal.len(), &terms);
     let sum: f32 = prior.iter().sum();
     if sum > 0.0 && sum.is_finite() {
         prior.iter_mut().for_each(|p| *p /= sum);
     }
-    tree.expand(&[], moves, prior, value, false);
+    tree.expand(&[], moves, prior, value, false, None);
     // A time-limited search plans its root (Gumbel phases, forced captures) for the
     // configured visits.
     let budget = limits.visits.unwrap_or(config.visits);
+    let ranks = tree
+        .root()
+        .and_then(|r| root_exchange_values(config, game.position(), &r.moves, &terms));
     if uses_gumbel(config) {
-        tree.start_gumbel(config, budget.saturating_sub(1).max(1), rng);
+        tree.start_gumbel(
+            config,
+            budget.saturating_sub(1).max(1),
+            ranks.as_deref(),
+            // Play outside self-play is deterministic: no Gumbel noise (see start_gumbel).
+            false,
+            rng,
+        );
     } else {
-        tree.force_root_captures(forced_captures(config, budget));
+        tree.force_root_captures(forced_captures(config, budget), ranks.as_deref());
     }
     let mut last_info = start;
     while tree.root_visits() < visits {
@@ -286,8 +297,9 @@ fn search_tree(
         if let Leaf::Evaluate { path, game: leaf } = tree.simulate(game, config, max_plies) {
             let moves = leaf.position().legal_move_list();
             let out = evaluate(eval, &leaf, &moves)?;
-            let value = leaf_utility(&out, config, leaf.position(), moves.len(), initial);
-            tree.expand(&path, moves, out.policy, value, false);
+            let value = leaf_utility(&out, config, leaf.position(), moves.len(), &terms);
+            let lead = exchange_lead(config, leaf.position(), &moves, &terms);
+            tree.expand(&path, moves, out.policy, value, false, lead);
         }
         if last_info.elapsed() >= Duration::from_millis(500) {
             last_info = Instant::now();

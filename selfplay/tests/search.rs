@@ -5,40 +5,8 @@ use tengu_rules::{Color, Game, Position};
 use tengu_selfplay::mcts::search_game;
 use tengu_selfplay::{RootSelection, SearchConfig, SelfPlay, SelfplayConfig};
 
-/// A 17x17 position from `square=token` items (`9q=K`: file 9, rank q; uppercase Black).
-fn compose(side: char, pieces: &[&str]) -> Position {
-    let size = 17;
-    let mut grid = vec![vec![None::<String>; size]; size];
-    for item in pieces {
-        let (sq, tok) = item.split_once('=').unwrap();
-        let (file, rank) = sq.split_at(sq.len() - 1);
-        grid[(rank.as_bytes()[0] - b'a') as usize][size - file.parse::<usize>().unwrap()] =
-            Some(tok.to_string());
-    }
-    let ranks: Vec<String> = grid
-        .into_iter()
-        .map(|row| {
-            let (mut items, mut empty) = (Vec::new(), 0);
-            for cell in row {
-                match cell {
-                    None => empty += 1,
-                    Some(t) => {
-                        if empty > 0 {
-                            items.push(empty.to_string());
-                            empty = 0;
-                        }
-                        items.push(t);
-                    }
-                }
-            }
-            if empty > 0 {
-                items.push(empty.to_string());
-            }
-            items.join(",")
-        })
-        .collect();
-    Position::parse(&format!("{} {side} -", ranks.join("/"))).unwrap()
-}
+mod common;
+use common::compose;
 
 /// Whether the side to move of `game` can checkmate (or otherwise win) in one move.
 fn has_win_in_one(game: &Game) -> bool {
@@ -88,7 +56,14 @@ fn finds_the_capture_of_the_only_royal_by_mate_in_one() {
             assert!(forced, "Gumbel chose {chosen}, which does not force mate");
         }
         // The root value is a visit average: it leans toward the win as visits gather there.
-        assert!(result.value > 0.3, "{root:?}: root value {}", result.value);
+        // Sequential halving spends its first phases evenly over every candidate (here all
+        // ~60 moves), so a Gumbel root's average leans less (0.22 at 400 visits).
+        let lean = if root == RootSelection::Puct {
+            0.3
+        } else {
+            0.15
+        };
+        assert!(result.value > lean, "{root:?}: root value {}", result.value);
         let sum: f32 = result.policy.iter().map(|(_, w)| w).sum();
         assert!((sum - 1.0).abs() < 1e-3, "policy target sums to {sum}");
     }
@@ -322,8 +297,14 @@ fn gumbel_candidates_include_the_root_captures_with_the_capture_share() {
             ..SearchConfig::default()
         };
         let mut tree = Tree::default();
-        tree.expand(&[], moves.clone(), prior.clone(), 0.0, false);
-        tree.start_gumbel(&config, 8, &mut rand::rngs::SmallRng::seed_from_u64(seed));
+        tree.expand(&[], moves.clone(), prior.clone(), 0.0, false, None);
+        tree.start_gumbel(
+            &config,
+            8,
+            None,
+            true,
+            &mut rand::rngs::SmallRng::seed_from_u64(seed),
+        );
         // The first phase gives each of the 4 candidates one visit.
         let mut first: Vec<usize> = Vec::new();
         for _ in 0..4 {
@@ -332,7 +313,7 @@ fn gumbel_candidates_include_the_root_captures_with_the_capture_share() {
                     first.push(path[0].1);
                     let n = leaf.position().legal_move_list();
                     let uniform = vec![1.0 / n.len() as f32; n.len()];
-                    tree.expand(&path, n, uniform, 0.0, false);
+                    tree.expand(&path, n, uniform, 0.0, false, None);
                 }
                 Leaf::Done => panic!("no game ends here"),
             }
@@ -353,8 +334,37 @@ fn gumbel_candidates_include_the_root_captures_with_the_capture_share() {
 }
 
 #[test]
+fn gumbel_play_outside_self_play_does_not_depend_on_the_seed() {
+    // Many equal quiet moves under a uniform prior: sampled Gumbel noise would pick a
+    // different candidate per seed; play outside self-play ranks by prior + sigma(Q) alone.
+    let pos = compose('b', &["9q=K", "9a=k", "1q=R", "17q=R", "13q=G"]);
+    let game = Game::new(pos);
+    let config = SearchConfig {
+        root: RootSelection::Gumbel,
+        gumbel_moves: 4,
+        ..SearchConfig::default()
+    };
+    let best: Vec<_> = (0..6)
+        .map(|seed| {
+            search_game(&game, &mut UniformEvaluator, &config, 8, 600, seed)
+                .unwrap()
+                .unwrap()
+                .best
+        })
+        .collect();
+    assert!(best.iter().all(|&m| m == best[0]), "{best:?}");
+    let err = SearchConfig {
+        gumbel_value_scale: 0.0,
+        ..config
+    }
+    .validate()
+    .unwrap_err();
+    assert!(err.contains("search.gumbel_value_scale"), "{err}");
+}
+
+#[test]
 fn the_mobility_balance_adds_the_log_ratio_of_both_sides_moves() {
-    use tengu_selfplay::mcts::{leaf_utility, utility};
+    use tengu_selfplay::mcts::{leaf_utility, utility, LeafTerms};
     let out = tengu_model::Evaluation {
         policy: Vec::new(),
         wdl: [0.5, 0.2, 0.3],
@@ -388,14 +398,16 @@ fn the_mobility_balance_adds_the_log_ratio_of_both_sides_moves() {
         ..SearchConfig::default()
     };
     let n = pos.legal_move_list().len();
+    let terms = LeafTerms::new(pos.variant());
+    assert_eq!(terms.initial_moves, 59);
     assert_eq!(
-        leaf_utility(&out, &off, &pos, n, 59),
+        leaf_utility(&out, &off, &pos, n, &terms),
         utility(&out, &off, n, 59)
     );
     let expected = 0.2 + 0.3 * (black as f32 / white as f32).ln();
-    assert!((leaf_utility(&out, &on, &pos, n, 59) - expected.min(1.0)).abs() < 1e-6);
+    assert!((leaf_utility(&out, &on, &pos, n, &terms) - expected.min(1.0)).abs() < 1e-6);
     // From White's side the same position scores the other way.
-    let mirrored = leaf_utility(&out, &on, &white_to_move, n, 59);
+    let mirrored = leaf_utility(&out, &on, &white_to_move, n, &terms);
     assert!((mirrored - (0.2 - 0.3 * (black as f32 / white as f32).ln())).abs() < 1e-6);
     let err = SearchConfig {
         mobility_balance: 2.0,

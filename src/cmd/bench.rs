@@ -371,7 +371,7 @@ fn selfplay_rate(
 ) -> Result<serde_json::Value> {
     let search = SearchConfig {
         visits: args.visits,
-        ..SearchConfig::default()
+        ..super::search_config(args.search_config.as_deref())?
     };
     let config = SelfplayConfig {
         games_in_flight: args.games,

@@ -49,12 +49,7 @@ pub trait Player: Send {
 pub use tengu_rules::values::piece_values;
 
 /// Material gained by a move: the values of the pieces it captures.
-pub(crate) fn gain(pos: &Position, values: &[f32], m: Move) -> f32 {
-    m.captures()
-        .filter_map(|s| pos.piece_at(s))
-        .map(|p| values[p.ty])
-        .sum()
-}
+pub(crate) use crate::exchange::gain;
 
 pub struct RandomPlayer {
     rng: SmallRng,

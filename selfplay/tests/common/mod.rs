@@ -39,3 +39,38 @@ pub fn finish_games(
     assert_eq!(finished.len() as u64, games);
     finished
 }
+
+/// A 17x17 position from `square=token` items (`9q=K`: file 9, rank q; uppercase Black).
+pub fn compose(side: char, pieces: &[&str]) -> Position {
+    let size = 17;
+    let mut grid = vec![vec![None::<String>; size]; size];
+    for item in pieces {
+        let (sq, tok) = item.split_once('=').unwrap();
+        let (file, rank) = sq.split_at(sq.len() - 1);
+        grid[(rank.as_bytes()[0] - b'a') as usize][size - file.parse::<usize>().unwrap()] =
+            Some(tok.to_string());
+    }
+    let ranks: Vec<String> = grid
+        .into_iter()
+        .map(|row| {
+            let (mut items, mut empty) = (Vec::new(), 0);
+            for cell in row {
+                match cell {
+                    None => empty += 1,
+                    Some(t) => {
+                        if empty > 0 {
+                            items.push(empty.to_string());
+                            empty = 0;
+                        }
+                        items.push(t);
+                    }
+                }
+            }
+            if empty > 0 {
+                items.push(empty.to_string());
+            }
+            items.join(",")
+        })
+        .collect();
+    Position::parse(&format!("{} {side} -", ranks.join("/"))).unwrap()
+}

@@ -20,34 +20,27 @@ pub const EXCHANGE_NODES: u32 = 256;
 /// `depth` captures, both sides free to stop capturing when that is better (stand-pat),
 /// each side answering with its best capture; at most [`EXCHANGE_NODES`] positions.
 pub fn exchange_gain(pos: &Position, values: &[f32], depth: u32) -> f32 {
-    let mut work = pos.clone();
-    let mut nodes = EXCHANGE_NODES;
-    let mut buffers = vec![Vec::with_capacity(256); depth as usize];
-    capture_search(
-        &mut work,
-        values,
-        &mut buffers,
-        0.0,
-        f32::INFINITY,
-        &mut nodes,
-    )
+    best_capture(pos, values, depth).map_or(0.0, |(_, won)| won)
 }
 
 /// The capture that starts the side to move's best exchange at `pos` and what the
-/// exchange wins (piece units, > 0), searched like [`exchange_gain`]; `None` when no
-/// capture wins material.
+/// exchange wins (piece units, > 0), searched as [`exchange_gain`] describes; `None` when
+/// no capture wins material (or `depth` is 0).
 pub fn best_capture(pos: &Position, values: &[f32], depth: u32) -> Option<(Move, f32)> {
+    if depth == 0 {
+        return None;
+    }
     let mut work = pos.clone();
     let mut moves = Vec::with_capacity(256);
-    work.legal_moves(&mut moves);
-    moves.retain(|m| m.is_capture());
-    moves.sort_by(|&a, &b| gain(&work, values, b).total_cmp(&gain(&work, values, a)));
-    let mut buffers = vec![Vec::with_capacity(256); depth.saturating_sub(1) as usize];
-    let mut nodes = EXCHANGE_NODES;
+    captures_by_gain(&work, values, &mut moves);
+    let mut buffers = vec![Vec::with_capacity(256); depth as usize - 1];
+    // This position is the first of the budget.
+    let mut nodes = EXCHANGE_NODES - 1;
     let mut best: Option<(Move, f32)> = None;
     for m in moves {
         let taken = gain(&work, values, m);
         let alpha = best.map_or(0.0, |b| b.1);
+        // The reply is worth >= 0 to the opponent, so no capture from here on beats alpha.
         if taken <= alpha {
             break;
         }
@@ -56,7 +49,7 @@ pub fn best_capture(pos: &Position, values: &[f32], depth: u32) -> Option<(Move,
             &mut work,
             values,
             &mut buffers,
-            taken - f32::INFINITY,
+            f32::NEG_INFINITY,
             taken - alpha,
             &mut nodes,
         );
@@ -66,6 +59,13 @@ pub fn best_capture(pos: &Position, values: &[f32], depth: u32) -> Option<(Move,
         }
     }
     best
+}
+
+/// Replaces `moves` with the legal captures at `pos`, the most valuable haul first.
+fn captures_by_gain(pos: &Position, values: &[f32], moves: &mut Vec<Move>) {
+    pos.legal_moves(moves);
+    moves.retain(|m| m.is_capture());
+    moves.sort_by(|&a, &b| gain(pos, values, b).total_cmp(&gain(pos, values, a)));
 }
 
 /// Negamax over captures with a (alpha, beta) window on the mover's gain; `buffers` holds
@@ -87,9 +87,7 @@ fn capture_search(
         return alpha;
     }
     *nodes -= 1;
-    pos.legal_moves(moves);
-    moves.retain(|m| m.is_capture());
-    moves.sort_by(|&a, &b| gain(pos, values, b).total_cmp(&gain(pos, values, a)));
+    captures_by_gain(pos, values, moves);
     for i in 0..moves.len() {
         let m = moves[i];
         let taken = gain(pos, values, m);

@@ -130,8 +130,8 @@ impl Tree {
     }
 
     /// Adds the node reached by `path` (the root when empty) from an evaluation; `prior`
-    /// follows `moves`; `lead` (an edge) takes the node's first visit (see [`Node::lead`]).
-    /// Then backs `value` up the path.
+    /// follows `moves`; `lead` (one of `moves`) takes the node's first visit (see
+    /// [`Node::lead`]). Then backs `value` up the path.
     pub fn expand(
         &mut self,
         path: &[(u32, usize)],
@@ -139,8 +139,9 @@ impl Tree {
         prior: Vec<f32>,
         value: f32,
         terminal: bool,
-        lead: Option<usize>,
+        lead: Option<Move>,
     ) {
+        let lead = lead.and_then(|m| moves.iter().position(|&x| x == m));
         let id = self.nodes.len() as u32;
         self.nodes
             .push(Node::new(moves, prior, value, terminal, lead));
@@ -633,14 +634,29 @@ pub fn leaf_material(
     pos: &tengu_rules::Position,
     terms: &LeafTerms,
 ) -> f32 {
+    material_and_lead(out, config, pos, terms).0
+}
+
+/// [`leaf_material`], and with exchanges the capture that starts the mover's best exchange
+/// (a node's [`Node::lead`]), both from one capture search.
+fn material_and_lead(
+    out: &tengu_model::Evaluation,
+    config: &SearchConfig,
+    pos: &tengu_rules::Position,
+    terms: &LeafTerms,
+) -> (f32, Option<Move>) {
     match config.leaf_material {
-        LeafMaterial::Head => out.material,
+        LeafMaterial::Head => (out.material, None),
         LeafMaterial::Exchange => {
             let me = pos.side_to_move();
             let m = tengu_rules::values::material(pos, &terms.values);
-            let balance = m[me.index()] - m[me.opposite().index()]
-                + crate::exchange::exchange_gain(pos, &terms.values, config.exchange_depth);
-            (balance / tengu_model::net::MATERIAL_SCALE).tanh()
+            let best = crate::exchange::best_capture(pos, &terms.values, config.exchange_depth);
+            let balance =
+                m[me.index()] - m[me.opposite().index()] + best.map_or(0.0, |(_, won)| won);
+            (
+                (balance / tengu_model::net::MATERIAL_SCALE).tanh(),
+                best.map(|(mv, _)| mv),
+            )
         }
     }
 }
@@ -656,33 +672,34 @@ pub fn leaf_utility(
     legal_moves: usize,
     terms: &LeafTerms,
 ) -> f32 {
-    let material = if config.material_utility == 0.0 {
-        0.0
+    leaf_evaluation(out, config, pos, legal_moves, terms).0
+}
+
+/// [`leaf_utility`], and with `leaf_material = "exchange"` the move that takes the node's
+/// first visit ([`Node::lead`]): the capture that starts the mover's best exchange, if one
+/// wins material (found by the same search as the material term).
+pub fn leaf_evaluation(
+    out: &tengu_model::Evaluation,
+    config: &SearchConfig,
+    pos: &tengu_rules::Position,
+    legal_moves: usize,
+    terms: &LeafTerms,
+) -> (f32, Option<Move>) {
+    let (material, lead) = if config.material_utility == 0.0 {
+        (0.0, None)
     } else {
-        leaf_material(out, config, pos, terms)
+        material_and_lead(out, config, pos, terms)
     };
     let u = utility_with_material(out, material, config, legal_moves, terms.initial_moves);
     if config.mobility_balance == 0.0 {
-        return u;
+        return (u, lead);
     }
     let me = pos.side_to_move();
     let ratio = pos.mobility(me).max(1) as f32 / pos.mobility(me.opposite()).max(1) as f32;
-    (u + config.mobility_balance * ratio.ln()).clamp(-1.0, 1.0)
-}
-
-/// With `leaf_material = "exchange"`, the edge of `moves` (at `pos`) that starts the
-/// mover's best exchange, if one wins material: a node's [`Node::lead`].
-pub fn exchange_lead(
-    config: &SearchConfig,
-    pos: &tengu_rules::Position,
-    moves: &[Move],
-    terms: &LeafTerms,
-) -> Option<usize> {
-    if config.leaf_material != LeafMaterial::Exchange {
-        return None;
-    }
-    let (m, _) = crate::exchange::best_capture(pos, &terms.values, config.exchange_depth)?;
-    moves.iter().position(|&x| x == m)
+    (
+        (u + config.mobility_balance * ratio.ln()).clamp(-1.0, 1.0),
+        lead,
+    )
 }
 
 /// Legal moves of `variant`'s initial position: the reference of the mobility utility.

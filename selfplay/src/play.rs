@@ -414,7 +414,7 @@ impl SelfPlay {
         for (&i, out) in pending.iter().zip(outputs) {
             let mut slot = self.slots[i].take().unwrap();
             let (path, game, mut moves) = slot.pending.take().unwrap();
-            let value = crate::mcts::leaf_utility(
+            let (value, lead) = crate::mcts::leaf_evaluation(
                 &out,
                 &self.search,
                 game.position(),
@@ -438,11 +438,7 @@ impl SelfPlay {
                 policy.swap(k, j);
             }
             // The root's first visits are planned by prepare_root instead.
-            let lead = if path.is_empty() {
-                None
-            } else {
-                crate::mcts::exchange_lead(&self.search, game.position(), &moves, &self.leaf_terms)
-            };
+            let lead = lead.filter(|_| !path.is_empty());
             slot.tree.expand(&path, moves, policy, value, false, lead);
             self.stats.simulations += 1;
             self.prepare_root(&mut slot);

@@ -17,7 +17,7 @@ use tengu_rules::{Game, Move};
 
 use crate::config::SearchConfig;
 use crate::mcts::{
-    exchange_lead, forced_captures, leaf_utility, root_exchange_values, terminal_value,
+    forced_captures, leaf_evaluation, leaf_utility, root_exchange_values, terminal_value,
     uses_gumbel, Leaf, LeafTerms, Tree, NONE,
 };
 
@@ -297,8 +297,7 @@ fn search_tree(
         if let Leaf::Evaluate { path, game: leaf } = tree.simulate(game, config, max_plies) {
             let moves = leaf.position().legal_move_list();
             let out = evaluate(eval, &leaf, &moves)?;
-            let value = leaf_utility(&out, config, leaf.position(), moves.len(), &terms);
-            let lead = exchange_lead(config, leaf.position(), &moves, &terms);
+            let (value, lead) = leaf_evaluation(&out, config, leaf.position(), moves.len(), &terms);
             tree.expand(&path, moves, out.policy, value, false, lead);
         }
         if last_info.elapsed() >= Duration::from_millis(500) {

@@ -136,37 +136,47 @@ fn an_exchange_root_saves_the_attacked_rook() {
 
 #[test]
 fn a_node_gives_its_first_visit_to_the_capture_that_starts_its_best_exchange() {
-    use tengu_selfplay::mcts::{exchange_lead, Leaf, Tree};
+    use tengu_selfplay::mcts::{leaf_evaluation, Leaf, Tree};
     let pos = compose(
         'b',
         &["9q=K", "9a=k", "5i=R", "5e=p", "5a=r", "13i=R", "13e=p"],
     );
     let terms = LeafTerms::new(pos.variant());
     let moves = pos.legal_move_list();
+    let out = Evaluation {
+        policy: vec![],
+        wdl: [0.2, 0.6, 0.2],
+        material: -0.7,
+    };
     let exchange = SearchConfig {
         leaf_material: LeafMaterial::Exchange,
         material_utility: 1.0,
         ..SearchConfig::default()
     };
-    let lead = exchange_lead(&exchange, &pos, &moves, &terms).expect("a winning capture");
-    assert_eq!(pos.move_text(moves[lead]), "13i>13e{13e}");
-    assert_eq!(
-        exchange_lead(&SearchConfig::default(), &pos, &moves, &terms),
-        None,
-        "the material head gives no lead"
-    );
+    let lead = |config: &SearchConfig, pos: &tengu_rules::Position| {
+        leaf_evaluation(&out, config, pos, pos.legal_move_list().len(), &terms).1
+    };
+    let best = lead(&exchange, &pos).expect("a winning capture");
+    assert_eq!(pos.move_text(best), "13i>13e{13e}");
+    let head = SearchConfig {
+        material_utility: 1.0,
+        ..SearchConfig::default()
+    };
+    assert_eq!(lead(&head, &pos), None, "the material head gives no lead");
     // No capture wins anything for White here: no lead.
     let quiet = compose('w', &["9q=K", "9a=k", "5i=R", "5e=p", "5a=r"]);
+    assert_eq!(lead(&exchange, &quiet), None);
+    // The utility is the one leaf_utility gives.
     assert_eq!(
-        exchange_lead(&exchange, &quiet, &quiet.legal_move_list(), &terms),
-        None
+        leaf_evaluation(&out, &exchange, &pos, moves.len(), &terms).0,
+        tengu_selfplay::mcts::leaf_utility(&out, &exchange, &pos, moves.len(), &terms)
     );
     // PUCT with a uniform prior visits in move order; the lead goes first.
     let mut tree = Tree::default();
     let uniform = vec![1.0 / moves.len() as f32; moves.len()];
-    tree.expand(&[], moves.clone(), uniform, 0.0, false, Some(lead));
+    tree.expand(&[], moves.clone(), uniform, 0.0, false, Some(best));
     match tree.simulate(&Game::new(pos.clone()), &exchange, 600) {
-        Leaf::Evaluate { path, .. } => assert_eq!(path[0].1, lead),
+        Leaf::Evaluate { path, .. } => assert_eq!(moves[path[0].1], best),
         Leaf::Done => panic!("the game goes on"),
     }
 }

@@ -13,6 +13,7 @@ use tengu_model::Evaluator;
 use tengu_rules::{Game, Move, Position, Variant};
 
 use crate::config::SearchConfig;
+use crate::exchange::gain;
 pub use crate::search::{Limits, Stop, StopReason, Thought};
 
 /// Something that picks a move in a game that is not over.
@@ -47,9 +48,6 @@ pub trait Player: Send {
 }
 
 pub use tengu_rules::values::piece_values;
-
-/// Material gained by a move: the values of the pieces it captures.
-pub(crate) use crate::exchange::gain;
 
 pub struct RandomPlayer {
     rng: SmallRng,

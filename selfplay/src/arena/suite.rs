@@ -25,7 +25,8 @@ use tengu_model::{EvalInput, Evaluator};
 use tengu_rules::{Game, Move, Position, Variant};
 
 use crate::arena::matches::material;
-use crate::arena::players::{gain, piece_values, GreedyPlayer, Player, RandomPlayer};
+use crate::arena::players::{piece_values, GreedyPlayer, Player, RandomPlayer};
+use crate::exchange::gain;
 
 /// Format version of suite files.
 pub const SUITE_VERSION: u32 = 1;

@@ -278,6 +278,13 @@ impl Position {
         undo
     }
 
+    /// Hands the turn to the other side without moving anything (a null move: not a move
+    /// of the game, for searches that ask what the mover would threaten if it moved again).
+    /// Calling it twice restores the position.
+    pub fn flip_side_to_move(&mut self) {
+        self.side = self.side.opposite();
+    }
+
     /// Takes back `m`, which must be the last move played, with the [`Undo`] it returned.
     #[inline]
     pub fn unplay(&mut self, m: Move, undo: Undo) {

@@ -185,3 +185,19 @@ fn sides_are_mirror_images() {
         assert_eq!(white.legal_move_list().len(), black.legal_move_list().len());
     }
 }
+
+#[test]
+fn a_null_move_hands_the_turn_over_and_back() {
+    // The initial position with White to move has as many moves as Black's, by symmetry.
+    let mut pos = Position::initial(Variant::dai_dai());
+    let key = pos.key();
+    let black_moves = pos.legal_move_list().len();
+    pos.flip_side_to_move();
+    assert_eq!(pos.side_to_move(), Color::White);
+    assert_ne!(pos.key(), key, "the side to move is part of the key");
+    assert_eq!(pos.key(), pos.recompute_key());
+    assert_eq!(pos.legal_move_list().len(), black_moves);
+    pos.flip_side_to_move();
+    assert_eq!(pos.side_to_move(), Color::Black);
+    assert_eq!(pos.key(), key);
+}

@@ -56,6 +56,16 @@ pub struct SearchConfig {
     pub leaf_material: LeafMaterial,
     /// Plies of the capture-only search of `leaf_material = "exchange"`.
     pub exchange_depth: u32,
+    /// With `leaf_material = "exchange"`: piece units per pseudo-legal move of the balance
+    /// of both sides' mobility after a root move, added to its exchange value (what ranks
+    /// the raced candidates): a classic evaluation's mobility term, which sends pieces out
+    /// to where the contact is (0.01 is the `alphabeta` player's weight); 0: off.
+    pub root_mobility: f32,
+    /// With `leaf_material = "exchange"`: share of what the mover would win by exchange
+    /// if it could move again after a root move (its threat, found by a null move) added to
+    /// the move's exchange value; an opponent that answers every single threat makes this
+    /// worth little, one that does not (or a double threat) makes it worth most; 0: off.
+    pub root_threat: f32,
 }
 
 impl Default for SearchConfig {
@@ -77,6 +87,8 @@ impl Default for SearchConfig {
             root_capture_share: 0.0,
             leaf_material: LeafMaterial::Head,
             exchange_depth: 4,
+            root_mobility: 0.0,
+            root_threat: 0.0,
         }
     }
 }
@@ -243,6 +255,14 @@ impl SearchConfig {
         check(
             (1..=8).contains(&self.exchange_depth),
             "search.exchange_depth must be in 1..=8",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.root_mobility),
+            "search.root_mobility must be in [0, 1]",
+        )?;
+        check(
+            (0.0..=1.0).contains(&self.root_threat),
+            "search.root_threat must be in [0, 1]",
         )?;
         check(
             self.gumbel_moves >= 2,

@@ -516,7 +516,10 @@ fn ranked_moves(node: &Node, values: &[f32]) -> Vec<usize> {
 /// With `leaf_material = "exchange"`, what each of `moves` (at `pos`) keeps by exchange:
 /// the pieces it captures minus what the opponent then wins by captures (piece units; a
 /// quiet move that leaves a piece hanging scores below one that saves it), so the root
-/// races the moves that win or keep material; `None` otherwise.
+/// races the moves that win or keep material; plus `root_mobility` times the mobility
+/// balance after the move (pseudo-legal moves, the mover's minus the opponent's) and
+/// `root_threat` times what the mover would then win by exchange if it moved again (a null
+/// move). `None` otherwise.
 pub fn root_exchange_values(
     config: &SearchConfig,
     pos: &tengu_rules::Position,
@@ -527,6 +530,7 @@ pub fn root_exchange_values(
         return None;
     }
     let mut work = pos.clone();
+    let me = pos.side_to_move();
     let depth = config.exchange_depth.saturating_sub(1).max(1);
     let values = moves
         .iter()
@@ -534,8 +538,22 @@ pub fn root_exchange_values(
             let taken = crate::exchange::gain(&work, &terms.values, m);
             let undo = work.play(m);
             let reply = crate::exchange::exchange_gain(&work, &terms.values, depth);
+            let activity = if config.root_mobility > 0.0 {
+                let balance = work.mobility(me) as f32 - work.mobility(me.opposite()) as f32;
+                config.root_mobility * balance
+            } else {
+                0.0
+            };
+            let threat = if config.root_threat > 0.0 {
+                work.flip_side_to_move();
+                let t = crate::exchange::exchange_gain(&work, &terms.values, depth);
+                work.flip_side_to_move();
+                config.root_threat * t
+            } else {
+                0.0
+            };
             work.unplay(m, undo);
-            taken - reply
+            taken - reply + activity + threat
         })
         .collect();
     Some(values)

@@ -180,3 +180,93 @@ fn a_node_gives_its_first_visit_to_the_capture_that_starts_its_best_exchange() {
         Leaf::Done => panic!("the game goes on"),
     }
 }
+
+/// Exchange values of the root moves of `pos` under `config`, by move text.
+fn root_values(
+    pos: &tengu_rules::Position,
+    config: &SearchConfig,
+) -> std::collections::HashMap<String, f32> {
+    let terms = LeafTerms::new(pos.variant());
+    let moves = pos.legal_move_list();
+    let values = tengu_selfplay::mcts::root_exchange_values(config, pos, &moves, &terms)
+        .expect("exchange material gives root values");
+    moves
+        .iter()
+        .zip(values)
+        .map(|(&m, v)| (pos.move_text(m), v))
+        .collect()
+}
+
+fn exchange_root() -> SearchConfig {
+    SearchConfig {
+        root: RootSelection::Gumbel,
+        leaf_material: LeafMaterial::Exchange,
+        material_utility: 1.0,
+        ..SearchConfig::default()
+    }
+}
+
+#[test]
+fn root_mobility_rates_the_move_that_frees_a_rook_above_a_king_step() {
+    // Black's rook on 1q is shut in by its gold on 1p and its pawn on 2q; the gold
+    // stepping aside to 2p opens file 1.
+    let pos = compose('b', &["9q=K", "9a=k", "1q=R", "1p=G", "2q=P"]);
+    let plain = root_values(&pos, &exchange_root());
+    assert_eq!(plain["1p>2p"], 0.0, "no material changes hands");
+    assert_eq!(plain["9q>9p"], 0.0);
+    let config = SearchConfig {
+        root_mobility: 0.01,
+        ..exchange_root()
+    };
+    let active = root_values(&pos, &config);
+    // The rook gains file 1 up to White's side; a king step changes a few moves.
+    assert!(
+        active["1p>2p"] > active["9q>9p"] + 0.05,
+        "freeing the rook {} vs a king step {}",
+        active["1p>2p"],
+        active["9q>9p"]
+    );
+    // The balance after 1p>2p, recomputed by hand.
+    let mut after = pos.clone();
+    let push = pos
+        .legal_move_list()
+        .into_iter()
+        .find(|&m| pos.move_text(m) == "1p>2p")
+        .unwrap();
+    after.play(push);
+    let me = pos.side_to_move();
+    let balance = after.mobility(me) as f32 - after.mobility(me.opposite()) as f32;
+    assert!((active["1p>2p"] - 0.01 * balance).abs() < 1e-5);
+    assert!(SearchConfig {
+        root_mobility: 2.0,
+        ..config
+    }
+    .validate()
+    .unwrap_err()
+    .contains("search.root_mobility"));
+}
+
+#[test]
+fn root_threat_counts_a_share_of_the_piece_a_move_attacks() {
+    // Black's rook on 5i can go to 3i, where it attacks White's undefended pawn on 3e,
+    // or to 6i, where it attacks nothing.
+    let variant = Variant::dai_dai();
+    let pawn = value_of(&variant, "p");
+    let pos = compose('b', &["9q=K", "9a=k", "5i=R", "3e=p"]);
+    let plain = root_values(&pos, &exchange_root());
+    assert_eq!(plain["5i>3i"], 0.0);
+    let config = SearchConfig {
+        root_threat: 0.5,
+        ..exchange_root()
+    };
+    let threat = root_values(&pos, &config);
+    assert_eq!(threat["5i>3i"], 0.5 * pawn);
+    assert_eq!(threat["5i>6i"], 0.0);
+    assert!(SearchConfig {
+        root_threat: -0.1,
+        ..config
+    }
+    .validate()
+    .unwrap_err()
+    .contains("search.root_threat"));
+}

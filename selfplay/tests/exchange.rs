@@ -88,15 +88,22 @@ fn exchange_leaf_material_is_the_balance_after_the_best_exchange() {
     .contains("search.exchange_depth"));
 }
 
+/// A Gumbel root with exchange material (the other settings the defaults).
+fn exchange_root() -> SearchConfig {
+    SearchConfig {
+        root: RootSelection::Gumbel,
+        leaf_material: LeafMaterial::Exchange,
+        material_utility: 1.0,
+        ..SearchConfig::default()
+    }
+}
+
 /// A Gumbel search of 32 visits with a uniform network and exchange material alone.
 fn exchange_search(game: &Game) -> tengu_rules::Move {
     let config = SearchConfig {
-        root: RootSelection::Gumbel,
         gumbel_moves: 16,
-        leaf_material: LeafMaterial::Exchange,
-        material_utility: 1.0,
         value_utility: 0.0,
-        ..SearchConfig::default()
+        ..exchange_root()
     };
     search_game(game, &mut UniformEvaluator, &config, 32, 600, 5)
         .unwrap()
@@ -195,15 +202,6 @@ fn root_values(
         .zip(values)
         .map(|(&m, v)| (pos.move_text(m), v))
         .collect()
-}
-
-fn exchange_root() -> SearchConfig {
-    SearchConfig {
-        root: RootSelection::Gumbel,
-        leaf_material: LeafMaterial::Exchange,
-        material_utility: 1.0,
-        ..SearchConfig::default()
-    }
 }
 
 #[test]

@@ -220,33 +220,25 @@ impl SearchConfig {
     pub fn validate(&self) -> Result<(), String> {
         check(self.visits >= 1, "search.visits must be at least 1")?;
         check(self.c_puct > 0.0, "search.c_puct must be positive")?;
-        check(
-            (0.0..=1.0).contains(&self.noise_fraction),
-            "search.noise_fraction must be in [0, 1]",
-        )?;
+        // Shares and utility weights: each a fraction of something in [0, 1].
+        for (key, value) in [
+            ("noise_fraction", self.noise_fraction),
+            ("material_utility", self.material_utility),
+            ("mobility_utility", self.mobility_utility),
+            ("mobility_balance", self.mobility_balance),
+            ("value_utility", self.value_utility),
+            ("root_capture_share", self.root_capture_share),
+            ("root_mobility", self.root_mobility),
+            ("root_threat", self.root_threat),
+        ] {
+            check(
+                (0.0..=1.0).contains(&value),
+                &format!("search.{key} must be in [0, 1]"),
+            )?;
+        }
         check(
             self.dirichlet_total_alpha > 0.0,
             "search.dirichlet_total_alpha must be positive",
-        )?;
-        check(
-            (0.0..=1.0).contains(&self.material_utility),
-            "search.material_utility must be in [0, 1]",
-        )?;
-        check(
-            (0.0..=1.0).contains(&self.mobility_utility),
-            "search.mobility_utility must be in [0, 1]",
-        )?;
-        check(
-            (0.0..=1.0).contains(&self.mobility_balance),
-            "search.mobility_balance must be in [0, 1]",
-        )?;
-        check(
-            (0.0..=1.0).contains(&self.value_utility),
-            "search.value_utility must be in [0, 1]",
-        )?;
-        check(
-            (0.0..=1.0).contains(&self.root_capture_share),
-            "search.root_capture_share must be in [0, 1]",
         )?;
         check(
             self.gumbel_value_scale > 0.0 && self.gumbel_value_scale <= 10.0,
@@ -255,14 +247,6 @@ impl SearchConfig {
         check(
             (1..=8).contains(&self.exchange_depth),
             "search.exchange_depth must be in 1..=8",
-        )?;
-        check(
-            (0.0..=1.0).contains(&self.root_mobility),
-            "search.root_mobility must be in [0, 1]",
-        )?;
-        check(
-            (0.0..=1.0).contains(&self.root_threat),
-            "search.root_threat must be in [0, 1]",
         )?;
         check(
             self.gumbel_moves >= 2,

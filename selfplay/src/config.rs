@@ -222,19 +222,16 @@ impl SearchConfig {
         check(self.c_puct > 0.0, "search.c_puct must be positive")?;
         // Shares and utility weights: each a fraction of something in [0, 1].
         for (key, value) in [
-            ("noise_fraction", self.noise_fraction),
-            ("material_utility", self.material_utility),
-            ("mobility_utility", self.mobility_utility),
-            ("mobility_balance", self.mobility_balance),
-            ("value_utility", self.value_utility),
-            ("root_capture_share", self.root_capture_share),
-            ("root_mobility", self.root_mobility),
-            ("root_threat", self.root_threat),
+            ("search.noise_fraction", self.noise_fraction),
+            ("search.material_utility", self.material_utility),
+            ("search.mobility_utility", self.mobility_utility),
+            ("search.mobility_balance", self.mobility_balance),
+            ("search.value_utility", self.value_utility),
+            ("search.root_capture_share", self.root_capture_share),
+            ("search.root_mobility", self.root_mobility),
+            ("search.root_threat", self.root_threat),
         ] {
-            check(
-                (0.0..=1.0).contains(&value),
-                &format!("search.{key} must be in [0, 1]"),
-            )?;
+            check_fraction(key, value)?;
         }
         check(
             self.dirichlet_total_alpha > 0.0,
@@ -261,10 +258,7 @@ impl SelfplayConfig {
             self.games_in_flight >= 1,
             "selfplay.games_in_flight must be at least 1",
         )?;
-        check(
-            (0.0..=1.0).contains(&self.full_search_share),
-            "selfplay.full_search_share must be in [0, 1]",
-        )?;
+        check_fraction("selfplay.full_search_share", self.full_search_share)?;
         check(
             self.cheap_visits >= 1,
             "selfplay.cheap_visits must be at least 1",
@@ -281,35 +275,23 @@ impl SelfplayConfig {
             self.final_temperature >= 0.0,
             "selfplay.final_temperature must not be negative",
         )?;
-        check(
-            (0.0..=1.0).contains(&self.no_resign_share),
-            "selfplay.no_resign_share must be in [0, 1]",
-        )?;
+        check_fraction("selfplay.no_resign_share", self.no_resign_share)?;
         check(self.max_plies >= 1, "selfplay.max_plies must be at least 1")?;
         check(
             self.material_adjudication == 0.0 || self.material_adjudication > 1.0,
             "selfplay.material_adjudication must be 0 (off) or above 1",
         )?;
-        check(
-            (0.0..=1.0).contains(&self.opening_share),
-            "selfplay.opening_share must be in [0, 1]",
-        )?;
+        check_fraction("selfplay.opening_share", self.opening_share)?;
         check(
             self.opening_share == 0.0 || self.openings.is_some(),
             "selfplay.opening_share above 0 needs selfplay.openings (an openings file)",
         )?;
-        check(
-            (0.0..=1.0).contains(&self.restart_share),
-            "selfplay.restart_share must be in [0, 1]",
-        )?;
+        check_fraction("selfplay.restart_share", self.restart_share)?;
         check(
             self.restart_share == 0.0 || self.restart_archive_games >= 1,
             "selfplay.restart_archive_games must be at least 1 when restart_share is above 0",
         )?;
-        check(
-            (0.0..=1.0).contains(&self.careless_share),
-            "selfplay.careless_share must be in [0, 1]",
-        )?;
+        check_fraction("selfplay.careless_share", self.careless_share)?;
         check(
             self.rows_per_shard >= 1,
             "selfplay.rows_per_shard must be at least 1",
@@ -323,6 +305,14 @@ fn check(ok: bool, msg: &str) -> Result<(), String> {
     } else {
         Err(msg.to_string())
     }
+}
+
+/// A share or weight: `value` in [0, 1] (NaN refused), else "`key` must be in [0, 1]".
+fn check_fraction(key: &str, value: f32) -> Result<(), String> {
+    check(
+        (0.0..=1.0).contains(&value),
+        &format!("{key} must be in [0, 1]"),
+    )
 }
 
 /// Which network the workers and trainer use.

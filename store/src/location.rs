@@ -10,6 +10,22 @@ use object_store::ObjectStore;
 
 use crate::store::StoreError;
 
+/// URL schemes a run location may have.
+const KNOWN_SCHEMES: [&str; 7] = ["file", "s3", "s3a", "gs", "az", "abfs", "memory"];
+
+fn known_schemes() -> String {
+    let urls: Vec<String> = KNOWN_SCHEMES.iter().map(|s| format!("{s}://")).collect();
+    urls.join(", ")
+}
+
+/// Whether `text` (what comes before the first `:`) has the form of a URL scheme (RFC 3986:
+/// a letter, then letters, digits, `+`, `-`, `.`).
+fn looks_like_scheme(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
 /// Where a run lives.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Location {
@@ -32,6 +48,24 @@ impl Location {
             });
         }
         let Some((scheme, rest)) = text.split_once("://") else {
+            // `s3:/bucket`, `gs:bucket`: a scheme without `//` is a mistyped URL, not a
+            // directory named `s3:` (write `./s3:/x` for that).
+            if let Some((scheme, _)) = text.split_once(':').filter(|(s, _)| looks_like_scheme(s)) {
+                let problem = if KNOWN_SCHEMES.contains(&scheme) {
+                    format!(
+                        "a malformed URL: write {scheme}://... (or ./{text} for a local directory)"
+                    )
+                } else {
+                    format!(
+                        "unknown scheme {scheme:?}: expected a path, {} (or ./{text} for a local directory)",
+                        known_schemes()
+                    )
+                };
+                return Err(StoreError::Location {
+                    location: text.into(),
+                    problem,
+                });
+            }
             return Ok(Location::Local(PathBuf::from(text)));
         };
         match scheme {
@@ -56,7 +90,8 @@ impl Location {
             other => Err(StoreError::Location {
                 location: text.into(),
                 problem: format!(
-                    "unknown scheme {other:?}: expected a path, file://, s3://, gs://, az:// or memory://"
+                    "unknown scheme {other:?}: expected a path, {}",
+                    known_schemes()
                 ),
             }),
         }
@@ -160,6 +195,11 @@ mod tests {
             Location::parse("runs/a").unwrap(),
             Location::Local("runs/a".into())
         );
+        // A colon after a slash is part of a path, not a scheme.
+        assert_eq!(
+            Location::parse("./s3:/x").unwrap(),
+            Location::Local("./s3:/x".into())
+        );
         assert_eq!(
             Location::parse("file:///tmp/x").unwrap(),
             Location::Local("/tmp/x".into())
@@ -170,6 +210,10 @@ mod tests {
         );
         for (bad, says) in [
             ("ftp://h/x", "unknown scheme"),
+            ("foo://x", "s3://"),
+            ("s3:/bad", "malformed URL"),
+            ("s3:bad", "write s3://"),
+            ("gopher:x", "unknown scheme \"gopher\""),
             ("file://relative", "absolute path"),
             ("s3:///x", "bucket"),
             ("", "empty"),

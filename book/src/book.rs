@@ -60,8 +60,14 @@ impl Book {
         })
     }
 
-    /// Writes the book atomically.
+    /// Writes the book atomically. A book without a position (not even the start) is
+    /// refused: its file could only be read as [`BookError::Empty`].
     pub fn save(&self, path: &Path) -> Result<(), BookError> {
+        if self.is_empty() {
+            return Err(BookError::Empty {
+                path: path.display().to_string(),
+            });
+        }
         file::write_atomic(path, &self.to_bytes())
     }
 

@@ -213,7 +213,20 @@ pub enum BuildEnd {
     Complete,
 }
 
-/// Expands `book` until a limit, `stop`, or nothing is left; calls `save` every
+impl std::fmt::Display for BuildEnd {
+    /// Plain words for the end of a build (`stopped: time limit`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BuildEnd::Positions => "position limit",
+            BuildEnd::Time => "time limit",
+            BuildEnd::Interrupted => "interrupted",
+            BuildEnd::Complete => "nothing left to expand",
+        })
+    }
+}
+
+/// Adds the start position to an empty `book`, then expands it until a limit, `stop`, or
+/// nothing is left (so the book saved holds at least the start); calls `save` every
 /// `limits.save_every` expansions and once at the end, and `progress` after each expansion.
 pub fn build(
     builder: &mut Builder<'_>,
@@ -224,6 +237,10 @@ pub fn build(
     progress: &mut dyn FnMut(&Book, &Expansion),
 ) -> Result<BuildEnd, String> {
     let start = Instant::now();
+    // The start position first, whatever the limits: a saved book is never empty.
+    if book.is_empty() {
+        builder.add_root(book).map_err(|e| e.to_string())?;
+    }
     let mut since_save = 0u64;
     let end = loop {
         if limits.positions.is_some_and(|p| book.len() >= p) {

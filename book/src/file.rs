@@ -143,6 +143,10 @@ pub enum BookError {
     },
     #[error("{path}: corrupt: {problem}")]
     Corrupt { path: String, problem: String },
+    /// A book has at least its root (the start position); a file without one was cut
+    /// short or made by a broken writer, and a book without one is never written.
+    #[error("{path}: the book holds no position (not even the start)")]
+    Empty { path: String },
     #[error("{path}: {problem}")]
     Incompatible { path: String, problem: String },
 }
@@ -294,6 +298,46 @@ fn split<'a>(bytes: &'a [u8], path: &str) -> Result<(BookHeader, &'a [u8]), Book
     Ok((header, &bytes[head_end + 8..payload_end]))
 }
 
+/// Whether `x` is a number in `[lo, hi]` (with room for rounding).
+fn within(x: f32, lo: f32, hi: f32) -> bool {
+    x.is_finite() && x >= lo - 1e-3 && x <= hi + 1e-3
+}
+
+/// The numbers of a node record that a writer can produce: values in [-1, 1], draw
+/// probabilities and priors in [0, 1], the root at ply 0 and every other node one ply after
+/// its canonical parent (whose index is checked later). Anything else is damage that would
+/// reach `clamp` with a NaN bound, or an allocation sized by the ply.
+fn check_values(r: &NodeRecord, records: &[NodeRecord]) -> Result<(), String> {
+    let expected_ply = match &r.parent {
+        None => Some(0),
+        Some((p, _)) => records.get(*p as usize).map(|p| p.ply.saturating_add(1)),
+    };
+    if let Some(ply) = expected_ply.filter(|&e| e != r.ply) {
+        return Err(format!(
+            "ply {}, but its path from the start has {ply} plies",
+            r.ply
+        ));
+    }
+    if let Some(t) = r.terminal.filter(|&t| !within(t, -1.0, 1.0)) {
+        return Err(format!("game-over value {t} is not in [-1, 1]"));
+    }
+    if let Some((m, _, p)) = r.edges.iter().find(|(_, _, p)| !within(*p, 0.0, 1.0)) {
+        return Err(format!("move {m}: prior {p} is not in [0, 1]"));
+    }
+    if let Some(o) = &r.own {
+        for (what, x, lo) in [
+            ("value", o.value, -1.0),
+            ("draw probability", o.draw, 0.0),
+            ("prior of the best move", o.best_prior, 0.0),
+        ] {
+            if !within(x, lo, 1.0) {
+                return Err(format!("search {what} {x} is not in [{lo}, 1]"));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Parses a book: checks the checksum, the game and key scheme, replays every node's path
 /// and checks its key, and parses every move in its position.
 pub fn from_bytes(
@@ -329,9 +373,19 @@ pub fn from_bytes(
             tengu_rules::RULES_VERSION
         )));
     }
+    header
+        .costs
+        .validate()
+        .map_err(|e| corrupt(format!("header: {e}")))?;
     let records: Vec<NodeRecord> = codec(payload.len() as u64)
         .deserialize(payload)
         .map_err(|e| corrupt(format!("nodes: {e}")))?;
+    if records.is_empty() {
+        return Err(BookError::Empty { path: path.into() });
+    }
+    for (i, r) in records.iter().enumerate() {
+        check_values(r, &records).map_err(|e| corrupt(format!("node {i}: {e}")))?;
+    }
     let mut nodes: Vec<Node> = Vec::with_capacity(records.len());
     let mut positions: Vec<Position> = Vec::with_capacity(records.len());
     for (i, r) in records.iter().enumerate() {

@@ -20,4 +20,4 @@ pub use file::{BookError, BookHeader};
 pub use graph::{Costs, Wdl};
 pub use key::BookKey;
 pub use probe::{Candidate, PickOptions};
-pub use select::{balanced_openings, OpeningFilter};
+pub use select::{balanced_openings, rejections, FilterError, OpeningFilter, Rejections};

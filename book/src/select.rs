@@ -42,6 +42,145 @@ impl Default for OpeningFilter {
     }
 }
 
+/// Why an [`OpeningFilter`] cannot choose anything, whatever the book.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FilterError {
+    #[error("count 0: at least one opening must be wanted")]
+    ZeroCount,
+    #[error("min ply {min} is above max ply {max}: no ply is in the range")]
+    PlyRange { min: u32, max: u32 },
+    #[error("{field} {value}: must be a number >= 0")]
+    Negative { field: &'static str, value: f32 },
+}
+
+/// The tests of an [`OpeningFilter`], in the order they are reported.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Test {
+    /// The game is over at the position.
+    Finished,
+    /// The ply is outside `min_ply..=max_ply`.
+    Plies,
+    /// The expected score is further than `max_gap` from 0.5.
+    Gap,
+    /// The draw probability is above `max_draw`.
+    Draw,
+    /// The standard error is above `max_err`.
+    Err,
+    /// No search of its own with `min_visits` visits.
+    Visits,
+}
+
+impl Test {
+    pub const ALL: [Test; 6] = [
+        Test::Finished,
+        Test::Plies,
+        Test::Gap,
+        Test::Draw,
+        Test::Err,
+        Test::Visits,
+    ];
+}
+
+/// How many positions each test of a filter turns away: `rejected[t]` counts every position
+/// failing test `t` (a position can fail several), `only[t]` those failing `t` alone (the
+/// ones that loosening `t` would admit).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rejections {
+    pub positions: usize,
+    pub qualify: usize,
+    pub rejected: [usize; 6],
+    pub only: [usize; 6],
+}
+
+impl Rejections {
+    pub fn rejected(&self, t: Test) -> usize {
+        self.rejected[t as usize]
+    }
+
+    pub fn only(&self, t: Test) -> usize {
+        self.only[t as usize]
+    }
+
+    /// The test to loosen first: the one that alone keeps out the most positions, else the
+    /// one that keeps out the most (the finished games cannot be loosened). `None` when no
+    /// loosenable test rejects anything.
+    pub fn loosen_first(&self) -> Option<Test> {
+        let loosenable = Test::ALL.into_iter().filter(|&t| t != Test::Finished);
+        let best = |count: &dyn Fn(Test) -> usize| {
+            loosenable
+                .clone()
+                .filter(|&t| count(t) > 0)
+                .max_by_key(|&t| (count(t), std::cmp::Reverse(t as usize)))
+        };
+        best(&|t| self.only(t)).or_else(|| best(&|t| self.rejected(t)))
+    }
+}
+
+impl OpeningFilter {
+    /// Refuses a filter that can choose nothing in any book: no opening wanted, an empty
+    /// ply range, a negative or non-numeric bound.
+    pub fn validate(&self) -> Result<(), FilterError> {
+        if self.count == 0 {
+            return Err(FilterError::ZeroCount);
+        }
+        if self.min_ply > self.max_ply {
+            return Err(FilterError::PlyRange {
+                min: self.min_ply,
+                max: self.max_ply,
+            });
+        }
+        for (field, value) in [
+            ("max_gap", self.max_gap),
+            ("max_draw", self.max_draw),
+            ("max_err", self.max_err),
+        ] {
+            if !(value >= 0.0) {
+                return Err(FilterError::Negative { field, value });
+            }
+        }
+        Ok(())
+    }
+
+    /// The tests node `id` fails.
+    fn failures(&self, book: &Book, id: u32) -> [bool; 6] {
+        let n = book.node(id);
+        let v = book.value(id);
+        let mut failed = [false; 6];
+        failed[Test::Finished as usize] = n.terminal.is_some();
+        failed[Test::Plies as usize] = !(self.min_ply..=self.max_ply).contains(&n.ply);
+        failed[Test::Gap as usize] = !((v.score() - 0.5).abs() <= self.max_gap);
+        failed[Test::Draw as usize] = !(v.draw <= self.max_draw);
+        failed[Test::Err as usize] = !(v.err <= self.max_err);
+        failed[Test::Visits as usize] =
+            !n.own.as_ref().is_some_and(|o| o.visits >= self.min_visits);
+        failed
+    }
+}
+
+/// How many of the book's positions each test of `filter` turns away.
+pub fn rejections(book: &Book, filter: &OpeningFilter) -> Rejections {
+    let mut r = Rejections {
+        positions: book.len(),
+        ..Rejections::default()
+    };
+    for id in 0..book.len() as u32 {
+        let failed = filter.failures(book, id);
+        let count = failed.iter().filter(|&&f| f).count();
+        if count == 0 {
+            r.qualify += 1;
+        }
+        for (t, &f) in failed.iter().enumerate() {
+            if f {
+                r.rejected[t] += 1;
+                if count == 1 {
+                    r.only[t] += 1;
+                }
+            }
+        }
+    }
+    r
+}
+
 /// A chosen opening.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chosen {
@@ -69,15 +208,7 @@ pub fn balanced_openings(book: &Book, filter: &OpeningFilter) -> Vec<Chosen> {
     let mut by_ply: std::collections::BTreeMap<u32, Vec<(u32, f32, f32)>> = Default::default();
     for (i, n) in book.graph.nodes.iter().enumerate() {
         let v = book.value(i as u32);
-        let ok = n.terminal.is_none()
-            && (filter.min_ply..=filter.max_ply).contains(&n.ply)
-            && (v.score() - 0.5).abs() <= filter.max_gap
-            && v.draw <= filter.max_draw
-            && v.err <= filter.max_err
-            && n.own
-                .as_ref()
-                .is_some_and(|o| o.visits >= filter.min_visits);
-        if ok {
+        if !filter.failures(book, i as u32).contains(&true) {
             by_ply
                 .entry(n.ply)
                 .or_default()

@@ -361,3 +361,307 @@ fn balanced_openings_are_close_to_even_spread_and_distinct() {
     let plies: std::collections::HashSet<u32> = chosen.iter().map(|c| c.ply).collect();
     assert!(plies.len() >= 2, "openings spread over plies: {plies:?}");
 }
+
+/// A book without a position (the root) is never written, and a file of one is refused by
+/// name rather than crashing its readers (`book info` and `book export` index the root).
+#[test]
+fn a_book_without_positions_is_never_written_and_is_refused_when_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("empty.tbk");
+    let v = Variant::dai_dai();
+    let empty = Book::new(v.clone(), header(&v, 4, 1));
+    let err = empty.save(&path).unwrap_err();
+    assert!(matches!(err, BookError::Empty { .. }), "{err}");
+    assert!(err.to_string().contains("no position"), "{err}");
+    assert!(!path.exists(), "an empty book was written");
+    // A zero-position file made by an older build is refused with the cause.
+    let bytes = tengu_book::file::to_bytes(&empty.header, &empty.graph, &v);
+    let err = Book::from_bytes(&bytes, "empty.tbk").unwrap_err();
+    assert!(matches!(err, BookError::Empty { .. }), "{err}");
+    assert!(
+        err.to_string().contains("empty.tbk") && err.to_string().contains("no position"),
+        "{err}"
+    );
+}
+
+/// A build that stops before its first expansion (a position limit of 0, Ctrl-C at once)
+/// still saves the start position: the book it leaves is never empty.
+#[test]
+fn a_build_stopped_before_any_expansion_saves_the_start_position() {
+    let v = Variant::dai_dai();
+    for (limits, stop) in [
+        (
+            BuildLimits {
+                positions: Some(0),
+                ..BuildLimits::default()
+            },
+            false,
+        ),
+        (BuildLimits::default(), true),
+    ] {
+        let mut book = Book::new(v.clone(), header(&v, 4, 1));
+        let mut eval = KeyedEvaluator;
+        let mut builder = Builder::new(&mut eval, SearchConfig::default());
+        let mut saved = Vec::new();
+        tengu_book::build(
+            &mut builder,
+            &mut book,
+            &limits,
+            &AtomicBool::new(stop),
+            &mut |b| {
+                saved.push(b.len());
+                Ok(())
+            },
+            &mut |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(book.len(), 1, "stop {stop}");
+        assert_eq!(saved, vec![1], "stop {stop}");
+    }
+}
+
+/// Numbers no writer produces, which a damaged file could hold, are refused with the node
+/// or the field named: NaN and out-of-range values and priors (they would print as scores),
+/// a ply that does not follow the path (a ply of 4 billion sizes an allocation when the
+/// path is walked), negative costs (the cheapest-path search could loop on a cycle).
+#[test]
+fn impossible_values_in_a_book_file_are_refused_by_name() {
+    let v = Variant::dai_dai();
+    type Damage = Box<dyn Fn(&mut Book)>;
+    let cases: Vec<(Damage, &str)> = vec![
+        (
+            Box::new(|b| b.graph.nodes[1].own.as_mut().unwrap().value = f32::NAN),
+            "node 1",
+        ),
+        (
+            Box::new(|b| b.graph.nodes[2].own.as_mut().unwrap().draw = 7.0),
+            "node 2",
+        ),
+        (
+            Box::new(|b| b.graph.nodes[0].edges[1].prior = -3.0),
+            "node 0",
+        ),
+        (
+            Box::new(|b| b.graph.nodes[3].terminal = Some(f32::INFINITY)),
+            "node 3",
+        ),
+        (Box::new(|b| b.graph.nodes[3].ply = u32::MAX), "node 3"),
+        (Box::new(|b| b.graph.nodes[0].ply = 5), "node 0"),
+        (Box::new(|b| b.header.costs.per_move = -1.0), "per_move"),
+    ];
+    for (damage, want) in cases {
+        let mut book = hand_made(&v);
+        damage(&mut book);
+        let bytes = tengu_book::file::to_bytes(&book.header, &book.graph, &v);
+        let err = Book::from_bytes(&bytes, "odd.tbk").unwrap_err();
+        assert!(matches!(err, BookError::Corrupt { .. }), "{err}");
+        let text = err.to_string();
+        assert!(text.contains("odd.tbk") && text.contains(want), "{text}");
+    }
+}
+
+/// Everything the readers of a loaded book do (`book info`, `probe`, `openings`, `export
+/// --jsonl/--html`, the engine's picks): none may panic on a book that loaded.
+fn use_every_reader(b: &Book) {
+    assert!(!b.is_empty());
+    let _ = (b.value(0), b.total_visits(), b.line(0, 8));
+    let start = Position::initial(b.variant.clone());
+    let _ = b.probe(&start);
+    let _ = b.pick(
+        &Game::new(start),
+        &mut <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(1),
+        &PickOptions::default(),
+    );
+    let _ = balanced_openings(b, &OpeningFilter::default());
+    let _ = tengu_book::rejections(b, &OpeningFilter::default());
+    tengu_book::export::write_jsonl(b, &mut std::io::sink()).unwrap();
+    tengu_book::export::write_openings(b, &mut std::io::sink()).unwrap();
+    let _ = tengu_book::export::html_nodes(b, 0);
+    for id in 0..b.len() as u32 {
+        let _ = b.game(id);
+    }
+}
+
+/// Fuzz-like: every truncation of a book file, and every byte with one bit flipped (with the
+/// checksum recomputed, so that the damage reaches the decoder and the integrity checks),
+/// is either read or refused with an error; never a panic. Whatever is read can be used by
+/// every reader (info, probe, openings, JSON lines, HTML pages) without a panic.
+#[test]
+fn no_truncated_or_bit_flipped_book_makes_a_reader_panic() {
+    let book = grown(8);
+    let bytes = book.to_bytes();
+    for n in 0..bytes.len() {
+        assert!(
+            Book::from_bytes(&bytes[..n], "cut.tbk").is_err(),
+            "a book cut to {n} bytes was read"
+        );
+    }
+    let body = bytes.len() - 4;
+    let (mut read, mut refused) = (0, 0);
+    for i in 0..body {
+        for bit in [i % 8, (i * 5 + 3) % 8] {
+            let mut damaged = bytes[..body].to_vec();
+            damaged[i] ^= 1 << bit;
+            let crc = crc32fast::hash(&damaged);
+            damaged.extend_from_slice(&crc.to_le_bytes());
+            match Book::from_bytes(&damaged, "flip.tbk") {
+                Ok(b) => {
+                    use_every_reader(&b);
+                    read += 1;
+                }
+                Err(e) => {
+                    assert!(e.to_string().contains("flip.tbk"), "{e}");
+                    refused += 1;
+                }
+            }
+            // Without the checksum fixed, the damage is always caught.
+            let mut raw = bytes.clone();
+            raw[i] ^= 1 << bit;
+            assert!(
+                Book::from_bytes(&raw, "raw.tbk").is_err(),
+                "byte {i} bit {bit}"
+            );
+        }
+    }
+    assert!(read > 0 && refused > 0, "read {read}, refused {refused}");
+}
+
+/// A filter that can choose nothing in any book is refused by the field; when a book has no
+/// qualifying position, the rejections say which test turned each position away.
+#[test]
+fn opening_filters_are_checked_and_rejections_are_counted_per_test() {
+    use tengu_book::select::Test;
+    use tengu_book::{rejections, FilterError};
+    let ok = OpeningFilter::default();
+    assert_eq!(ok.validate(), Ok(()));
+    let zero = OpeningFilter {
+        count: 0,
+        ..ok.clone()
+    };
+    assert_eq!(zero.validate(), Err(FilterError::ZeroCount));
+    let backwards = OpeningFilter {
+        min_ply: 10,
+        max_ply: 2,
+        ..ok.clone()
+    };
+    assert_eq!(
+        backwards.validate(),
+        Err(FilterError::PlyRange { min: 10, max: 2 })
+    );
+    let negative = OpeningFilter {
+        max_err: -0.5,
+        ..ok.clone()
+    };
+    assert!(matches!(
+        negative.validate(),
+        Err(FilterError::Negative {
+            field: "max_err",
+            ..
+        })
+    ));
+
+    // The hand-made book: 4 positions at plies 0, 1, 1, 2; every error well above 0.001.
+    let book = hand_made(&Variant::dai_dai());
+    let strict = OpeningFilter {
+        min_ply: 1,
+        max_ply: 24,
+        max_gap: 1.0,
+        max_draw: 1.0,
+        max_err: 0.001,
+        ..ok.clone()
+    };
+    assert!(balanced_openings(&book, &strict).is_empty());
+    let r = rejections(&book, &strict);
+    assert_eq!((r.positions, r.qualify), (4, 0));
+    assert_eq!(r.rejected(Test::Err), 4);
+    assert_eq!(r.only(Test::Err), 3, "the start also fails the ply range");
+    assert_eq!(r.rejected(Test::Plies), 1);
+    assert_eq!(r.only(Test::Plies), 0);
+    assert_eq!(r.loosen_first(), Some(Test::Err));
+    let loose = OpeningFilter {
+        max_err: 1.0,
+        ..strict
+    };
+    let r = rejections(&book, &loose);
+    assert_eq!(r.qualify, 3);
+    assert_eq!(balanced_openings(&book, &loose).len(), 3);
+}
+
+/// Fuzz-like, on the decoded fields: books whose nodes carry any number a damaged file could
+/// hold (NaN, infinities, out-of-range values and plies, a cut node list, even no node at
+/// all) are written with valid checksums; reading each is either refused with an error or
+/// gives a book every reader can use. Never a panic.
+#[test]
+fn no_book_with_damaged_fields_makes_a_reader_panic() {
+    use rand::{Rng, SeedableRng};
+    let v = Variant::dai_dai();
+    let books = [hand_made(&v), grown(8)];
+    let odd = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        -5.0,
+        5.0,
+        -1.0,
+        0.0,
+        0.5,
+        1.0,
+    ];
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
+    let (mut read, mut refused) = (0, 0);
+    for round in 0..600 {
+        let mut book = books[round % 2].clone();
+        for _ in 0..rng.gen_range(1..=3) {
+            let n = book.graph.nodes.len();
+            if n == 0 {
+                break;
+            }
+            let x = odd[rng.gen_range(0..odd.len())];
+            let node = &mut book.graph.nodes[rng.gen_range(0..n)];
+            match rng.gen_range(0..9) {
+                0 => {
+                    if let Some(o) = node.own.as_mut() {
+                        o.value = x;
+                    }
+                }
+                1 => {
+                    if let Some(o) = node.own.as_mut() {
+                        o.draw = x;
+                    }
+                }
+                2 => {
+                    if let Some(o) = node.own.as_mut() {
+                        o.best_prior = x;
+                    }
+                }
+                3 => {
+                    if let Some(e) = node.edges.first_mut() {
+                        e.prior = x;
+                    }
+                }
+                4 => node.terminal = Some(x),
+                5 => node.ply = rng.gen(),
+                6 => {
+                    if let Some(o) = node.own.as_mut() {
+                        o.visits = rng.gen();
+                    }
+                }
+                7 => book.header.costs.per_ucb_loss = x,
+                // A cut node list (edges may then point past its end), or no node at all.
+                _ => book.graph.nodes.truncate(rng.gen_range(0..n)),
+            }
+        }
+        let bytes = tengu_book::file::to_bytes(&book.header, &book.graph, &v);
+        match Book::from_bytes(&bytes, "fields.tbk") {
+            Ok(b) => {
+                use_every_reader(&b);
+                read += 1;
+            }
+            Err(e) => {
+                assert!(e.to_string().contains("fields.tbk"), "{e}");
+                refused += 1;
+            }
+        }
+    }
+    assert!(read > 0 && refused > 0, "read {read}, refused {refused}");
+}

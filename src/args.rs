@@ -37,6 +37,9 @@ pub enum Command {
     /// with one progress view. Running it again resumes the run.
     Run(RunArgs),
     /// Score a checkpoint on the tactics suite (raw-policy top-1 / top-3, value sign), or
+    /// Rate a run's checkpoints nearest to given CPU-hours against fixed opponents
+    /// (greedy, fixed-depth alpha-beta) and the rung before: Elo against compute.
+    Ladder(LadderArgs),
     /// build a suite with `tengu suite make`.
     Suite(SuiteArgs),
     /// Be an XBoard/CECP engine on stdin/stdout (`variant daidai`, `variant maka`), for
@@ -157,6 +160,66 @@ pub struct GameSettingsArgs {
     pub games: u64,
     /// Random plies of each opening.
     #[arg(long, default_value_t = 4)]
+#[derive(clap::Args, Debug)]
+pub struct LadderArgs {
+    /// The run: a directory, `file://`, `s3://`, `gs://` or `az://`.
+    #[arg(long)]
+    pub run: String,
+    /// Rungs: for each of these CPU-hours (self-play + training, the run's CPU ledger), the
+    /// checkpoint nearest to it (within a factor --tolerance).
+    #[arg(long, value_delimiter = ',', default_value = "0.25,0.5,1,2,4,8")]
+    pub cpu_hours: Vec<f64>,
+    /// How far (a factor of CPU-hours) a checkpoint may be from a target to serve as its
+    /// rung.
+    #[arg(long, default_value_t = 1.25)]
+    pub tolerance: f64,
+    /// The fixed opponents, as players of `tengu match`: the first is the scale's 0. The
+    /// alpha-beta players get ten minutes a move so that their depth always completes and
+    /// results do not depend on the machine.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "greedy,alphabeta:600000:2,alphabeta:600000:3"
+    )]
+    pub opponents: Vec<String>,
+    /// Do not play each rung against the rung before it.
+    #[arg(long)]
+    pub no_previous: bool,
+    /// Games per match (rounded up to pairs: each opening is played with both colours).
+    #[arg(long, default_value_t = 30)]
+    pub games: u64,
+    /// Visits a move of the checkpoints' search (the run's `[search]` table).
+    #[arg(long, default_value_t = 32)]
+    pub visits: u32,
+    /// Ply cap; capped games are adjudicated by --material-ratio.
+    #[arg(long, default_value_t = 300)]
+    pub max_plies: u32,
+    /// Material ratio that wins at the ply cap (0: every capped game is a draw).
+    #[arg(long, default_value_t = 1.5)]
+    pub material_ratio: f32,
+    /// Random plies of each opening (without --openings).
+    #[arg(long, default_value_t = 4)]
+    pub opening_plies: u32,
+    /// Balanced openings (`tengu book openings`): pair k starts from opening k mod n.
+    #[arg(long, value_name = "FILE", conflicts_with = "opening_plies")]
+    pub openings: Option<std::path::PathBuf>,
+    /// Games played at once (each thread has its own pair of players).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Network backend (default: the run's).
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// Directory for the matches and the report (default: the run's `ladder/`); a rerun
+    /// continues every match where it stopped.
+    #[arg(long)]
+    pub out: Option<std::path::PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
     pub opening_plies: u32,
     /// Openings file: one opening a line, moves in coordinate notation from the initial
     /// position (`#` starts a comment, `start` is the initial position). Pair k (games 2k

@@ -42,6 +42,7 @@ fn main() {
         Command::Xboard(args) => cmd::xboard::run(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Book(args) => cmd::book::run(args),
+        Command::Ladder(args) => cmd::ladder::run(args),
     };
     if let Err(e) = result {
         // The reader of our output went away (`tengu ... | head`): nothing left to say.

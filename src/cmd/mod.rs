@@ -1,6 +1,7 @@
 pub mod arena;
 pub mod bench;
 pub mod book;
+pub mod ladder;
 pub mod moves;
 pub mod perft;
 pub mod play;

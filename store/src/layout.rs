@@ -13,6 +13,7 @@
 //! train/<step:09>.jsonl                         loss log lines after checkpoint <step>
 //! cpu/<role>-<host>-<pid>.txt                   CPU seconds of each process
 //! curves.svg, elo.jsonl, suite.jsonl, arena/    derived files and evaluations
+//! ladder/ladder.json, .txt, .svg, <matches>/    the compute ladder (`tengu ladder`)
 //! ```
 //! `<stem>` = `<unix ms:013>-<host>-<pid>-<sequence:05>`: unique across workers and
 //! machines, and ordered by time so a listing with `start-after` finds new shards.
@@ -24,6 +25,8 @@ pub const GAMES: &str = "games";
 pub const TRAINER: &str = "trainer";
 pub const TRAIN_LOG: &str = "train";
 pub const CPU: &str = "cpu";
+/// The compute ladder's report (`tengu ladder`), drawn into `curves.svg`.
+pub const LADDER_REPORT: &str = "ladder/ladder.json";
 /// Extension of shards.
 pub const SHARD_EXTENSION: &str = "shard";
 

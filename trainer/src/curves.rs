@@ -1,7 +1,8 @@
 //! Training curves as a picture: `curves.svg` in the run directory, drawn from
 //! `train.jsonl`, `elo.jsonl` and `suite.jsonl`: a grid with a row per quantity (policy,
 //! value, ownership and material losses, train in blue and held-out in orange; Elo relative
-//! to the first checkpoint; Elo against greedy; tactics-suite top-1) and a column per x axis
+//! to the first checkpoint; Elo against greedy; tactics-suite top-1; the compute ladder's
+//! ratings, `ladder/ladder.json`) and a column per x axis
 //! (training step, hours since the first step, self-play games finished, CPU hours of
 //! self-play and training), so runs of different settings compare at equal compute.
 
@@ -177,6 +178,17 @@ pub fn write(run: &RunStore) -> Result<(), StoreError> {
         .iter()
         .filter_map(|v| Some((place(v)?, v["top1"].as_f64()?)))
         .collect();
+    // The compute ladder (`tengu ladder`): each rung's rating on the ladder's scale.
+    let ladder: Vec<(Point, f64)> = run
+        .get_text(tengu_store::layout::LADDER_REPORT)
+        .ok()
+        .flatten()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["rungs"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|r| Some((place(r)?, r["elo"].as_f64()?)))
+        .collect();
     // A loss with its missing values left out, so a quantity no line has (an old log) gets
     // no row.
     let finite = |key: &str| -> Vec<(Point, f64)> {
@@ -210,6 +222,7 @@ pub fn write(run: &RunStore) -> Result<(), StoreError> {
         ("Elo relative to the first checkpoint", ratings, Vec::new()),
         ("Elo against greedy", vs_greedy, Vec::new()),
         ("tactics suite: policy top-1", suite, Vec::new()),
+        ("compute ladder: Elo (greedy = 0)", ladder, Vec::new()),
     ]
     .into_iter()
     .filter(|(_, series, _)| !series.is_empty())

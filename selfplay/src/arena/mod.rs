@@ -2,6 +2,7 @@
 //! SPRT.
 
 pub mod elo;
+pub mod ladder;
 pub mod matches;
 pub mod pairs;
 pub mod players;

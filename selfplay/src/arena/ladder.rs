@@ -1,0 +1,408 @@
+//! The compute ladder: a run's checkpoints nearest to given CPU-hours (rungs), each rated
+//! against a fixed set of opponents whose strength does not depend on the machine
+//! (`greedy`, alpha-beta at a fixed depth with time to complete it) and against the rung
+//! before it, so that "does more compute buy more strength" has one answer everywhere.
+//!
+//! This module holds what is pure: choosing rungs from a run's checkpoints, the ratings
+//! (maximum likelihood over every game of the ladder, the first fixed opponent at 0, with
+//! 95% intervals from the likelihood's curvature) and the report (JSON and SVG). Playing
+//! the matches and reading the run are the command's job.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use super::elo::Score;
+use super::tournament::{fit_ratings, Pairing};
+
+/// A published checkpoint and the compute spent on the run when it was published.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CheckpointAt {
+    pub step: u64,
+    /// CPU-hours of self-play and training (the run's CPU ledger) at publication.
+    pub cpu_hours: f64,
+}
+
+/// One rung: the checkpoint chosen for a target.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rung {
+    /// The CPU-hours asked for.
+    pub target_hours: f64,
+    pub step: u64,
+    /// The CPU-hours at the checkpoint's publication.
+    pub cpu_hours: f64,
+}
+
+/// Chooses, for each target (CPU-hours, any order), the checkpoint whose CPU-hours are
+/// nearest on a log scale, provided they are within a factor `tolerance` (>= 1) of the
+/// target; a target no checkpoint comes that close to (the run has not got there yet) has
+/// no rung. A checkpoint serves at most one rung (the smaller target keeps it). Rungs come
+/// out in increasing CPU-hours.
+pub fn select_rungs(checkpoints: &[CheckpointAt], targets: &[f64], tolerance: f64) -> Vec<Rung> {
+    let mut targets: Vec<f64> = targets
+        .iter()
+        .copied()
+        .filter(|t| t.is_finite() && *t > 0.0)
+        .collect();
+    targets.sort_by(f64::total_cmp);
+    targets.dedup();
+    let limit = tolerance.max(1.0).ln();
+    let mut rungs: Vec<Rung> = Vec::new();
+    for target in targets {
+        let best = checkpoints
+            .iter()
+            .filter(|c| c.cpu_hours > 0.0 && c.cpu_hours.is_finite())
+            .filter(|c| !rungs.iter().any(|r| r.step == c.step))
+            .map(|c| ((c.cpu_hours / target).ln().abs(), c))
+            .filter(|(distance, _)| *distance <= limit + 1e-12)
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.step.cmp(&b.1.step)));
+        if let Some((_, c)) = best {
+            rungs.push(Rung {
+                target_hours: target,
+                step: c.step,
+                cpu_hours: c.cpu_hours,
+            });
+        }
+    }
+    rungs.sort_by(|a, b| a.cpu_hours.total_cmp(&b.cpu_hours));
+    rungs
+}
+
+/// Ratings with their 95% intervals (Elo), player 0 fixed at 0 (its interval is 0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ratings {
+    pub elo: Vec<f64>,
+    /// Half-width of each rating's 95% interval, from the inverse of the log-likelihood's
+    /// curvature (the Fisher information) of the same fit, with player 0 held at 0; `NaN`
+    /// for a player no game connects to player 0.
+    pub half_width: Vec<f64>,
+}
+
+/// The maximum-likelihood ratings of [`fit_ratings`] (one virtual draw per pairing) and
+/// their 95% intervals.
+pub fn ratings_with_intervals(players: usize, pairings: &[Pairing]) -> Ratings {
+    let elo = fit_ratings(players, pairings);
+    let scale = 400.0 / std::f64::consts::LN_10;
+    let free = players.saturating_sub(1);
+    // Information matrix over players 1.. in natural units.
+    let mut info = vec![vec![0.0f64; free]; free];
+    for p in pairings {
+        let n = p.score.games() as f64 + 1.0;
+        let e = 1.0 / (1.0 + ((elo[p.b] - elo[p.a]) / scale).exp());
+        let w = n * e * (1.0 - e);
+        for (i, j, sign) in [(p.a, p.a, 1.0), (p.b, p.b, 1.0), (p.a, p.b, -1.0), (p.b, p.a, -1.0)] {
+            if i > 0 && j > 0 {
+                info[i - 1][j - 1] += sign * w;
+            }
+        }
+    }
+    // Players without games are left out of the matrix (it would be singular).
+    let played: Vec<usize> = (0..free).filter(|&i| info[i][i] > 0.0).collect();
+    let inverse = invert(
+        played
+            .iter()
+            .map(|&i| played.iter().map(|&j| info[i][j]).collect())
+            .collect(),
+    );
+    let mut half_width = vec![f64::NAN; players];
+    if players > 0 {
+        half_width[0] = 0.0;
+    }
+    for (k, &i) in played.iter().enumerate() {
+        if let Some(m) = inverse.as_ref().filter(|m| m[k][k] > 0.0) {
+            half_width[i + 1] = 1.96 * m[k][k].sqrt() * scale;
+        }
+    }
+    Ratings { elo, half_width }
+}
+
+/// Gauss-Jordan inverse with partial pivoting; None when singular.
+fn invert(mut a: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
+    let n = a.len();
+    let mut inv: Vec<Vec<f64>> = (0..n)
+        .map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect())
+        .collect();
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))?;
+        if a[pivot][col].abs() < 1e-12 {
+            return None;
+        }
+        a.swap(col, pivot);
+        inv.swap(col, pivot);
+        let d = a[col][col];
+        for j in 0..n {
+            a[col][j] /= d;
+            inv[col][j] /= d;
+        }
+        for row in 0..n {
+            if row != col {
+                let f = a[row][col];
+                if f != 0.0 {
+                    for j in 0..n {
+                        a[row][j] -= f * a[col][j];
+                        inv[row][j] -= f * inv[col][j];
+                    }
+                }
+            }
+        }
+    }
+    Some(inv)
+}
+
+/// One rung's match against one opponent, from the rung's view.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RungMatch {
+    pub opponent: String,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub score: f64,
+    /// Elo of the match alone with its 95% interval (None: unbounded after a perfect or a
+    /// zero score).
+    pub elo: Option<f64>,
+    pub elo_low: Option<f64>,
+    pub elo_high: Option<f64>,
+    /// The rung's mean end-of-game share of the material and its standard error.
+    pub material_share: f64,
+    pub material_share_se: f64,
+    /// Games that reached the ply cap.
+    pub capped: u64,
+}
+
+/// One rung of the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RungReport {
+    #[serde(flatten)]
+    pub rung: Rung,
+    pub checkpoint: String,
+    /// Self-play games the trainer had seen at the checkpoint.
+    pub games_seen: Option<u64>,
+    /// Training and held-out value loss at the checkpoint's step (the trainer's log).
+    pub value_loss: Option<f64>,
+    pub heldout_value_loss: Option<f64>,
+    /// Rating on the ladder's scale (the first fixed opponent = 0) and its 95% interval.
+    pub elo: f64,
+    pub elo_low: f64,
+    pub elo_high: f64,
+    pub matches: Vec<RungMatch>,
+}
+
+/// The whole ladder, as `ladder.json` holds it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LadderReport {
+    pub run: String,
+    pub game: String,
+    pub opponents: Vec<String>,
+    /// Ratings of the fixed opponents on the same scale (the first is 0).
+    pub opponent_elo: Vec<f64>,
+    pub games_per_match: u64,
+    pub visits: u32,
+    pub max_plies: u32,
+    pub material_ratio: Option<f32>,
+    /// `random:<plies>:<seed>` or `file:<hash>:<count>` (see `matches::starts_id`).
+    pub openings: String,
+    pub rungs: Vec<RungReport>,
+}
+
+impl LadderReport {
+    /// A plain table, one line per rung and opponent.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{:>8} {:>7} {:>8} {:>22}  {:<28} {:>10} {:>6} {:>7}",
+            "CPU-h", "step", "Elo", "95% interval", "opponent", "+/=/-", "score", "share"
+        );
+        for r in &self.rungs {
+            for (k, m) in r.matches.iter().enumerate() {
+                let head = if k == 0 {
+                    format!(
+                        "{:>8.2} {:>7} {:>+8.0} {:>22}",
+                        r.rung.cpu_hours,
+                        r.rung.step,
+                        r.elo,
+                        format!("{:+.0} .. {:+.0}", r.elo_low, r.elo_high)
+                    )
+                } else {
+                    format!("{:>8} {:>7} {:>8} {:>22}", "", "", "", "")
+                };
+                let _ = writeln!(
+                    out,
+                    "{head}  {:<28} {:>10} {:>6.3} {:>7.3}",
+                    m.opponent,
+                    format!("+{} ={} -{}", m.wins, m.draws, m.losses),
+                    m.score,
+                    m.material_share
+                );
+            }
+        }
+        out
+    }
+
+    /// Elo against CPU-hours (log scale) with the intervals as bars, the fixed opponents as
+    /// dashed lines.
+    pub fn to_svg(&self) -> String {
+        let (w, h, left, right, top, bottom) = (640.0, 360.0, 60.0, 150.0, 36.0, 44.0);
+        let mut svg = format!(
+            r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}"><rect width="100%" height="100%" fill="white"/><text x="{left}" y="20" font-size="14" font-family="sans-serif">{} ladder: Elo against CPU-hours (greedy = 0)</text>"##,
+            escape(&self.game)
+        );
+        let xs: Vec<f64> = self.rungs.iter().map(|r| r.rung.cpu_hours.max(1e-3)).collect();
+        let (mut x0, mut x1) = xs
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        if !x0.is_finite() {
+            (x0, x1) = (0.25, 4.0);
+        }
+        let (x0, x1) = ((x0 / 1.5).log2(), (x1 * 1.5).log2());
+        let ys = self
+            .rungs
+            .iter()
+            .flat_map(|r| [r.elo_low, r.elo_high, r.elo])
+            .chain(self.opponent_elo.iter().copied())
+            .filter(|y| y.is_finite());
+        let (y0, y1) = ys.fold((0.0f64, 0.0f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
+        let (y0, y1) = (y0 - 25.0, y1 + 25.0);
+        let sx = |x: f64| left + (x.max(1e-3).log2() - x0) / (x1 - x0) * (w - left - right);
+        let sy = |y: f64| top + (y1 - y) / (y1 - y0) * (h - top - bottom);
+        let _ = write!(
+            svg,
+            r##"<rect x="{left}" y="{top}" width="{}" height="{}" fill="none" stroke="#999"/>"##,
+            w - left - right,
+            h - top - bottom
+        );
+        // Doublings of CPU-hours as ticks.
+        let mut tick = 2f64.powi(x0.ceil() as i32);
+        while tick.log2() <= x1 {
+            let _ = write!(
+                svg,
+                r##"<line x1="{x:.1}" y1="{}" x2="{x:.1}" y2="{}" stroke="#eee"/><text x="{x:.1}" y="{}" font-size="11" text-anchor="middle" font-family="sans-serif">{tick}</text>"##,
+                top,
+                h - bottom,
+                h - bottom + 14.0,
+                x = sx(tick)
+            );
+            tick *= 2.0;
+        }
+        let _ = write!(
+            svg,
+            r##"<text x="{}" y="{}" font-size="11" text-anchor="middle" font-family="sans-serif">CPU-hours (log scale)</text>"##,
+            left + (w - left - right) / 2.0,
+            h - 8.0
+        );
+        for (name, &elo) in self.opponents.iter().zip(&self.opponent_elo) {
+            let _ = write!(
+                svg,
+                r##"<line x1="{left}" y1="{y:.1}" x2="{}" y2="{y:.1}" stroke="#888" stroke-dasharray="4 3"/><text x="{}" y="{:.1}" font-size="11" font-family="sans-serif">{} {elo:+.0}</text>"##,
+                w - right,
+                w - right + 4.0,
+                sy(elo) + 4.0,
+                escape(name),
+                y = sy(elo)
+            );
+        }
+        let points: Vec<String> = self
+            .rungs
+            .iter()
+            .map(|r| format!("{:.1},{:.1}", sx(r.rung.cpu_hours), sy(r.elo)))
+            .collect();
+        let _ = write!(
+            svg,
+            r##"<polyline fill="none" stroke="#1f77b4" stroke-width="2" points="{}"/>"##,
+            points.join(" ")
+        );
+        for r in &self.rungs {
+            let x = sx(r.rung.cpu_hours);
+            let _ = write!(
+                svg,
+                r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#1f77b4"/><circle cx="{x:.1}" cy="{:.1}" r="3.5" fill="#1f77b4"><title>{:.2} CPU-h, step {}: {:+.0} ({:+.0} .. {:+.0})</title></circle>"##,
+                sy(r.elo_low),
+                sy(r.elo_high),
+                sy(r.elo),
+                r.rung.cpu_hours,
+                r.rung.step,
+                r.elo,
+                r.elo_low,
+                r.elo_high
+            );
+        }
+        svg.push_str("</svg>\n");
+        svg
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Adds one game's result (1, 0, -1 from A's view) to a score.
+pub fn score_of(results: impl IntoIterator<Item = i8>) -> Score {
+    let mut s = Score::default();
+    for r in results {
+        match r {
+            1 => s.wins += 1,
+            0 => s.draws += 1,
+            _ => s.losses += 1,
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::pairs::Pentanomial;
+
+    fn at(step: u64, cpu_hours: f64) -> CheckpointAt {
+        CheckpointAt { step, cpu_hours }
+    }
+
+    #[test]
+    fn rungs_are_the_checkpoints_nearest_to_each_target_on_a_log_scale() {
+        // A hand-made ledger: a checkpoint every 0.2 CPU-hours up to 2.2.
+        let ledger: Vec<CheckpointAt> = (0..=11).map(|k| at(200 * k, 0.2 * k as f64)).collect();
+        let rungs = select_rungs(&ledger, &[4.0, 1.0, 0.25, 2.0, 0.5], 1.25);
+        let chosen: Vec<(f64, u64)> = rungs.iter().map(|r| (r.target_hours, r.step)).collect();
+        // 0.25 -> 0.2 (ratio 1.25); 0.5 -> 0.4 or 0.6: 0.6 is nearer in log (1.2 < 1.25);
+        // 1 -> 1.0; 2 -> 2.0; 4: nothing within a factor 1.25.
+        assert_eq!(chosen, vec![(0.25, 200), (0.5, 600), (1.0, 1000), (2.0, 2000)]);
+        // Step 0 (no compute) never serves a rung; a checkpoint serves one rung only.
+        let rungs = select_rungs(&[at(0, 0.0), at(5, 1.0)], &[1.0, 1.1], 1.25);
+        assert_eq!(rungs.len(), 1);
+        assert_eq!(rungs[0].step, 5);
+        assert!(select_rungs(&ledger, &[8.0], 1.25).is_empty());
+    }
+
+    fn pairing(a: usize, b: usize, wins: u64, draws: u64, losses: u64) -> Pairing {
+        Pairing {
+            a,
+            b,
+            score: Score {
+                wins,
+                draws,
+                losses,
+            },
+            pairs: Pentanomial::default(),
+        }
+    }
+
+    #[test]
+    fn intervals_shrink_with_games_and_cover_the_fit() {
+        let few = ratings_with_intervals(2, &[pairing(1, 0, 6, 2, 2)]);
+        let many = ratings_with_intervals(2, &[pairing(1, 0, 60, 20, 20)]);
+        assert_eq!(few.half_width[0], 0.0);
+        assert!(few.elo[1] > 0.0 && many.elo[1] > 0.0);
+        assert!(many.half_width[1] < few.half_width[1] / 2.5, "{few:?} {many:?}");
+        // Two players, one pairing: the curvature interval is the usual normal one,
+        // 1.96 * sqrt(1 / (n e (1 - e))) natural units.
+        let n = 101.0;
+        let e = 1.0 / (1.0 + (-many.elo[1] * std::f64::consts::LN_10 / 400.0).exp());
+        let expected = 1.96 / (n * e * (1.0 - e)).sqrt() * 400.0 / std::f64::consts::LN_10;
+        assert!((many.half_width[1] - expected).abs() < 1e-6, "{many:?} {expected}");
+        // A player no game connects to the anchor has no interval.
+        let apart = ratings_with_intervals(3, &[pairing(1, 0, 5, 5, 0)]);
+        assert!(apart.half_width[2].is_nan() && apart.half_width[1] > 0.0, "{apart:?}");
+    }
+}

@@ -1,0 +1,119 @@
+//! `tengu ladder` on a hand-made run: checkpoints published at known CPU-hours (the loss
+//! log's `cpu_seconds`), rungs chosen by CPU-hours, matches against a fixed opponent and
+//! the rung before, the report as JSON / SVG and a row in `curves.svg`.
+
+use std::path::Path;
+use std::process::Command;
+
+fn tengu(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
+        .args(args)
+        .output()
+        .expect("tengu runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn p(x: &Path) -> String {
+    x.display().to_string()
+}
+
+/// A tiny run with checkpoints at steps 100, 200, 300 and 400 published at 0.2, 0.5, 1.1
+/// and 1.6 CPU-hours (copies of an untrained step 0).
+fn hand_made_run(dir: &Path) -> std::path::PathBuf {
+    let run = dir.join("run");
+    let config = dir.join("tiny.toml");
+    std::fs::write(&config, "game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n").unwrap();
+    let (ok, _, err) = tengu(&[
+        "train", "--run", &p(&run), "--config", &p(&config), "--max-steps", "0", "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    let store = tengu_store::RunStore::open(&p(&run)).unwrap();
+    let weights = run.join("models/model-000000000.safetensors");
+    let mut log = String::new();
+    for (step, hours) in [(100u64, 0.2f64), (200, 0.5), (300, 1.1), (400, 1.6)] {
+        tengu_store::checkpoint::publish_file(&store, step, &weights).unwrap();
+        log.push_str(&format!(
+            "{{\"step\":{step},\"cpu_seconds\":{},\"games_seen\":{},\"value_loss\":0.5,\"heldout_value_loss\":0.9,\"policy_loss\":3.0,\"unix_time\":{}}}\n",
+            hours * 3600.0,
+            step / 10,
+            1.0e9 + step as f64
+        ));
+    }
+    std::fs::create_dir_all(run.join("train")).unwrap();
+    std::fs::write(run.join("train/000000100.jsonl"), log).unwrap();
+    run
+}
+
+#[test]
+fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = hand_made_run(dir.path());
+    let (ok, out, err) = tengu(&[
+        "ladder", "--run", &p(&run), "--cpu-hours", "0.25,1,8", "--opponents", "random",
+        "--games", "2", "--visits", "2", "--max-plies", "6", "--json",
+    ]);
+    assert!(ok, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rungs = report["rungs"].as_array().unwrap();
+    // 0.25 -> step 100 (0.2 h), 1 -> step 300 (1.1 h); nothing near 8 CPU-hours yet.
+    let steps: Vec<u64> = rungs.iter().map(|r| r["step"].as_u64().unwrap()).collect();
+    assert_eq!(steps, vec![100, 300], "{out}");
+    assert_eq!(rungs[0]["target_hours"], 0.25);
+    assert_eq!(rungs[1]["heldout_value_loss"], 0.9);
+    assert_eq!(rungs[1]["games_seen"], 30);
+    // The first rung plays the fixed opponent; the second also the rung before it.
+    let opponents = |r: &serde_json::Value| -> Vec<String> {
+        r["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["opponent"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(opponents(&rungs[0]), vec!["random"]);
+    assert_eq!(opponents(&rungs[1]), vec!["random", "step 100 (0.20 CPU-h)"]);
+    for r in rungs {
+        for m in r["matches"].as_array().unwrap() {
+            let games = m["wins"].as_u64().unwrap() + m["draws"].as_u64().unwrap() + m["losses"].as_u64().unwrap();
+            assert_eq!(games, 2, "{m}");
+        }
+        assert!(r["elo_low"].as_f64().unwrap() <= r["elo"].as_f64().unwrap());
+        assert!(r["elo"].as_f64().unwrap() <= r["elo_high"].as_f64().unwrap());
+    }
+    assert_eq!(report["opponent_elo"][0], 0.0);
+    for name in ["ladder.json", "ladder.txt", "ladder.svg"] {
+        assert!(run.join("ladder").join(name).exists(), "{name}");
+    }
+    let svg = std::fs::read_to_string(run.join("ladder/ladder.svg")).unwrap();
+    assert!(svg.contains("CPU-hours (log scale)") && svg.contains("step 300"), "{svg}");
+    let curves = std::fs::read_to_string(run.join("curves.svg")).unwrap();
+    assert!(curves.contains("compute ladder"), "curves.svg has no ladder row");
+
+    // A rerun continues: every match is complete, so no game is played again.
+    let (ok, again, err) = tengu(&[
+        "ladder", "--run", &p(&run), "--cpu-hours", "0.25,1,8", "--opponents", "random",
+        "--games", "2", "--visits", "2", "--max-plies", "6", "--json",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&again).unwrap()["rungs"], report["rungs"]);
+    let results = std::fs::read_to_string(run.join("ladder/step-100-vs-random/results.jsonl")).unwrap();
+    assert_eq!(results.lines().count(), 2);
+}
+
+#[test]
+fn ladder_says_how_far_the_run_has_got_when_no_target_is_near() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = hand_made_run(dir.path());
+    let (ok, _, err) = tengu(&["ladder", "--run", &p(&run), "--cpu-hours", "8", "--opponents", "random"]);
+    assert!(!ok);
+    assert!(err.contains("1.60 CPU-hours"), "{err}");
+    assert!(!run.join("ladder").exists(), "a failed ladder leaves nothing behind");
+    let (ok, _, err) = tengu(&["ladder", "--run", &p(&run), "--cpu-hours", "0,-1"]);
+    assert!(!ok && err.contains("--cpu-hours"), "{err}");
+    let (ok, _, err) = tengu(&["ladder", "--run", &p(&run), "--opponents", "grandmaster"]);
+    assert!(!ok && err.contains("grandmaster"), "{err}");
+}

@@ -7,7 +7,9 @@
 //!
 //! Moves: one to three comma-separated legs `<sq><sq>`, each leg landing on a square the
 //! piece passes (a lion's or lion-dog's captured squares, in path order), the last on the
-//! destination; an optional `+` (promotes) or `=` (declines); `@@@@` is a pass.
+//! destination; an optional `+` (promotes) or `=` (declines); `@@@@` is a pass, and so is
+//! any move that starts with `@@@` (QBoard relays an engine's `move @@@@` to the other
+//! engine as `usermove @@@64`; these games have no drops, so nothing else starts so).
 
 use std::fmt::Write;
 
@@ -31,7 +33,7 @@ fn read_square(text: &str, size: usize) -> Result<(Square, &str), String> {
     let col = (letter - b'a') as usize;
     if col >= size {
         return Err(format!(
-            "file {} is off the board (a..{})",
+            "file {} is off the board (a to {})",
             letter as char,
             (b'a' + size as u8 - 1) as char
         ));
@@ -55,7 +57,7 @@ fn read_square(text: &str, size: usize) -> Result<(Square, &str), String> {
     };
     if !(1..=size).contains(&rank) {
         return Err(format!(
-            "rank {} is off the board (1..{size})",
+            "rank {} is off the board (1 to {size})",
             &text[1..1 + digits]
         ));
     }
@@ -144,7 +146,7 @@ pub fn move_lines(m: Move, size: usize) -> Vec<String> {
 /// unknown command).
 pub fn looks_like_move(text: &str) -> bool {
     let b = text.as_bytes();
-    text == "@@@@"
+    is_pass_text(text)
         || (b.len() >= 4
             && b[0].is_ascii_lowercase()
             && b[1].is_ascii_digit()
@@ -153,21 +155,29 @@ pub fn looks_like_move(text: &str) -> bool {
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || b",+=".contains(&c)))
 }
 
+/// Whether `text` names a pass: `@@@@`, or anything else that starts with `@@@` (QBoard's
+/// relay of a pass, e.g. `@@@64`; a drop would start with a piece letter and `@`, and these
+/// games have none).
+pub fn is_pass_text(text: &str) -> bool {
+    text.starts_with("@@@")
+}
+
 /// Parses an XBoard move and finds it among the legal moves of `pos`. The error is the
 /// reason for an `Illegal move (<reason>): <move>` answer.
 ///
 /// The legs give the (from, to, captured squares) triple of RULES.md §2.7: the captured
 /// squares are the enemy pieces on the squares the legs land on. `+` picks the promoting
 /// version, `=` or no mark the other; a move with one version (DD's mandatory promotion,
-/// every multi-leg move from QBoard) is accepted without a mark. `@@@@`, or a step to an
-/// empty square and back, is a pass.
+/// every multi-leg move from QBoard) is accepted without a mark. `@@@@` (or any text that
+/// starts with `@@@`, see [`is_pass_text`]), or a step to an empty square and back, is a
+/// pass.
 pub fn parse_move(pos: &Position, text: &str) -> Result<Move, String> {
     let size = pos.size();
     if text.len() > 64 {
         return Err("move text too long".into());
     }
     let moves = pos.legal_move_list();
-    if text == "@@@@" {
+    if is_pass_text(text) {
         return moves
             .iter()
             .copied()

@@ -515,9 +515,9 @@ impl<W: Write> Engine<W> {
             Ok(t) => {
                 let size = self.game.position().size();
                 tracing::debug!(
-                    "move {} after {:?} (depth {}, {} nodes, score {})",
+                    "move {} after {:.3} s (depth {}, {} nodes, score {})",
                     move_text(t.best, size),
-                    t.elapsed,
+                    t.elapsed.as_secs_f64(),
                     t.depth,
                     t.nodes,
                     t.score

@@ -546,3 +546,29 @@ fn mcts_player_under_the_protocol() {
         .expect("thinking output");
     assert_eq!(last.split_whitespace().nth(3), Some("16"), "{out}");
 }
+
+/// QBoard relays one engine's pass (`move @@@@`) to the other engine as `usermove @@@64`
+/// (QBoard 1.2 appends a square number to the drop-style text). These games have no drops,
+/// so any move that starts with `@@@` is read as a pass, and an engine-against-engine game
+/// goes on instead of stalling on an `Illegal move`.
+#[test]
+fn a_relayed_pass_with_a_square_number_is_a_pass() {
+    // C1: Black's Lion Dog can pass (an empty neighbour, no check).
+    let c1 = C1.replace("LN", "LD");
+    for text in ["usermove @@@64", "@@@64", "usermove @@@@", "usermove @@@a1"] {
+        let mut e = engine(30);
+        feed(&mut e, &["xboard", "protover 2", "new", "force"]);
+        feed(&mut e, &[&format!("setboard {c1}")]);
+        let out = feed(&mut e, &["playother", text]);
+        assert!(!out.contains("Illegal move"), "{text}: {out}");
+        let passed: Vec<Move> = e.game().moves().collect();
+        assert!(passed[0].is_pass(), "{text}: {out}");
+        // tengu (White) answers the pass: the game goes on.
+        assert!(engine_move(&out).is_some(), "{text}: {out}");
+        assert_eq!(e.game().len(), 2, "{text}");
+    }
+    // A pass that the rules refuse (right after a pass) is still refused with the reason.
+    let passed = Position::parse(&c1.replace(" b -", " b p")).unwrap();
+    let e = parse_move(&passed, "@@@64").unwrap_err();
+    assert!(e.contains("pass may not follow a pass"), "{e}");
+}

@@ -21,6 +21,20 @@ use crate::cpu_eval::CpuEvaluator;
 use crate::evaluator::{EvalError, Evaluator};
 use crate::net::NetConfig;
 
+/// A backend this build or machine cannot run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BackendError {
+    /// The backend's cargo feature was not built in.
+    #[error("backend {backend} is not in this build: it needs tengu built with `--features {feature}` (see the README)")]
+    NotBuilt {
+        backend: &'static str,
+        feature: &'static str,
+    },
+    /// A CUDA backend on a machine where libtorch sees no CUDA device.
+    #[error("backend {backend}: libtorch sees no CUDA device (on a GPU machine, source scripts/libtorch-env.sh first)")]
+    NoDevice { backend: &'static str },
+}
+
 /// Where networks run.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -64,28 +78,42 @@ impl Backend {
     }
 
     /// The error of a backend this build lacks ([`Backend::compiled`] is false).
-    fn unavailable(self) -> EvalError {
-        let feature = if self == Backend::Candle {
-            "candle"
-        } else {
-            "cuda"
-        };
-        EvalError::Backend(format!(
-            "backend {} needs tengu built with `--features {feature}` (see the README)",
-            self.name()
-        ))
+    fn unavailable(self) -> BackendError {
+        BackendError::NotBuilt {
+            backend: self.name(),
+            feature: if self == Backend::Candle {
+                "candle"
+            } else {
+                "cuda"
+            },
+        }
+    }
+
+    /// Whether this build and machine can run the backend: its feature is built in, and a
+    /// CUDA backend sees a device. Commands check this before they start anything.
+    pub fn check(self) -> Result<(), BackendError> {
+        if !self.compiled() {
+            return Err(self.unavailable());
+        }
+        #[cfg(feature = "cuda")]
+        if matches!(
+            self,
+            Backend::TchCpu | Backend::TchCuda | Backend::TchCudaBf16
+        ) {
+            self.tch_device()?;
+        }
+        Ok(())
     }
 
     #[cfg(feature = "cuda")]
-    fn tch_device(self) -> Result<tch::Device, EvalError> {
+    fn tch_device(self) -> Result<tch::Device, BackendError> {
         if self == Backend::TchCpu {
             return Ok(tch::Device::Cpu);
         }
         if !tch::Cuda::is_available() {
-            return Err(EvalError::Backend(format!(
-                "backend {}: libtorch sees no CUDA device (source scripts/libtorch-env.sh on a GPU machine)",
-                self.name()
-            )));
+            return Err(BackendError::NoDevice {
+                backend: self.name(),
+            });
         }
         Ok(tch::Device::Cuda(0))
     }
@@ -123,7 +151,7 @@ impl Backend {
                 )?))
             }
             #[cfg(not(feature = "candle"))]
-            Backend::Candle => Err(self.unavailable()),
+            Backend::Candle => Err(self.unavailable().into()),
             #[cfg(feature = "cuda")]
             _ => {
                 use crate::tch_net::{TchEvaluator, TchNet};
@@ -136,7 +164,7 @@ impl Backend {
                 )))
             }
             #[cfg(not(feature = "cuda"))]
-            _ => Err(self.unavailable()),
+            _ => Err(self.unavailable().into()),
         }
     }
 
@@ -146,6 +174,8 @@ impl Backend {
         path: &Path,
         variant: &Variant,
     ) -> Result<(Box<dyn Evaluator>, CheckpointMeta), CheckpointError> {
+        // A backend this build or machine lacks is the cause, whatever the file holds.
+        self.check()?;
         check_planes(path, variant)?;
         let label = |meta: &CheckpointMeta| {
             format!(
@@ -187,27 +217,18 @@ impl Backend {
                 Ok((Box::new(eval), meta))
             }
             #[cfg(not(feature = "candle"))]
-            Backend::Candle => Err(CheckpointError::Weights {
-                path: path.display().to_string(),
-                problem: self.unavailable().to_string(),
-            }),
+            Backend::Candle => Err(self.unavailable().into()),
             #[cfg(feature = "cuda")]
             _ => {
                 use crate::tch_net::{TchEvaluator, TchNet};
-                let device = self.tch_device().map_err(|e| CheckpointError::Weights {
-                    path: path.display().to_string(),
-                    problem: e.to_string(),
-                })?;
+                let device = self.tch_device()?;
                 let (net, meta) = TchNet::load(path, variant.id(), device)?;
                 let eval =
                     TchEvaluator::new(variant, net, self == Backend::TchCudaBf16, label(&meta));
                 Ok((Box::new(eval), meta))
             }
             #[cfg(not(feature = "cuda"))]
-            _ => Err(CheckpointError::Weights {
-                path: path.display().to_string(),
-                problem: self.unavailable().to_string(),
-            }),
+            _ => Err(self.unavailable().into()),
         }
     }
 
@@ -220,6 +241,7 @@ impl Backend {
         learning_rate: f64,
         weight_decay: f64,
     ) -> Result<Box<dyn Trainer>, CheckpointError> {
+        self.check()?;
         if let Some(path) = checkpoint {
             check_planes(path, variant)?;
         }
@@ -238,22 +260,11 @@ impl Backend {
                     weight_decay as f32,
                 )))
             }
-            Backend::Burn | Backend::BurnFlex | Backend::Candle => Err(CheckpointError::Weights {
-                path: checkpoint
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default(),
-                problem: self.unavailable().to_string(),
-            }),
+            Backend::Burn | Backend::BurnFlex | Backend::Candle => Err(self.unavailable().into()),
             #[cfg(feature = "cuda")]
             _ => {
                 use crate::tch_net::{TchNet, TchTrainer};
-                let shown = checkpoint
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default();
-                let device = self.tch_device().map_err(|e| CheckpointError::Weights {
-                    path: shown,
-                    problem: e.to_string(),
-                })?;
+                let device = self.tch_device()?;
                 let net = match checkpoint {
                     Some(path) => TchNet::load(path, variant.id(), device)?.0,
                     None => TchNet::new(config, device),
@@ -266,12 +277,7 @@ impl Backend {
                 )))
             }
             #[cfg(not(feature = "cuda"))]
-            _ => Err(CheckpointError::Weights {
-                path: checkpoint
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default(),
-                problem: self.unavailable().to_string(),
-            }),
+            _ => Err(self.unavailable().into()),
         }
     }
 }

@@ -48,8 +48,18 @@ pub enum CheckpointError {
         found: String,
         expected: String,
     },
+    /// The file is shorter than its own header says: an interrupted write, copy or download.
+    #[error("{path}: truncated: {found} bytes, but its header describes {expected} (an interrupted copy or download?)")]
+    Truncated {
+        path: String,
+        expected: u64,
+        found: u64,
+    },
     #[error("{path}: weights do not fit the architecture: {problem}")]
     Weights { path: String, problem: String },
+    /// The backend asked to load it cannot run in this build or on this machine.
+    #[error(transparent)]
+    Backend(#[from] crate::backend::BackendError),
 }
 
 impl CheckpointMeta {
@@ -206,6 +216,12 @@ pub fn read_meta(path: &Path) -> Result<CheckpointMeta, CheckpointError> {
         problem,
     };
     let mut file = std::fs::File::open(path).map_err(io)?;
+    let file_len = file.metadata().map_err(io)?.len();
+    let truncated = |expected: u64| CheckpointError::Truncated {
+        path: shown.clone(),
+        expected,
+        found: file_len,
+    };
     let mut len = [0u8; 8];
     file.read_exact(&mut len)
         .map_err(|_| format("shorter than a safetensors header".into()))?;
@@ -213,11 +229,25 @@ pub fn read_meta(path: &Path) -> Result<CheckpointMeta, CheckpointError> {
     if len > 100 << 20 {
         return Err(format(format!("header of {len} bytes")));
     }
+    if file_len < 8 + len {
+        return Err(truncated(8 + len));
+    }
     let mut header = vec![0u8; len as usize];
-    file.read_exact(&mut header)
-        .map_err(|_| format("truncated header".into()))?;
+    file.read_exact(&mut header).map_err(io)?;
     let json: serde_json::Value =
         serde_json::from_slice(&header).map_err(|e| format(format!("header is not JSON: {e}")))?;
+    // Every tensor's bytes must be there: a cut-off file otherwise fails later, deep in a
+    // backend's loader, with a message about shapes.
+    let data_end = json
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(_, t)| t.get("data_offsets")?.get(1)?.as_u64())
+        .max()
+        .unwrap_or(0);
+    if file_len < 8 + len + data_end {
+        return Err(truncated(8 + len + data_end));
+    }
     let meta = json
         .get("__metadata__")
         .and_then(|m| m.as_object())

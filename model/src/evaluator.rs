@@ -42,6 +42,9 @@ pub enum EvalError {
     WrongGame { expected: String, found: String },
     #[error("evaluation backend failed: {0}")]
     Backend(String),
+    /// The backend cannot run in this build or on this machine.
+    #[error(transparent)]
+    Unavailable(#[from] crate::backend::BackendError),
 }
 
 /// Batched position evaluation.

@@ -249,3 +249,66 @@ fn presets_parse_names_and_aliases() {
         assert_eq!(p(bad), None, "{bad:?}");
     }
 }
+
+/// A cut-off checkpoint is named truncated, and a backend this build lacks is named, not
+/// reported as weights that do not fit the architecture.
+#[test]
+fn truncated_checkpoints_and_missing_backends_are_named() {
+    use tengu_model::backend::BackendError;
+    use tengu_model::Backend;
+    let variant = Variant::dai_dai();
+    let device = Device::default();
+    let config = tiny(&variant);
+    let dir = std::env::temp_dir().join(format!("tengu-ckpt-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("model-000000000.safetensors");
+    let meta = CheckpointMeta {
+        encoder_version: ENCODER_VERSION,
+        game: variant.id().into(),
+        config: config.clone(),
+        step: 0,
+        parent: None,
+    };
+    checkpoint::save(&config.init(&device), &meta, &path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let cut = dir.join("cut.safetensors");
+    // Cut in the tensors' data (the header intact) and in the header itself.
+    for keep in [bytes.len() - 100, 20] {
+        std::fs::write(&cut, &bytes[..keep]).unwrap();
+        let e = checkpoint::read_meta(&cut).unwrap_err();
+        assert!(
+            matches!(e, CheckpointError::Truncated { found, .. } if found == keep as u64),
+            "{e}"
+        );
+        let Err(e) = Backend::Burn.load_evaluator(&cut, &variant) else {
+            panic!("a truncated checkpoint loaded");
+        };
+        assert!(e.to_string().contains("truncated"), "{e}");
+    }
+    assert!(Backend::Burn.check().is_ok());
+    for backend in [Backend::Candle, Backend::TchCuda] {
+        if backend.compiled() {
+            continue;
+        }
+        let want = BackendError::NotBuilt {
+            backend: backend.name(),
+            feature: if backend == Backend::Candle {
+                "candle"
+            } else {
+                "cuda"
+            },
+        };
+        assert_eq!(backend.check(), Err(want.clone()));
+        match backend.load_evaluator(&path, &variant) {
+            Err(CheckpointError::Backend(e)) => assert_eq!(e, want),
+            Err(e) => panic!("{backend}: {e}"),
+            Ok(_) => panic!("{backend} loaded without its feature"),
+        }
+        match backend.trainer(&variant, &config, Some(&path), 1e-3, 0.0) {
+            Err(CheckpointError::Backend(e)) => assert_eq!(e, want),
+            Err(e) => panic!("{backend}: {e}"),
+            Ok(_) => panic!("{backend} trained without its feature"),
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -257,7 +257,8 @@ pub struct LadderArgs {
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
     /// Run configuration (TOML, see configs/run/). Default: the run directory's saved
-    /// `config.toml` when resuming.
+    /// `config.toml` when resuming. Search, self-play and training keys may change on a
+    /// resumed run (the changes are logged); another game or network is refused.
     #[arg(long)]
     pub config: Option<std::path::PathBuf>,
     /// Run directory. Default: `runs/<config file name without .toml>`.
@@ -285,7 +286,8 @@ pub struct TrainArgs {
     /// A run has exactly one trainer: a second one exits with a message.
     #[arg(long)]
     pub run: String,
-    /// Run configuration (TOML); default: the run directory's `config.toml`, else defaults.
+    /// Run configuration (TOML); default: the run's `config.toml` (a run without one needs
+    /// `--config`). On a run with checkpoints, a config with another network is refused.
     #[arg(long)]
     pub config: Option<std::path::PathBuf>,
     /// Override the config's network backend.

@@ -15,10 +15,15 @@ fn burn_and_burn_flex_agree_on_a_checkpoint() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     let run_s = run.to_str().unwrap();
+    // A new run needs a config: the built-in defaults.
+    let config = dir.path().join("defaults.toml");
+    std::fs::write(&config, "game = \"dai-dai\"\n").unwrap();
     let out = tengu(&[
         "train",
         "--run",
         run_s,
+        "--config",
+        config.to_str().unwrap(),
         "--max-steps",
         "0",
         "--quiet",

@@ -88,6 +88,177 @@ fn run_trains_publishes_checkpoints_and_resumes() {
     assert_eq!(steps(&run), [0, 20, 40, 60]);
     let (ok, err) = tengu(&["run", "--run", "runs/none"], dir.path());
     assert!(!ok && err.contains("config.toml"), "{err}");
+    assert!(
+        !dir.path().join("runs/none").exists(),
+        "a refused run is not created"
+    );
+}
+
+/// Commands that fail name the cause and leave nothing behind: no run directory, no file.
+#[test]
+fn refused_commands_create_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write("tiny.toml", CONFIG);
+    write("typo.toml", &CONFIG.replace("visits = 8", "visitz = 8"));
+    write("huge.toml", &CONFIG.replace("\"tiny\"", "\"huge\""));
+    write("big.toml", &CONFIG.replace("\"tiny\"", "\"b1000c4096\""));
+    let refused: &[(&[&str], &[&str])] = &[
+        // Configs are checked whole before anything starts (presets too).
+        (&["run", "--config", "typo.toml"], &["typo.toml", "visitz"]),
+        (&["run", "--config", "missing.toml"], &["missing.toml"]),
+        (
+            &["run", "--config", "huge.toml"],
+            &["network.preset", "\"huge\"", "tiny (b2c16)"],
+        ),
+        (
+            &["run", "--config", "big.toml"],
+            &["b1000c4096", "blocks 1..=40", "channels 8..=512"],
+        ),
+        (
+            &["train", "--run", "runs/typo", "--config", "typo.toml"],
+            &["visitz"],
+        ),
+        (
+            &["selfplay", "--run", "runs/typo", "--config", "typo.toml"],
+            &["visitz"],
+        ),
+        // A trainer needs a run or a config to start one.
+        (
+            &["train", "--run", "runs/fresh", "--max-steps", "1"],
+            &["runs/fresh", "--config"],
+        ),
+        // Location schemes are checked by name.
+        (
+            &["train", "--run", "s3:/bad", "--config", "tiny.toml"],
+            &["s3:/bad", "s3://"],
+        ),
+        (
+            &["train", "--run", "foo://x", "--config", "tiny.toml"],
+            &["\"foo\"", "s3://", "file://"],
+        ),
+    ];
+    for (args, says) in refused {
+        let (ok, err) = tengu(args, dir.path());
+        assert!(!ok, "{args:?} succeeded");
+        for s in *says {
+            assert!(err.contains(s), "{args:?}: {s:?} not in {err}");
+        }
+    }
+    // Backends this build lacks are named before anything starts.
+    #[cfg(not(feature = "cuda"))]
+    for args in [
+        &["run", "--config", "tiny.toml", "--backend", "tch-cuda"][..],
+        &[
+            "selfplay",
+            "--run",
+            "runs/tiny",
+            "--backend",
+            "tch-cuda",
+            "--games",
+            "1",
+        ],
+        &[
+            "train",
+            "--run",
+            "runs/tiny",
+            "--config",
+            "tiny.toml",
+            "--backend",
+            "tch-cpu",
+        ],
+    ] {
+        let (ok, err) = tengu(args, dir.path());
+        assert!(!ok && err.contains("--features cuda"), "{args:?}: {err}");
+        assert!(!err.contains("architecture"), "{err}");
+    }
+    #[cfg(not(feature = "candle"))]
+    {
+        let (ok, err) = tengu(
+            &["run", "--config", "tiny.toml", "--backend", "candle"],
+            dir.path(),
+        );
+        assert!(!ok && err.contains("--features candle"), "{err}");
+    }
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["big.toml", "huge.toml", "tiny.toml", "typo.toml"]);
+}
+
+/// A config the run's checkpoints cannot be loaded into is refused by name, the run's
+/// config.toml untouched; search and training changes are taken and logged.
+#[test]
+fn a_config_change_the_checkpoints_cannot_follow_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), CONFIG).unwrap();
+    std::fs::write(
+        dir.path().join("cpu.toml"),
+        CONFIG.replace("\"tiny\"", "\"cpu\""),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("planes.toml"),
+        CONFIG.replace(
+            "preset = \"tiny\"",
+            "preset = \"tiny\"\nmaterial_planes = true",
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("more.toml"),
+        CONFIG.replace("visits = 8", "visits = 16"),
+    )
+    .unwrap();
+    let train = |config: &str| {
+        tengu(
+            &[
+                "train",
+                "--run",
+                "runs/r",
+                "--config",
+                config,
+                "--max-steps",
+                "0",
+            ],
+            dir.path(),
+        )
+    };
+    let (ok, err) = train("tiny.toml");
+    assert!(ok, "{err}");
+    let saved = std::fs::read_to_string(dir.path().join("runs/r/config.toml")).unwrap();
+    for (config, says) in [
+        (
+            "cpu.toml",
+            ["network.preset: \"tiny\" -> \"cpu\"", "b2c16", "b4c32"],
+        ),
+        (
+            "planes.toml",
+            [
+                "network.material_planes: false -> true",
+                "b2c16",
+                "input planes",
+            ],
+        ),
+    ] {
+        let (ok, err) = tengu(&["run", "--run", "runs/r", "--config", config], dir.path());
+        assert!(!ok, "{config} was accepted");
+        for s in says {
+            assert!(err.contains(s), "{config}: {s:?} not in {err}");
+        }
+        let (ok, _) = train(config);
+        assert!(!ok, "train took {config}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("runs/r/config.toml")).unwrap(),
+            saved
+        );
+    }
+    let (ok, err) = train("more.toml");
+    assert!(ok && err.contains("search.visits: 8 -> 16"), "{err}");
+    let now = std::fs::read_to_string(dir.path().join("runs/r/config.toml")).unwrap();
+    assert!(now.contains("visits = 16"), "{now}");
 }
 
 #[test]

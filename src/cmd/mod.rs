@@ -7,6 +7,7 @@ pub mod perft;
 pub mod play;
 pub mod run;
 pub mod selfplay;
+pub mod setup;
 pub mod shards;
 pub mod show;
 pub mod suite;
@@ -102,26 +103,4 @@ pub fn checkpoint_file(path: &std::path::Path) -> Result<std::path::PathBuf> {
 /// Opens a run location (`--run`): a directory, `file://`, `s3://`, `gs://`, `az://`.
 pub fn open_run(location: &str) -> Result<tengu_store::RunStore> {
     Ok(tengu_store::RunStore::open(location)?)
-}
-
-/// A process of a run: its configuration (`--config`, the run's `config.toml` or the
-/// defaults), the backend (`--backend` overrides the config's) and the game.
-pub fn load_run(
-    config: Option<&std::path::Path>,
-    run: &tengu_store::RunStore,
-    backend: Option<&str>,
-) -> Result<(
-    tengu_trainer::RunConfig,
-    tengu_model::Backend,
-    std::sync::Arc<Variant>,
-)> {
-    let config = tengu_trainer::RunConfig::load(config, run).map_err(anyhow::Error::msg)?;
-    let backend: tengu_model::Backend = backend
-        .unwrap_or(&config.network.backend)
-        .parse()
-        .map_err(anyhow::Error::msg)?;
-    let Some(variant) = Variant::builtin(&config.game) else {
-        bail!("unknown game {:?}", config.game)
-    };
-    Ok((config, backend, variant))
 }

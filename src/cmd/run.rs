@@ -2,7 +2,6 @@
 
 use anyhow::{bail, Context, Result};
 use tengu_trainer::supervise::{self, RunOptions};
-use tengu_trainer::RunConfig;
 
 use crate::args::RunArgs;
 use crate::cmd::selfplay::stop_flag;
@@ -25,30 +24,16 @@ pub fn run(args: RunArgs) -> Result<()> {
         Some(path) => std::path::PathBuf::from(path),
         None => run,
     };
-    let store = crate::cmd::open_run(&run.display().to_string())?;
-    let previous = RunConfig::of_run(&store).map_err(anyhow::Error::msg)?;
-    if args.config.is_none() && previous.is_none() {
-        bail!(
-            "{} has no config.toml; give --config FILE to start a run there",
-            run.display()
-        );
-    }
-    let config = RunConfig::load(args.config.as_deref(), &store).map_err(anyhow::Error::msg)?;
-    if let Some(previous) = previous.filter(|_| args.config.is_some()) {
-        // A run holds one game's shards and checkpoints: refuse before any process starts.
-        if previous.game != config.game {
-            bail!(
-                "{} is a {} run; {} configures {}: choose another --run directory",
-                run.display(),
-                previous.game,
-                args.config
-                    .as_deref()
-                    .unwrap_or(std::path::Path::new(""))
-                    .display(),
-                config.game
-            );
-        }
-    }
+    // Everything is checked before anything is created or written: a refused command
+    // leaves no run directory behind and the run's config.toml as it was.
+    let setup = crate::cmd::setup::prepare_run(
+        &run.display().to_string(),
+        args.config.as_deref(),
+        args.backend.as_deref(),
+        crate::cmd::setup::Role::Owner,
+    )?;
+    let config = setup.config.clone();
+    let store = setup.open()?;
     // The effective configuration, which every process of the run reads.
     store
         .put(
@@ -63,8 +48,6 @@ pub fn run(args: RunArgs) -> Result<()> {
         })?;
     let mut child_args = Vec::new();
     if let Some(b) = &args.backend {
-        b.parse::<tengu_model::Backend>()
-            .map_err(anyhow::Error::msg)?;
         child_args.extend(["--backend".to_string(), b.clone()]);
     }
     let mut match_args = vec![
@@ -77,17 +60,10 @@ pub fn run(args: RunArgs) -> Result<()> {
         .as_ref()
         .filter(|_| config.arena.enabled)
     {
-        // Checked now, so a bad file stops the run at once instead of every arena match.
-        let variant = tengu_rules::Variant::builtin(&config.game).expect("a validated game");
-        let openings = tengu_selfplay::openings::read_openings(path, &variant)
-            .map_err(|e| anyhow::anyhow!("arena.openings: {e}"))?;
-        tracing::info!(
-            "arena matches open from {} ({} openings)",
-            path.display(),
-            openings.len()
-        );
+        // Checked by prepare_run; the matches run in the run directory's children.
         let absolute = std::fs::canonicalize(path)
             .with_context(|| format!("arena.openings: {}", path.display()))?;
+        tracing::info!("arena matches open from {}", absolute.display());
         match_args.extend(["--openings".to_string(), absolute.display().to_string()]);
     }
     let options = RunOptions {

@@ -44,12 +44,27 @@ fn wait_for_config(store: &tengu_store::RunStore) -> Result<()> {
 }
 
 pub fn run(args: SelfplayArgs) -> Result<()> {
-    let store = super::open_run(&args.run)?;
-    if args.config.is_none() && store.local_dir().is_none() {
-        wait_for_config(&store)?;
+    let location = tengu_store::Location::parse(&args.run)?;
+    if args.config.is_none() && matches!(location, tengu_store::Location::Url(_)) {
+        // A backend this machine lacks is named before the wait, not after it.
+        if let Some(name) = args.backend.as_deref() {
+            let backend: tengu_model::Backend = name.parse().map_err(anyhow::Error::msg)?;
+            backend
+                .check()
+                .with_context(|| format!("--backend {name}"))?;
+        }
+        // Opening an object store creates nothing.
+        wait_for_config(&tengu_store::RunStore::at(location)?)?;
     }
-    let (config, backend, variant) =
-        super::load_run(args.config.as_deref(), &store, args.backend.as_deref())?;
+    // Everything is checked before the run is opened: a refused command creates nothing.
+    let setup = super::setup::prepare_run(
+        &args.run,
+        args.config.as_deref(),
+        args.backend.as_deref(),
+        super::setup::Role::Worker,
+    )?;
+    let store = setup.open()?;
+    let (config, backend, variant) = (setup.config, setup.backend, setup.variant);
     let seed = args.seed.unwrap_or_else(|| {
         let t = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -7,24 +7,15 @@ use crate::args::TrainArgs;
 use crate::cmd::selfplay::stop_flag;
 
 pub fn run(args: TrainArgs) -> Result<()> {
-    let store = super::open_run(&args.run)?;
-    let (config, backend, variant) =
-        super::load_run(args.config.as_deref(), &store, args.backend.as_deref())?;
-    if args.config.is_some() {
-        // A run holds one game's shards and checkpoints.
-        if let Some(previous) =
-            tengu_trainer::RunConfig::of_run(&store).map_err(anyhow::Error::msg)?
-        {
-            if previous.game != config.game {
-                anyhow::bail!(
-                    "{} is a {} run; the --config file configures {}",
-                    store.display(),
-                    previous.game,
-                    config.game
-                );
-            }
-        }
-    }
+    // Everything is checked before the run is opened: a refused command creates nothing.
+    let setup = super::setup::prepare_run(
+        &args.run,
+        args.config.as_deref(),
+        args.backend.as_deref(),
+        super::setup::Role::Owner,
+    )?;
+    let store = setup.open()?;
+    let (config, backend, variant) = (setup.config, setup.backend, setup.variant);
     let options = TrainOptions {
         config_text: args.config.is_some().then(|| config.to_run_text()),
         run: store,

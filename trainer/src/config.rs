@@ -256,6 +256,8 @@ impl RunConfig {
             .backend
             .parse::<tengu_model::Backend>()
             .map_err(|e| format!("network.backend: {e}"))?;
+        tengu_model::net::preset_shape(&self.network.preset)
+            .map_err(|e| format!("network.preset: {e}"))?;
         self.search.validate()?;
         self.selfplay.validate()?;
         if self.arena.games == 0 || self.arena.visits == 0 {
@@ -270,5 +272,177 @@ impl RunConfig {
             }
         }
         self.train.validate()
+    }
+}
+
+/// What a change of a key between a run's saved configuration and a new one means.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// Another game: the run's shards and checkpoints are of the saved one.
+    Game,
+    /// Another network architecture or encoder input (preset, planes): the run's
+    /// checkpoints cannot be loaded into it.
+    Network,
+    /// Anything else (search, self-play, training, arena, backend): the run goes on.
+    Other,
+}
+
+/// One key whose value differs, as the user wrote it (`search.visits`, `8`, `16`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub key: String,
+    pub saved: String,
+    pub new: String,
+    pub kind: ChangeKind,
+}
+
+impl std::fmt::Display for Change {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {} -> {}", self.key, self.saved, self.new)
+    }
+}
+
+/// Every leaf of a TOML table as (dotted key, value text).
+fn flatten(
+    prefix: &str,
+    value: &toml::Value,
+    out: &mut std::collections::BTreeMap<String, String>,
+) {
+    match value {
+        toml::Value::Table(table) => {
+            for (k, v) in table {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, v, out);
+            }
+        }
+        other => {
+            out.insert(prefix.to_string(), other.to_string());
+        }
+    }
+}
+
+/// A network as a user compares them: `b4c32, 41 input planes`.
+pub fn describe_net(config: &tengu_model::net::NetConfig) -> String {
+    format!(
+        "b{}c{}, {} input planes",
+        config.blocks, config.channels, config.planes
+    )
+}
+
+impl RunConfig {
+    /// The network a new run of this configuration starts with: the preset for the game's
+    /// encoder with the configured planes.
+    pub fn net_config(&self) -> Result<tengu_model::net::NetConfig, String> {
+        let variant = tengu_rules::Variant::builtin(&self.game)
+            .ok_or_else(|| format!("game: {:?} is not dai-dai or maka-dai-dai", self.game))?;
+        let encoder = tengu_model::Encoder::with_planes(
+            &variant,
+            self.network.tactical_planes,
+            self.network.material_planes,
+        );
+        tengu_model::net::NetConfig::from_preset(
+            &self.network.preset,
+            encoder.planes(),
+            encoder.size(),
+        )
+        .map_err(|e| format!("network.preset: {e}"))
+    }
+
+    /// The keys whose values differ from `saved` (a run's `config.toml`), sorted by key. A
+    /// changed `network.preset` or planes key is a [`ChangeKind::Network`] change only when
+    /// the network it gives differs (`cpu` and `b4c32` are the same network).
+    pub fn changes_from(&self, saved: &RunConfig) -> Vec<Change> {
+        let table = |c: &RunConfig| {
+            let mut out = std::collections::BTreeMap::new();
+            let value = toml::Value::try_from(c).expect("the configuration serialises");
+            flatten("", &value, &mut out);
+            out
+        };
+        let (old, new) = (table(saved), table(self));
+        let same_network = match (saved.net_config(), self.net_config()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        let unset = || "(unset)".to_string();
+        let keys: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+        keys.into_iter()
+            .filter(|k| old.get(*k) != new.get(*k))
+            .map(|key| {
+                let kind = match key.as_str() {
+                    "game" => ChangeKind::Game,
+                    "network.preset" | "network.tactical_planes" | "network.material_planes"
+                        if !same_network =>
+                    {
+                        ChangeKind::Network
+                    }
+                    _ => ChangeKind::Other,
+                };
+                Change {
+                    key: key.clone(),
+                    saved: old.get(key).cloned().unwrap_or_else(unset),
+                    new: new.get(key).cloned().unwrap_or_else(unset),
+                    kind,
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_checked_with_the_config() {
+        let text = "[network]\npreset = \"huge\"\n";
+        let e = RunConfig::parse(text, "x.toml").unwrap_err();
+        assert!(
+            e.contains("x.toml: network.preset") && e.contains("tiny"),
+            "{e}"
+        );
+        let e = RunConfig::parse("[network]\npreset = \"b1000c4096\"\n", "x.toml").unwrap_err();
+        assert!(e.contains("1..=40"), "{e}");
+    }
+
+    #[test]
+    fn changes_name_what_checkpoints_cannot_follow() {
+        let saved = RunConfig::default();
+        let mut new = saved.clone();
+        assert!(new.changes_from(&saved).is_empty());
+        // The same network under another name is no network change.
+        new.network.preset = "b4c32".into();
+        new.search.visits = 16;
+        new.network.backend = "burn-flex".into();
+        let changes = new.changes_from(&saved);
+        assert!(
+            changes.iter().all(|c| c.kind == ChangeKind::Other),
+            "{changes:?}"
+        );
+        assert!(
+            changes
+                .iter()
+                .any(|c| c.to_string() == "search.visits: 128 -> 16"),
+            "{changes:?}"
+        );
+        new.network.preset = "tiny".into();
+        new.network.material_planes = true;
+        new.game = "maka-dai-dai".into();
+        let kinds: Vec<(String, ChangeKind)> = new
+            .changes_from(&saved)
+            .into_iter()
+            .map(|c| (c.key, c.kind))
+            .collect();
+        for (key, kind) in [
+            ("game", ChangeKind::Game),
+            ("network.preset", ChangeKind::Network),
+            ("network.material_planes", ChangeKind::Network),
+            ("search.visits", ChangeKind::Other),
+        ] {
+            assert!(kinds.contains(&(key.to_string(), kind)), "{key}: {kinds:?}");
+        }
     }
 }

@@ -273,7 +273,8 @@ pub struct RunArgs {
     /// Stop once the trainer reaches this step.
     #[arg(long)]
     pub max_steps: Option<u64>,
-    /// No progress bar.
+    /// No progress bar (on a terminal) and no status lines (printed to standard output
+    /// every 30 s and at each new checkpoint when it is not a terminal).
     #[arg(long)]
     pub quiet: bool,
 }

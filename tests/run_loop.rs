@@ -41,6 +41,20 @@ fn tengu(args: &[&str], dir: &Path) -> (bool, String) {
     )
 }
 
+/// Like [`tengu`], with standard output as well (a pipe, not a terminal).
+fn tengu_out(args: &[&str], dir: &Path) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 fn steps(run: &Path) -> Vec<u64> {
     let store = tengu_store::RunStore::open(&run.display().to_string()).unwrap();
     tengu_store::checkpoint::committed(&store).unwrap()
@@ -50,18 +64,38 @@ fn steps(run: &Path) -> Vec<u64> {
 fn run_trains_publishes_checkpoints_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("tiny.toml"), CONFIG).unwrap();
-    let (ok, err) = tengu(
-        &[
-            "run",
-            "--config",
-            "tiny.toml",
-            "--max-steps",
-            "40",
-            "--quiet",
-        ],
+    // Not --quiet, and standard output is a pipe: plain status lines.
+    let (ok, out, err) = tengu_out(
+        &["run", "--config", "tiny.toml", "--max-steps", "40"],
         dir.path(),
     );
     assert!(ok, "{err}");
+    // A line at each new checkpoint: before the first step the losses are unknown and the
+    // trainer waits for train.min_rows; rows written by the workers are counted apart from
+    // the rows the trainer read.
+    let lines: Vec<&str> = out.lines().collect();
+    let at = |checkpoint: &str| {
+        lines
+            .iter()
+            .find(|l| l.contains(&format!("latest {checkpoint}")))
+            .unwrap_or_else(|| panic!("no status line at {checkpoint}: {out}"))
+    };
+    let first = at("model-000000000.safetensors");
+    assert!(
+        first.contains("rows written, - read by the trainer")
+            && first.contains("policy loss -, value loss -")
+            && first.contains("more rows (train.min_rows = 100)"),
+        "{first}"
+    );
+    let trained = at("model-000000020.safetensors");
+    assert!(
+        !trained.contains("value loss -") && !trained.contains("waiting"),
+        "{trained}"
+    );
+    assert!(
+        out.contains("stopped: ") && out.contains("step 40"),
+        "{out}"
+    );
     // The run directory is named after the config file.
     let run = dir.path().join("runs/tiny");
     assert_eq!(steps(&run), [0, 20, 40]);

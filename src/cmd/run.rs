@@ -1,10 +1,17 @@
 //! `tengu run`: the whole training loop on one machine.
 
+use std::io::IsTerminal as _;
+use std::time::{Duration, Instant};
+
 use anyhow::{bail, Context, Result};
 use tengu_trainer::supervise::{self, RunOptions};
 
 use crate::args::RunArgs;
 use crate::cmd::selfplay::stop_flag;
+use crate::output::outln;
+
+/// How often `tengu run` prints a status line when its output is not a terminal.
+const STATUS_EVERY: Duration = Duration::from_secs(30);
 
 pub fn run(args: RunArgs) -> Result<()> {
     let run = match (&args.run, &args.config) {
@@ -77,30 +84,33 @@ pub fn run(args: RunArgs) -> Result<()> {
         game: config.game.clone(),
         arena: config.arena.enabled.then(|| config.arena.clone()),
         match_args,
+        min_rows: config.train.min_rows as u64,
     };
     tracing::info!(run = %run.display(), game = %config.game, workers = options.workers, "run starting (logs in {}/logs)", run.display());
-    let bar = crate::cmd::spinner(args.quiet);
+    // On a terminal a spinner line; otherwise (a log file, a pipe) a plain status line on
+    // standard output every STATUS_EVERY and at each new checkpoint.
+    let plain = !args.quiet && !std::io::stdout().is_terminal();
+    let bar = crate::cmd::spinner(args.quiet || plain);
+    let mut printed: Option<(Instant, String)> = None;
     let done = supervise::run(&options, &mut |s| {
-        bar.set_message(format!(
-            "{} games, {} rows, step {}, policy loss {:.3}, value loss {:.3}, latest {}{}{}",
-            s.games,
-            s.rows_seen,
-            s.step,
-            s.policy_loss,
-            s.value_loss,
-            s.checkpoint,
-            s.elo
-                .as_ref()
-                .map_or(String::new(), |(n, e)| format!(", Elo {e:+.0} ({n})")),
-            if s.worker_restarts > 0 {
-                format!(", {} restarts", s.worker_restarts)
-            } else {
-                String::new()
+        if plain {
+            let due = printed.as_ref().is_none_or(|(at, checkpoint)| {
+                at.elapsed() >= STATUS_EVERY || *checkpoint != s.checkpoint
+            });
+            if due {
+                // A closed output pipe must not stop the supervisor: its children need it.
+                let _ = outln!("{}", s.line());
+                printed = Some((Instant::now(), s.checkpoint.clone()));
             }
-        ));
-        bar.tick();
+        } else {
+            bar.set_message(s.line());
+            bar.tick();
+        }
     })?;
     bar.finish_and_clear();
+    if plain {
+        let _ = outln!("stopped: {}", done.line());
+    }
     tracing::info!(games = done.games, step = done.step, checkpoint = %done.checkpoint, "run stopped");
     Ok(())
 }

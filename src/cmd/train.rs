@@ -31,15 +31,34 @@ pub fn run(args: TrainArgs) -> Result<()> {
     };
     tracing::info!(run = %args.run, %backend, "trainer starting");
     let bar = crate::cmd::spinner(args.quiet);
+    let min_rows = config.train.min_rows;
     let done = train::run(&options, &mut |p| {
-        let state = if p.waiting {
-            "waiting for self-play rows"
+        let state = if p.waiting && p.window_rows < min_rows {
+            format!(
+                "waiting for {} more rows (train.min_rows = {min_rows})",
+                min_rows - p.window_rows
+            )
+        } else if p.waiting {
+            "waiting for new self-play rows (train.passes_per_row)".to_string()
         } else {
-            "training"
+            "training".to_string()
+        };
+        // NaN: no step has run yet (or the batch had no policy target).
+        let loss = |l: f32| {
+            if l.is_nan() {
+                "-".to_string()
+            } else {
+                format!("{l:.3}")
+            }
         };
         bar.set_message(format!(
-            "step {}, policy loss {:.3}, value loss {:.3}, {:.0} samples/s, window {} rows, {state}, latest {}",
-            p.step, p.policy_loss, p.value_loss, p.samples_per_second, p.window_rows, p.last_checkpoint
+            "step {}, policy loss {}, value loss {}, {:.0} samples/s, window {} rows, {state}, latest {}",
+            p.step,
+            loss(p.policy_loss),
+            loss(p.value_loss),
+            p.samples_per_second,
+            p.window_rows,
+            p.last_checkpoint
         ));
         bar.tick();
     })?;

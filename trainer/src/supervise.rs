@@ -25,6 +25,8 @@ pub struct RunOptions {
     pub game: String,
     /// Periodic evaluation of new checkpoints (None: off).
     pub arena: Option<crate::config::ArenaConfig>,
+    /// `train.min_rows`, which the status line says the trainer waits for.
+    pub min_rows: u64,
     /// Extra arguments of the arena's matches (the run's search settings that checkpoint
     /// players need, e.g. `--material-utility 0.5`).
     pub match_args: Vec<String>,
@@ -35,14 +37,58 @@ pub struct RunOptions {
 pub struct RunStatus {
     pub seconds: f64,
     pub games: usize,
+    /// Rows in the run's shards: what the workers have written (from the shard names).
+    pub rows_written: u64,
+    /// Rows the trainer had read at its last step; None before its first step.
+    pub rows_read: Option<u64>,
     pub step: u64,
-    pub policy_loss: f64,
-    pub value_loss: f64,
-    pub rows_seen: u64,
+    /// Losses of the last step; None before the first step (and the policy loss of a
+    /// step whose batch had no policy target).
+    pub policy_loss: Option<f64>,
+    pub value_loss: Option<f64>,
+    /// The newest checkpoint ("" before the first).
     pub checkpoint: String,
     pub worker_restarts: u32,
     /// Rating of the newest evaluated checkpoint relative to the first (Elo), and its name.
     pub elo: Option<(String, f64)>,
+    /// `train.min_rows`: the trainer's first step waits for this many rows.
+    pub min_rows: u64,
+}
+
+impl RunStatus {
+    /// The status as one line of text, for a progress bar or a log: `-` for what is not
+    /// known yet, and what the trainer waits for before its first step.
+    pub fn line(&self) -> String {
+        let or_dash = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
+        let mut line = format!(
+            "{} games, {} rows written, {} read by the trainer, step {}, policy loss {}, value loss {}, latest {}",
+            self.games,
+            self.rows_written,
+            self.rows_read.map_or("-".to_string(), |r| r.to_string()),
+            self.step,
+            or_dash(self.policy_loss),
+            or_dash(self.value_loss),
+            if self.checkpoint.is_empty() {
+                "-"
+            } else {
+                &self.checkpoint
+            },
+        );
+        if let Some((n, e)) = &self.elo {
+            line.push_str(&format!(", Elo {e:+.0} ({n})"));
+        }
+        if self.worker_restarts > 0 {
+            line.push_str(&format!(", {} restarts", self.worker_restarts));
+        }
+        if self.rows_read.is_none() && self.rows_written < self.min_rows {
+            line.push_str(&format!(
+                "; trainer waiting for {} more rows (train.min_rows = {})",
+                self.min_rows - self.rows_written,
+                self.min_rows
+            ));
+        }
+        line
+    }
 }
 
 /// Appends one JSON line to the run's `key` (stores have no append: read, add, write; only
@@ -132,28 +178,52 @@ fn terminate(child: &mut Child) {
 
 /// Reads the run for the progress view.
 pub fn status(store: &RunStore, started: Instant) -> RunStatus {
-    let games = tengu_selfplay::shard::list_run(store).map_or(0, |shards| {
-        shards
-            .iter()
-            .filter_map(|e| layout::ShardName::parse(e.name()))
-            .map(|n| n.games as usize)
-            .sum()
-    });
+    let names: Vec<layout::ShardName> = tengu_selfplay::shard::list_run(store)
+        .map(|shards| {
+            shards
+                .iter()
+                .filter_map(|e| layout::ShardName::parse(e.name()))
+                .collect()
+        })
+        .unwrap_or_default();
     let mut s = RunStatus {
         seconds: started.elapsed().as_secs_f64(),
-        games,
+        games: names.iter().map(|n| n.games as usize).sum(),
+        rows_written: names.iter().map(|n| n.rows).sum(),
         ..Default::default()
     };
-    if let Some(v) = crate::log::last_line(store) {
-        s.step = v["step"].as_u64().unwrap_or(0);
-        s.policy_loss = v["policy_loss"].as_f64().unwrap_or(f64::NAN);
-        s.value_loss = v["value_loss"].as_f64().unwrap_or(f64::NAN);
-        s.rows_seen = v["rows_seen"].as_u64().unwrap_or(0);
-    }
-    if let Ok(Some(step)) = published::newest(store) {
+    if let Some(step) = published::newest(store).ok().flatten() {
         s.checkpoint = layout::weights_name(step);
+        s.step = step;
+    }
+    if let Some(v) = crate::log::last_line(store) {
+        s.step = v["step"].as_u64().unwrap_or(s.step);
+        s.policy_loss = v["policy_loss"].as_f64();
+        s.value_loss = v["value_loss"].as_f64();
+        s.rows_read = v["rows_seen"].as_u64();
     }
     s
+}
+
+/// The last error line a child wrote to its log (`error: ...` as `main` prints it, else a
+/// tracing ERROR line), to name why it stopped.
+fn last_error(log: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(log).ok()?;
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("error: "))
+        .or_else(|| lines.iter().rev().find(|l| l.contains("ERROR")))
+        .map(|l| l.trim().to_string())
+}
+
+/// `; <the log's last error>; see <log>`.
+fn see_log(log: &Path) -> String {
+    match last_error(log) {
+        Some(e) => format!(": {e}; see {}", log.display()),
+        None => format!("; see {}", log.display()),
+    }
 }
 
 /// Waits until the run has a checkpoint (the trainer publishes step 0 as it starts), so that
@@ -182,8 +252,8 @@ fn wait_for_step_zero(
                 break;
             }
             return Err(std::io::Error::other(format!(
-                "the trainer exited ({status}) before publishing the step-0 checkpoint; see {}",
-                logs.join("trainer.log").display()
+                "the trainer exited ({status}) before publishing the step-0 checkpoint{}",
+                see_log(&logs.join("trainer.log"))
             )));
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -292,9 +362,9 @@ pub fn run(
             if p.restarts >= 5 {
                 tracing::error!("{} failed {} times; giving up", p.name, p.restarts);
                 return Err(std::io::Error::other(format!(
-                    "{} keeps failing; see {}",
+                    "{} keeps failing{}",
                     p.name,
-                    logs.display()
+                    see_log(&logs.join(format!("{}.log", p.name)))
                 )));
             }
             p.restarts += 1;
@@ -310,6 +380,7 @@ pub fn run(
         let mut s = status(&store, started);
         s.worker_restarts = restarts;
         s.elo = arena_state.ratings.last().cloned();
+        s.min_rows = options.min_rows;
         on_status(&s);
     };
     if let Some((child, _)) = arena_state.running.as_mut() {
@@ -328,6 +399,8 @@ pub fn run(
     }
     let mut s = status(&store, started);
     s.worker_restarts = restarts;
+    s.elo = arena_state.ratings.last().cloned();
+    s.min_rows = options.min_rows;
     on_status(&s);
     Ok(s)
 }
@@ -559,4 +632,57 @@ fn label(eval: &Evaluation) -> String {
 
 fn append_elo(store: &RunStore, line: &serde_json::Value) -> std::io::Result<()> {
     append_jsonl(store, "elo.jsonl", line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_status_line_shows_dashes_until_a_step_and_what_the_trainer_waits_for() {
+        let waiting = RunStatus {
+            games: 8,
+            rows_written: 1344,
+            checkpoint: layout::weights_name(0),
+            min_rows: 2000,
+            ..Default::default()
+        };
+        let line = waiting.line();
+        assert!(
+            line.contains("1344 rows written, - read by the trainer, step 0")
+                && line.contains("policy loss -, value loss -")
+                && line.ends_with("trainer waiting for 656 more rows (train.min_rows = 2000)"),
+            "{line}"
+        );
+        let trained = RunStatus {
+            rows_read: Some(2100),
+            step: 20,
+            policy_loss: Some(1.25),
+            value_loss: Some(0.5),
+            ..waiting
+        };
+        let line = trained.line();
+        assert!(
+            line.contains("2100 read by the trainer, step 20, policy loss 1.250, value loss 0.500")
+                && !line.contains("waiting"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn a_childs_last_error_is_quoted() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("trainer.log");
+        std::fs::write(
+            &log,
+            "INFO starting\nerror: network.preset: unknown preset\n",
+        )
+        .unwrap();
+        let text = see_log(&log);
+        assert!(
+            text.starts_with(": error: network.preset") && text.contains("trainer.log"),
+            "{text}"
+        );
+        assert!(see_log(&dir.path().join("none.log")).starts_with("; see"));
+    }
 }

@@ -381,8 +381,11 @@ pub fn run(
     // The run's CPU seconds, re-read from the ledger when this process's entry is rewritten
     // (every few seconds), not at every step.
     let mut cpu_seconds = 0.0;
+    // No step yet in this process: no losses to show.
     let mut progress = TrainProgress {
         step,
+        policy_loss: f32::NAN,
+        value_loss: f32::NAN,
         last_checkpoint: last.clone(),
         ..Default::default()
     };

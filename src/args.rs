@@ -571,10 +571,16 @@ pub struct EngineArgs {
     /// Thinking time per move in milliseconds when the GUI sets no time control.
     #[arg(long, default_value_t = 2000)]
     pub movetime: u64,
-    /// Add this times the material head's prediction to MCTS values (the training run's
-    /// `search.material_utility`).
-    #[arg(long, default_value_t = 0.0)]
-    pub material_utility: f32,
+    /// Search with the `[search]` table of this run configuration (e.g. `runs/X/config.toml`
+    /// or a shipped `networks/<name>.toml`). Default: the checkpoint's own, that is
+    /// `<checkpoint name>.toml` beside it, else the `config.toml` of the run it was
+    /// published in, else the built-in defaults (the engine logs which).
+    #[arg(long, value_name = "TOML")]
+    pub search_config: Option<std::path::PathBuf>,
+    /// Add this times the material head's prediction to MCTS values (overrides the search
+    /// configuration's `material_utility`).
+    #[arg(long)]
+    pub material_utility: Option<f32>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }

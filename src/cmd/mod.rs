@@ -64,6 +64,31 @@ pub fn search_config(path: Option<&std::path::Path>) -> Result<tengu_selfplay::S
     })
 }
 
+/// The search settings a checkpoint plays with, and where they came from: `explicit`
+/// (`--search-config`), else `<checkpoint name>.toml` beside the checkpoint (a shipped
+/// network's), else the `config.toml` of the run whose `models/` holds it, else the
+/// defaults. So an engine loaded from a run searches as the run's arena measured it.
+pub fn checkpoint_search(
+    checkpoint: &std::path::Path,
+    explicit: Option<&std::path::Path>,
+) -> Result<(tengu_selfplay::SearchConfig, String)> {
+    if let Some(path) = explicit {
+        return Ok((search_config(Some(path))?, path.display().to_string()));
+    }
+    let beside = checkpoint.with_extension("toml");
+    let run_config = checkpoint
+        .parent()
+        .filter(|dir| dir.file_name().is_some_and(|n| n == tengu_store::layout::MODELS))
+        .and_then(|models| models.parent())
+        .map(|run| run.join(tengu_store::layout::CONFIG));
+    for path in std::iter::once(beside).chain(run_config) {
+        if path.is_file() {
+            return Ok((search_config(Some(&path))?, path.display().to_string()));
+        }
+    }
+    Ok((tengu_selfplay::SearchConfig::default(), "built-in defaults".into()))
+}
+
 /// A spinner with a message line for long-running commands (hidden with `--quiet`).
 pub fn spinner(quiet: bool) -> ProgressBar {
     let bar = if quiet {

@@ -22,8 +22,16 @@ impl EngineArgs {
             None => None,
         };
         let mut args = self.clone();
+        let mut search = SearchConfig::default();
         if let Some(path) = &args.checkpoint {
-            args.checkpoint = Some(super::checkpoint_file(path)?);
+            let local = super::checkpoint_file(path)?;
+            let source;
+            (search, source) = super::checkpoint_search(&local, args.search_config.as_deref())?;
+            if let Some(utility) = args.material_utility {
+                search.material_utility = utility;
+            }
+            tracing::info!(search = %source, "search settings");
+            args.checkpoint = Some(local);
         }
         Ok(Box::new(
             move |variant: &Arc<Variant>| -> Result<Box<dyn Player>, String> {
@@ -47,13 +55,13 @@ impl EngineArgs {
                     meta.step
                 );
                 tracing::info!("playing {} with {label}", variant.name());
-                let search = SearchConfig {
-                    material_utility: args.material_utility,
-                    ..SearchConfig::default()
-                };
                 let visits = args.visits.unwrap_or(search.visits);
                 Ok(Box::new(MctsPlayer::new(
-                    label, eval, search, visits, args.seed,
+                    label,
+                    eval,
+                    search.clone(),
+                    visits,
+                    args.seed,
                 )))
             },
         ))

@@ -541,7 +541,8 @@ pub struct MovesArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct ShowArgs {
-    /// Game whose initial position is shown: dai-dai or maka-dai-dai.
+    /// Game whose initial position is shown: dai-dai or maka-dai-dai (with --position or
+    /// --record it must be that position's or record's game).
     #[arg(long)]
     pub game: Option<String>,
     /// A position in RULES.md §12.2 notation or a QBoard FEN.

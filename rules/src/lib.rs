@@ -24,7 +24,7 @@ pub use game::{Game, Outcome, Termination};
 pub use notation::ParseError;
 pub use openings::{format_opening, parse_openings, Opening, OpeningsError};
 pub use position::{Piece, Position, Undo};
-pub use record::Record;
+pub use record::{Record, ResultMismatch};
 pub use types::{Color, Move, Square};
 pub use variant::{PieceType, Variant};
 

@@ -14,7 +14,7 @@
 
 use std::fmt::Write;
 
-use crate::game::{Game, Outcome};
+use crate::game::{Game, Outcome, Termination};
 use crate::notation::ParseError;
 use crate::position::Position;
 use crate::variant::Variant;
@@ -28,6 +28,56 @@ pub struct Record {
     /// Tags in file order, `Game`, `Start` and `Result` included.
     pub tags: Vec<(String, String)>,
     pub game: Game,
+}
+
+/// Where a record's `Result` tag claims what its moves do not show.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResultMismatch {
+    /// The tag claims a result, but the game is not over after the last move and no
+    /// `Termination` tag gives a reason outside the rules (a resignation, an adjudication, a
+    /// ply cap): the moves end before the result, as in a record cut short.
+    NotOver {
+        result: String,
+        plies: usize,
+        termination: Option<String>,
+    },
+    /// The game is over after the last move, with another result than the tag's.
+    Differs {
+        tag: String,
+        outcome: &'static str,
+        termination: &'static str,
+    },
+}
+
+impl std::fmt::Display for ResultMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResultMismatch::NotOver {
+                result,
+                plies,
+                termination,
+            } => {
+                write!(f, "the moves end before the result: [Result \"{result}\"]")?;
+                if let Some(t) = termination {
+                    write!(f, " [Termination \"{t}\"]")?;
+                }
+                write!(
+                    f,
+                    " claims a finished game, but the game is not over after the last move \
+                     (ply {plies}); the record may be cut short"
+                )
+            }
+            ResultMismatch::Differs {
+                tag,
+                outcome,
+                termination,
+            } => write!(
+                f,
+                "[Result \"{tag}\"] does not match the moves: the game ends {outcome} by \
+                 {termination}"
+            ),
+        }
+    }
 }
 
 fn err<T>(msg: impl Into<String>) -> Result<T, ParseError> {
@@ -67,6 +117,35 @@ impl Record {
             .iter()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// Whether the `Result` tag claims what the moves do not show (see [`ResultMismatch`]);
+    /// `None` when it agrees with them, is `*` or is absent.
+    pub fn result_mismatch(&self) -> Option<ResultMismatch> {
+        let result = self.tag("Result").filter(|r| *r != "*");
+        let termination = self.tag("Termination");
+        match self.game.outcome() {
+            Some(o) => {
+                let tag = self.tag("Result")?;
+                (tag != o.result_text()).then(|| ResultMismatch::Differs {
+                    tag: tag.to_string(),
+                    outcome: o.result_text(),
+                    termination: o.termination.as_str(),
+                })
+            }
+            None => {
+                let result = result?;
+                // A reason outside the rules explains a result before the end.
+                if termination.is_some_and(|t| Termination::parse(t).is_none()) {
+                    return None;
+                }
+                Some(ResultMismatch::NotOver {
+                    result: result.to_string(),
+                    plies: self.game.len(),
+                    termination: termination.map(str::to_string),
+                })
+            }
+        }
     }
 
     /// Parses a record and replays its moves; any illegal or malformed move is rejected with

@@ -13,6 +13,20 @@ pub fn run(args: ShowArgs) -> Result<()> {
                 .with_context(|| format!("cannot read {}", path.display()))?;
             let record = Record::parse(&text)
                 .with_context(|| format!("{} is not a valid game record", path.display()))?;
+            let variant = record.game.start().variant();
+            if let Some(game) = args.game.as_deref().filter(|g| *g != variant.id()) {
+                bail!(
+                    "--game {game}, but {} is a {} record ({}); leave --game out or give {}",
+                    path.display(),
+                    variant.name(),
+                    variant.id(),
+                    variant.id()
+                );
+            }
+            let mismatch = record.result_mismatch();
+            if let Some(m) = &mismatch {
+                tracing::warn!("{}: {m}", path.display());
+            }
             for (k, v) in &record.tags {
                 outln!("{k}: {v}")?;
             }
@@ -27,6 +41,9 @@ pub fn run(args: ShowArgs) -> Result<()> {
             }
             if !line.is_empty() {
                 outln!("{}", line.trim_end())?;
+            }
+            if let Some(m) = &mismatch {
+                outln!("Warning: {m}")?;
             }
             out!("{}", board_text(record.game.position()))?;
             qboard_fen(args.qboard_fen, record.game.position())?;

@@ -344,13 +344,8 @@ pub fn run(
             (trainer, meta.config, step, layout::weights_name(step), log)
         }
         None => {
-            let Some(config) = NetConfig::preset(&options.preset, encoder.planes(), encoder.size())
-            else {
-                return Err(TrainError::Config(format!(
-                    "network.preset: unknown preset {:?}",
-                    options.preset
-                )));
-            };
+            let config = NetConfig::from_preset(&options.preset, encoder.planes(), encoder.size())
+                .map_err(|e| TrainError::Config(format!("network.preset: {e}")))?;
             let trainer = options.backend.trainer(
                 &options.variant,
                 &config,

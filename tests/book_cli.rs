@@ -287,3 +287,151 @@ fn a_bad_arena_openings_file_stops_tengu_run_by_name() {
         "{err}"
     );
 }
+
+/// Bad arguments are refused by their flag before anything is written; a book without a
+/// position is never written and never read; messages speak plain words (no `2..=4`, no
+/// `stopped: Time`), and a probe off the book names its moves.
+#[test]
+fn book_commands_refuse_bad_arguments_by_flag_and_speak_plain_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = checkpoint(dir.path());
+    let book = dir.path().join("small.tbk");
+    let build = |positions: &str| {
+        tengu(&[
+            "book",
+            "build",
+            "--checkpoint",
+            &p(&ckpt),
+            "--game",
+            "dai-dai",
+            "--out",
+            &p(&book),
+            "--positions",
+            positions,
+            "--visits",
+            "4",
+            "--quiet",
+        ])
+    };
+    // --positions 0 is refused by name and writes nothing (it used to panic and leave a
+    // 528-byte book of no position that crashed `book info` and `book export`).
+    let (ok, out, err) = build("0");
+    assert!(!ok && err.contains("--positions 0"), "{out}{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!book.exists(), "a refused build wrote a book");
+    let (ok, out, err) = build("6");
+    assert!(
+        ok && out.contains("6 positions") && out.contains("stopped: position limit"),
+        "{out}{err}"
+    );
+
+    // A zero-position book file (from an older build) is refused by every reader by name.
+    let v = tengu_rules::Variant::dai_dai();
+    let header = tengu_book::BookHeader::new(
+        &v,
+        "x".into(),
+        0,
+        0,
+        4,
+        600,
+        &tengu_selfplay::SearchConfig::default(),
+        1,
+    );
+    let empty = dir.path().join("empty.tbk");
+    std::fs::write(
+        &empty,
+        tengu_book::file::to_bytes(&header, &tengu_book::graph::Graph::default(), &v),
+    )
+    .unwrap();
+    let html = dir.path().join("html");
+    let (empty, html_dir) = (p(&empty), p(&html));
+    for args in [
+        vec!["book", "info", &empty],
+        vec!["book", "probe", &empty],
+        vec!["book", "openings", &empty],
+        vec!["book", "export", &empty, "--html", &html_dir],
+    ] {
+        let (ok, out, err) = tengu(&args);
+        assert!(
+            !ok && err.contains("empty.tbk") && err.contains("no position"),
+            "{args:?}: {out}{err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert!(!html.exists(), "a refused export wrote pages");
+
+    // Openings: impossible filters are refused by their flags.
+    let openings = |extra: &[&str]| {
+        let mut args = vec!["book", "openings", book.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        tengu(&args)
+    };
+    let (ok, _, err) = openings(&["--count", "0"]);
+    assert!(!ok && err.contains("--count 0"), "{err}");
+    let (ok, _, err) = openings(&["--min-ply", "10", "--max-ply", "2"]);
+    assert!(
+        !ok && err.contains("--min-ply 10") && err.contains("--max-ply 2"),
+        "{err}"
+    );
+    assert!(!err.contains("..="), "{err}");
+    // With the defaults every position of this small book is refused twice: all are
+    // shallower than --min-ply 2 (the root and its first replies), and with 4 visits every
+    // error is far above --max-err 0.1. The message counts both and names the flags.
+    let (ok, _, err) = openings(&[]);
+    assert!(
+        !ok && err.contains("6 by --min-ply 2 / --max-ply 24 (plies 2 to 24)")
+            && err.contains("6 by --max-err 0.1"),
+        "{err}"
+    );
+    assert!(!err.contains("..="), "{err}");
+    // With the plies and the score gap open, the error cap alone keeps every position out:
+    // the message says to raise --max-err.
+    let (ok, _, err) = openings(&["--min-ply", "0", "--max-gap", "0.5"]);
+    assert!(
+        !ok && err.contains("6 by --max-err 0.1")
+            && err.contains("raise --max-err (it alone keeps out 6)"),
+        "{err}"
+    );
+    let chosen = dir.path().join("chosen.txt");
+    let (ok, out, err) = openings(&[
+        "--min-ply",
+        "1",
+        "--max-gap",
+        "0.5",
+        "--max-draw",
+        "1",
+        "--max-err",
+        "1",
+        "--out",
+        chosen.to_str().unwrap(),
+    ]);
+    assert!(ok && out.contains("plies 1 to "), "{out}{err}");
+    assert!(!out.contains("..="), "{out}");
+
+    // A probe off the book names the moves and where the line leaves the book.
+    let (ok, out, _) = tengu(&["book", "probe", &p(&book), "--json"]);
+    assert!(ok);
+    let probe: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let first = probe["moves"][0]["move"].as_str().unwrap().to_string();
+    let start = tengu_rules::Position::initial(v.clone());
+    let mut after = start.clone();
+    after.play(start.parse_move(&first).unwrap());
+    // A reply that the tiny book does not hold (it has 6 positions).
+    let loaded = tengu_book::Book::load(&book).unwrap();
+    let off = after
+        .legal_move_list()
+        .into_iter()
+        .find(|&m| {
+            let mut next = after.clone();
+            next.play(m);
+            loaded.find(&next).is_none()
+        })
+        .map(|m| after.move_text(m))
+        .expect("some reply is off the book");
+    let (ok, _, err) = tengu(&["book", "probe", &p(&book), "--moves", &first, &off]);
+    assert!(
+        !ok && err.contains(&format!("--moves {first} {off}")) && err.contains("small.tbk"),
+        "{err}"
+    );
+    assert!(!err.contains("key"), "{err}");
+}

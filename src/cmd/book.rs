@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use tengu_book::file::BookHeader;
-use tengu_book::{Book, BookKey, BuildLimits, Builder, OpeningFilter};
+use tengu_book::select::{FilterError, Test};
+use tengu_book::{Book, BuildLimits, Builder, OpeningFilter};
 use tengu_model::Backend;
 use tengu_rules::{Game, Position, Variant};
 
@@ -42,6 +43,9 @@ fn build(args: BookBuildArgs) -> Result<()> {
     }
     if args.positions.is_none() && args.minutes.is_none() {
         bail!("tengu book build needs a limit: --positions N and/or --minutes M");
+    }
+    if args.positions == Some(0) {
+        bail!("--positions 0: a book holds at least the start position; give 1 or more");
     }
     if let Some(m) = args.minutes.filter(|m| !(m.is_finite() && *m > 0.0)) {
         bail!("--minutes {m}: must be a positive number");
@@ -129,7 +133,7 @@ fn build(args: BookBuildArgs) -> Result<()> {
     let root = book.value(0);
     outln!(
         "{}: {} positions (+{added}), {} expansions (+{}) in {:.1} s: {:.1} new positions/min; \
-         {} bytes ({:.0} B/position); start score {:.3} ± {:.3} (draw {:.3}); stopped: {:?}",
+         {} bytes ({:.0} B/position); start score {:.3} ± {:.3} (draw {:.3}); stopped: {}",
         args.out.display(),
         book.len(),
         book.header.expansions,
@@ -173,16 +177,52 @@ fn probe_game(book: &Book, args: &BookProbeArgs) -> Result<Game> {
     Ok(game)
 }
 
+/// Why the probed position is not in the book, in the words it was given: the moves (and
+/// the first one that leaves the book), or `--position`.
+fn not_in_book(book: &Book, args: &BookProbeArgs, game: &Game) -> String {
+    let size = format!("{} ({} positions)", args.book.display(), book.len());
+    if args.position.is_some() {
+        return format!("the position given by --position is not in {size}");
+    }
+    let texts: Vec<String> = {
+        let mut pos = game.start().clone();
+        game.moves()
+            .map(|m| {
+                let text = pos.move_text(m);
+                pos.play(m);
+                text
+            })
+            .collect()
+    };
+    // The first move after which the line is out of the book.
+    let mut pos = game.start().clone();
+    let mut left = None;
+    for (i, m) in game.moves().enumerate() {
+        pos.play(m);
+        if book.find(&pos).is_none() {
+            left = Some(i);
+            break;
+        }
+    }
+    let leaves = match left {
+        Some(i) if i + 1 < texts.len() => format!(
+            "; the book leaves the line at move {} ({})",
+            i + 1,
+            texts[i]
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "the position after --moves {} is not in {size}{leaves}",
+        texts.join(" ")
+    )
+}
+
 fn probe(args: BookProbeArgs) -> Result<()> {
     let book = load(&args.book)?;
     let game = probe_game(&book, &args)?;
     let Some(report) = book.probe(game.position()) else {
-        bail!(
-            "the position (key {}) is not in {} ({} positions)",
-            BookKey::of(game.position()),
-            args.book.display(),
-            book.len()
-        );
+        bail!("{}", not_in_book(&book, &args, &game));
     };
     if args.json {
         outln!("{}", serde_json::to_string(&report)?)?;
@@ -301,17 +341,19 @@ fn openings(args: BookOpeningsArgs) -> Result<()> {
         min_visits: 1,
         min_difference: args.min_difference,
     };
+    filter.validate().map_err(|e| match e {
+        FilterError::ZeroCount => anyhow::anyhow!("--count 0: at least one opening must be wanted"),
+        FilterError::PlyRange { min, max } => {
+            anyhow::anyhow!("--min-ply {min} is above --max-ply {max}: no ply is in the range")
+        }
+        FilterError::Negative { field, value } => anyhow::anyhow!(
+            "--{} {value}: must be a number >= 0",
+            field.replace('_', "-")
+        ),
+    })?;
     let chosen = tengu_book::balanced_openings(&book, &filter);
     if chosen.is_empty() {
-        bail!(
-            "no position of {} qualifies (plies {}..={}, score within {} of 0.5, draw <= {}, err <= {}); widen the filter or grow the book",
-            args.book.display(),
-            args.min_ply,
-            args.max_ply,
-            args.max_gap,
-            args.max_draw,
-            args.max_err
-        );
+        bail!("{}", nothing_qualifies(&args, &book, &filter));
     }
     let mut text = format!(
         "# {} balanced openings from {} ({} positions, checkpoint {})\n",
@@ -330,7 +372,7 @@ fn openings(args: BookOpeningsArgs) -> Result<()> {
                 .with_context(|| format!("cannot write {}", path.display()))?;
             let plies: Vec<u32> = chosen.iter().map(|c| c.ply).collect();
             outln!(
-                "{}: {} openings, plies {}..={}, {} with Black to move",
+                "{}: {} openings, plies {} to {}, {} with Black to move",
                 path.display(),
                 chosen.len(),
                 plies.iter().min().unwrap_or(&0),
@@ -341,6 +383,60 @@ fn openings(args: BookOpeningsArgs) -> Result<()> {
         None => out!("{text}")?,
     }
     Ok(())
+}
+
+/// Why no position qualifies: how many positions each filter turned away (by its flag) and
+/// which flag to loosen first.
+fn nothing_qualifies(args: &BookOpeningsArgs, book: &Book, filter: &OpeningFilter) -> String {
+    let r = tengu_book::rejections(book, filter);
+    let phrase = |t: Test, n: usize| match t {
+        Test::Finished => format!("{n} finished games"),
+        Test::Plies => format!(
+            "{n} by --min-ply {} / --max-ply {} (plies {} to {})",
+            args.min_ply, args.max_ply, args.min_ply, args.max_ply
+        ),
+        Test::Gap => format!(
+            "{n} by --max-gap {} (score within {} of 0.5)",
+            args.max_gap, args.max_gap
+        ),
+        Test::Draw => format!(
+            "{n} by --max-draw {} (draw probability at most {})",
+            args.max_draw, args.max_draw
+        ),
+        Test::Err => format!(
+            "{n} by --max-err {} (standard error at most {})",
+            args.max_err, args.max_err
+        ),
+        Test::Visits => format!("{n} without a search of their own (every move in the book)"),
+    };
+    let counts: Vec<String> = Test::ALL
+        .into_iter()
+        .filter(|&t| r.rejected(t) > 0)
+        .map(|t| phrase(t, r.rejected(t)))
+        .collect();
+    let loosen = r.loosen_first().and_then(|t| match t {
+        Test::Plies => Some((t, "widen --min-ply/--max-ply")),
+        Test::Gap => Some((t, "raise --max-gap")),
+        Test::Draw => Some((t, "raise --max-draw")),
+        Test::Err => Some((t, "raise --max-err")),
+        Test::Finished | Test::Visits => None,
+    });
+    let advice = match loosen {
+        Some((t, what)) if r.only(t) > 0 => {
+            format!(
+                "{what} (it alone keeps out {}), or grow the book",
+                r.only(t)
+            )
+        }
+        Some((_, what)) => format!("{what} (it keeps out the most), or grow the book"),
+        None => "grow the book".to_string(),
+    };
+    format!(
+        "no position of {} qualifies as an opening; of its {} positions rejected: {}; {advice}",
+        args.book.display(),
+        r.positions,
+        counts.join(", ")
+    )
 }
 
 fn info(args: BookInfoArgs) -> Result<()> {

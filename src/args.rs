@@ -1,6 +1,7 @@
 //! Every command-line type of the `tengu` binary (clap), in one place.
 
 use clap::{Parser, Subcommand};
+use tengu_selfplay::arena::players::PlayerSpec;
 
 /// Self-play reinforcement learning for Dai Dai Shogi and Maka Dai Dai Shogi.
 #[derive(Parser)]
@@ -33,13 +34,13 @@ pub enum Command {
     Match(MatchArgs),
     /// A round-robin (or gauntlet) tournament with a fitted rating table and a picture.
     Tournament(TournamentArgs),
+    /// Rate a run's checkpoints nearest to given CPU-hours against fixed opponents
+    /// (greedy, fixed-depth alpha-beta) and the rung before: Elo against compute.
+    Ladder(LadderArgs),
     /// The main job: self-play workers and the trainer on one run directory, supervised,
     /// with one progress view. Running it again resumes the run.
     Run(RunArgs),
     /// Score a checkpoint on the tactics suite (raw-policy top-1 / top-3, value sign), or
-    /// Rate a run's checkpoints nearest to given CPU-hours against fixed opponents
-    /// (greedy, fixed-depth alpha-beta) and the rung before: Elo against compute.
-    Ladder(LadderArgs),
     /// build a suite with `tengu suite make`.
     Suite(SuiteArgs),
     /// Be an XBoard/CECP engine on stdin/stdout (`variant daidai`, `variant maka`), for
@@ -70,21 +71,24 @@ pub struct SuiteArgs {
     #[arg(long)]
     pub json: bool,
     /// Score a search of this many root visits per position instead of the raw policy
-    /// (how good a teacher self-play's search is); 0: the raw policy.
-    #[arg(long, default_value_t = 0)]
+    /// (how good a teacher self-play's search is); 0: the raw policy. At most 1,000,000.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub visits: u32,
-    /// With --visits: score only the first N positions (searches take longer).
-    #[arg(long, default_value_t = 200)]
+    /// With --visits: score only the first N positions (searches take longer); 1 to
+    /// 1,000,000.
+    #[arg(long, default_value_t = 200, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub limit: usize,
     /// With --visits: search with the `[search]` table of this run configuration (e.g.
     /// `runs/X/config.toml`) instead of the defaults; the flags below override it.
     #[arg(long)]
     pub search_config: Option<std::path::PathBuf>,
-    /// With --visits: the search's material utility (see `[search] material_utility`).
-    #[arg(long)]
+    /// With --visits: the search's material utility (see `[search] material_utility`), 0
+    /// to 1.
+    #[arg(long, value_parser = crate::ranges::real32(crate::ranges::FRACTION))]
     pub material_utility: Option<f32>,
-    /// With --visits: the search's root capture share (see `[search] root_capture_share`).
-    #[arg(long)]
+    /// With --visits: the search's root capture share (see `[search] root_capture_share`),
+    /// 0 to 1.
+    #[arg(long, value_parser = crate::ranges::real32(crate::ranges::FRACTION))]
     pub root_capture_share: Option<f32>,
     /// With --visits: the root selection, puct or gumbel.
     #[arg(long)]
@@ -103,8 +107,8 @@ pub struct SuiteMakeArgs {
     /// dai-dai or maka-dai-dai.
     #[arg(long)]
     pub game: String,
-    /// Positions in the suite.
-    #[arg(long, default_value_t = 2000)]
+    /// Positions in the suite (1 to 1,000,000).
+    #[arg(long, default_value_t = 2000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub count: usize,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -115,19 +119,21 @@ pub struct SuiteMakeArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct MatchArgs {
-    /// Player A: `random`, `greedy`, `alphabeta[:MS[:DEPTH]]` (time per move in ms, default
-    /// 200, depth limit default 4), `checkpoint:PATH[:VISITS]` (MCTS, default 64 visits) or
-    /// `policy:PATH` (the raw network: its most probable move, no search).
-    pub a: String,
+    /// Player A: `random`, `greedy`, `alphabeta[:MS[:DEPTH]]` (time per move in ms, 1 to
+    /// 600,000, default 200; depth limit 1 to 64, default 4), `checkpoint:PATH[:VISITS]`
+    /// (MCTS, 1 to 1,000,000 visits, default 64) or `policy:PATH` (the raw network: its
+    /// most probable move, no search).
+    pub a: PlayerSpec,
     /// Player B, as A.
-    pub b: String,
+    pub b: PlayerSpec,
     #[command(flatten)]
     pub settings: GameSettingsArgs,
-    /// Stop early by SPRT: `elo0,elo1,alpha,beta` (e.g. `0,50,0.05,0.05`).
+    /// Stop early by SPRT: `elo0,elo1,alpha,beta` (e.g. `0,50,0.05,0.05`; elo0 < elo1,
+    /// both within +-2000; alpha and beta in (0, 0.5)).
     #[arg(long)]
     pub sprt: Option<String>,
-    /// Games played at once (each thread has its own pair of players).
-    #[arg(long, default_value_t = 1)]
+    /// Games played at once (each thread has its own pair of players), 1 to 256.
+    #[arg(long, default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
     pub threads: usize,
     /// Print one JSON object at the end instead of text.
     #[arg(long)]
@@ -136,9 +142,10 @@ pub struct MatchArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct TournamentArgs {
-    /// Players, as for `tengu match` (at least two).
+    /// Players, as for `tengu match` (at least two). A player given twice is told apart in
+    /// the table by its place: `greedy#1`, `greedy#2`.
     #[arg(required = true, num_args = 2..)]
-    pub players: Vec<String>,
+    pub players: Vec<PlayerSpec>,
     /// Only the first player against each other one.
     #[arg(long)]
     pub gauntlet: bool,
@@ -149,17 +156,6 @@ pub struct TournamentArgs {
     pub json: bool,
 }
 
-/// How the games of a match or tournament are played.
-#[derive(clap::Args, Debug)]
-pub struct GameSettingsArgs {
-    /// Game: dai-dai or maka-dai-dai.
-    #[arg(long, default_value = "dai-dai")]
-    pub game: String,
-    /// Games per match (rounded up to pairs: each opening is played with both colours).
-    #[arg(long, default_value_t = 10)]
-    pub games: u64,
-    /// Random plies of each opening.
-    #[arg(long, default_value_t = 4)]
 #[derive(clap::Args, Debug)]
 pub struct LadderArgs {
     /// The run: a directory, `file://`, `s3://`, `gs://` or `az://`.
@@ -220,6 +216,18 @@ pub struct LadderArgs {
     pub json: bool,
 }
 
+/// How the games of a match or tournament are played.
+#[derive(clap::Args, Debug)]
+pub struct GameSettingsArgs {
+    /// Game: dai-dai or maka-dai-dai.
+    #[arg(long, default_value = "dai-dai")]
+    pub game: String,
+    /// Games per match (rounded up to pairs: each opening is played with both colours), 1 to
+    /// 1,000,000.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub games: u64,
+    /// Random plies of each opening, 0 to 1,000 (fewer than --max-plies).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=1_000))]
     pub opening_plies: u32,
     /// Openings file: one opening a line, moves in coordinate notation from the initial
     /// position (`#` starts a comment, `start` is the initial position). Pair k (games 2k
@@ -228,11 +236,13 @@ pub struct LadderArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "opening_plies")]
     pub openings: Option<std::path::PathBuf>,
     /// Longer games are adjudicated: won by a side with at least --material-ratio times the
-    /// other's material (fixed piece values), else drawn.
-    #[arg(long, default_value_t = 400)]
+    /// other's material (fixed piece values), else drawn. 1 to 100,000, and more than the
+    /// openings' plies.
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub max_plies: u32,
-    /// Material ratio that wins at the ply cap (0: every capped game is a draw).
-    #[arg(long, default_value_t = 1.5)]
+    /// Material ratio that wins at the ply cap: 0 (every capped game is a draw) or above 1
+    /// and at most 100.
+    #[arg(long, default_value_t = 1.5, value_parser = crate::ranges::material_ratio)]
     pub material_ratio: f32,
     /// Directory for results, game records (and standings); a rerun continues.
     #[arg(long)]
@@ -244,8 +254,8 @@ pub struct LadderArgs {
     pub seed: u64,
     /// Checkpoint players add this times their material head's prediction to the values
     /// their search backs up (`search.material_utility` of the run that trained them;
-    /// default: that of `--search-config`, else 0).
-    #[arg(long)]
+    /// default: that of `--search-config`, else 0), 0 to 1.
+    #[arg(long, value_parser = crate::ranges::real32(crate::ranges::FRACTION))]
     pub material_utility: Option<f32>,
     /// Checkpoint players search with the `[search]` table of this run configuration
     /// (e.g. `runs/X/config.toml`, so they search as the run that trained them did);
@@ -384,17 +394,17 @@ pub struct BenchStoreArgs {
     /// temporary directory. Use an empty prefix: the bench deletes what it wrote.
     #[arg(long)]
     pub run: Option<String>,
-    /// Shards written and ingested.
-    #[arg(long, default_value_t = 60)]
+    /// Shards written and ingested, 1 to 100,000.
+    #[arg(long, default_value_t = 60, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     pub shards: usize,
-    /// Rows per shard (the shipped configs write 2,000).
-    #[arg(long, default_value_t = 500)]
+    /// Rows per shard (the shipped configs write 2,000), 1 to 1,000,000.
+    #[arg(long, default_value_t = 500, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub rows_per_shard: usize,
     #[arg(long, default_value = "dai-dai")]
     pub game: String,
     /// Rows one self-play machine makes per hour (default: the estimate in
-    /// configs/run/dai-dai-gpu.toml for one H100).
-    #[arg(long, default_value_t = 1_200_000.0)]
+    /// configs/run/dai-dai-gpu.toml for one H100); above 0, at most 10^12.
+    #[arg(long, default_value_t = 1_200_000.0, value_parser = crate::ranges::real(crate::ranges::Real::above(0.0, 1e12)))]
     pub machine_rows_per_hour: f64,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -406,11 +416,11 @@ pub struct BenchBookArgs {
     /// The checkpoint whose searches build the book (its game is used).
     #[arg(long)]
     pub checkpoint: std::path::PathBuf,
-    /// Root visits per search (two searches per new position).
-    #[arg(long, default_value_t = 64)]
+    /// Root visits per search (two searches per new position), 1 to 1,000,000.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub visits: u32,
-    /// Positions to build.
-    #[arg(long, default_value_t = 200)]
+    /// Positions to build, 2 to 1,000,000.
+    #[arg(long, default_value_t = 200, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=1_000_000))]
     pub positions: usize,
     /// Backend that runs the network.
     #[arg(long, default_value = "burn")]
@@ -428,14 +438,16 @@ pub struct BenchAgreeArgs {
     /// Backends (comma separated); each after the first is compared with the first.
     #[arg(long, default_value = "burn,burn-flex", value_delimiter = ',')]
     pub backends: Vec<String>,
-    /// Positions evaluated (a deterministic walk through the game, as in `bench nn`).
-    #[arg(long, default_value_t = 256)]
+    /// Positions evaluated (a deterministic walk through the game, as in `bench nn`), 1 to
+    /// 100,000.
+    #[arg(long, default_value_t = 256, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
     pub positions: usize,
-    /// Positions per evaluator call.
-    #[arg(long, default_value_t = 64)]
+    /// Positions per evaluator call, 1 to 4,096.
+    #[arg(long, default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
     pub batch: usize,
-    /// Fail (exit status 1, after the report) when a difference exceeds this.
-    #[arg(long)]
+    /// Fail (exit status 1, after the report) when a difference exceeds this (0 to 2: the
+    /// differences are of probabilities and of material in (-1, 1)).
+    #[arg(long, value_parser = crate::ranges::real(crate::ranges::Real::closed(0.0, 2.0)))]
     pub tolerance: Option<f64>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
@@ -453,14 +465,14 @@ pub struct BenchSearchArgs {
     /// Backend of the network measurement.
     #[arg(long, default_value = "burn")]
     pub backend: String,
-    /// Games in flight (the evaluator's batch size).
-    #[arg(long, default_value_t = 64)]
+    /// Games in flight (the evaluator's batch size), 1 to 4,096.
+    #[arg(long, default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
     pub games: usize,
-    /// Visits per move (full searches).
-    #[arg(long, default_value_t = 64)]
+    /// Visits per move (full searches), 1 to 1,000,000.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub visits: u32,
-    /// Seconds per measurement.
-    #[arg(long, default_value_t = 10.0)]
+    /// Seconds per measurement (above 0, at most 3,600).
+    #[arg(long, default_value_t = 10.0, value_parser = crate::ranges::real(crate::ranges::SECONDS))]
     pub seconds: f64,
     /// Search with the `[search]` table of this run configuration (e.g.
     /// `configs/run/dai-dai-cpu.toml`) instead of the defaults; --visits overrides its visits.
@@ -478,14 +490,15 @@ pub struct BenchNnArgs {
     /// Size presets to measure (comma separated, `b<blocks>c<channels>`).
     #[arg(long, default_value = "b4c32,b6c64", value_delimiter = ',')]
     pub presets: Vec<String>,
-    /// Batch sizes for the forward pass (comma separated).
-    #[arg(long, default_value = "1,16,64,256", value_delimiter = ',')]
+    /// Batch sizes for the forward pass (comma separated), each 1 to 4,096.
+    #[arg(long, default_value = "1,16,64,256", value_delimiter = ',', value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
     pub batches: Vec<usize>,
-    /// Batch size of the training measurement.
-    #[arg(long, default_value_t = 64)]
+    /// Batch size of the training measurement, 1 to 4,096.
+    #[arg(long, default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
     pub train_batch: usize,
-    /// Seconds to spend on each measurement (at least one call is always made).
-    #[arg(long, default_value_t = 2.0)]
+    /// Seconds to spend on each measurement (at least one call is always made; above 0, at
+    /// most 3,600).
+    #[arg(long, default_value_t = 2.0, value_parser = crate::ranges::real(crate::ranges::SECONDS))]
     pub seconds: f64,
     /// Backends to measure (comma separated): `burn` (tengu's CPU kernels; training on
     /// burn-flex), `burn-flex` (evaluation through burn-flex too), `candle` (candle's CPU

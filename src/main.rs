@@ -7,6 +7,7 @@ mod args;
 mod cmd;
 mod logging;
 mod output;
+mod ranges;
 
 use std::io::Write;
 

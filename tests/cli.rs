@@ -548,3 +548,179 @@ fn match_from_an_openings_file_reports_game_pairs() {
     let (ok, _, err) = tengu(&[&base[..], &["--opening-plies", "2"]].concat());
     assert!(!ok && err.contains("--opening-plies"), "{err}");
 }
+
+/// Every numeric flag of match, tournament, suite and bench (and the numbers of player
+/// specs) is checked before anything runs; the message names the flag and the range.
+#[test]
+fn numbers_out_of_range_are_refused_with_the_flag_and_the_range() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["match", "greedy", "checkpoint:x.safetensors:99999999999999"],
+            &["checkpoint visits", "1..=1000000"],
+        ),
+        (
+            &["match", "greedy", "checkpoint:x.safetensors:0"],
+            &["checkpoint visits", "1..=1000000"],
+        ),
+        (
+            &["match", "alphabeta:0", "greedy"],
+            &["time per move", "1..=600000"],
+        ),
+        (
+            &["tournament", "greedy", "alphabeta:50:99"],
+            &["alphabeta depth", "1..=64"],
+        ),
+        (
+            &["match", "greedy", "random", "--games", "0"],
+            &["--games", "1..=1000000"],
+        ),
+        (
+            &["match", "greedy", "random", "--max-plies", "0"],
+            &["--max-plies", "1..=100000"],
+        ),
+        (
+            &["match", "greedy", "random", "--max-plies", "4"],
+            &["--max-plies 4 must be more than --opening-plies"],
+        ),
+        (
+            &["match", "greedy", "random", "--material-ratio", "nan"],
+            &[
+                "--material-ratio",
+                "0 (off) or a number above 1 and at most 100",
+            ],
+        ),
+        (
+            &["match", "greedy", "random", "--material-ratio", "1"],
+            &["--material-ratio", "above 1"],
+        ),
+        (
+            &["match", "greedy", "random", "--threads", "0"],
+            &["--threads", "1..=256"],
+        ),
+        (
+            &["match", "greedy", "random", "--material-utility", "2"],
+            &["--material-utility", "from 0 to 1"],
+        ),
+        (
+            &["match", "greedy", "random", "--sprt", "0,inf,0.05,0.05"],
+            &["--sprt", "2000"],
+        ),
+        (
+            &["tournament", "greedy", "random", "--games", "0"],
+            &["--games"],
+        ),
+        (
+            &["bench", "nn", "--batches", "1,0"],
+            &["--batches", "1..=4096"],
+        ),
+        (
+            &["bench", "nn", "--train-batch", "0"],
+            &["--train-batch", "1..=4096"],
+        ),
+        (
+            &["bench", "nn", "--seconds", "0"],
+            &["--seconds", "above 0 and at most 3600"],
+        ),
+        (
+            &["bench", "search", "--visits", "0"],
+            &["--visits", "1..=1000000"],
+        ),
+        (
+            &["bench", "search", "--games", "0"],
+            &["--games", "1..=4096"],
+        ),
+        (
+            &["bench", "search", "--seconds=-1"],
+            &["--seconds", "above 0"],
+        ),
+        (
+            &["bench", "agree", "--checkpoint", "x", "--batch", "0"],
+            &["--batch", "1..=4096"],
+        ),
+        (
+            &["bench", "agree", "--checkpoint", "x", "--positions", "0"],
+            &["--positions"],
+        ),
+        (
+            &["bench", "agree", "--checkpoint", "x", "--tolerance", "nan"],
+            &["--tolerance"],
+        ),
+        (
+            &["bench", "book", "--checkpoint", "x", "--visits", "0"],
+            &["--visits"],
+        ),
+        (
+            &["bench", "book", "--checkpoint", "x", "--positions", "1"],
+            &["--positions", "2..=1000000"],
+        ),
+        (
+            &["bench", "store", "--shards", "0"],
+            &["--shards", "1..=100000"],
+        ),
+        (
+            &["bench", "store", "--rows-per-shard", "0"],
+            &["--rows-per-shard"],
+        ),
+        (
+            &["bench", "store", "--machine-rows-per-hour", "0"],
+            &["--machine-rows-per-hour"],
+        ),
+        (
+            &["suite", "--checkpoint", "x", "--visits", "2000000"],
+            &["--visits", "0..=1000000"],
+        ),
+        (
+            &["suite", "--checkpoint", "x", "--limit", "0"],
+            &["--limit"],
+        ),
+        (
+            &["suite", "--checkpoint", "x", "--root-capture-share", "1.5"],
+            &["--root-capture-share"],
+        ),
+        (
+            &[
+                "suite", "make", "--game", "dai-dai", "--out", "x", "--count", "0",
+            ],
+            &["--count"],
+        ),
+    ];
+    for (args, wanted) in cases {
+        let (ok, _, err) = tengu(args);
+        assert!(!ok, "{args:?} was accepted");
+        for w in *wanted {
+            assert!(err.contains(w), "{args:?}: {w:?} not in {err}");
+        }
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn the_material_share_hint_follows_the_ratio() {
+    let hint = |ratio: &str| {
+        let (ok, out, err) = tengu(&[
+            "match",
+            "greedy",
+            "random",
+            "--games",
+            "2",
+            "--max-plies",
+            "8",
+            "--material-ratio",
+            ratio,
+        ]);
+        assert!(ok, "{err}");
+        out
+    };
+    // A side with r times the other's material holds r / (1 + r) of it.
+    assert!(hint("3").contains("0.750 the 3x ratio"), "{}", hint("3"));
+    assert!(
+        hint("1.5").contains("0.600 the 1.5x ratio"),
+        "{}",
+        hint("1.5")
+    );
+    let off = hint("0");
+    assert!(
+        off.contains("no material adjudication") && !off.contains("1.5x"),
+        "{off}"
+    );
+}

@@ -300,3 +300,63 @@ fn pairs_start_from_the_openings_of_a_file_in_order() {
     // Random openings write no "opening" key.
     assert!(!serde_json::to_string(&r).unwrap().contains("opening"));
 }
+
+#[test]
+fn player_specs_are_parsed_and_their_numbers_range_checked() {
+    use tengu_selfplay::arena::players::{PlayerSpec, PlayerSpecError};
+    let parse = |s: &str| s.parse::<PlayerSpec>();
+    assert_eq!(parse("greedy"), Ok(PlayerSpec::Greedy));
+    assert_eq!(
+        parse("alphabeta"),
+        Ok(PlayerSpec::AlphaBeta { ms: 200, depth: 4 })
+    );
+    assert_eq!(
+        parse("alphabeta:50:3"),
+        Ok(PlayerSpec::AlphaBeta { ms: 50, depth: 3 })
+    );
+    assert_eq!(
+        parse("checkpoint:m.safetensors"),
+        Ok(PlayerSpec::Checkpoint {
+            path: "m.safetensors".into(),
+            visits: 64
+        })
+    );
+    assert_eq!(
+        parse("checkpoint:s3://b/r/models/model-000000001.safetensors:8"),
+        Ok(PlayerSpec::Checkpoint {
+            path: "s3://b/r/models/model-000000001.safetensors".into(),
+            visits: 8
+        })
+    );
+    for (bad, what, max) in [
+        ("checkpoint:m:0", "checkpoint visits", 1_000_000),
+        (
+            "checkpoint:m:99999999999999",
+            "checkpoint visits",
+            1_000_000,
+        ),
+        ("checkpoint:m:many", "checkpoint visits", 1_000_000),
+        ("alphabeta:0", "alphabeta time per move (ms)", 600_000),
+        ("alphabeta:50:65", "alphabeta depth", 64),
+    ] {
+        let e = parse(bad).unwrap_err();
+        assert!(
+            matches!(&e, PlayerSpecError::OutOfRange { what: w, max: m, .. } if *w == what && *m == max),
+            "{bad}: {e:?}"
+        );
+        assert!(e.to_string().contains(&format!("1..={max}")), "{e}");
+    }
+    for bad in [
+        "grandmaster",
+        "greedy:1",
+        "checkpoint",
+        "checkpoint:",
+        "policy:a:b",
+    ] {
+        assert_eq!(
+            parse(bad),
+            Err(PlayerSpecError::Unknown(bad.into())),
+            "{bad}"
+        );
+    }
+}

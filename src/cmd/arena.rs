@@ -10,7 +10,7 @@ use tengu_rules::Variant;
 use tengu_selfplay::arena::elo::{elo_interval, Sprt};
 use tengu_selfplay::arena::matches::{self, MatchOptions};
 use tengu_selfplay::arena::players::{
-    AlphaBetaPlayer, GreedyPlayer, MctsPlayer, Player, PolicyPlayer, RandomPlayer,
+    AlphaBetaPlayer, GreedyPlayer, MctsPlayer, Player, PlayerSpec, PolicyPlayer, RandomPlayer,
 };
 use tengu_selfplay::arena::tournament;
 use tengu_selfplay::openings::read_openings;
@@ -19,54 +19,49 @@ use tengu_selfplay::SearchConfig;
 use crate::args::{GameSettingsArgs, MatchArgs, TournamentArgs};
 use crate::output::{out, outln};
 
-/// A player from its command-line description.
+/// A player from its command-line description (parsed and range-checked by clap).
 /// `search`: the search settings of checkpoint players.
 pub fn player(
-    spec: &str,
+    spec: &PlayerSpec,
     variant: &Arc<Variant>,
     backend: Backend,
     search: &SearchConfig,
     seed: u64,
 ) -> Result<Box<dyn Player>> {
-    // A checkpoint named by URL (`checkpoint:s3://b/run/models/model-X.safetensors:64`)
-    // keeps its `scheme://` together.
-    let mut parts: Vec<&str> = spec.split(':').collect();
-    if parts.len() >= 3 && parts[2].starts_with("//") {
-        let end = spec.len()
-            - if parts.len() >= 4 {
-                parts[parts.len() - 1].len() + 1
-            } else {
-                0
-            };
-        let url = &spec[parts[0].len() + 1..end];
-        let visits = (parts.len() >= 4).then(|| parts[parts.len() - 1]);
-        parts = [parts[0], url].into_iter().chain(visits).collect();
-    }
-    let number = |i: usize, default: u64| -> Result<u64> {
-        parts.get(i).map_or(Ok(default), |t| {
-            t.parse()
-                .with_context(|| format!("player {spec:?}: {t:?} is not a number"))
-        })
+    let label = |path: &std::path::Path, step: u64| {
+        format!(
+            "{} step {step}",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        )
     };
-    Ok(match parts[0] {
-        "random" if parts.len() == 1 => Box::new(RandomPlayer::new(seed)),
-        "greedy" if parts.len() == 1 => Box::new(GreedyPlayer::new(variant, seed)),
-        "alphabeta" if parts.len() <= 3 => {
-            Box::new(AlphaBetaPlayer::new(variant, Duration::from_millis(number(1, 200)?), number(2, 4)? as u32, seed))
-        }
-        "checkpoint" if (2..=3).contains(&parts.len()) => {
-            let path = &super::checkpoint_file(std::path::Path::new(parts[1]))?;
+    Ok(match spec {
+        PlayerSpec::Random => Box::new(RandomPlayer::new(seed)),
+        PlayerSpec::Greedy => Box::new(GreedyPlayer::new(variant, seed)),
+        &PlayerSpec::AlphaBeta { ms, depth } => Box::new(AlphaBetaPlayer::new(
+            variant,
+            Duration::from_millis(ms),
+            depth,
+            seed,
+        )),
+        PlayerSpec::Checkpoint { path, visits } => {
+            let path = &super::checkpoint_file(std::path::Path::new(path))?;
             let (eval, meta) = backend.load_evaluator(path, variant)?;
-            let label = format!("{} step {}", path.file_name().unwrap_or_default().to_string_lossy(), meta.step);
-            Box::new(MctsPlayer::new(label, eval, search.clone(), number(2, 64)? as u32, seed))
+            Box::new(MctsPlayer::new(
+                label(path, meta.step),
+                eval,
+                search.clone(),
+                *visits,
+                seed,
+            ))
         }
-        "policy" if parts.len() == 2 => {
-            let path = &super::checkpoint_file(std::path::Path::new(parts[1]))?;
+        PlayerSpec::Policy { path } => {
+            let path = &super::checkpoint_file(std::path::Path::new(path))?;
             let (evaluator, meta) = backend.load_evaluator(path, variant)?;
-            let label = format!("{} step {}", path.file_name().unwrap_or_default().to_string_lossy(), meta.step);
-            Box::new(PolicyPlayer { label, evaluator })
+            Box::new(PolicyPlayer {
+                label: label(path, meta.step),
+                evaluator,
+            })
         }
-        _ => bail!("player {spec:?}: expected random, greedy, alphabeta[:MS[:DEPTH]], checkpoint:PATH[:VISITS] or policy:PATH"),
     })
 }
 
@@ -96,6 +91,21 @@ impl GameSettingsArgs {
             )),
             None => None,
         };
+        // The ply cap adjudicates games that have been played: one that an opening reaches
+        // would end every game before either player moved.
+        let (longest, what) = match openings.as_deref() {
+            Some(list) => (
+                list.iter().map(|o| o.moves.len()).max().unwrap_or(0) as u64,
+                "the longest opening of --openings",
+            ),
+            None => (self.opening_plies as u64, "--opening-plies"),
+        };
+        if self.max_plies as u64 <= longest {
+            bail!(
+                "--max-plies {} must be more than {what} ({longest} plies)",
+                self.max_plies
+            );
+        }
         let options = MatchOptions {
             variant: variant.clone(),
             games: self.games,
@@ -120,8 +130,16 @@ fn parse_sprt(text: &str) -> Result<Sprt> {
     let [elo0, elo1, alpha, beta] = v[..] else {
         bail!("--sprt {text:?}: expected four numbers elo0,elo1,alpha,beta")
     };
-    if !(elo1 > elo0 && 0.0 < alpha && alpha < 0.5 && 0.0 < beta && beta < 0.5) {
-        bail!("--sprt {text:?}: need elo1 > elo0 and alpha, beta in (0, 0.5)");
+    let elo = -2000.0..=2000.0;
+    if !(elo.contains(&elo0)
+        && elo.contains(&elo1)
+        && elo1 > elo0
+        && 0.0 < alpha
+        && alpha < 0.5
+        && 0.0 < beta
+        && beta < 0.5)
+    {
+        bail!("--sprt {text:?}: need -2000 <= elo0 < elo1 <= 2000 and alpha, beta in (0, 0.5)");
     }
     Ok(Sprt {
         elo0,
@@ -135,9 +153,6 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let (variant, backend, options) = args.settings.resolve(sprt)?;
     let search = args.settings.search()?;
-    if args.threads == 0 {
-        bail!("--threads must be at least 1");
-    }
     let mut pairs = (0..args.threads as u64)
         .map(|k| {
             let seed = args.settings.seed.wrapping_add(1000 * k);
@@ -186,7 +201,8 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         outln!("Elo difference {interval}")?;
         outln!("{pairs}")?;
         outln!(
-            "{a_name}'s share of the material at the end: {share:.3} +- {share_se:.3} (0.5 even, 0.6 the 1.5x ratio)"
+            "{a_name}'s share of the material at the end: {share:.3} +- {share_se:.3} ({})",
+            share_hint(options.material_ratio)
         )?;
         if let (Some(p), Some(d)) = (sprt, summary.sprt) {
             let (l, u) = p.bounds();
@@ -199,6 +215,18 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// What a material share means under the match's adjudication: a side with `r` times the
+/// other's material holds the share `r / (1 + r)`.
+fn share_hint(ratio: Option<f32>) -> String {
+    match ratio {
+        Some(r) => format!(
+            "0.5 even, {:.3} the {r}x ratio that wins at the ply cap",
+            r as f64 / (1.0 + r as f64)
+        ),
+        None => "0.5 even; no material adjudication".into(),
+    }
 }
 
 pub fn run_tournament(args: TournamentArgs) -> Result<()> {

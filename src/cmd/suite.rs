@@ -116,9 +116,6 @@ fn run_make(args: SuiteMakeArgs) -> Result<()> {
             args.game
         )
     };
-    if args.count == 0 {
-        bail!("--count must be at least 1");
-    }
     let bar = indicatif::ProgressBar::new(args.count as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} positions {elapsed_precise}")

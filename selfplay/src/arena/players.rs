@@ -49,6 +49,103 @@ pub trait Player: Send {
 
 pub use tengu_rules::values::piece_values;
 
+/// Bounds of the numbers in a player description ([`PlayerSpec`]).
+pub const MAX_MOVE_MS: u64 = 600_000;
+pub const MAX_DEPTH: u32 = 64;
+pub const MAX_VISITS: u32 = 1_000_000;
+
+/// A player as described on the command line, parsed and range-checked (the players are
+/// built from it by the caller, which owns the backends): `random`, `greedy`,
+/// `alphabeta[:MS[:DEPTH]]`, `checkpoint:PATH[:VISITS]` or `policy:PATH`. A checkpoint
+/// named by URL (`checkpoint:s3://b/run/models/model-X.safetensors:64`) keeps its
+/// `scheme://` together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayerSpec {
+    Random,
+    Greedy,
+    /// Time per move in milliseconds (1..=[`MAX_MOVE_MS`], default 200) and depth limit
+    /// (1..=[`MAX_DEPTH`], default 4).
+    AlphaBeta {
+        ms: u64,
+        depth: u32,
+    },
+    /// MCTS with root visits per move 1..=[`MAX_VISITS`] (default 64).
+    Checkpoint {
+        path: String,
+        visits: u32,
+    },
+    /// The raw policy.
+    Policy {
+        path: String,
+    },
+}
+
+/// Why a player description is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlayerSpecError {
+    #[error("unknown player {0:?}: expected random, greedy, alphabeta[:MS[:DEPTH]], checkpoint:PATH[:VISITS] or policy:PATH")]
+    Unknown(String),
+    /// A number of the description outside its range (or not a number).
+    #[error("{what} {text:?} must be a whole number in {min}..={max}")]
+    OutOfRange {
+        what: &'static str,
+        text: String,
+        min: u64,
+        max: u64,
+    },
+}
+
+impl std::str::FromStr for PlayerSpec {
+    type Err = PlayerSpecError;
+
+    fn from_str(spec: &str) -> Result<PlayerSpec, PlayerSpecError> {
+        let mut parts: Vec<&str> = spec.split(':').collect();
+        if parts.len() >= 3 && parts[2].starts_with("//") {
+            let end = spec.len()
+                - if parts.len() >= 4 {
+                    parts[parts.len() - 1].len() + 1
+                } else {
+                    0
+                };
+            let url = &spec[parts[0].len() + 1..end];
+            let visits = (parts.len() >= 4).then(|| parts[parts.len() - 1]);
+            parts = [parts[0], url].into_iter().chain(visits).collect();
+        }
+        let number = |i: usize, what: &'static str, default: u64, max: u64| {
+            let Some(text) = parts.get(i) else {
+                return Ok(default);
+            };
+            text.parse::<u64>()
+                .ok()
+                .filter(|n| (1..=max).contains(n))
+                .ok_or_else(|| PlayerSpecError::OutOfRange {
+                    what,
+                    text: text.to_string(),
+                    min: 1,
+                    max,
+                })
+        };
+        Ok(match parts[0] {
+            "random" if parts.len() == 1 => PlayerSpec::Random,
+            "greedy" if parts.len() == 1 => PlayerSpec::Greedy,
+            "alphabeta" if parts.len() <= 3 => PlayerSpec::AlphaBeta {
+                ms: number(1, "alphabeta time per move (ms)", 200, MAX_MOVE_MS)?,
+                depth: number(2, "alphabeta depth", 4, MAX_DEPTH as u64)? as u32,
+            },
+            "checkpoint" if (2..=3).contains(&parts.len()) && !parts[1].is_empty() => {
+                PlayerSpec::Checkpoint {
+                    path: parts[1].into(),
+                    visits: number(2, "checkpoint visits", 64, MAX_VISITS as u64)? as u32,
+                }
+            }
+            "policy" if parts.len() == 2 && !parts[1].is_empty() => PlayerSpec::Policy {
+                path: parts[1].into(),
+            },
+            _ => return Err(PlayerSpecError::Unknown(spec.into())),
+        })
+    }
+}
+
 pub struct RandomPlayer {
     rng: SmallRng,
 }

@@ -549,6 +549,51 @@ fn match_from_an_openings_file_reports_game_pairs() {
     assert!(!ok && err.contains("--opening-plies"), "{err}");
 }
 
+#[test]
+fn a_tournament_numbers_repeated_players_and_shows_rating_intervals() {
+    let (ok, out, err) = tengu(&[
+        "tournament",
+        "greedy",
+        "greedy",
+        "random",
+        "--games",
+        "2",
+        "--max-plies",
+        "12",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("greedy#1") && out.contains("greedy#2"),
+        "{out}"
+    );
+    assert!(
+        out.contains("95% interval") && out.contains("anchor"),
+        "{out}"
+    );
+    // Every player but the first has an interval `low .. high`.
+    assert_eq!(out.matches(" .. ").count(), 2, "{out}");
+    let (ok, out, err) = tengu(&[
+        "tournament",
+        "greedy",
+        "random",
+        "--games",
+        "2",
+        "--max-plies",
+        "12",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    for p in v["players"].as_array().unwrap() {
+        let (low, elo, high) = (
+            p["elo_low"].as_f64().unwrap(),
+            p["elo"].as_f64().unwrap(),
+            p["elo_high"].as_f64().unwrap(),
+        );
+        assert!(low <= elo && elo <= high, "{v}");
+    }
+}
+
 /// Every numeric flag of match, tournament, suite and bench (and the numbers of player
 /// specs) is checked before anything runs; the message names the flag and the range.
 #[test]

@@ -7,7 +7,9 @@ use tengu_selfplay::arena::elo::{score_from_elo, Score};
 use tengu_selfplay::arena::matches::MatchOptions;
 use tengu_selfplay::arena::pairs::Pentanomial;
 use tengu_selfplay::arena::players::{AlphaBetaPlayer, GreedyPlayer, Player, RandomPlayer};
-use tengu_selfplay::arena::tournament::{self, fit_ratings, Pairing};
+use tengu_selfplay::arena::tournament::{
+    self, distinct_names, fit_ratings, rating_half_widths, Pairing, Standings,
+};
 
 #[test]
 fn the_fit_recovers_the_ratings_behind_the_results() {
@@ -125,7 +127,12 @@ fn a_round_robin_ranks_alpha_beta_over_greedy_over_random() {
         );
     }
     let table = standings.table();
-    assert_eq!(table.last().unwrap().0, "random", "{}", standings.to_text());
+    assert_eq!(
+        table.last().unwrap().name,
+        "random",
+        "{}",
+        standings.to_text()
+    );
     for name in ["standings.txt", "standings.json", "ratings.svg"] {
         assert!(dir.path().join(name).exists(), "{name}");
     }
@@ -136,7 +143,6 @@ fn a_round_robin_ranks_alpha_beta_over_greedy_over_random() {
 
 #[test]
 fn checkpoint_tournaments_are_drawn_by_training_step() {
-    use tengu_selfplay::arena::tournament::Standings;
     let standings = Standings {
         names: vec![
             "model-000000000.safetensors step 0 (8 visits)".into(),
@@ -163,4 +169,107 @@ fn checkpoint_tournaments_are_drawn_by_training_step() {
         ..standings
     };
     assert!(mixed.to_svg_by_step().is_none());
+}
+
+fn pairing(a: usize, b: usize, wins: u64, draws: u64, losses: u64) -> Pairing {
+    Pairing {
+        a,
+        b,
+        score: Score {
+            wins,
+            draws,
+            losses,
+        },
+        pairs: Pentanomial::default(),
+    }
+}
+
+#[test]
+fn each_rating_has_a_95_percent_interval_from_the_likelihood() {
+    // One even pairing of 30 games (31 with the virtual draw): the information is
+    // 31 * 0.5 * 0.5 per natural unit squared, so the half-width is
+    // 1.96 / sqrt(7.75) * 400 / ln 10 = 122.3 Elo.
+    let even = rating_half_widths(2, &[pairing(0, 1, 10, 10, 10)]);
+    assert_eq!(even[0], 0.0, "the first player is the origin");
+    assert!((even[1] - 122.30).abs() < 0.05, "{even:?}");
+    // Four times the games halve it (nearly: one virtual draw per pairing).
+    let more = rating_half_widths(2, &[pairing(0, 1, 40, 40, 40)]);
+    assert!(
+        (more[1] / even[1] - (31.0f64 / 121.0).sqrt()).abs() < 1e-6,
+        "{more:?}"
+    );
+    // A round-robin: a player's interval also learns from the games that do not involve
+    // the first player, so it is narrower than its one pairing with it alone gives.
+    let rr = [
+        pairing(0, 1, 10, 10, 10),
+        pairing(0, 2, 10, 10, 10),
+        pairing(1, 2, 10, 10, 10),
+    ];
+    let half = rating_half_widths(3, &rr);
+    assert!(half[1] < even[1] && half[2] < even[1], "{half:?}");
+    // A player no game connects to the first one has no interval.
+    let apart = rating_half_widths(4, &[pairing(0, 1, 5, 0, 5), pairing(2, 3, 5, 0, 5)]);
+    assert!(
+        apart[1].is_finite() && apart[2].is_nan() && apart[3].is_nan(),
+        "{apart:?}"
+    );
+    // The table and JSON carry the intervals.
+    let standings = Standings {
+        names: vec!["a".into(), "b".into(), "c".into()],
+        ratings: fit_ratings(3, &rr),
+        pairings: rr.to_vec(),
+    };
+    let text = standings.to_text();
+    assert!(
+        text.contains("95% interval") && text.contains("anchor"),
+        "{text}"
+    );
+    let row_b = text.lines().find(|l| l.contains(" b ")).unwrap();
+    let want = format!("{:+.1} .. {:+.1}", -half[1], half[1]);
+    assert!(row_b.contains(&want), "{want}: {text}");
+    let json = standings.to_json();
+    let b = json["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["player"] == "b")
+        .unwrap();
+    assert!(
+        (b["elo_high"].as_f64().unwrap() - half[1]).abs() < 1e-9,
+        "{json}"
+    );
+    assert!(
+        (b["elo_low"].as_f64().unwrap() + half[1]).abs() < 1e-9,
+        "{json}"
+    );
+}
+
+#[test]
+fn players_of_the_same_name_are_numbered() {
+    let names = |list: &[&str]| distinct_names(list.iter().map(|s| s.to_string()).collect());
+    assert_eq!(
+        names(&["greedy", "random", "greedy"]),
+        ["greedy#1", "random", "greedy#2"]
+    );
+    assert_eq!(names(&["greedy", "random"]), ["greedy", "random"]);
+    let variant = Variant::dai_dai();
+    let mut players: Vec<Box<dyn Player>> = vec![
+        Box::new(GreedyPlayer::new(&variant, 1)),
+        Box::new(GreedyPlayer::new(&variant, 2)),
+    ];
+    let options = MatchOptions {
+        variant,
+        games: 2,
+        opening_plies: 2,
+        openings: None,
+        max_plies: 12,
+        material_ratio: Some(1.5),
+        seed: 1,
+        out: None,
+        sprt: None,
+    };
+    let standings = tournament::run(&mut players, &options, false, &mut |_, _, _| {}).unwrap();
+    let mut rows: Vec<String> = standings.table().into_iter().map(|r| r.name).collect();
+    rows.sort();
+    assert_eq!(rows, ["greedy#1", "greedy#2"]);
 }

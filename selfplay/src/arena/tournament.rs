@@ -1,5 +1,6 @@
 //! Tournaments: round-robin (every pair) or gauntlet (the first player against each other),
-//! a maximum-likelihood rating fit, a rating table as text and JSON, and a picture.
+//! a maximum-likelihood rating fit with each rating's 95% interval, a rating table as text and
+//! JSON, and a picture.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -64,6 +65,113 @@ pub fn fit_ratings(players: usize, pairings: &[Pairing]) -> Vec<f64> {
     r.into_iter().map(|x| x * scale).collect()
 }
 
+/// Half-widths (Elo) of the 95% intervals of the ratings of [`fit_ratings`]: 1.96 standard
+/// errors from the inverse of the log-likelihood's curvature (the observed Fisher
+/// information) at the fit, in the same model (one virtual draw per pairing), player 0 held
+/// at 0 (its half-width is 0: the other ratings are differences from it). NaN for a player
+/// no pairing connects to player 0.
+pub fn rating_half_widths(players: usize, pairings: &[Pairing]) -> Vec<f64> {
+    let scale = 400.0 / std::f64::consts::LN_10;
+    let r: Vec<f64> = fit_ratings(players, pairings)
+        .into_iter()
+        .map(|e| e / scale)
+        .collect();
+    // The players the pairings connect to player 0, in order (a disconnected one would
+    // make the information matrix singular).
+    let mut connected = vec![false; players];
+    if players > 0 {
+        connected[0] = true;
+    }
+    while let Some(p) = pairings
+        .iter()
+        .find(|p| p.a < players && p.b < players && connected[p.a] != connected[p.b])
+    {
+        connected[p.a] = true;
+        connected[p.b] = true;
+    }
+    let free: Vec<usize> = (1..players).filter(|&i| connected[i]).collect();
+    let slot = |player: usize| free.iter().position(|&i| i == player);
+    // The information matrix over the connected players but player 0, in natural units.
+    let mut info = vec![vec![0.0f64; free.len()]; free.len()];
+    for p in pairings.iter().filter(|p| p.a != p.b) {
+        let n = p.score.games() as f64 + 1.0;
+        let e = 1.0 / (1.0 + (r[p.b] - r[p.a]).exp());
+        let w = n * e * (1.0 - e);
+        for (i, j, sign) in [
+            (p.a, p.a, 1.0),
+            (p.b, p.b, 1.0),
+            (p.a, p.b, -1.0),
+            (p.b, p.a, -1.0),
+        ] {
+            if let (Some(i), Some(j)) = (slot(i), slot(j)) {
+                info[i][j] += sign * w;
+            }
+        }
+    }
+    let mut half = vec![f64::NAN; players];
+    if players > 0 {
+        half[0] = 0.0;
+    }
+    if let Some(cov) = invert(info) {
+        for (k, &i) in free.iter().enumerate() {
+            if cov[k][k].is_finite() && cov[k][k] > 0.0 {
+                half[i] = 1.96 * cov[k][k].sqrt() * scale;
+            }
+        }
+    }
+    half
+}
+
+/// Gauss-Jordan inverse with partial pivoting; None when singular (a player that no
+/// pairing connects to player 0).
+fn invert(mut a: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
+    let n = a.len();
+    let mut inv: Vec<Vec<f64>> = (0..n)
+        .map(|i| (0..n).map(|j| f64::from(u8::from(i == j))).collect())
+        .collect();
+    for col in 0..n {
+        let pivot = (col..n).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))?;
+        if a[pivot][col].abs() < 1e-12 {
+            return None;
+        }
+        a.swap(col, pivot);
+        inv.swap(col, pivot);
+        let d = a[col][col];
+        for j in 0..n {
+            a[col][j] /= d;
+            inv[col][j] /= d;
+        }
+        for row in (0..n).filter(|&row| row != col) {
+            let f = a[row][col];
+            if f != 0.0 {
+                for j in 0..n {
+                    a[row][j] -= f * a[col][j];
+                    inv[row][j] -= f * inv[col][j];
+                }
+            }
+        }
+    }
+    Some(inv)
+}
+
+/// Names that tell the players apart: a name several players share gets `#k`, the
+/// player's place among them (`greedy#1`, `greedy#2`).
+pub fn distinct_names(names: Vec<String>) -> Vec<String> {
+    let count = |name: &String| names.iter().filter(|n| *n == name).count();
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            if count(name) > 1 {
+                let k = names[..i].iter().filter(|n| *n == name).count() + 1;
+                format!("{name}#{k}")
+            } else {
+                name.clone()
+            }
+        })
+        .collect()
+}
+
 /// A finished tournament.
 #[derive(Clone, Debug)]
 pub struct Standings {
@@ -72,10 +180,32 @@ pub struct Standings {
     pub ratings: Vec<f64>,
 }
 
+/// One player's line of the rating table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub name: String,
+    /// Rating (Elo), the first player at 0.
+    pub elo: f64,
+    /// Half-width of the rating's 95% interval ([`rating_half_widths`]): 0 for the first
+    /// player, NaN when unknown.
+    pub half_width: f64,
+    pub games: u64,
+    /// Mean score in [0, 1].
+    pub score: f64,
+}
+
+impl Row {
+    /// The rating's 95% interval, `(low, high)`.
+    pub fn interval(&self) -> (f64, f64) {
+        (self.elo - self.half_width, self.elo + self.half_width)
+    }
+}
+
 impl Standings {
-    /// Rows (name, rating, games, score) best first.
-    pub fn table(&self) -> Vec<(String, f64, u64, f64)> {
-        let mut rows: Vec<(String, f64, u64, f64)> = (0..self.names.len())
+    /// Rows best first.
+    pub fn table(&self) -> Vec<Row> {
+        let half = rating_half_widths(self.names.len(), &self.pairings);
+        let mut rows: Vec<Row> = (0..self.names.len())
             .map(|i| {
                 let (mut games, mut points) = (0u64, 0.0f64);
                 for p in &self.pairings {
@@ -88,44 +218,61 @@ impl Standings {
                         points += s.losses as f64 + 0.5 * s.draws as f64;
                     }
                 }
-                (
-                    self.names[i].clone(),
-                    self.ratings[i],
+                Row {
+                    name: self.names[i].clone(),
+                    elo: self.ratings[i],
+                    half_width: half.get(i).copied().unwrap_or(f64::NAN),
                     games,
-                    if games > 0 {
+                    score: if games > 0 {
                         points / games as f64
                     } else {
                         0.0
                     },
-                )
+                }
             })
             .collect();
-        rows.sort_by(|a, b| b.1.total_cmp(&a.1));
+        rows.sort_by(|a, b| b.elo.total_cmp(&a.elo));
         rows
     }
 
+    /// The table: rank, player, rating with its 95% interval, games, score. The first
+    /// player is the origin of the ratings (`anchor`).
     pub fn to_text(&self) -> String {
         let mut out = format!(
-            "{:<4} {:<40} {:>8} {:>6} {:>7}\n",
-            "rank", "player", "Elo", "games", "score"
+            "{:<4} {:<40} {:>8} {:>18} {:>6} {:>7}\n",
+            "rank", "player", "Elo", "95% interval", "games", "score"
         );
-        for (i, (name, elo, games, score)) in self.table().into_iter().enumerate() {
+        for (i, row) in self.table().into_iter().enumerate() {
+            let (low, high) = row.interval();
+            let interval = if row.half_width == 0.0 {
+                "anchor".to_string()
+            } else if row.half_width.is_finite() {
+                format!("{low:+.1} .. {high:+.1}")
+            } else {
+                "unknown".to_string()
+            };
             let _ = writeln!(
                 out,
-                "{:<4} {:<40} {:>+8.1} {:>6} {:>6.1}%",
+                "{:<4} {:<40} {:>+8.1} {:>18} {:>6} {:>6.1}%",
                 i + 1,
-                name,
-                elo,
-                games,
-                100.0 * score
+                row.name,
+                row.elo,
+                interval,
+                row.games,
+                100.0 * row.score
             );
         }
         out
     }
 
     pub fn to_json(&self) -> serde_json::Value {
+        // NaN (an unknown interval) is null.
+        let number = |x: f64| x.is_finite().then_some(x);
         serde_json::json!({
-            "players": self.table().into_iter().map(|(name, elo, games, score)| serde_json::json!({"player": name, "elo": elo, "games": games, "score": score})).collect::<Vec<_>>(),
+            "players": self.table().into_iter().map(|row| {
+                let (low, high) = row.interval();
+                serde_json::json!({"player": row.name, "elo": row.elo, "elo_low": number(low), "elo_high": number(high), "games": row.games, "score": row.score})
+            }).collect::<Vec<_>>(),
             "pairings": self.pairings.iter().map(|p| {
                 let mut row = serde_json::json!({"a": self.names[p.a], "b": self.names[p.b], "wins": p.score.wins, "draws": p.score.draws, "losses": p.score.losses});
                 row.as_object_mut().expect("an object").extend(p.pairs.to_json());
@@ -137,9 +284,15 @@ impl Standings {
     /// A horizontal bar chart of the ratings (SVG).
     pub fn to_svg(&self) -> String {
         let rows = self.table();
-        let (lo, hi) = rows
-            .iter()
-            .fold((0.0f64, 0.0f64), |(lo, hi), r| (lo.min(r.1), hi.max(r.1)));
+        let (lo, hi) = rows.iter().fold((0.0f64, 0.0f64), |(lo, hi), r| {
+            let (low, high) = r.interval();
+            let (low, high) = if r.half_width.is_finite() {
+                (low, high)
+            } else {
+                (r.elo, r.elo)
+            };
+            (lo.min(low), hi.max(high))
+        });
         let span = (hi - lo).max(1.0);
         let (w, row_h, left) = (720.0, 26.0, 300.0);
         let x = |e: f64| left + (e - lo) / span * (w - left - 60.0);
@@ -147,7 +300,8 @@ impl Standings {
             r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}"><rect width="100%" height="100%" fill="white"/>"##,
             h = row_h * (rows.len() as f64 + 1.0)
         );
-        for (i, (name, elo, _, _)) in rows.iter().enumerate() {
+        for (i, row) in rows.iter().enumerate() {
+            let (name, elo) = (&row.name, &row.elo);
             let y = row_h * (i as f64 + 0.5);
             let (x0, x1) = (x(0.0).min(x(*elo)), x(0.0).max(x(*elo)));
             let _ = write!(
@@ -162,6 +316,17 @@ impl Standings {
                 x1 + 4.0,
                 y + 12.0
             );
+            // The 95% interval as a whisker across the bar.
+            if row.half_width.is_finite() && row.half_width > 0.0 {
+                let (low, high) = row.interval();
+                let mid = y + 2.0 + (row_h - 8.0) / 2.0;
+                let _ = write!(
+                    svg,
+                    r##"<line x1="{:.1}" y1="{mid:.1}" x2="{:.1}" y2="{mid:.1}" stroke="black"/>"##,
+                    x(low),
+                    x(high)
+                );
+            }
         }
         svg.push_str("</svg>\n");
         svg
@@ -231,7 +396,7 @@ pub fn run(
     gauntlet: bool,
     on_pairing: &mut dyn FnMut(&str, &str, &Score),
 ) -> Result<Standings, String> {
-    let names: Vec<String> = players.iter().map(|p| p.name()).collect();
+    let names = distinct_names(players.iter().map(|p| p.name()).collect());
     let mut pairings = Vec::new();
     let n = players.len();
     for a in 0..n {

@@ -7,8 +7,10 @@ use tengu_selfplay::arena::players::PlayerSpec;
 #[derive(Parser)]
 #[command(name = "tengu", version, about)]
 pub struct Cli {
-    /// Log level filter (error, warn, info, debug, trace or a tracing directive).
-    #[arg(long, global = true, default_value = "info")]
+    /// Log filter: a level (off, error, warn, info, debug, trace) or comma-separated
+    /// directives `TARGET=LEVEL` with an optional default level (e.g.
+    /// `info,tengu_trainer=debug`). `RUST_LOG`, when set, replaces it.
+    #[arg(long, global = true, default_value = "info", value_parser = crate::logging::check_filter)]
     pub log: String,
     #[command(subcommand)]
     pub command: Command,

@@ -27,7 +27,10 @@ fn main() {
     );
     let cli = Cli::command().version(version).get_matches();
     let cli = Cli::from_arg_matches(&cli).unwrap_or_else(|e| e.exit());
-    logging::init(&cli.log);
+    if let Err(e) = logging::init(&cli.log) {
+        let _ = writeln!(std::io::stderr(), "error: {e}");
+        std::process::exit(2);
+    }
     let result = match cli.command {
         Command::Perft(args) => cmd::perft::run(args),
         Command::Moves(args) => cmd::moves::run(args),

@@ -769,3 +769,84 @@ fn the_material_share_hint_follows_the_ratio() {
         "{off}"
     );
 }
+
+#[test]
+fn log_filters_that_cannot_be_read_are_refused() {
+    let run = |filter: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
+            .args(["--log", filter, "perft", "--depth", "1"])
+            .env_remove("RUST_LOG")
+            .output()
+            .expect("tengu runs");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for bad in ["verbose", "bogus=[[[", ""] {
+        let (ok, err) = run(bad);
+        assert!(!ok, "--log {bad:?} was accepted");
+        assert!(
+            err.contains("--log") && err.contains("TARGET=LEVEL") && !err.contains("panicked"),
+            "{bad:?}: {err}"
+        );
+    }
+    assert!(run("verbose").1.contains("\"verbose\" is not a level"));
+    for good in ["warn", "info,tengu_trainer=debug"] {
+        let (ok, err) = run(good);
+        assert!(ok, "--log {good:?}: {err}");
+    }
+}
+
+/// The trainer speaks for itself when stopped: its own words on SIGTERM, and its store
+/// requests logged under its own target (not a self-play worker's).
+#[test]
+fn a_stopped_trainer_says_what_it_does_in_its_own_words() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tiny.toml"),
+        "game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n[train]\nmin_rows = 100\npoll_seconds = 0.1\n",
+    )
+    .unwrap();
+    let run = dir.path().join("run");
+    let child = Command::new(env!("CARGO_BIN_EXE_tengu"))
+        .args(["train", "--quiet", "--config", "tiny.toml", "--run"])
+        .arg(&run)
+        .current_dir(dir.path())
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Step 0 is published at the start; then the trainer waits for self-play rows.
+    let start = Instant::now();
+    while !run.join("models/model-000000000.safetensors").exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no step-0 checkpoint"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill(2) on the id of a child this test spawned and has not reaped.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("stopping: checkpointing the last steps"),
+        "{err}"
+    );
+    assert!(!err.contains("writing finished games"), "{err}");
+    let requests = err
+        .lines()
+        .find(|l| l.contains("store requests"))
+        .unwrap_or_else(|| panic!("no store requests line: {err}"));
+    assert!(
+        requests.contains("tengu_trainer") && !requests.contains("tengu_selfplay"),
+        "{requests}"
+    );
+}

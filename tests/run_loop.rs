@@ -363,6 +363,12 @@ fn run_evaluates_new_checkpoints_in_the_arena() {
     );
     assert!(ok, "{err}");
     let run = dir.path().join("runs/tiny");
+    // The arena's log says what it played, not only its failures.
+    let arena_log = std::fs::read_to_string(run.join("logs/arena.log")).unwrap_or_default();
+    assert!(
+        arena_log.contains("match starting") && arena_log.contains("game finished"),
+        "arena.log: {arena_log:?}"
+    );
     let text = std::fs::read_to_string(run.join("elo.jsonl")).unwrap();
     let lines: Vec<serde_json::Value> = text
         .lines()

@@ -167,6 +167,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         .iter_mut()
         .map(|(a, b)| (a.as_mut() as &mut dyn Player, b.as_mut() as &mut dyn Player))
         .collect();
+    tracing::info!(a = %a_name, b = %b_name, games = options.games, "match starting");
     let summary = matches::run_parallel(refs, &options, &mut |r, s| {
         tracing::info!(game = r.index, result = r.result, plies = r.plies, termination = %r.termination, wins = s.wins, draws = s.draws, losses = s.losses, "game finished");
     })

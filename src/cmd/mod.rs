@@ -129,3 +129,23 @@ pub fn checkpoint_file(path: &std::path::Path) -> Result<std::path::PathBuf> {
 pub fn open_run(location: &str) -> Result<tengu_store::RunStore> {
     Ok(tengu_store::RunStore::open(location)?)
 }
+
+/// Ctrl-C and SIGTERM set the returned flag; the first also prints `stopping: <stopping>`
+/// (what the command finishes before it exits), the second exits at once.
+pub fn stop_flag(stopping: &'static str) -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    use std::io::Write as _;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        let _ = writeln!(
+            std::io::stderr(),
+            "stopping: {stopping} (Ctrl-C again to quit at once)"
+        );
+    })
+    .context("cannot install the signal handler")?;
+    Ok(stop)
+}

@@ -1,7 +1,6 @@
 //! `tengu selfplay`: a self-play worker on a run directory.
 
-use std::io::Write as _;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -9,21 +8,10 @@ use tengu_selfplay::worker::{self, WorkerOptions};
 
 use crate::args::SelfplayArgs;
 
-/// Ctrl-C and SIGTERM set the returned flag (the second Ctrl-C exits at once).
+/// Ctrl-C and SIGTERM set the returned flag (the second Ctrl-C exits at once); the first
+/// says that the worker writes its finished games.
 pub fn stop_flag() -> Result<Arc<AtomicBool>> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        let _ = writeln!(
-            std::io::stderr(),
-            "stopping: writing finished games (Ctrl-C again to quit at once)"
-        );
-    })
-    .context("cannot install the signal handler")?;
-    Ok(stop)
+    super::stop_flag("writing finished games")
 }
 
 /// A worker on an object-store run without `--config` plays the run's own configuration,

@@ -4,7 +4,6 @@ use anyhow::Result;
 use tengu_trainer::train::{self, TrainOptions};
 
 use crate::args::TrainArgs;
-use crate::cmd::selfplay::stop_flag;
 
 pub fn run(args: TrainArgs) -> Result<()> {
     // Everything is checked before the run is opened: a refused command creates nothing.
@@ -27,7 +26,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         train: config.train.clone(),
         seed: args.seed,
         max_steps: args.max_steps,
-        stop: stop_flag()?,
+        stop: super::stop_flag("checkpointing the last steps")?,
     };
     tracing::info!(run = %args.run, %backend, "trainer starting");
     let bar = crate::cmd::spinner(args.quiet);

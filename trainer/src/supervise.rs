@@ -562,8 +562,9 @@ fn evaluate(
                         .display()
                         .to_string(),
                     "--json".into(),
+                    // Info: the log says what ran (each game of a match), not only failures.
                     "--log".into(),
-                    "warn".into(),
+                    "info".into(),
                 ],
                 Job::Match { opponent, .. } => vec![
                     "match".into(),
@@ -577,7 +578,7 @@ fn evaluate(
                     arena.max_plies.to_string(),
                     "--json".into(),
                     "--log".into(),
-                    "warn".into(),
+                    "info".into(),
                     "--out".into(),
                     dir.join(format!("{}-vs-{}", stem(&eval.checkpoint), label(&eval)))
                         .display()

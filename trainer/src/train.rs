@@ -518,7 +518,7 @@ pub fn run(
         progress.last_checkpoint = last;
     }
     log.flush(store)?;
-    tengu_selfplay::worker::log_requests(store, started.elapsed().as_secs_f64());
+    tengu_selfplay::log_requests!(store, started.elapsed().as_secs_f64());
     let _ = std::fs::remove_dir_all(&scratch);
     lease.release();
     Ok(progress)

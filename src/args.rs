@@ -24,7 +24,8 @@ pub enum Command {
     Moves(MovesArgs),
     /// Print a readable board for a position or a game record.
     Show(ShowArgs),
-    /// Measure speed: `tengu bench nn` (network throughput), `tengu bench search` (MCTS).
+    /// Measure speed: `tengu bench nn` (network throughput), `search` (MCTS), `agree`
+    /// (backends on one checkpoint), `book` (opening-book building), `store` (shard ingest).
     Bench(BenchArgs),
     /// Run a self-play worker on a run directory until stopped (Ctrl-C or SIGTERM).
     Selfplay(SelfplayArgs),
@@ -112,6 +113,7 @@ pub struct SuiteMakeArgs {
     /// Positions in the suite (1 to 1,000,000).
     #[arg(long, default_value_t = 2000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub count: usize,
+    /// Seed of the random and greedy games the positions come from.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Where to write the suite (JSON lines).
@@ -252,6 +254,7 @@ pub struct GameSettingsArgs {
     /// Network backend for checkpoint players.
     #[arg(long, default_value = "burn")]
     pub backend: String,
+    /// Seed of the random openings and of the players' random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Checkpoint players add this times their material head's prediction to the values
@@ -402,6 +405,7 @@ pub struct BenchStoreArgs {
     /// Rows per shard (the shipped configs write 2,000), 1 to 1,000,000.
     #[arg(long, default_value_t = 500, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub rows_per_shard: usize,
+    /// Game whose positions fill the shards' rows: dai-dai or maka-dai-dai.
     #[arg(long, default_value = "dai-dai")]
     pub game: String,
     /// Rows one self-play machine makes per hour (default: the estimate in
@@ -480,6 +484,7 @@ pub struct BenchSearchArgs {
     /// `configs/run/dai-dai-cpu.toml`) instead of the defaults; --visits overrides its visits.
     #[arg(long)]
     pub search_config: Option<std::path::PathBuf>,
+    /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -607,7 +612,12 @@ pub struct XboardArgs {
     pub engine: EngineArgs,
 }
 
+// `tengu play` is a game in the terminal: no GUI and no time control but --movetime.
 #[derive(clap::Args, Debug)]
+#[command(
+    mut_arg("visits", |a| a.help("MCTS visits per move (with --checkpoint) instead of thinking for --movetime")),
+    mut_arg("movetime", |a| a.help("Thinking time per move in milliseconds")),
+)]
 pub struct PlayArgs {
     #[command(flatten)]
     pub engine: EngineArgs,

@@ -850,3 +850,77 @@ fn a_stopped_trainer_says_what_it_does_in_its_own_words() {
         "{requests}"
     );
 }
+
+#[test]
+fn help_lists_every_bench_and_describes_every_flag() {
+    let help = |args: &[&str]| {
+        let (ok, out, err) = tengu(args);
+        assert!(ok, "{err}");
+        out
+    };
+    let top = help(&["--help"]);
+    let bench = top
+        .lines()
+        .find(|l| l.trim_start().starts_with("bench"))
+        .unwrap();
+    for name in ["nn", "search", "agree", "book", "store"] {
+        assert!(bench.contains(name), "{name} missing: {bench}");
+    }
+    let play = help(&["play", "--help"]);
+    assert!(!play.contains("GUI"), "play is a terminal game: {play}");
+    assert!(play.contains("Thinking time per move"), "{play}");
+    // Every flag of these commands says what it is for: a flag line ends in its
+    // description, or the description follows on the next line.
+    for args in [
+        &["bench", "search", "--help"][..],
+        &["bench", "store", "--help"],
+        &["bench", "nn", "--help"],
+        &["match", "--help"],
+        &["tournament", "--help"],
+        &["suite", "--help"],
+        &["suite", "make", "--help"],
+    ] {
+        let text = help(args);
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let flag = line.trim_start();
+            if !flag.starts_with("--")
+                || flag.starts_with("--help")
+                || flag.starts_with("--version")
+            {
+                continue;
+            }
+            // A default value (`[default: x]`) alone is no description.
+            let text_line = |t: &str| {
+                let t = t.trim();
+                !t.is_empty() && !t.starts_with('-') && !t.starts_with('[')
+            };
+            let described = flag.split_once("  ").is_some_and(|(_, d)| text_line(d))
+                || lines.get(i + 1).is_some_and(|next| text_line(next));
+            assert!(described, "{args:?}: {line:?} has no description:\n{text}");
+        }
+    }
+}
+
+#[test]
+fn a_network_preset_over_the_size_limit_says_the_limit() {
+    let (ok, _, err) = tengu(&[
+        "bench",
+        "nn",
+        "--presets",
+        "b1000c4096",
+        "--seconds",
+        "0.01",
+    ]);
+    assert!(!ok && err.contains("--presets"), "{err}");
+    assert!(
+        err.contains("size limit") && err.contains("1..=40") && err.contains("8..=512"),
+        "{err}"
+    );
+    assert!(!err.contains("unknown preset"), "{err}");
+    let (ok, _, err) = tengu(&["bench", "search", "--preset", "b99c8", "--seconds", "0.01"]);
+    assert!(
+        !ok && err.contains("--preset") && err.contains("size limit"),
+        "{err}"
+    );
+}

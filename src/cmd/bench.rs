@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use serde_json::json;
 use tengu_model::backend::Backend;
 use tengu_model::burn_eval::TrainExample;
@@ -201,9 +201,9 @@ fn agree(args: BenchAgreeArgs) -> Result<()> {
             meta.game
         )
     };
-    let positions = sample_positions(&variant, args.positions.max(1));
+    let positions = sample_positions(&variant, args.positions);
     let moves: Vec<Vec<Move>> = positions.iter().map(|p| p.legal_move_list()).collect();
-    let batch = args.batch.max(1);
+    let batch = args.batch;
     let mut outputs = Vec::new();
     let mut seconds = Vec::new();
     for name in &args.backends {
@@ -409,12 +409,8 @@ fn search(args: BenchSearchArgs) -> Result<()> {
     };
     let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
     let encoder = Encoder::new(&variant);
-    let Some(config) = NetConfig::preset(&args.preset, encoder.planes(), encoder.size()) else {
-        bail!(
-            "unknown preset {:?}; presets are b<blocks>c<channels> (e.g. b4c32), tiny, cpu or gpu",
-            args.preset
-        )
-    };
+    let config = NetConfig::from_preset(&args.preset, encoder.planes(), encoder.size())
+        .context("--preset")?;
     let uniform = selfplay_rate(&variant, &args, &mut UniformEvaluator)?;
     tracing::info!(%uniform, "uniform evaluator");
     let mut net =
@@ -505,6 +501,19 @@ fn nn(args: BenchNnArgs) -> Result<()> {
         )
     };
     let encoder = Encoder::new(&variant);
+    // Every preset is checked before the first measurement.
+    let configs = args
+        .presets
+        .iter()
+        .map(|name| {
+            NetConfig::from_preset(name, encoder.planes(), encoder.size()).context("--presets")
+        })
+        .collect::<Result<Vec<NetConfig>>>()?;
+    let backends = args
+        .backends
+        .iter()
+        .map(|name| name.parse::<Backend>().map_err(anyhow::Error::msg))
+        .collect::<Result<Vec<Backend>>>()?;
     let max_batch = args
         .batches
         .iter()
@@ -527,18 +536,14 @@ fn nn(args: BenchNnArgs) -> Result<()> {
     // The practical peak of one core: a large product through the CPU kernels' matrix code.
     let peak = tengu_model::cpu_net::kernel_peak_gflops(512, args.seconds.min(1.0));
     let mut results = Vec::new();
-    for name in &args.backends {
-        let backend: Backend = name.parse().map_err(anyhow::Error::msg)?;
-        for preset in &args.presets {
-            let Some(config) = NetConfig::preset(preset, encoder.planes(), encoder.size()) else {
-                bail!("unknown preset {preset:?}; presets are b<blocks>c<channels> (e.g. b4c32), tiny, cpu or gpu")
-            };
+    for (name, &backend) in args.backends.iter().zip(&backends) {
+        for (preset, config) in args.presets.iter().zip(&configs) {
             let gflop = config.flops() / 1e9;
             let inference_gflop = config.inference_flops() / 1e9;
             let mut forward = Vec::new();
             for &batch in &args.batches {
                 // A fresh evaluator per batch size, so its profile covers this size alone.
-                let mut eval = backend.new_evaluator(&variant, &config, preset)?;
+                let mut eval = backend.new_evaluator(&variant, config, preset)?;
                 let inputs: Vec<EvalInput> = (0..batch)
                     .map(|j| EvalInput {
                         position: &positions[j],
@@ -594,7 +599,7 @@ fn nn(args: BenchNnArgs) -> Result<()> {
             let steps = if args.no_train {
                 0.0
             } else {
-                let mut trainer = backend.trainer(&variant, &config, None, 1e-3, 1e-4)?;
+                let mut trainer = backend.trainer(&variant, config, None, 1e-3, 1e-4)?;
                 rate(args.seconds, || {
                     trainer.step(&examples).map(|_| ()).map_err(Into::into)
                 })?
@@ -696,7 +701,7 @@ fn book(args: crate::args::BenchBookArgs) -> Result<()> {
         args.checkpoint.display().to_string(),
         meta.step,
         0,
-        args.visits.max(1),
+        args.visits,
         600,
         &config,
         1,
@@ -709,7 +714,7 @@ fn book(args: crate::args::BenchBookArgs) -> Result<()> {
         &mut builder,
         &mut book,
         &BuildLimits {
-            positions: Some(args.positions.max(2)),
+            positions: Some(args.positions),
             ..BuildLimits::default()
         },
         &std::sync::atomic::AtomicBool::new(false),

@@ -159,12 +159,20 @@ fn refused_commands_create_nothing() {
         ),
         // A trainer needs a run or a config to start one.
         (
-            &["train", "--run", "runs/fresh", "--max-steps", "1"],
+            &["train", "--run", "runs/fresh", "--max-steps", "0"],
             &["runs/fresh", "--config"],
         ),
         // Location schemes are checked by name.
         (
-            &["train", "--run", "s3:/bad", "--config", "tiny.toml"],
+            &[
+                "train",
+                "--run",
+                "s3:/bad",
+                "--config",
+                "tiny.toml",
+                "--max-steps",
+                "0",
+            ],
             &["s3:/bad", "s3://"],
         ),
         (
@@ -277,7 +285,19 @@ fn a_config_change_the_checkpoints_cannot_follow_is_refused() {
             ],
         ),
     ] {
-        let (ok, err) = tengu(&["run", "--run", "runs/r", "--config", config], dir.path());
+        // (A time limit only so that a regression ends.)
+        let (ok, err) = tengu(
+            &[
+                "run",
+                "--run",
+                "runs/r",
+                "--config",
+                config,
+                "--max-minutes",
+                "0.05",
+            ],
+            dir.path(),
+        );
         assert!(!ok, "{config} was accepted");
         for s in says {
             assert!(err.contains(s), "{config}: {s:?} not in {err}");

@@ -42,11 +42,11 @@ fn main() {
         Command::Run(args) => cmd::run::run(args),
         Command::Match(args) => cmd::arena::run_match(args),
         Command::Tournament(args) => cmd::arena::run_tournament(args),
+        Command::Ladder(args) => cmd::ladder::run(args),
         Command::Suite(args) => cmd::suite::run(args),
         Command::Xboard(args) => cmd::xboard::run(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Book(args) => cmd::book::run(args),
-        Command::Ladder(args) => cmd::ladder::run(args),
     };
     if let Err(e) = result {
         // The reader of our output went away (`tengu ... | head`): nothing left to say.

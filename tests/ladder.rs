@@ -26,9 +26,20 @@ fn p(x: &Path) -> String {
 fn hand_made_run(dir: &Path) -> std::path::PathBuf {
     let run = dir.join("run");
     let config = dir.join("tiny.toml");
-    std::fs::write(&config, "game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n").unwrap();
+    std::fs::write(
+        &config,
+        "game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n",
+    )
+    .unwrap();
     let (ok, _, err) = tengu(&[
-        "train", "--run", &p(&run), "--config", &p(&config), "--max-steps", "0", "--quiet",
+        "train",
+        "--run",
+        &p(&run),
+        "--config",
+        &p(&config),
+        "--max-steps",
+        "0",
+        "--quiet",
     ]);
     assert!(ok, "{err}");
     let store = tengu_store::RunStore::open(&p(&run)).unwrap();
@@ -53,8 +64,20 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
     let dir = tempfile::tempdir().unwrap();
     let run = hand_made_run(dir.path());
     let (ok, out, err) = tengu(&[
-        "ladder", "--run", &p(&run), "--cpu-hours", "0.25,1,8", "--opponents", "random",
-        "--games", "2", "--visits", "2", "--max-plies", "6", "--json",
+        "ladder",
+        "--run",
+        &p(&run),
+        "--cpu-hours",
+        "0.25,1,8",
+        "--opponents",
+        "random",
+        "--games",
+        "2",
+        "--visits",
+        "2",
+        "--max-plies",
+        "6",
+        "--json",
     ]);
     assert!(ok, "{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -75,10 +98,15 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
             .collect()
     };
     assert_eq!(opponents(&rungs[0]), vec!["random"]);
-    assert_eq!(opponents(&rungs[1]), vec!["random", "step 100 (0.20 CPU-h)"]);
+    assert_eq!(
+        opponents(&rungs[1]),
+        vec!["random", "step 100 (0.20 CPU-h)"]
+    );
     for r in rungs {
         for m in r["matches"].as_array().unwrap() {
-            let games = m["wins"].as_u64().unwrap() + m["draws"].as_u64().unwrap() + m["losses"].as_u64().unwrap();
+            let games = m["wins"].as_u64().unwrap()
+                + m["draws"].as_u64().unwrap()
+                + m["losses"].as_u64().unwrap();
             assert_eq!(games, 2, "{m}");
         }
         assert!(r["elo_low"].as_f64().unwrap() <= r["elo"].as_f64().unwrap());
@@ -89,18 +117,40 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
         assert!(run.join("ladder").join(name).exists(), "{name}");
     }
     let svg = std::fs::read_to_string(run.join("ladder/ladder.svg")).unwrap();
-    assert!(svg.contains("CPU-hours (log scale)") && svg.contains("step 300"), "{svg}");
+    assert!(
+        svg.contains("CPU-hours (log scale)") && svg.contains("step 300"),
+        "{svg}"
+    );
     let curves = std::fs::read_to_string(run.join("curves.svg")).unwrap();
-    assert!(curves.contains("compute ladder"), "curves.svg has no ladder row");
+    assert!(
+        curves.contains("compute ladder"),
+        "curves.svg has no ladder row"
+    );
 
     // A rerun continues: every match is complete, so no game is played again.
     let (ok, again, err) = tengu(&[
-        "ladder", "--run", &p(&run), "--cpu-hours", "0.25,1,8", "--opponents", "random",
-        "--games", "2", "--visits", "2", "--max-plies", "6", "--json",
+        "ladder",
+        "--run",
+        &p(&run),
+        "--cpu-hours",
+        "0.25,1,8",
+        "--opponents",
+        "random",
+        "--games",
+        "2",
+        "--visits",
+        "2",
+        "--max-plies",
+        "6",
+        "--json",
     ]);
     assert!(ok, "{err}");
-    assert_eq!(serde_json::from_str::<serde_json::Value>(&again).unwrap()["rungs"], report["rungs"]);
-    let results = std::fs::read_to_string(run.join("ladder/step-100-vs-random/results.jsonl")).unwrap();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&again).unwrap()["rungs"],
+        report["rungs"]
+    );
+    let results =
+        std::fs::read_to_string(run.join("ladder/step-100-vs-random/results.jsonl")).unwrap();
     assert_eq!(results.lines().count(), 2);
 }
 
@@ -108,10 +158,21 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
 fn ladder_says_how_far_the_run_has_got_when_no_target_is_near() {
     let dir = tempfile::tempdir().unwrap();
     let run = hand_made_run(dir.path());
-    let (ok, _, err) = tengu(&["ladder", "--run", &p(&run), "--cpu-hours", "8", "--opponents", "random"]);
+    let (ok, _, err) = tengu(&[
+        "ladder",
+        "--run",
+        &p(&run),
+        "--cpu-hours",
+        "8",
+        "--opponents",
+        "random",
+    ]);
     assert!(!ok);
     assert!(err.contains("1.60 CPU-hours"), "{err}");
-    assert!(!run.join("ladder").exists(), "a failed ladder leaves nothing behind");
+    assert!(
+        !run.join("ladder").exists(),
+        "a failed ladder leaves nothing behind"
+    );
     let (ok, _, err) = tengu(&["ladder", "--run", &p(&run), "--cpu-hours", "0,-1"]);
     assert!(!ok && err.contains("--cpu-hours"), "{err}");
     let (ok, _, err) = tengu(&["ladder", "--run", &p(&run), "--opponents", "grandmaster"]);

@@ -11,11 +11,11 @@ use tengu_model::Backend;
 use tengu_rules::Variant;
 use tengu_selfplay::arena::elo::elo_interval;
 use tengu_selfplay::arena::ladder::{
-    ratings_with_intervals, select_rungs, CheckpointAt, LadderReport, Rung, RungMatch, RungReport,
+    select_rungs, CheckpointAt, LadderReport, Rung, RungMatch, RungReport,
 };
 use tengu_selfplay::arena::matches::{self, MatchOptions, MatchSummary};
 use tengu_selfplay::arena::players::{Player, PlayerSpec};
-use tengu_selfplay::arena::tournament::Pairing;
+use tengu_selfplay::arena::tournament::{fit_ratings, rating_half_widths, Pairing};
 use tengu_selfplay::openings::read_openings;
 use tengu_store::checkpoint::{committed, CheckpointCache};
 use tengu_store::RunStore;
@@ -59,7 +59,13 @@ fn step_facts(store: &RunStore) -> Result<HashMap<u64, StepFacts>> {
 /// The file name of an opponent's match directory.
 fn dir_name(spec: &str) -> String {
     spec.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -79,14 +85,19 @@ fn check(args: &LadderArgs) -> Result<()> {
     if !(1..=10_000).contains(&args.max_plies) {
         bail!("--max-plies {}: must be 1 to 10000", args.max_plies);
     }
-    if !(args.material_ratio == 0.0 || (args.material_ratio.is_finite() && args.material_ratio > 1.0)) {
+    if !(args.material_ratio == 0.0
+        || (args.material_ratio.is_finite() && args.material_ratio > 1.0))
+    {
         bail!(
             "--material-ratio {}: must be above 1 (or 0: capped games are draws)",
             args.material_ratio
         );
     }
     if !(args.tolerance.is_finite() && args.tolerance >= 1.0) {
-        bail!("--tolerance {}: must be at least 1 (a factor of CPU-hours)", args.tolerance);
+        bail!(
+            "--tolerance {}: must be at least 1 (a factor of CPU-hours)",
+            args.tolerance
+        );
     }
     if !(1..=256).contains(&args.threads) {
         bail!("--threads {}: must be 1 to 256", args.threads);
@@ -112,10 +123,15 @@ pub fn run(args: LadderArgs) -> Result<()> {
     let out_dir: PathBuf = match (&args.out, store.local_dir()) {
         (Some(dir), _) => dir.clone(),
         (None, Some(dir)) => dir.join("ladder"),
-        (None, None) => bail!("{}: a run on an object store needs --out DIR for the ladder's games", store.display()),
+        (None, None) => bail!(
+            "{}: a run on an object store needs --out DIR for the ladder's games",
+            store.display()
+        ),
     };
     let openings = match &args.openings {
-        Some(path) => Some(Arc::new(read_openings(path, &variant).context("--openings")?)),
+        Some(path) => Some(Arc::new(
+            read_openings(path, &variant).context("--openings")?,
+        )),
         None => None,
     };
     // Every opponent is parsed before any game is played.
@@ -124,7 +140,10 @@ pub fn run(args: LadderArgs) -> Result<()> {
     let opponent_specs = args
         .opponents
         .iter()
-        .map(|text| text.parse::<PlayerSpec>().with_context(|| format!("--opponents {text:?}")))
+        .map(|text| {
+            text.parse::<PlayerSpec>()
+                .with_context(|| format!("--opponents {text:?}"))
+        })
         .collect::<Result<Vec<_>>>()?;
     for spec in &opponent_specs {
         super::arena::player(spec, &variant, backend, &search, seed)?;
@@ -153,7 +172,11 @@ pub fn run(args: LadderArgs) -> Result<()> {
     }
     for target in &args.cpu_hours {
         if !rungs.iter().any(|r| r.target_hours == *target) {
-            tracing::info!(target_hours = target, newest_hours, "no checkpoint near this target yet: no rung");
+            tracing::info!(
+                target_hours = target,
+                newest_hours,
+                "no checkpoint near this target yet: no rung"
+            );
         }
     }
     let cache = CheckpointCache::new(&store, 0);
@@ -180,7 +203,13 @@ pub fn run(args: LadderArgs) -> Result<()> {
     };
     let rung_name = |r: &Rung| format!("step {} ({:.2} CPU-h)", r.step, r.cpu_hours);
     let make = |spec: &PlayerSpec, k: u64| -> Result<Box<dyn Player>> {
-        super::arena::player(spec, &variant, backend, &search, seed.wrapping_add(1000 * k))
+        super::arena::player(
+            spec,
+            &variant,
+            backend,
+            &search,
+            seed.wrapping_add(1000 * k),
+        )
     };
     let play = |a: &PlayerSpec, b: &PlayerSpec, dir: PathBuf| -> Result<MatchSummary> {
         let mut pairs = (0..args.threads as u64)
@@ -211,7 +240,11 @@ pub fn run(args: LadderArgs) -> Result<()> {
             let previous = &rungs[k - 1];
             let dir = out_dir.join(format!("step-{}-vs-step-{}", rung.step, previous.step));
             tracing::info!(rung = %rung_name(rung), opponent = %rung_name(previous), "ladder match");
-            played.push((fixed + k - 1, rung_name(previous), play(&rung_spec(k), &rung_spec(k - 1), dir)?));
+            played.push((
+                fixed + k - 1,
+                rung_name(previous),
+                play(&rung_spec(k), &rung_spec(k - 1), dir)?,
+            ));
         }
         let mut matches_of_rung = Vec::new();
         for (opponent, name, summary) in played {
@@ -238,19 +271,25 @@ pub fn run(args: LadderArgs) -> Result<()> {
                 capped: summary
                     .results
                     .iter()
-                    .filter(|r| r.termination == "ply cap" || r.termination.starts_with("adjudicated"))
+                    .filter(|r| {
+                        r.termination == "ply cap" || r.termination.starts_with("adjudicated")
+                    })
                     .count() as u64,
             });
         }
         reports.push((*rung, matches_of_rung));
     }
 
-    let ratings = ratings_with_intervals(fixed + rungs.len(), &pairings);
+    let players = fixed + rungs.len();
+    let (elo, half_width) = (
+        fit_ratings(players, &pairings),
+        rating_half_widths(players, &pairings),
+    );
     let report = LadderReport {
         run: store.display(),
         game: config.game.clone(),
         opponents: args.opponents.clone(),
-        opponent_elo: ratings.elo[..fixed].to_vec(),
+        opponent_elo: elo[..fixed].to_vec(),
         games_per_match: args.games.div_ceil(2) * 2,
         visits: args.visits,
         max_plies: args.max_plies,
@@ -261,7 +300,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
             .enumerate()
             .map(|(k, (rung, matches))| {
                 let f = facts.get(&rung.step).copied().unwrap_or_default();
-                let (elo, half) = (ratings.elo[fixed + k], ratings.half_width[fixed + k]);
+                let (elo, half) = (elo[fixed + k], half_width[fixed + k]);
                 RungReport {
                     checkpoint: tengu_store::layout::weights_key(rung.step),
                     games_seen: f.games_seen,
@@ -289,7 +328,10 @@ pub fn run(args: LadderArgs) -> Result<()> {
     }
     // The run keeps the report too (curves.svg draws it), also on an object store.
     if store.local_dir().is_none() || args.out.is_some() {
-        store.put(tengu_store::layout::LADDER_REPORT, json.clone().into_bytes())?;
+        store.put(
+            tengu_store::layout::LADDER_REPORT,
+            json.clone().into_bytes(),
+        )?;
     }
     tengu_trainer::curves::write(&store).context("redrawing curves.svg")?;
     if args.json {

@@ -161,6 +161,16 @@ pub struct ArenaConfig {
     /// `tengu book openings`); None: a few random plies per pair.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub openings: Option<std::path::PathBuf>,
+    /// The compute ladder as the run goes on (`tengu ladder`): a rung for each of these
+    /// CPU-hours of self-play + training, played once the run is past it by the factor
+    /// `ladder_tolerance` (so no later checkpoint can be nearer). Empty: no ladder.
+    pub ladder_cpu_hours: Vec<f64>,
+    /// The ladder's fixed opponents (players of `tengu match`; the first is its 0).
+    pub ladder_opponents: Vec<String>,
+    /// Games per ladder match (paired openings).
+    pub ladder_games: u64,
+    /// How far (a factor of CPU-hours) a checkpoint may be from a target to be its rung.
+    pub ladder_tolerance: f64,
 }
 
 impl Default for ArenaConfig {
@@ -173,6 +183,14 @@ impl Default for ArenaConfig {
             max_plies: 300,
             suite: true,
             openings: None,
+            ladder_cpu_hours: Vec::new(),
+            ladder_opponents: vec![
+                "greedy".into(),
+                "alphabeta:600000:2".into(),
+                "alphabeta:600000:3".into(),
+            ],
+            ladder_games: 30,
+            ladder_tolerance: 1.25,
         }
     }
 }
@@ -262,6 +280,37 @@ impl RunConfig {
         self.selfplay.validate()?;
         if self.arena.games == 0 || self.arena.visits == 0 {
             return Err("arena.games and arena.visits must be at least 1".into());
+        }
+        let a = &self.arena;
+        if let Some(h) = a
+            .ladder_cpu_hours
+            .iter()
+            .find(|h| !(h.is_finite() && **h > 0.0))
+        {
+            return Err(format!(
+                "arena.ladder_cpu_hours: {h} is not a positive number of hours"
+            ));
+        }
+        if !(1..=10_000).contains(&a.ladder_games) {
+            return Err(format!(
+                "arena.ladder_games {} must be 1 to 10000",
+                a.ladder_games
+            ));
+        }
+        if !(a.ladder_tolerance.is_finite() && a.ladder_tolerance >= 1.0) {
+            return Err(format!(
+                "arena.ladder_tolerance {} must be at least 1 (a factor of CPU-hours)",
+                a.ladder_tolerance
+            ));
+        }
+        if !a.ladder_cpu_hours.is_empty() && a.ladder_opponents.is_empty() {
+            return Err(
+                "arena.ladder_opponents: a ladder needs at least one fixed opponent".into(),
+            );
+        }
+        for o in &a.ladder_opponents {
+            o.parse::<tengu_selfplay::arena::players::PlayerSpec>()
+                .map_err(|e| format!("arena.ladder_opponents: {e}"))?;
         }
         for b in &self.arena.baselines {
             let name = b.split(':').next().unwrap_or("");

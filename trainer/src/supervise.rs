@@ -122,6 +122,9 @@ enum Job {
     },
     /// The game's tactics suite.
     Suite,
+    /// The compute ladder (`tengu ladder`) over these CPU-hour targets (a rerun continues
+    /// the rungs already played).
+    Ladder { targets: Vec<f64> },
 }
 
 /// Ratings of checkpoints from `elo.jsonl` (chained through vs-previous matches).
@@ -330,6 +333,7 @@ pub fn run(
         evaluated,
         queue: Default::default(),
         running: None,
+        ladder_targets: Vec::new(),
     };
     let reason = loop {
         std::thread::sleep(Duration::from_millis(500));
@@ -410,6 +414,8 @@ struct ArenaState {
     evaluated: std::collections::BTreeSet<String>,
     queue: std::collections::VecDeque<Evaluation>,
     running: Option<(Child, Evaluation)>,
+    /// Ladder targets already sent to a ladder job.
+    ladder_targets: Vec<f64>,
 }
 
 /// Queues matches for a new checkpoint, starts the next one, and records finished ones in
@@ -459,6 +465,23 @@ fn evaluate(
                     },
                 });
             }
+            // Ladder rungs the run has passed by the tolerance: no later checkpoint can be
+            // nearer to them. One ladder job plays every such target (it continues those
+            // already played).
+            if !arena.ladder_cpu_hours.is_empty() {
+                let hours = tengu_selfplay::cpu::total(store) / 3600.0;
+                let passed =
+                    decided_targets(&arena.ladder_cpu_hours, arena.ladder_tolerance, hours);
+                if passed.len() > state.ladder_targets.len() {
+                    state.ladder_targets = passed.clone();
+                    state.queue.retain(|e| !matches!(e.job, Job::Ladder { .. }));
+                    state.queue.push_back(Evaluation {
+                        checkpoint: name.clone(),
+                        step: *step,
+                        job: Job::Ladder { targets: passed },
+                    });
+                }
+            }
             // The tactics suite after the matches (which chain the ratings): seconds, and
             // the earliest sign of learning.
             if arena.suite && tengu_selfplay::arena::suite::default_path(&options.game).exists() {
@@ -494,6 +517,17 @@ fn evaluate(
                 if let Err(e) = crate::curves::write(store) {
                     tracing::warn!("cannot draw curves: {e}");
                 }
+            }
+            Ok(v) if status.success() && matches!(eval.job, Job::Ladder { .. }) => {
+                // `tengu ladder` wrote ladder/ladder.json and redrew curves.svg itself.
+                let rungs = v["rungs"].as_array().map_or(0, Vec::len);
+                let newest = v["rungs"].as_array().and_then(|r| r.last()).cloned();
+                tracing::info!(
+                    rungs,
+                    cpu_hours = ?newest.as_ref().and_then(|r| r["cpu_hours"].as_f64()),
+                    elo = ?newest.as_ref().and_then(|r| r["elo"].as_f64()),
+                    "compute ladder"
+                );
             }
             Ok(v) if status.success() => {
                 // After a perfect (zero) score the estimate and one end of the interval are
@@ -587,6 +621,33 @@ fn evaluate(
                 .into_iter()
                 .chain(options.match_args.iter().cloned())
                 .collect(),
+                Job::Ladder { targets } => {
+                    let list = |v: &[String]| v.join(",");
+                    let mut args: Vec<String> = vec![
+                        "ladder".into(),
+                        "--run".into(),
+                        options.run.display().to_string(),
+                        "--cpu-hours".into(),
+                        list(&targets.iter().map(f64::to_string).collect::<Vec<_>>()),
+                        "--tolerance".into(),
+                        arena.ladder_tolerance.to_string(),
+                        "--opponents".into(),
+                        list(&arena.ladder_opponents),
+                        "--games".into(),
+                        arena.ladder_games.to_string(),
+                        "--visits".into(),
+                        arena.visits.to_string(),
+                        "--max-plies".into(),
+                        arena.max_plies.to_string(),
+                        "--json".into(),
+                        "--log".into(),
+                        "info".into(),
+                    ];
+                    if let Some(openings) = &arena.openings {
+                        args.extend(["--openings".into(), openings.display().to_string()]);
+                    }
+                    args
+                }
             };
             if let Some(i) = options.child_args.iter().position(|a| a == "--backend") {
                 args.extend(options.child_args[i..i + 2].iter().cloned());
@@ -628,7 +689,20 @@ fn label(eval: &Evaluation) -> String {
         } => stem(prev),
         Job::Match { opponent, .. } => opponent.replace(':', "-"),
         Job::Suite => "suite".into(),
+        Job::Ladder { .. } => "ladder".into(),
     }
+}
+
+/// The ladder targets (CPU-hours) a run at `hours` has passed by the factor `tolerance`, in
+/// increasing order: their rungs are settled, since any later checkpoint is further away.
+fn decided_targets(targets: &[f64], tolerance: f64, hours: f64) -> Vec<f64> {
+    let mut passed: Vec<f64> = targets
+        .iter()
+        .copied()
+        .filter(|t| hours >= t * tolerance)
+        .collect();
+    passed.sort_by(f64::total_cmp);
+    passed
 }
 
 fn append_elo(store: &RunStore, line: &serde_json::Value) -> std::io::Result<()> {
@@ -638,6 +712,18 @@ fn append_elo(store: &RunStore, line: &serde_json::Value) -> std::io::Result<()>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ladder_target_is_played_once_the_run_is_past_it_by_the_tolerance() {
+        let targets = [4.0, 0.25, 1.0, 0.5];
+        assert!(decided_targets(&targets, 1.25, 0.3).is_empty());
+        assert_eq!(decided_targets(&targets, 1.25, 0.32), vec![0.25]);
+        assert_eq!(decided_targets(&targets, 1.25, 1.3), vec![0.25, 0.5, 1.0]);
+        assert_eq!(
+            decided_targets(&targets, 1.0, 4.0),
+            vec![0.25, 0.5, 1.0, 4.0]
+        );
+    }
 
     #[test]
     fn the_status_line_shows_dashes_until_a_step_and_what_the_trainer_waits_for() {

@@ -3,17 +3,14 @@
 //! (`greedy`, alpha-beta at a fixed depth with time to complete it) and against the rung
 //! before it, so that "does more compute buy more strength" has one answer everywhere.
 //!
-//! This module holds what is pure: choosing rungs from a run's checkpoints, the ratings
-//! (maximum likelihood over every game of the ladder, the first fixed opponent at 0, with
-//! 95% intervals from the likelihood's curvature) and the report (JSON and SVG). Playing
-//! the matches and reading the run are the command's job.
+//! This module holds what is pure: choosing rungs from a run's checkpoints and the report
+//! (JSON, text and SVG). The ratings are the tournament's (maximum likelihood over every
+//! game of the ladder, the first fixed opponent at 0, 95% intervals from the likelihood's
+//! curvature); playing the matches and reading the run are the command's job.
 
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
-
-use super::elo::Score;
-use super::tournament::{fit_ratings, Pairing};
 
 /// A published checkpoint and the compute spent on the run when it was published.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,87 +63,6 @@ pub fn select_rungs(checkpoints: &[CheckpointAt], targets: &[f64], tolerance: f6
     }
     rungs.sort_by(|a, b| a.cpu_hours.total_cmp(&b.cpu_hours));
     rungs
-}
-
-/// Ratings with their 95% intervals (Elo), player 0 fixed at 0 (its interval is 0).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Ratings {
-    pub elo: Vec<f64>,
-    /// Half-width of each rating's 95% interval, from the inverse of the log-likelihood's
-    /// curvature (the Fisher information) of the same fit, with player 0 held at 0; `NaN`
-    /// for a player no game connects to player 0.
-    pub half_width: Vec<f64>,
-}
-
-/// The maximum-likelihood ratings of [`fit_ratings`] (one virtual draw per pairing) and
-/// their 95% intervals.
-pub fn ratings_with_intervals(players: usize, pairings: &[Pairing]) -> Ratings {
-    let elo = fit_ratings(players, pairings);
-    let scale = 400.0 / std::f64::consts::LN_10;
-    let free = players.saturating_sub(1);
-    // Information matrix over players 1.. in natural units.
-    let mut info = vec![vec![0.0f64; free]; free];
-    for p in pairings {
-        let n = p.score.games() as f64 + 1.0;
-        let e = 1.0 / (1.0 + ((elo[p.b] - elo[p.a]) / scale).exp());
-        let w = n * e * (1.0 - e);
-        for (i, j, sign) in [(p.a, p.a, 1.0), (p.b, p.b, 1.0), (p.a, p.b, -1.0), (p.b, p.a, -1.0)] {
-            if i > 0 && j > 0 {
-                info[i - 1][j - 1] += sign * w;
-            }
-        }
-    }
-    // Players without games are left out of the matrix (it would be singular).
-    let played: Vec<usize> = (0..free).filter(|&i| info[i][i] > 0.0).collect();
-    let inverse = invert(
-        played
-            .iter()
-            .map(|&i| played.iter().map(|&j| info[i][j]).collect())
-            .collect(),
-    );
-    let mut half_width = vec![f64::NAN; players];
-    if players > 0 {
-        half_width[0] = 0.0;
-    }
-    for (k, &i) in played.iter().enumerate() {
-        if let Some(m) = inverse.as_ref().filter(|m| m[k][k] > 0.0) {
-            half_width[i + 1] = 1.96 * m[k][k].sqrt() * scale;
-        }
-    }
-    Ratings { elo, half_width }
-}
-
-/// Gauss-Jordan inverse with partial pivoting; None when singular.
-fn invert(mut a: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
-    let n = a.len();
-    let mut inv: Vec<Vec<f64>> = (0..n)
-        .map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect())
-        .collect();
-    for col in 0..n {
-        let pivot = (col..n).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))?;
-        if a[pivot][col].abs() < 1e-12 {
-            return None;
-        }
-        a.swap(col, pivot);
-        inv.swap(col, pivot);
-        let d = a[col][col];
-        for j in 0..n {
-            a[col][j] /= d;
-            inv[col][j] /= d;
-        }
-        for row in 0..n {
-            if row != col {
-                let f = a[row][col];
-                if f != 0.0 {
-                    for j in 0..n {
-                        a[row][j] -= f * a[col][j];
-                        inv[row][j] -= f * inv[col][j];
-                    }
-                }
-            }
-        }
-    }
-    Some(inv)
 }
 
 /// One rung's match against one opponent, from the rung's view.
@@ -247,10 +163,16 @@ impl LadderReport {
             r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}"><rect width="100%" height="100%" fill="white"/><text x="{left}" y="20" font-size="14" font-family="sans-serif">{} ladder: Elo against CPU-hours (greedy = 0)</text>"##,
             escape(&self.game)
         );
-        let xs: Vec<f64> = self.rungs.iter().map(|r| r.rung.cpu_hours.max(1e-3)).collect();
+        let xs: Vec<f64> = self
+            .rungs
+            .iter()
+            .map(|r| r.rung.cpu_hours.max(1e-3))
+            .collect();
         let (mut x0, mut x1) = xs
             .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            });
         if !x0.is_finite() {
             (x0, x1) = (0.25, 4.0);
         }
@@ -337,23 +259,9 @@ fn escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// Adds one game's result (1, 0, -1 from A's view) to a score.
-pub fn score_of(results: impl IntoIterator<Item = i8>) -> Score {
-    let mut s = Score::default();
-    for r in results {
-        match r {
-            1 => s.wins += 1,
-            0 => s.draws += 1,
-            _ => s.losses += 1,
-        }
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arena::pairs::Pentanomial;
 
     fn at(step: u64, cpu_hours: f64) -> CheckpointAt {
         CheckpointAt { step, cpu_hours }
@@ -367,42 +275,14 @@ mod tests {
         let chosen: Vec<(f64, u64)> = rungs.iter().map(|r| (r.target_hours, r.step)).collect();
         // 0.25 -> 0.2 (ratio 1.25); 0.5 -> 0.4 or 0.6: 0.6 is nearer in log (1.2 < 1.25);
         // 1 -> 1.0; 2 -> 2.0; 4: nothing within a factor 1.25.
-        assert_eq!(chosen, vec![(0.25, 200), (0.5, 600), (1.0, 1000), (2.0, 2000)]);
+        assert_eq!(
+            chosen,
+            vec![(0.25, 200), (0.5, 600), (1.0, 1000), (2.0, 2000)]
+        );
         // Step 0 (no compute) never serves a rung; a checkpoint serves one rung only.
         let rungs = select_rungs(&[at(0, 0.0), at(5, 1.0)], &[1.0, 1.1], 1.25);
         assert_eq!(rungs.len(), 1);
         assert_eq!(rungs[0].step, 5);
         assert!(select_rungs(&ledger, &[8.0], 1.25).is_empty());
-    }
-
-    fn pairing(a: usize, b: usize, wins: u64, draws: u64, losses: u64) -> Pairing {
-        Pairing {
-            a,
-            b,
-            score: Score {
-                wins,
-                draws,
-                losses,
-            },
-            pairs: Pentanomial::default(),
-        }
-    }
-
-    #[test]
-    fn intervals_shrink_with_games_and_cover_the_fit() {
-        let few = ratings_with_intervals(2, &[pairing(1, 0, 6, 2, 2)]);
-        let many = ratings_with_intervals(2, &[pairing(1, 0, 60, 20, 20)]);
-        assert_eq!(few.half_width[0], 0.0);
-        assert!(few.elo[1] > 0.0 && many.elo[1] > 0.0);
-        assert!(many.half_width[1] < few.half_width[1] / 2.5, "{few:?} {many:?}");
-        // Two players, one pairing: the curvature interval is the usual normal one,
-        // 1.96 * sqrt(1 / (n e (1 - e))) natural units.
-        let n = 101.0;
-        let e = 1.0 / (1.0 + (-many.elo[1] * std::f64::consts::LN_10 / 400.0).exp());
-        let expected = 1.96 / (n * e * (1.0 - e)).sqrt() * 400.0 / std::f64::consts::LN_10;
-        assert!((many.half_width[1] - expected).abs() < 1e-6, "{many:?} {expected}");
-        // A player no game connects to the anchor has no interval.
-        let apart = ratings_with_intervals(3, &[pairing(1, 0, 5, 5, 0)]);
-        assert!(apart.half_width[2].is_nan() && apart.half_width[1] > 0.0, "{apart:?}");
     }
 }

@@ -259,12 +259,13 @@ pub struct GameSettingsArgs {
     pub seed: u64,
     /// Checkpoint players add this times their material head's prediction to the values
     /// their search backs up (`search.material_utility` of the run that trained them;
-    /// default: that of `--search-config`, else 0), 0 to 1.
+    /// default: that of their search settings), 0 to 1.
     #[arg(long, value_parser = crate::ranges::real32(crate::ranges::FRACTION))]
     pub material_utility: Option<f32>,
     /// Checkpoint players search with the `[search]` table of this run configuration
-    /// (e.g. `runs/X/config.toml`, so they search as the run that trained them did);
-    /// `--material-utility`, when given, overrides its value.
+    /// (e.g. `runs/X/config.toml`). Default: each checkpoint its own (`<name>.toml` beside
+    /// it, else the `config.toml` of the run whose `models/` holds it, else the defaults),
+    /// so it searches as the run that trained it did; `--material-utility` overrides.
     #[arg(long)]
     pub search_config: Option<std::path::PathBuf>,
 }

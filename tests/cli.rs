@@ -924,3 +924,31 @@ fn a_network_preset_over_the_size_limit_says_the_limit() {
         "{err}"
     );
 }
+
+/// A checkpoint player searches with its own run's settings unless `--search-config`
+/// names others (so `match checkpoint:RUN/models/...` plays as that run's arena measured).
+#[test]
+fn match_checkpoints_search_with_their_own_runs_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let config = dir.path().join("tiny.toml");
+    std::fs::write(
+        &config,
+        "game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n[search]\nroot = \"gumbel\"\n",
+    )
+    .unwrap();
+    let (ok, _, err) = tengu(&[
+        "train", "--run", run.to_str().unwrap(), "--config", config.to_str().unwrap(),
+        "--max-steps", "0", "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    let player = format!("checkpoint:{}:2", run.join("models/model-000000000.safetensors").display());
+    let args = ["--log", "info", "match", &player, "random", "--games", "2", "--max-plies", "6"];
+    let (ok, _, err) = tengu(&args);
+    assert!(ok, "{err}");
+    let own = run.join("config.toml").display().to_string();
+    assert!(err.contains("search settings") && err.contains(&own), "{err}");
+    let (ok, _, err) = tengu(&[&args[..], &["--search-config", config.to_str().unwrap()]].concat());
+    assert!(ok, "{err}");
+    assert!(!err.contains(&own), "--search-config chooses the settings: {err}");
+}

@@ -19,13 +19,38 @@ use tengu_selfplay::SearchConfig;
 use crate::args::{GameSettingsArgs, MatchArgs, TournamentArgs};
 use crate::output::{out, outln};
 
+/// The search settings of checkpoint players.
+pub enum CheckpointSearch {
+    /// Every checkpoint searches with these (`--search-config`, a run's `[search]`).
+    Fixed(SearchConfig),
+    /// Each checkpoint with its own ([`super::checkpoint_search`]: `<name>.toml` beside it,
+    /// else its run's `config.toml`, else the defaults), `material_utility` overriding.
+    Own { material_utility: Option<f32> },
+}
+
+impl CheckpointSearch {
+    /// The settings `checkpoint` (a local file) searches with.
+    fn of(&self, checkpoint: &std::path::Path) -> Result<SearchConfig> {
+        match self {
+            CheckpointSearch::Fixed(search) => Ok(search.clone()),
+            CheckpointSearch::Own { material_utility } => {
+                let (mut search, source) = super::checkpoint_search(checkpoint, None)?;
+                if let Some(utility) = material_utility {
+                    search.material_utility = *utility;
+                }
+                tracing::info!(checkpoint = %checkpoint.display(), search = %source, "search settings");
+                Ok(search)
+            }
+        }
+    }
+}
+
 /// A player from its command-line description (parsed and range-checked by clap).
-/// `search`: the search settings of checkpoint players.
 pub fn player(
     spec: &PlayerSpec,
     variant: &Arc<Variant>,
     backend: Backend,
-    search: &SearchConfig,
+    search: &CheckpointSearch,
     seed: u64,
 ) -> Result<Box<dyn Player>> {
     let label = |path: &std::path::Path, step: u64| {
@@ -49,7 +74,7 @@ pub fn player(
             Box::new(MctsPlayer::new(
                 label(path, meta.step),
                 eval,
-                search.clone(),
+                search.of(path)?,
                 *visits,
                 seed,
             ))
@@ -66,14 +91,19 @@ pub fn player(
 }
 
 impl GameSettingsArgs {
-    /// Search settings of checkpoint players: the `[search]` table of `--search-config` or
-    /// the defaults, with `--material-utility` when given.
-    fn search(&self) -> Result<SearchConfig> {
-        let mut search = super::search_config(self.search_config.as_deref())?;
+    /// Search settings of checkpoint players: the `[search]` table of `--search-config`,
+    /// else each checkpoint's own; `--material-utility` overrides either.
+    fn search(&self) -> Result<CheckpointSearch> {
+        let Some(path) = self.search_config.as_deref() else {
+            return Ok(CheckpointSearch::Own {
+                material_utility: self.material_utility,
+            });
+        };
+        let mut search = super::search_config(Some(path))?;
         if let Some(utility) = self.material_utility {
             search.material_utility = utility;
         }
-        Ok(search)
+        Ok(CheckpointSearch::Fixed(search))
     }
 
     /// The game, the backend for checkpoint players and the match options.

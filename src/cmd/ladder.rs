@@ -136,7 +136,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
     };
     // Every opponent is parsed before any game is played.
     let seed = args.seed;
-    let search = config.search.clone();
+    let search = super::arena::CheckpointSearch::Fixed(config.search.clone());
     let opponent_specs = args
         .opponents
         .iter()

@@ -4,43 +4,12 @@
 use std::path::Path;
 use std::process::Command;
 
-fn tengu(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
-        .args(args)
-        .output()
-        .expect("tengu runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
-fn p(x: &Path) -> String {
-    x.display().to_string()
-}
+mod common;
+use common::{p, tengu};
 
 /// A fresh (untrained) tiny Dai Dai checkpoint.
 fn checkpoint(dir: &Path) -> std::path::PathBuf {
-    let run = dir.join("run");
-    let config = dir.join("tiny.toml");
-    std::fs::write(
-        &config,
-        "game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n",
-    )
-    .unwrap();
-    let (ok, _, err) = tengu(&[
-        "train",
-        "--run",
-        &p(&run),
-        "--config",
-        &p(&config),
-        "--max-steps",
-        "0",
-        "--quiet",
-    ]);
-    assert!(ok, "{err}");
-    run.join("models/model-000000000.safetensors")
+    common::step_zero(&common::tiny_run(dir, ""))
 }
 
 /// Clicks through the HTML book in headless Chromium (`scripts/browser-test.sh`, which

@@ -2,17 +2,8 @@
 
 use std::process::Command;
 
-fn tengu(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
-        .args(args)
-        .output()
-        .expect("tengu runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+mod common;
+use common::tengu;
 
 #[test]
 fn perft_json_reports_nodes_depth_and_speed() {
@@ -358,26 +349,9 @@ fn version_names_the_rules() {
 #[test]
 fn suite_make_score_and_the_policy_player() {
     let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("run");
-    let config = dir.path().join("tiny.toml");
-    std::fs::write(
-        &config,
-        "game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n",
-    )
-    .unwrap();
+    let run = common::tiny_run(dir.path(), "");
     let p = |x: &std::path::Path| x.display().to_string();
-    let (ok, _, err) = tengu(&[
-        "train",
-        "--run",
-        &p(&run),
-        "--config",
-        &p(&config),
-        "--max-steps",
-        "0",
-        "--quiet",
-    ]);
-    assert!(ok, "{err}");
-    let checkpoint = run.join("models/model-000000000.safetensors");
+    let checkpoint = common::step_zero(&run);
     assert!(checkpoint.exists());
     let suite = dir.path().join("small.jsonl");
     let (ok, out, err) = tengu(&[
@@ -930,25 +904,34 @@ fn a_network_preset_over_the_size_limit_says_the_limit() {
 #[test]
 fn match_checkpoints_search_with_their_own_runs_settings() {
     let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("run");
+    let run = common::tiny_run(dir.path(), "[search]\nroot = \"gumbel\"\n");
     let config = dir.path().join("tiny.toml");
-    std::fs::write(
-        &config,
-        "game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n[search]\nroot = \"gumbel\"\n",
-    )
-    .unwrap();
-    let (ok, _, err) = tengu(&[
-        "train", "--run", run.to_str().unwrap(), "--config", config.to_str().unwrap(),
-        "--max-steps", "0", "--quiet",
-    ]);
-    assert!(ok, "{err}");
-    let player = format!("checkpoint:{}:2", run.join("models/model-000000000.safetensors").display());
-    let args = ["--log", "info", "match", &player, "random", "--games", "2", "--max-plies", "6"];
+    let player = format!(
+        "checkpoint:{}:2",
+        run.join("models/model-000000000.safetensors").display()
+    );
+    let args = [
+        "--log",
+        "info",
+        "match",
+        &player,
+        "random",
+        "--games",
+        "2",
+        "--max-plies",
+        "6",
+    ];
     let (ok, _, err) = tengu(&args);
     assert!(ok, "{err}");
     let own = run.join("config.toml").display().to_string();
-    assert!(err.contains("search settings") && err.contains(&own), "{err}");
+    assert!(
+        err.contains("search settings") && err.contains(&own),
+        "{err}"
+    );
     let (ok, _, err) = tengu(&[&args[..], &["--search-config", config.to_str().unwrap()]].concat());
     assert!(ok, "{err}");
-    assert!(!err.contains(&own), "--search-config chooses the settings: {err}");
+    assert!(
+        !err.contains(&own),
+        "--search-config chooses the settings: {err}"
+    );
 }

@@ -3,45 +3,14 @@
 //! the rung before, the report as JSON / SVG and a row in `curves.svg`.
 
 use std::path::Path;
-use std::process::Command;
 
-fn tengu(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
-        .args(args)
-        .output()
-        .expect("tengu runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
-fn p(x: &Path) -> String {
-    x.display().to_string()
-}
+mod common;
+use common::{p, tengu, tiny_run};
 
 /// A tiny run with checkpoints at steps 100, 200, 300 and 400 published at 0.2, 0.5, 1.1
 /// and 1.6 CPU-hours (copies of an untrained step 0).
 fn hand_made_run(dir: &Path) -> std::path::PathBuf {
-    let run = dir.join("run");
-    let config = dir.join("tiny.toml");
-    std::fs::write(
-        &config,
-        "game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n",
-    )
-    .unwrap();
-    let (ok, _, err) = tengu(&[
-        "train",
-        "--run",
-        &p(&run),
-        "--config",
-        &p(&config),
-        "--max-steps",
-        "0",
-        "--quiet",
-    ]);
-    assert!(ok, "{err}");
+    let run = tiny_run(dir, "");
     let store = tengu_store::RunStore::open(&p(&run)).unwrap();
     let weights = run.join("models/model-000000000.safetensors");
     let mut log = String::new();
@@ -63,10 +32,11 @@ fn hand_made_run(dir: &Path) -> std::path::PathBuf {
 fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
     let dir = tempfile::tempdir().unwrap();
     let run = hand_made_run(dir.path());
-    let (ok, out, err) = tengu(&[
+    let run_text = p(&run);
+    let args = [
         "ladder",
         "--run",
-        &p(&run),
+        &run_text,
         "--cpu-hours",
         "0.25,1,8",
         "--opponents",
@@ -78,7 +48,8 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
         "--max-plies",
         "6",
         "--json",
-    ]);
+    ];
+    let (ok, out, err) = tengu(&args);
     assert!(ok, "{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rungs = report["rungs"].as_array().unwrap();
@@ -128,22 +99,7 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
     );
 
     // A rerun continues: every match is complete, so no game is played again.
-    let (ok, again, err) = tengu(&[
-        "ladder",
-        "--run",
-        &p(&run),
-        "--cpu-hours",
-        "0.25,1,8",
-        "--opponents",
-        "random",
-        "--games",
-        "2",
-        "--visits",
-        "2",
-        "--max-plies",
-        "6",
-        "--json",
-    ]);
+    let (ok, again, err) = tengu(&args);
     assert!(ok, "{err}");
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&again).unwrap()["rungs"],

@@ -1,19 +1,8 @@
 //! `tengu show --record`: a record whose moves end before the result it claims is shown with
 //! a warning, and a `--game` that contradicts the record is refused by name.
 
-use std::process::Command;
-
-fn tengu(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
-        .args(args)
-        .output()
-        .expect("tengu runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+mod common;
+use common::tengu;
 
 const MOVES: &str = "1. 12k>12g{12g} 6g>6k{6k}\n";
 

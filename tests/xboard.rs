@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 use tengu_rules::{Color, Game, Move, Position, Square, Variant};
 
+mod common;
+
 struct Engine {
     child: Child,
     stdin: ChildStdin,
@@ -354,20 +356,7 @@ fn referee_game_maka_under_level() {
 #[test]
 fn the_engine_searches_with_the_checkpoints_own_search_settings() {
     let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("run");
-    let config = dir.path().join("tiny.toml");
-    std::fs::write(
-        &config,
-        "game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n[search]\nroot = \"gumbel\"\n",
-    )
-    .unwrap();
-    let status = Command::new(env!("CARGO_BIN_EXE_tengu"))
-        .args(["train", "--run", run.to_str().unwrap(), "--config"])
-        .arg(&config)
-        .args(["--max-steps", "0", "--quiet"])
-        .output()
-        .unwrap();
-    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    let run = common::tiny_run(dir.path(), "[search]\nroot = \"gumbel\"\n");
     let checkpoint = run.join("models/model-000000000.safetensors");
     let source = |extra: &[&str]| -> (bool, String) {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
@@ -382,13 +371,22 @@ fn the_engine_searches_with_the_checkpoints_own_search_settings() {
         // An engine that refuses its arguments may exit before reading: no error then.
         let _ = child.stdin.take().unwrap().write_all(b"quit\n");
         let out = child.wait_with_output().unwrap();
-        (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
     let (ok, log) = source(&[]);
-    assert!(ok && log.contains("search settings") && log.contains("config.toml"), "{log}");
+    assert!(
+        ok && log.contains("search settings") && log.contains("config.toml"),
+        "{log}"
+    );
     std::fs::write(checkpoint.with_extension("toml"), "[search]\nvisits = 16\n").unwrap();
     let (ok, log) = source(&[]);
     assert!(ok && log.contains("model-000000000.toml"), "{log}");
-    let (ok, log) = source(&["--search-config", dir.path().join("missing.toml").to_str().unwrap()]);
+    let (ok, log) = source(&[
+        "--search-config",
+        dir.path().join("missing.toml").to_str().unwrap(),
+    ]);
     assert!(!ok && log.contains("missing.toml"), "{log}");
 }

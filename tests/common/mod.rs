@@ -1,0 +1,54 @@
+//! Helpers shared by the command-line integration tests (each test binary includes this
+//! module with `mod common;` and uses what it needs).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Runs `tengu` with `args`: (success, standard output, standard error).
+pub fn tengu(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
+        .args(args)
+        .output()
+        .expect("tengu runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// A path as an argument.
+pub fn p(x: &Path) -> String {
+    x.display().to_string()
+}
+
+/// A new run `dir/run` of the tiny Dai Dai network with its untrained step-0 checkpoint,
+/// made by `tengu train --max-steps 0` from `dir/tiny.toml`; `extra` is appended to that
+/// configuration (e.g. a `[search]` table). Returns the run directory.
+pub fn tiny_run(dir: &Path, extra: &str) -> PathBuf {
+    let run = dir.join("run");
+    let config = dir.join("tiny.toml");
+    std::fs::write(
+        &config,
+        format!("game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n{extra}"),
+    )
+    .unwrap();
+    let (ok, _, err) = tengu(&[
+        "train",
+        "--run",
+        &p(&run),
+        "--config",
+        &p(&config),
+        "--max-steps",
+        "0",
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    run
+}
+
+/// The step-0 checkpoint of a run made by [`tiny_run`].
+pub fn step_zero(run: &Path) -> PathBuf {
+    run.join("models/model-000000000.safetensors")
+}

@@ -151,6 +151,16 @@ impl LadderReport {
                     m.material_share
                 );
             }
+            let loss = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
+            let _ = writeln!(
+                out,
+                "{:>8} {:>7} value loss: training {}, held-out {}; {} games seen",
+                "",
+                "",
+                loss(r.value_loss),
+                loss(r.heldout_value_loss),
+                r.games_seen.map_or("-".to_string(), |g| g.to_string())
+            );
         }
         out
     }

@@ -75,11 +75,11 @@ pub struct SuiteArgs {
     pub json: bool,
     /// Score a search of this many root visits per position instead of the raw policy
     /// (how good a teacher self-play's search is); 0: the raw policy. At most 1,000,000.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    #[arg(long, default_value_t = 0, value_parser = crate::ranges::whole::<u32>(0, 1_000_000))]
     pub visits: u32,
     /// With --visits: score only the first N positions (searches take longer); 1 to
     /// 1,000,000.
-    #[arg(long, default_value_t = 200, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    #[arg(long, default_value_t = 200, value_parser = crate::ranges::whole::<usize>(1, 1_000_000))]
     pub limit: usize,
     /// With --visits: search with the `[search]` table of this run configuration (e.g.
     /// `runs/X/config.toml`) instead of the defaults; the flags below override it.
@@ -111,7 +111,7 @@ pub struct SuiteMakeArgs {
     #[arg(long)]
     pub game: String,
     /// Positions in the suite (1 to 1,000,000).
-    #[arg(long, default_value_t = 2000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    #[arg(long, default_value_t = 2000, value_parser = crate::ranges::whole::<usize>(1, 1_000_000))]
     pub count: usize,
     /// Seed of the random and greedy games the positions come from.
     #[arg(long, default_value_t = 1)]
@@ -137,7 +137,7 @@ pub struct MatchArgs {
     #[arg(long)]
     pub sprt: Option<String>,
     /// Games played at once (each thread has its own pair of players), 1 to 256.
-    #[arg(long, default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
+    #[arg(long, default_value_t = 1, value_parser = crate::ranges::whole::<usize>(1, 256))]
     pub threads: usize,
     /// Print one JSON object at the end instead of text.
     #[arg(long)]
@@ -228,10 +228,10 @@ pub struct GameSettingsArgs {
     pub game: String,
     /// Games per match (rounded up to pairs: each opening is played with both colours), 1 to
     /// 1,000,000.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, default_value_t = 10, value_parser = crate::ranges::whole::<u64>(1, 1_000_000))]
     pub games: u64,
     /// Random plies of each opening, 0 to 1,000 (fewer than --max-plies).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=1_000))]
+    #[arg(long, default_value_t = 4, value_parser = crate::ranges::whole::<u32>(0, 1_000))]
     pub opening_plies: u32,
     /// Openings file: one opening a line, moves in coordinate notation from the initial
     /// position (`#` starts a comment, `start` is the initial position). Pair k (games 2k
@@ -242,7 +242,7 @@ pub struct GameSettingsArgs {
     /// Longer games are adjudicated: won by a side with at least --material-ratio times the
     /// other's material (fixed piece values), else drawn. 1 to 100,000, and more than the
     /// openings' plies.
-    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, default_value_t = 400, value_parser = crate::ranges::whole::<u32>(1, 100_000))]
     pub max_plies: u32,
     /// Material ratio that wins at the ply cap: 0 (every capped game is a draw) or above 1
     /// and at most 100.
@@ -401,10 +401,10 @@ pub struct BenchStoreArgs {
     #[arg(long)]
     pub run: Option<String>,
     /// Shards written and ingested, 1 to 100,000.
-    #[arg(long, default_value_t = 60, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    #[arg(long, default_value_t = 60, value_parser = crate::ranges::whole::<usize>(1, 100_000))]
     pub shards: usize,
     /// Rows per shard (the shipped configs write 2,000), 1 to 1,000,000.
-    #[arg(long, default_value_t = 500, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    #[arg(long, default_value_t = 500, value_parser = crate::ranges::whole::<usize>(1, 1_000_000))]
     pub rows_per_shard: usize,
     /// Game whose positions fill the shards' rows: dai-dai or maka-dai-dai.
     #[arg(long, default_value = "dai-dai")]
@@ -424,10 +424,10 @@ pub struct BenchBookArgs {
     #[arg(long)]
     pub checkpoint: std::path::PathBuf,
     /// Root visits per search (two searches per new position), 1 to 1,000,000.
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    #[arg(long, default_value_t = 64, value_parser = crate::ranges::whole::<u32>(1, 1_000_000))]
     pub visits: u32,
     /// Positions to build, 2 to 1,000,000.
-    #[arg(long, default_value_t = 200, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=1_000_000))]
+    #[arg(long, default_value_t = 200, value_parser = crate::ranges::whole::<usize>(2, 1_000_000))]
     pub positions: usize,
     /// Backend that runs the network.
     #[arg(long, default_value = "burn")]
@@ -447,10 +447,10 @@ pub struct BenchAgreeArgs {
     pub backends: Vec<String>,
     /// Positions evaluated (a deterministic walk through the game, as in `bench nn`), 1 to
     /// 100,000.
-    #[arg(long, default_value_t = 256, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    #[arg(long, default_value_t = 256, value_parser = crate::ranges::whole::<usize>(1, 100_000))]
     pub positions: usize,
     /// Positions per evaluator call, 1 to 4,096.
-    #[arg(long, default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
+    #[arg(long, default_value_t = 64, value_parser = crate::ranges::whole::<usize>(1, 4096))]
     pub batch: usize,
     /// Fail (exit status 1, after the report) when a difference exceeds this (0 to 2: the
     /// differences are of probabilities and of material in (-1, 1)).
@@ -473,10 +473,10 @@ pub struct BenchSearchArgs {
     #[arg(long, default_value = "burn")]
     pub backend: String,
     /// Games in flight (the evaluator's batch size), 1 to 4,096.
-    #[arg(long, default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
+    #[arg(long, default_value_t = 64, value_parser = crate::ranges::whole::<usize>(1, 4096))]
     pub games: usize,
     /// Visits per move (full searches), 1 to 1,000,000.
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    #[arg(long, default_value_t = 64, value_parser = crate::ranges::whole::<u32>(1, 1_000_000))]
     pub visits: u32,
     /// Seconds per measurement (above 0, at most 3,600).
     #[arg(long, default_value_t = 10.0, value_parser = crate::ranges::real(crate::ranges::SECONDS))]
@@ -499,10 +499,10 @@ pub struct BenchNnArgs {
     #[arg(long, default_value = "b4c32,b6c64", value_delimiter = ',')]
     pub presets: Vec<String>,
     /// Batch sizes for the forward pass (comma separated), each 1 to 4,096.
-    #[arg(long, default_value = "1,16,64,256", value_delimiter = ',', value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
+    #[arg(long, default_value = "1,16,64,256", value_delimiter = ',', value_parser = crate::ranges::whole::<usize>(1, 4096))]
     pub batches: Vec<usize>,
     /// Batch size of the training measurement, 1 to 4,096.
-    #[arg(long, default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
+    #[arg(long, default_value_t = 64, value_parser = crate::ranges::whole::<usize>(1, 4096))]
     pub train_batch: usize,
     /// Seconds to spend on each measurement (at least one call is always made; above 0, at
     /// most 3,600).

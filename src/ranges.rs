@@ -1,6 +1,7 @@
 //! Range checks of the command line's real numbers: clap value parsers whose errors say the
-//! allowed range (clap names the flag), so that a bad number stops a command before it
-//! starts. Whole numbers use clap's own ranged parsers (`value_parser!(u32).range(..)`).
+//! allowed range in words (clap names the flag), so that a bad number stops a command
+//! before it starts. Whole numbers use [`whole`], whose message says "from 1 to 256" where
+//! clap's own ranged parsers print Rust's `1..=256`.
 
 use std::fmt;
 
@@ -146,5 +147,56 @@ mod tests {
             let e = material_ratio(bad).unwrap_err().to_string();
             assert!(e.contains("0 (off) or a number above 1"), "{bad}: {e}");
         }
+    }
+}
+
+/// Why a whole number from the command line is refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WholeError {
+    /// Not a whole number at all.
+    NotAWholeNumber { text: String, low: u64, high: u64 },
+    /// A whole number outside the allowed range.
+    OutOfRange { value: u64, low: u64, high: u64 },
+}
+
+impl fmt::Display for WholeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WholeError::NotAWholeNumber { text, low, high } => {
+                write!(
+                    f,
+                    "{text:?} is not a whole number; expected one from {low} to {high}"
+                )
+            }
+            WholeError::OutOfRange { value, low, high } => {
+                write!(
+                    f,
+                    "{value} is out of range; expected a whole number from {low} to {high}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for WholeError {}
+
+/// A clap value parser of whole numbers in `low..=high` (any unsigned type they fit).
+pub fn whole<T: TryFrom<u64>>(
+    low: u64,
+    high: u64,
+) -> impl Fn(&str) -> Result<T, WholeError> + Clone + Send + Sync {
+    move |text: &str| {
+        let value: u64 = text
+            .trim()
+            .parse()
+            .map_err(|_| WholeError::NotAWholeNumber {
+                text: text.into(),
+                low,
+                high,
+            })?;
+        if !(low..=high).contains(&value) {
+            return Err(WholeError::OutOfRange { value, low, high });
+        }
+        T::try_from(value).map_err(|_| WholeError::OutOfRange { value, low, high })
     }
 }

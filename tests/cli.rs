@@ -575,27 +575,27 @@ fn numbers_out_of_range_are_refused_with_the_flag_and_the_range() {
     let cases: &[(&[&str], &[&str])] = &[
         (
             &["match", "greedy", "checkpoint:x.safetensors:99999999999999"],
-            &["checkpoint visits", "1..=1000000"],
+            &["checkpoint visits", "from 1 to 1000000"],
         ),
         (
             &["match", "greedy", "checkpoint:x.safetensors:0"],
-            &["checkpoint visits", "1..=1000000"],
+            &["checkpoint visits", "from 1 to 1000000"],
         ),
         (
             &["match", "alphabeta:0", "greedy"],
-            &["time per move", "1..=600000"],
+            &["time per move", "from 1 to 600000"],
         ),
         (
             &["tournament", "greedy", "alphabeta:50:99"],
-            &["alphabeta depth", "1..=64"],
+            &["alphabeta depth", "from 1 to 64"],
         ),
         (
             &["match", "greedy", "random", "--games", "0"],
-            &["--games", "1..=1000000"],
+            &["--games", "from 1 to 1000000"],
         ),
         (
             &["match", "greedy", "random", "--max-plies", "0"],
-            &["--max-plies", "1..=100000"],
+            &["--max-plies", "from 1 to 100000"],
         ),
         (
             &["match", "greedy", "random", "--max-plies", "4"],
@@ -614,7 +614,7 @@ fn numbers_out_of_range_are_refused_with_the_flag_and_the_range() {
         ),
         (
             &["match", "greedy", "random", "--threads", "0"],
-            &["--threads", "1..=256"],
+            &["--threads", "from 1 to 256"],
         ),
         (
             &["match", "greedy", "random", "--material-utility", "2"],
@@ -630,11 +630,11 @@ fn numbers_out_of_range_are_refused_with_the_flag_and_the_range() {
         ),
         (
             &["bench", "nn", "--batches", "1,0"],
-            &["--batches", "1..=4096"],
+            &["--batches", "from 1 to 4096"],
         ),
         (
             &["bench", "nn", "--train-batch", "0"],
-            &["--train-batch", "1..=4096"],
+            &["--train-batch", "from 1 to 4096"],
         ),
         (
             &["bench", "nn", "--seconds", "0"],
@@ -642,11 +642,11 @@ fn numbers_out_of_range_are_refused_with_the_flag_and_the_range() {
         ),
         (
             &["bench", "search", "--visits", "0"],
-            &["--visits", "1..=1000000"],
+            &["--visits", "from 1 to 1000000"],
         ),
         (
             &["bench", "search", "--games", "0"],
-            &["--games", "1..=4096"],
+            &["--games", "from 1 to 4096"],
         ),
         (
             &["bench", "search", "--seconds=-1"],
@@ -654,7 +654,7 @@ fn numbers_out_of_range_are_refused_with_the_flag_and_the_range() {
         ),
         (
             &["bench", "agree", "--checkpoint", "x", "--batch", "0"],
-            &["--batch", "1..=4096"],
+            &["--batch", "from 1 to 4096"],
         ),
         (
             &["bench", "agree", "--checkpoint", "x", "--positions", "0"],
@@ -670,11 +670,11 @@ fn numbers_out_of_range_are_refused_with_the_flag_and_the_range() {
         ),
         (
             &["bench", "book", "--checkpoint", "x", "--positions", "1"],
-            &["--positions", "2..=1000000"],
+            &["--positions", "from 2 to 1000000"],
         ),
         (
             &["bench", "store", "--shards", "0"],
-            &["--shards", "1..=100000"],
+            &["--shards", "from 1 to 100000"],
         ),
         (
             &["bench", "store", "--rows-per-shard", "0"],
@@ -686,7 +686,7 @@ fn numbers_out_of_range_are_refused_with_the_flag_and_the_range() {
         ),
         (
             &["suite", "--checkpoint", "x", "--visits", "2000000"],
-            &["--visits", "0..=1000000"],
+            &["--visits", "from 0 to 1000000"],
         ),
         (
             &["suite", "--checkpoint", "x", "--limit", "0"],
@@ -710,6 +710,7 @@ fn numbers_out_of_range_are_refused_with_the_flag_and_the_range() {
             assert!(err.contains(w), "{args:?}: {w:?} not in {err}");
         }
         assert!(!err.contains("panicked"), "{err}");
+        assert!(!err.contains("..="), "Rust's range syntax in a message: {err}");
     }
 }
 

@@ -86,7 +86,7 @@ pub enum PlayerSpecError {
     #[error("unknown player {0:?}: expected random, greedy, alphabeta[:MS[:DEPTH]], checkpoint:PATH[:VISITS] or policy:PATH")]
     Unknown(String),
     /// A number of the description outside its range (or not a number).
-    #[error("{what} {text:?} must be a whole number in {min}..={max}")]
+    #[error("{what} {text:?} must be a whole number from {min} to {max}")]
     OutOfRange {
         what: &'static str,
         text: String,

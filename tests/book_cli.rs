@@ -7,6 +7,25 @@ use std::process::Command;
 mod common;
 use common::{p, tengu};
 
+/// `tengu book build` of a Dai Dai book from `ckpt` into `book`.
+fn build_book(ckpt: &Path, book: &Path, positions: &str, visits: &str) -> (bool, String, String) {
+    tengu(&[
+        "book",
+        "build",
+        "--checkpoint",
+        &p(ckpt),
+        "--game",
+        "dai-dai",
+        "--out",
+        &p(book),
+        "--positions",
+        positions,
+        "--visits",
+        visits,
+        "--quiet",
+    ])
+}
+
 /// A fresh (untrained) tiny Dai Dai checkpoint.
 fn checkpoint(dir: &Path) -> std::path::PathBuf {
     common::step_zero(&common::tiny_run(dir, ""))
@@ -42,23 +61,7 @@ fn build_continue_probe_export_and_choose_openings() {
     let dir = tempfile::tempdir().unwrap();
     let ckpt = checkpoint(dir.path());
     let book = dir.path().join("dd.tbk");
-    let build = |positions: &str, visits: &str| {
-        tengu(&[
-            "book",
-            "build",
-            "--checkpoint",
-            &p(&ckpt),
-            "--game",
-            "dai-dai",
-            "--out",
-            &p(&book),
-            "--positions",
-            positions,
-            "--visits",
-            visits,
-            "--quiet",
-        ])
-    };
+    let build = |positions: &str, visits: &str| build_book(&ckpt, &book, positions, visits);
     let (ok, out, err) = build("20", "8");
     assert!(ok && out.contains("20 positions"), "{out}{err}");
     let (ok, out, err) = build("90", "8");
@@ -265,23 +268,7 @@ fn book_commands_refuse_bad_arguments_by_flag_and_speak_plain_words() {
     let dir = tempfile::tempdir().unwrap();
     let ckpt = checkpoint(dir.path());
     let book = dir.path().join("small.tbk");
-    let build = |positions: &str| {
-        tengu(&[
-            "book",
-            "build",
-            "--checkpoint",
-            &p(&ckpt),
-            "--game",
-            "dai-dai",
-            "--out",
-            &p(&book),
-            "--positions",
-            positions,
-            "--visits",
-            "4",
-            "--quiet",
-        ])
-    };
+    let build = |positions: &str| build_book(&ckpt, &book, positions, "4");
     // --positions 0 is refused by name and writes nothing (it used to panic and leave a
     // 528-byte book of no position that crashed `book info` and `book export`).
     let (ok, out, err) = build("0");

@@ -29,16 +29,10 @@ baselines = ["random"]
 max_plies = 30
 "#;
 
+/// Runs `tengu` in `dir`: (success, standard error).
 fn tengu(args: &[&str], dir: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let (ok, _, err) = tengu_out(args, dir);
+    (ok, err)
 }
 
 /// Like [`tengu`], with standard output as well (a pipe, not a terminal).
@@ -485,7 +479,14 @@ fn run_plays_the_compute_ladder_as_it_passes_each_target() {
         );
     std::fs::write(dir.path().join("tiny.toml"), config).unwrap();
     let (ok, err) = tengu(
-        &["run", "--config", "tiny.toml", "--max-minutes", "1", "--quiet"],
+        &[
+            "run",
+            "--config",
+            "tiny.toml",
+            "--max-minutes",
+            "1",
+            "--quiet",
+        ],
         dir.path(),
     );
     assert!(ok, "{err}");
@@ -500,5 +501,8 @@ fn run_plays_the_compute_ladder_as_it_passes_each_target() {
     assert_eq!(rungs[0]["target_hours"], 0.00004);
     assert_eq!(rungs[0]["matches"][0]["opponent"], "random");
     let svg = std::fs::read_to_string(run.join("curves.svg")).unwrap();
-    assert!(svg.contains("compute ladder"), "curves.svg has no ladder row");
+    assert!(
+        svg.contains("compute ladder"),
+        "curves.svg has no ladder row"
+    );
 }

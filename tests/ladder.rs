@@ -94,7 +94,7 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
     }
     let svg = std::fs::read_to_string(run.join("ladder/ladder.svg")).unwrap();
     assert!(
-        svg.contains("CPU-hours (log scale)") && svg.contains("step 300"),
+        svg.contains("CPU-hours (log scale)") && svg.contains("step 300") && svg.contains(">+0<"),
         "{svg}"
     );
     let curves = std::fs::read_to_string(run.join("curves.svg")).unwrap();

@@ -203,6 +203,21 @@ impl LadderReport {
             w - left - right,
             h - top - bottom
         );
+        // Elo every 100 (every 50 on a narrow scale) as gridlines with labels.
+        let step = if y1 - y0 > 300.0 { 100.0 } else { 50.0 };
+        // (+ 0.0 turns the -0 that ceil gives for a small negative start into 0.)
+        let mut elo = (y0 / step).ceil() * step + 0.0;
+        while elo <= y1 {
+            let _ = write!(
+                svg,
+                r##"<line x1="{left}" y1="{y:.1}" x2="{}" y2="{y:.1}" stroke="#eee"/><text x="{}" y="{:.1}" font-size="11" text-anchor="end" font-family="sans-serif">{elo:+.0}</text>"##,
+                w - right,
+                left - 4.0,
+                sy(elo) + 4.0,
+                y = sy(elo)
+            );
+            elo += step;
+        }
         // Doublings of CPU-hours as ticks.
         let mut tick = 2f64.powi(x0.ceil() as i32);
         while tick.log2() <= x1 {

@@ -12,6 +12,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use super::tournament::escape;
+
 /// A published checkpoint and the compute spent on the run when it was published.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CheckpointAt {
@@ -276,12 +278,6 @@ impl LadderReport {
         svg.push_str("</svg>\n");
         svg
     }
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 #[cfg(test)]

@@ -380,7 +380,8 @@ impl Standings {
     }
 }
 
-fn escape(text: &str) -> String {
+/// `text` for an SVG text node.
+pub(super) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -186,25 +186,25 @@ pub struct LadderArgs {
     #[arg(long)]
     pub no_previous: bool,
     /// Games per match (rounded up to pairs: each opening is played with both colours).
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = 30, value_parser = crate::ranges::whole::<u64>(1, 10_000))]
     pub games: u64,
     /// Visits a move of the checkpoints' search (the run's `[search]` table).
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = crate::ranges::whole::<u32>(1, 1_000_000))]
     pub visits: u32,
     /// Ply cap; capped games are adjudicated by --material-ratio.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 300, value_parser = crate::ranges::whole::<u32>(1, 10_000))]
     pub max_plies: u32,
     /// Material ratio that wins at the ply cap (0: every capped game is a draw).
-    #[arg(long, default_value_t = 1.5)]
+    #[arg(long, default_value_t = 1.5, value_parser = crate::ranges::material_ratio)]
     pub material_ratio: f32,
     /// Random plies of each opening (without --openings).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = crate::ranges::whole::<u32>(0, 1_000))]
     pub opening_plies: u32,
     /// Balanced openings (`tengu book openings`): pair k starts from opening k mod n.
     #[arg(long, value_name = "FILE", conflicts_with = "opening_plies")]
     pub openings: Option<std::path::PathBuf>,
     /// Games played at once (each thread has its own pair of players).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::ranges::whole::<usize>(1, 256))]
     pub threads: usize,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,

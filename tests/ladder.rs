@@ -138,4 +138,19 @@ fn ladder_says_how_far_the_run_has_got_when_no_target_is_near() {
     assert!(!ok && err.contains("--cpu-hours"), "{err}");
     let (ok, _, err) = tengu(&["ladder", "--run", &p(&run), "--opponents", "grandmaster"]);
     assert!(!ok && err.contains("grandmaster"), "{err}");
+    // The numbers are range-checked, and the ply cap must leave room after the opening.
+    let (ok, _, err) = tengu(&["ladder", "--run", &p(&run), "--games", "0"]);
+    assert!(
+        !ok && err.contains("--games") && err.contains("from 1 to 10000"),
+        "{err}"
+    );
+    let (ok, _, err) = tengu(&["ladder", "--run", &p(&run), "--max-plies", "4"]);
+    assert!(
+        !ok && err.contains("--max-plies 4 must be more than --opening-plies"),
+        "{err}"
+    );
+    assert!(
+        !run.join("ladder").exists(),
+        "a refused ladder leaves nothing behind"
+    );
 }

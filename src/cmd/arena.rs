@@ -63,6 +63,27 @@ pub fn player(
         PlayerSpec::Random => Box::new(RandomPlayer::new(seed)),
         PlayerSpec::Greedy => Box::new(GreedyPlayer::new(variant, seed)),
         &PlayerSpec::AlphaBeta { ms, depth } => Box::new(AlphaBetaPlayer::new(
+/// The ply cap adjudicates games that have been played: one that an opening reaches would
+/// end every game before either player moved. `openings`: those of `--openings`, else
+/// `opening_plies` random plies.
+pub fn check_ply_cap(
+    max_plies: u32,
+    opening_plies: u32,
+    openings: Option<&[tengu_rules::Opening]>,
+) -> Result<()> {
+    let (longest, what) = match openings {
+        Some(list) => (
+            list.iter().map(|o| o.moves.len()).max().unwrap_or(0) as u64,
+            "the longest opening of --openings",
+        ),
+        None => (opening_plies as u64, "--opening-plies"),
+    };
+    if max_plies as u64 <= longest {
+        bail!("--max-plies {max_plies} must be more than {what} ({longest} plies)");
+    }
+    Ok(())
+}
+
             variant,
             Duration::from_millis(ms),
             depth,
@@ -121,21 +142,11 @@ impl GameSettingsArgs {
             )),
             None => None,
         };
-        // The ply cap adjudicates games that have been played: one that an opening reaches
-        // would end every game before either player moved.
-        let (longest, what) = match openings.as_deref() {
-            Some(list) => (
-                list.iter().map(|o| o.moves.len()).max().unwrap_or(0) as u64,
-                "the longest opening of --openings",
-            ),
-            None => (self.opening_plies as u64, "--opening-plies"),
-        };
-        if self.max_plies as u64 <= longest {
-            bail!(
-                "--max-plies {} must be more than {what} ({longest} plies)",
-                self.max_plies
-            );
-        }
+        check_ply_cap(
+            self.max_plies,
+            self.opening_plies,
+            openings.as_deref().map(|v| &v[..]),
+        )?;
         let options = MatchOptions {
             variant: variant.clone(),
             games: self.games,

@@ -69,6 +69,7 @@ fn dir_name(spec: &str) -> String {
         .collect()
 }
 
+/// What clap's value parsers cannot check (they range-check the numbers).
 fn check(args: &LadderArgs) -> Result<()> {
     if args.cpu_hours.is_empty() || args.cpu_hours.iter().any(|h| !(h.is_finite() && *h > 0.0)) {
         bail!("--cpu-hours: give positive numbers, e.g. 0.25,0.5,1,2,4,8");
@@ -76,31 +77,11 @@ fn check(args: &LadderArgs) -> Result<()> {
     if args.opponents.is_empty() {
         bail!("--opponents: name at least one fixed opponent, e.g. greedy");
     }
-    if !(1..=10_000).contains(&args.games) {
-        bail!("--games {}: must be 1 to 10000", args.games);
-    }
-    if !(1..=1_000_000).contains(&args.visits) {
-        bail!("--visits {}: must be 1 to 1000000", args.visits);
-    }
-    if !(1..=10_000).contains(&args.max_plies) {
-        bail!("--max-plies {}: must be 1 to 10000", args.max_plies);
-    }
-    if !(args.material_ratio == 0.0
-        || (args.material_ratio.is_finite() && args.material_ratio > 1.0))
-    {
-        bail!(
-            "--material-ratio {}: must be above 1 (or 0: capped games are draws)",
-            args.material_ratio
-        );
-    }
     if !(args.tolerance.is_finite() && args.tolerance >= 1.0) {
         bail!(
             "--tolerance {}: must be at least 1 (a factor of CPU-hours)",
             args.tolerance
         );
-    }
-    if !(1..=256).contains(&args.threads) {
-        bail!("--threads {}: must be 1 to 256", args.threads);
     }
     Ok(())
 }
@@ -134,6 +115,11 @@ pub fn run(args: LadderArgs) -> Result<()> {
         )),
         None => None,
     };
+    super::arena::check_ply_cap(
+        args.max_plies,
+        args.opening_plies,
+        openings.as_deref().map(|v| &v[..]),
+    )?;
     // Every opponent is parsed before any game is played.
     let seed = args.seed;
     let search = super::arena::CheckpointSearch::Fixed(config.search.clone());

@@ -14,43 +14,16 @@ use tengu_selfplay::arena::players::{
 };
 use tengu_selfplay::arena::tournament;
 use tengu_selfplay::openings::read_openings;
-use tengu_selfplay::SearchConfig;
 
 use crate::args::{GameSettingsArgs, MatchArgs, TournamentArgs};
 use crate::output::{out, outln};
-
-/// The search settings of checkpoint players.
-pub enum CheckpointSearch {
-    /// Every checkpoint searches with these (`--search-config`, a run's `[search]`).
-    Fixed(SearchConfig),
-    /// Each checkpoint with its own ([`super::checkpoint_search`]: `<name>.toml` beside it,
-    /// else its run's `config.toml`, else the defaults), `material_utility` overriding.
-    Own { material_utility: Option<f32> },
-}
-
-impl CheckpointSearch {
-    /// The settings `checkpoint` (a local file) searches with.
-    fn of(&self, checkpoint: &std::path::Path) -> Result<SearchConfig> {
-        match self {
-            CheckpointSearch::Fixed(search) => Ok(search.clone()),
-            CheckpointSearch::Own { material_utility } => {
-                let (mut search, source) = super::checkpoint_search(checkpoint, None)?;
-                if let Some(utility) = material_utility {
-                    search.material_utility = *utility;
-                }
-                tracing::info!(checkpoint = %checkpoint.display(), search = %source, "search settings");
-                Ok(search)
-            }
-        }
-    }
-}
 
 /// A player from its command-line description (parsed and range-checked by clap).
 pub fn player(
     spec: &PlayerSpec,
     variant: &Arc<Variant>,
     backend: Backend,
-    search: &CheckpointSearch,
+    search: &super::CheckpointSearch,
     seed: u64,
 ) -> Result<Box<dyn Player>> {
     let label = |path: &std::path::Path, step: u64| {
@@ -63,27 +36,6 @@ pub fn player(
         PlayerSpec::Random => Box::new(RandomPlayer::new(seed)),
         PlayerSpec::Greedy => Box::new(GreedyPlayer::new(variant, seed)),
         &PlayerSpec::AlphaBeta { ms, depth } => Box::new(AlphaBetaPlayer::new(
-/// The ply cap adjudicates games that have been played: one that an opening reaches would
-/// end every game before either player moved. `openings`: those of `--openings`, else
-/// `opening_plies` random plies.
-pub fn check_ply_cap(
-    max_plies: u32,
-    opening_plies: u32,
-    openings: Option<&[tengu_rules::Opening]>,
-) -> Result<()> {
-    let (longest, what) = match openings {
-        Some(list) => (
-            list.iter().map(|o| o.moves.len()).max().unwrap_or(0) as u64,
-            "the longest opening of --openings",
-        ),
-        None => (opening_plies as u64, "--opening-plies"),
-    };
-    if max_plies as u64 <= longest {
-        bail!("--max-plies {max_plies} must be more than {what} ({longest} plies)");
-    }
-    Ok(())
-}
-
             variant,
             Duration::from_millis(ms),
             depth,
@@ -111,20 +63,32 @@ pub fn check_ply_cap(
     })
 }
 
+/// The ply cap adjudicates games that have been played: one that an opening reaches would
+/// end every game before either player moved. `openings`: those of `--openings`, else
+/// `opening_plies` random plies.
+pub fn check_ply_cap(
+    max_plies: u32,
+    opening_plies: u32,
+    openings: Option<&[tengu_rules::Opening]>,
+) -> Result<()> {
+    let (longest, what) = match openings {
+        Some(list) => (
+            list.iter().map(|o| o.moves.len()).max().unwrap_or(0) as u64,
+            "the longest opening of --openings",
+        ),
+        None => (opening_plies as u64, "--opening-plies"),
+    };
+    if max_plies as u64 <= longest {
+        bail!("--max-plies {max_plies} must be more than {what} ({longest} plies)");
+    }
+    Ok(())
+}
+
 impl GameSettingsArgs {
     /// Search settings of checkpoint players: the `[search]` table of `--search-config`,
     /// else each checkpoint's own; `--material-utility` overrides either.
-    fn search(&self) -> Result<CheckpointSearch> {
-        let Some(path) = self.search_config.as_deref() else {
-            return Ok(CheckpointSearch::Own {
-                material_utility: self.material_utility,
-            });
-        };
-        let mut search = super::search_config(Some(path))?;
-        if let Some(utility) = self.material_utility {
-            search.material_utility = utility;
-        }
-        Ok(CheckpointSearch::Fixed(search))
+    fn search(&self) -> Result<super::CheckpointSearch> {
+        super::CheckpointSearch::from_flags(self.search_config.as_deref(), self.material_utility)
     }
 
     /// The game, the backend for checkpoint players and the match options.

@@ -122,7 +122,10 @@ pub fn run(args: LadderArgs) -> Result<()> {
     )?;
     // Every opponent is parsed before any game is played.
     let seed = args.seed;
-    let search = super::arena::CheckpointSearch::Fixed(config.search.clone());
+    let search = super::CheckpointSearch::Fixed {
+        search: config.search.clone(),
+        source: store.address_of(tengu_store::layout::CONFIG),
+    };
     let opponent_specs = args
         .opponents
         .iter()

@@ -64,21 +64,67 @@ pub fn search_config(path: Option<&std::path::Path>) -> Result<tengu_selfplay::S
     })
 }
 
-/// The search settings a checkpoint plays with, and where they came from: `explicit`
-/// (`--search-config`), else `<checkpoint name>.toml` beside the checkpoint (a shipped
-/// network's), else the `config.toml` of the run whose `models/` holds it, else the
-/// defaults. So an engine loaded from a run searches as the run's arena measured it.
-pub fn checkpoint_search(
-    checkpoint: &std::path::Path,
-    explicit: Option<&std::path::Path>,
-) -> Result<(tengu_selfplay::SearchConfig, String)> {
-    if let Some(path) = explicit {
-        return Ok((search_config(Some(path))?, path.display().to_string()));
+/// The search settings of checkpoint players.
+pub enum CheckpointSearch {
+    /// Every checkpoint searches with these (`--search-config`, a run's `[search]`), read
+    /// from `source`.
+    Fixed {
+        search: tengu_selfplay::SearchConfig,
+        source: String,
+    },
+    /// Each checkpoint with its own: `<name>.toml` beside it (a shipped network's), else the
+    /// `config.toml` of the run whose `models/` holds it, else the defaults; so a run's
+    /// checkpoint searches as the run's arena measured it. `material_utility` overrides.
+    Own { material_utility: Option<f32> },
+}
+
+impl CheckpointSearch {
+    /// From the flags of a command: `--search-config` (fixed, `--material-utility`
+    /// applied), else each checkpoint its own.
+    pub fn from_flags(
+        search_config: Option<&std::path::Path>,
+        material_utility: Option<f32>,
+    ) -> Result<CheckpointSearch> {
+        let Some(path) = search_config else {
+            return Ok(CheckpointSearch::Own { material_utility });
+        };
+        let mut search = self::search_config(Some(path))?;
+        if let Some(utility) = material_utility {
+            search.material_utility = utility;
+        }
+        Ok(CheckpointSearch::Fixed {
+            search,
+            source: path.display().to_string(),
+        })
     }
+
+    /// The settings `checkpoint` (a local file) searches with; logs where they came from.
+    pub fn of(&self, checkpoint: &std::path::Path) -> Result<tengu_selfplay::SearchConfig> {
+        let (search, source) = match self {
+            CheckpointSearch::Fixed { search, source } => (search.clone(), source.clone()),
+            CheckpointSearch::Own { material_utility } => {
+                let (mut search, source) = own_search(checkpoint)?;
+                if let Some(utility) = material_utility {
+                    search.material_utility = *utility;
+                }
+                (search, source)
+            }
+        };
+        tracing::info!(checkpoint = %checkpoint.display(), search = %source, "search settings");
+        Ok(search)
+    }
+}
+
+/// A checkpoint's own search settings and where they came from (see
+/// [`CheckpointSearch::Own`]).
+fn own_search(checkpoint: &std::path::Path) -> Result<(tengu_selfplay::SearchConfig, String)> {
     let beside = checkpoint.with_extension("toml");
     let run_config = checkpoint
         .parent()
-        .filter(|dir| dir.file_name().is_some_and(|n| n == tengu_store::layout::MODELS))
+        .filter(|dir| {
+            dir.file_name()
+                .is_some_and(|n| n == tengu_store::layout::MODELS)
+        })
         .and_then(|models| models.parent())
         .map(|run| run.join(tengu_store::layout::CONFIG));
     for path in std::iter::once(beside).chain(run_config) {
@@ -86,7 +132,10 @@ pub fn checkpoint_search(
             return Ok((search_config(Some(&path))?, path.display().to_string()));
         }
     }
-    Ok((tengu_selfplay::SearchConfig::default(), "built-in defaults".into()))
+    Ok((
+        tengu_selfplay::SearchConfig::default(),
+        "built-in defaults".into(),
+    ))
 }
 
 /// A spinner with a message line for long-running commands (hidden with `--quiet`).

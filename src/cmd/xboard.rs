@@ -25,12 +25,11 @@ impl EngineArgs {
         let mut search = SearchConfig::default();
         if let Some(path) = &args.checkpoint {
             let local = super::checkpoint_file(path)?;
-            let source;
-            (search, source) = super::checkpoint_search(&local, args.search_config.as_deref())?;
-            if let Some(utility) = args.material_utility {
-                search.material_utility = utility;
-            }
-            tracing::info!(search = %source, "search settings");
+            search = super::CheckpointSearch::from_flags(
+                args.search_config.as_deref(),
+                args.material_utility,
+            )?
+            .of(&local)?;
             args.checkpoint = Some(local);
         }
         Ok(Box::new(

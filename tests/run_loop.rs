@@ -369,29 +369,33 @@ fn a_killed_worker_is_restarted() {
     );
 }
 
-#[test]
-fn run_evaluates_new_checkpoints_in_the_arena() {
-    let dir = tempfile::tempdir().unwrap();
-    // Checkpoints twice as often: the first self-play games use the step-0 network (not the
-    // much faster uniform evaluator), and a vs-previous match must fit in the time limit
-    // also on a busy machine.
-    let config = CONFIG
+/// `tengu run` of `config` in `dir` for `minutes`, with checkpoints twice as often: the
+/// first self-play games use the step-0 network (not the much faster uniform evaluator), and
+/// the arena's matches must fit in the time limit also on a busy machine. Returns the run.
+fn arena_run(dir: &Path, config: &str, minutes: &str) -> std::path::PathBuf {
+    let config = config
         .replace("min_rows = 100", "min_rows = 50")
         .replace("steps_per_checkpoint = 20", "steps_per_checkpoint = 10");
-    std::fs::write(dir.path().join("tiny.toml"), config).unwrap();
+    std::fs::write(dir.join("tiny.toml"), config).unwrap();
     let (ok, err) = tengu(
         &[
             "run",
             "--config",
             "tiny.toml",
             "--max-minutes",
-            "0.4",
+            minutes,
             "--quiet",
         ],
-        dir.path(),
+        dir,
     );
     assert!(ok, "{err}");
-    let run = dir.path().join("runs/tiny");
+    dir.join("runs/tiny")
+}
+
+#[test]
+fn run_evaluates_new_checkpoints_in_the_arena() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = arena_run(dir.path(), &CONFIG, "0.4");
     // The arena's log says what it played, not only its failures.
     let arena_log = std::fs::read_to_string(run.join("logs/arena.log")).unwrap_or_default();
     assert!(
@@ -485,27 +489,11 @@ fn run_plays_the_compute_ladder_as_it_passes_each_target() {
     // A target of 0.144 CPU-seconds with a wide tolerance: any checkpoint of the first 14.4
     // CPU-seconds is its rung, settled once the run has spent them (a minute of wall time
     // leaves room on a busy machine). No other evaluation but vs-previous.
-    let config = CONFIG
-        .replace("min_rows = 100", "min_rows = 50")
-        .replace("steps_per_checkpoint = 20", "steps_per_checkpoint = 10")
-        .replace(
-            "baselines = [\"random\"]",
-            "baselines = []\nsuite = false\nladder_cpu_hours = [0.00004]\nladder_tolerance = 100.0\nladder_opponents = [\"random\"]\nladder_games = 2",
-        );
-    std::fs::write(dir.path().join("tiny.toml"), config).unwrap();
-    let (ok, err) = tengu(
-        &[
-            "run",
-            "--config",
-            "tiny.toml",
-            "--max-minutes",
-            "1",
-            "--quiet",
-        ],
-        dir.path(),
+    let config = CONFIG.replace(
+        "baselines = [\"random\"]",
+        "baselines = []\nsuite = false\nladder_cpu_hours = [0.00004]\nladder_tolerance = 100.0\nladder_opponents = [\"random\"]\nladder_games = 2",
     );
-    assert!(ok, "{err}");
-    let run = dir.path().join("runs/tiny");
+    let run = arena_run(dir.path(), &config, "1");
     let text = std::fs::read_to_string(run.join("ladder/ladder.json")).unwrap_or_else(|e| {
         let log = std::fs::read_to_string(run.join("logs/arena.log")).unwrap_or_default();
         panic!("no ladder report ({e}); arena.log: {log}")

@@ -308,13 +308,21 @@ impl RunConfig {
                 "arena.ladder_opponents: a ladder needs at least one fixed opponent".into(),
             );
         }
+        use tengu_selfplay::arena::players::PlayerSpec;
         for o in &a.ladder_opponents {
-            o.parse::<tengu_selfplay::arena::players::PlayerSpec>()
+            o.parse::<PlayerSpec>()
                 .map_err(|e| format!("arena.ladder_opponents: {e}"))?;
         }
+        // Baselines are parsed as players too (their numbers range-checked), and must not
+        // need a network.
         for b in &self.arena.baselines {
-            let name = b.split(':').next().unwrap_or("");
-            if !matches!(name, "random" | "greedy" | "alphabeta") {
+            let fixed = b
+                .parse::<PlayerSpec>()
+                .map_err(|e| format!("arena.baselines: {e}"))?;
+            if matches!(
+                fixed,
+                PlayerSpec::Checkpoint { .. } | PlayerSpec::Policy { .. }
+            ) {
                 return Err(format!(
                     "arena.baselines: {b:?} is not random, greedy or alphabeta[:MS[:DEPTH]]"
                 ));

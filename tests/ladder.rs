@@ -84,6 +84,7 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
         assert!(r["elo"].as_f64().unwrap() <= r["elo_high"].as_f64().unwrap());
     }
     assert_eq!(report["opponent_elo"][0], 0.0);
+    assert_eq!(report["version"], 1, "ladder.json says its version");
     let text = std::fs::read_to_string(run.join("ladder/ladder.txt")).unwrap();
     assert!(
         text.contains("value loss: training 0.500, held-out 0.900; 30 games seen"),

@@ -275,6 +275,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
         rating_half_widths(players, &pairings),
     );
     let report = LadderReport {
+        version: tengu_selfplay::arena::ladder::LADDER_REPORT_VERSION,
         run: store.display(),
         game: config.game.clone(),
         opponents: args.opponents.clone(),

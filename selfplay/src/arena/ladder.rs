@@ -105,9 +105,14 @@ pub struct RungReport {
     pub matches: Vec<RungMatch>,
 }
 
+/// Version of `ladder.json` ([`LadderReport::version`]); readers skip other versions.
+pub const LADDER_REPORT_VERSION: u32 = 1;
+
 /// The whole ladder, as `ladder.json` holds it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LadderReport {
+    /// [`LADDER_REPORT_VERSION`] when written.
+    pub version: u32,
     pub run: String,
     pub game: String,
     pub opponents: Vec<String>,

@@ -248,3 +248,33 @@ impl Encoder {
         }
     }
 }
+
+/// Threads that encode one batch for a GPU evaluator (1: the calling thread alone; the CPU
+/// evaluators encode on their own core). Process-wide, because one worker process owns one
+/// evaluator: `selfplay.encode_threads` through [`set_encode_threads`], else
+/// `TENGU_ENCODE_THREADS` (the benches). On a GPU the encoder (tactical planes: move
+/// generation for every position, about 66 us each on an H200 machine's core) is CPU work
+/// the device waits on.
+static ENCODE_THREADS: std::sync::OnceLock<std::sync::atomic::AtomicUsize> =
+    std::sync::OnceLock::new();
+
+fn encode_threads_cell() -> &'static std::sync::atomic::AtomicUsize {
+    ENCODE_THREADS.get_or_init(|| {
+        let n = std::env::var("TENGU_ENCODE_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| n >= 1)
+            .unwrap_or(1);
+        std::sync::atomic::AtomicUsize::new(n)
+    })
+}
+
+/// Sets the threads that encode a batch for a GPU evaluator (at least 1).
+pub fn set_encode_threads(threads: usize) {
+    encode_threads_cell().store(threads.max(1), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The threads that encode a batch for a GPU evaluator.
+pub fn encode_threads() -> usize {
+    encode_threads_cell().load(std::sync::atomic::Ordering::Relaxed)
+}

@@ -14,7 +14,7 @@ use tch::{Device, Kind, Tensor};
 use tengu_rules::{Move, Position, Variant};
 
 use crate::checkpoint::{CheckpointError, CheckpointMeta};
-use crate::encoder::Encoder;
+use crate::encoder::{encode_threads, Encoder};
 use crate::evaluator::{EvalError, EvalInput, Evaluation, Evaluator};
 use crate::net::NetConfig;
 use crate::policy::{PolicyIndex, CODES};
@@ -228,22 +228,24 @@ impl TchNet {
     }
 }
 
-/// Encodes a batch for tch: planes, pair/code indices and the padding mask.
-fn encode_batch(
+/// Positions below which a batch is encoded on the calling thread alone (a thread's start
+/// costs about as much as encoding a few positions).
+const POSITIONS_PER_ENCODE_THREAD: usize = 8;
+
+/// Encodes positions `items` into their rows of `planes` (`encoder.len()` each) and of
+/// `pair`, `code`, `pad` (`m` each).
+fn encode_rows(
     encoder: &Encoder,
     index: &PolicyIndex,
-    batch: &[(&Position, &[Move], u32)],
-    device: Device,
-) -> Result<(Tensor, Tensor, Tensor, Tensor, Vec<usize>), EvalError> {
-    let n = encoder.size() as i64;
-    let a = n * n;
-    let b = batch.len() as i64;
-    let m = batch.iter().map(|x| x.1.len()).max().unwrap_or(0).max(1);
-    let mut planes = vec![0.0f32; batch.len() * encoder.len()];
-    let mut pair = vec![0i64; batch.len() * m];
-    let mut code = vec![0i64; batch.len() * m];
-    let mut pad = vec![true; batch.len() * m];
-    for (i, &(pos, moves, reps)) in batch.iter().enumerate() {
+    items: &[(&Position, &[Move], u32)],
+    m: usize,
+    planes: &mut [f32],
+    pair: &mut [i64],
+    code: &mut [i64],
+    pad: &mut [bool],
+) -> Result<(), EvalError> {
+    let a = (encoder.size() * encoder.size()) as i64;
+    for (i, &(pos, moves, reps)) in items.iter().enumerate() {
         encoder.encode(
             pos,
             reps,
@@ -258,9 +260,71 @@ fn encode_batch(
             pad[i * m + j] = false;
         }
     }
-    let input = Tensor::from_slice(&planes)
+    Ok(())
+}
+
+/// Encodes a batch for tch: planes, pair/code indices and the padding mask, on
+/// [`encode_threads`] threads for large batches. `host_planes`: a reusable host buffer
+/// (see [`TchEvaluator`]) to encode the planes into; `None` allocates one.
+fn encode_batch(
+    encoder: &Encoder,
+    index: &PolicyIndex,
+    batch: &[(&Position, &[Move], u32)],
+    device: Device,
+    host_planes: Option<&Tensor>,
+) -> Result<(Tensor, Tensor, Tensor, Tensor, Vec<usize>), EvalError> {
+    let n = encoder.size() as i64;
+    let b = batch.len() as i64;
+    let len = encoder.len();
+    let m = batch.iter().map(|x| x.1.len()).max().unwrap_or(0).max(1);
+    let planes_tensor = match host_planes {
+        Some(buffer) => buffer.narrow(0, 0, b),
+        None => Tensor::empty([b, len as i64], (Kind::Float, Device::Cpu)),
+    };
+    // SAFETY: `planes_tensor` is a contiguous f32 CPU tensor of `b * len` elements (a
+    // leading slice of a contiguous buffer, or fresh), and nothing else reads or writes it
+    // while this slice lives: a reused buffer's previous upload finished before the previous
+    // evaluation returned (its results were copied back on the same stream).
+    let planes: &mut [f32] = unsafe {
+        std::slice::from_raw_parts_mut(planes_tensor.data_ptr() as *mut f32, batch.len() * len)
+    };
+    planes.fill(0.0);
+    let mut pair = vec![0i64; batch.len() * m];
+    let mut code = vec![0i64; batch.len() * m];
+    let mut pad = vec![true; batch.len() * m];
+    let threads = encode_threads()
+        .min(batch.len() / POSITIONS_PER_ENCODE_THREAD)
+        .max(1);
+    if threads == 1 {
+        encode_rows(
+            encoder, index, batch, m, planes, &mut pair, &mut code, &mut pad,
+        )?;
+    } else {
+        let per = batch.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = batch
+                .chunks(per)
+                .zip(planes.chunks_mut(per * len))
+                .zip(pair.chunks_mut(per * m))
+                .zip(code.chunks_mut(per * m))
+                .zip(pad.chunks_mut(per * m))
+                .map(|((((items, planes), pair), code), pad)| {
+                    scope.spawn(move || {
+                        encode_rows(encoder, index, items, m, planes, pair, code, pad)
+                    })
+                })
+                .collect();
+            parts
+                .into_iter()
+                .try_for_each(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        })?;
+    }
+    // From page-locked memory the upload needs no staging copy and may run asynchronously;
+    // the forward pass on the same stream waits for it.
+    let pinned = host_planes.is_some() && device != Device::Cpu;
+    let input = planes_tensor
         .reshape([b, encoder.planes() as i64, n, n])
-        .to_device(device);
+        .to_device_(device, Kind::Float, pinned, false);
     let pair = Tensor::from_slice(&pair)
         .reshape([b, m as i64])
         .to_device(device);
@@ -300,6 +364,14 @@ pub struct TchEvaluator {
     index: PolicyIndex,
     bf16: bool,
     label: String,
+    /// Host buffer of input planes, `[rows, encoder.len()]` f32, reused by every batch
+    /// (grown to the largest): page-locked when the network is on a GPU, so uploads need
+    /// no staging copy, and never freshly allocated (a fresh 40 MB buffer a batch costs
+    /// page faults the GPU waits on).
+    host_planes: Option<Tensor>,
+    /// Seconds so far in [encode (CPU, into host tensors), device (upload, forward, legal
+    /// logits and the copy back, which waits for the GPU), softmax (CPU)].
+    seconds: [f64; 3],
 }
 
 impl TchEvaluator {
@@ -317,6 +389,30 @@ impl TchEvaluator {
             net,
             bf16,
             label: label.into(),
+            seconds: [0.0; 3],
+            host_planes: None,
+        }
+    }
+
+    /// The host buffer of input planes (a shallow clone sharing its storage), with room for
+    /// at least `rows` positions.
+    fn host_planes(&mut self, rows: usize) -> Tensor {
+        match &self.host_planes {
+            Some(buffer) if buffer.size()[0] as usize >= rows => buffer.shallow_clone(),
+            _ => {
+                let device = self.net.device();
+                let buffer = Tensor::empty(
+                    [rows as i64, self.encoder.len() as i64],
+                    (Kind::Float, Device::Cpu),
+                );
+                let buffer = if device == Device::Cpu {
+                    buffer
+                } else {
+                    buffer.pin_memory(device)
+                };
+                self.host_planes = Some(buffer.shallow_clone());
+                buffer
+            }
         }
     }
 }
@@ -335,8 +431,12 @@ impl Evaluator for TchEvaluator {
             .iter()
             .map(|i| (i.position, i.moves, i.repetitions))
             .collect();
+        let start = std::time::Instant::now();
+        let device = self.net.device();
+        let host = self.host_planes(batch.len());
         let (input, pair_idx, code_idx, pad, counts) =
-            encode_batch(&self.encoder, &self.index, &items, self.net.device())?;
+            encode_batch(&self.encoder, &self.index, &items, device, Some(&host))?;
+        let encoded = std::time::Instant::now();
         let (logits, wdl, material) = tch::no_grad(|| {
             let out = if self.bf16 {
                 tch::autocast(true, || self.net.forward(&input))
@@ -364,9 +464,20 @@ impl Evaluator for TchEvaluator {
         let logits = to_vec(logits)?;
         let wdl = to_vec(wdl)?;
         let material = to_vec(material)?;
-        Ok(crate::evaluator::evaluations_from_logits(
-            &logits, m, &counts, &wdl, &material,
-        ))
+        let on_host = std::time::Instant::now();
+        let out =
+            crate::evaluator::evaluations_from_logits(&logits, m, &counts, &wdl, &material);
+        self.seconds[0] += (encoded - start).as_secs_f64();
+        self.seconds[1] += (on_host - encoded).as_secs_f64();
+        self.seconds[2] += on_host.elapsed().as_secs_f64();
+        Ok(out)
+    }
+
+    fn profile(&self) -> Vec<(&'static str, f64)> {
+        ["encode", "device", "softmax"]
+            .into_iter()
+            .zip(self.seconds)
+            .collect()
     }
 }
 
@@ -535,7 +646,7 @@ impl TchTrainer {
             .collect();
         let device = self.net.device();
         let (input, pair_idx, code_idx, pad, _) =
-            encode_batch(&self.encoder, &self.index, &items, device)?;
+            encode_batch(&self.encoder, &self.index, &items, device, None)?;
         let m = pad.size()[1] as usize;
         let mut target = vec![0.0f32; batch.len() * m];
         let mut wdl_target = vec![0.0f32; batch.len() * 3];

@@ -125,6 +125,34 @@ fn a_burn_checkpoint_evaluates_the_same_in_tch() {
 }
 
 #[test]
+fn parallel_encoding_and_the_reused_host_buffer_change_no_evaluation() {
+    let variant = Variant::dai_dai();
+    let config = preset(&variant, "b2c16");
+    let path = temp_file("encode-threads.safetensors");
+    TchNet::new(&config, tch::Device::Cpu)
+        .save(&meta(&variant, &config), &path)
+        .unwrap();
+    let load = || {
+        let (net, _) = TchNet::load(&path, variant.id(), tch::Device::Cpu).unwrap();
+        TchEvaluator::new(&variant, net, false, "tch")
+    };
+    // 48 positions: 4 threads of 12 each (a thread takes at least 8).
+    let ps = positions(&variant, 48, 5);
+    tengu_model::encoder::set_encode_threads(1);
+    let one_thread = evaluate(&mut load(), &ps);
+    tengu_model::encoder::set_encode_threads(4);
+    let mut eval = load();
+    let four_threads = evaluate(&mut eval, &ps);
+    // A smaller batch reuses the first rows of the larger one's host buffer, which must be
+    // cleared of the planes left there.
+    let tail = evaluate(&mut eval, &ps[40..]);
+    tengu_model::encoder::set_encode_threads(1);
+    assert_eq!(max_difference(&one_thread, &four_threads), 0.0);
+    let diff = max_difference(&one_thread[40..], &tail);
+    assert!(diff < 1e-5, "{diff}");
+}
+
+#[test]
 fn a_tch_checkpoint_evaluates_the_same_in_burn() {
     let variant = Variant::dai_dai();
     let config = preset(&variant, "b4c32");

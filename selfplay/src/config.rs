@@ -329,6 +329,11 @@ pub struct NetworkConfig {
     /// Whether new networks take the encoder's material planes (each piece's value and the
     /// material balance, from the rules-derived piece values).
     pub material_planes: bool,
+    /// Threads that encode each batch of positions for the tch backends, in every worker
+    /// and in the trainer (1 to 256). The encoder runs on the CPU while a GPU waits: on a
+    /// 16-core H200 machine 8 workers of 2 threads kept it busiest (README, GPU). The CPU
+    /// backend (burn) always encodes on its worker's one core.
+    pub encode_threads: usize,
 }
 
 impl Default for NetworkConfig {
@@ -338,6 +343,7 @@ impl Default for NetworkConfig {
             preset: "cpu".into(),
             tactical_planes: true,
             material_planes: false,
+            encode_threads: 1,
         }
     }
 }

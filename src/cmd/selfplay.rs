@@ -53,6 +53,7 @@ pub fn run(args: SelfplayArgs) -> Result<()> {
     )?;
     let store = setup.open()?;
     let (config, backend, variant) = (setup.config, setup.backend, setup.variant);
+    tengu_model::encoder::set_encode_threads(config.network.encode_threads);
     let seed = args.seed.unwrap_or_else(|| {
         let t = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -15,6 +15,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     )?;
     let store = setup.open()?;
     let (config, backend, variant) = (setup.config, setup.backend, setup.variant);
+    tengu_model::encoder::set_encode_threads(config.network.encode_threads);
     let options = TrainOptions {
         config_text: args.config.is_some().then(|| config.to_run_text()),
         run: store,

@@ -276,6 +276,12 @@ impl RunConfig {
             .map_err(|e| format!("network.backend: {e}"))?;
         tengu_model::net::preset_shape(&self.network.preset)
             .map_err(|e| format!("network.preset: {e}"))?;
+        if !(1..=256).contains(&self.network.encode_threads) {
+            return Err(format!(
+                "network.encode_threads {} must be 1 to 256",
+                self.network.encode_threads
+            ));
+        }
         self.search.validate()?;
         self.selfplay.validate()?;
         if self.arena.games == 0 || self.arena.visits == 0 {
@@ -463,6 +469,21 @@ mod tests {
         );
         let e = RunConfig::parse("[network]\npreset = \"b1000c4096\"\n", "x.toml").unwrap_err();
         assert!(e.contains("1..=40"), "{e}");
+    }
+
+    #[test]
+    fn encode_threads_are_checked_with_the_config() {
+        for bad in ["0", "257"] {
+            let text = format!("[network]\nencode_threads = {bad}\n");
+            let e = RunConfig::parse(&text, "x.toml").unwrap_err();
+            assert!(
+                e.contains("x.toml") && e.contains("network.encode_threads") && e.contains("1 to 256"),
+                "{e}"
+            );
+        }
+        let ok = RunConfig::parse("[network]\nencode_threads = 16\n", "x.toml").unwrap();
+        assert_eq!(ok.network.encode_threads, 16);
+        assert_eq!(RunConfig::default().network.encode_threads, 1);
     }
 
     #[test]

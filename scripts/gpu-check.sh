@@ -3,7 +3,7 @@
 # configs/, checkpoint-*.safetensors, this script) on a machine with PyTorch installed and no
 # Rust: tengu is linked at run time against that PyTorch's libraries (LD_LIBRARY_PATH).
 #
-# Usage: ./gpu-check.sh [--backends LIST] [STEP...]     steps: agree nn search run summary
+# Usage: ./gpu-check.sh [--backends LIST] [STEP...]     steps: agree nn search sweep run summary
 #        (default: all, in that order; the summary is always rewritten at the end)
 # Each step logs to $OUT/<step>.log and writes $OUT/<step>.json; a failing step is recorded
 # in $OUT/steps.jsonl and the next one runs. Every step fits in the device tool's 10 minutes
@@ -19,11 +19,15 @@
 #   NN_SECONDS       seconds per bench nn measurement (2)
 #   NN_TRAIN_BATCH   batch of bench nn's training measurement (256)
 #   SEARCH_PRESET SEARCH_GAMES SEARCH_VISITS SEARCH_SECONDS   bench search (gpu 1024 400 20)
+#   SWEEP SWEEP_GAMES SWEEP_SECONDS   worker processes x encoder threads sharing the GPU
+#                    ("1x1 4x1 8x1 12x1 1x8 4x3 8x2", 256 games each, 12 s)
 #   RUN_CONFIG       run configuration (configs/run/dai-dai-gpu.toml)
+#   RUN_SET          "table.key=value ..." overrides of its keys
 #   RUN_MINUTES      minutes of tengu run (6: with the match it stays under 10)
 #   RUN_DIR          run directory, kept out of $OUT, whose shards and checkpoints are large
 #                    (${TMPDIR:-/tmp}/tengu-gpu-check-run); curves, logs and jsonl are copied
-#   MATCH_GAMES MATCH_VISITS MATCH_THREADS   newest checkpoint vs greedy (20 32 8)
+#   MATCH_GAMES MATCH_VISITS MATCH_THREADS MATCH_TIMEOUT   newest checkpoint vs greedy
+#                    (20 32 8, at most 180 s)
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
@@ -110,11 +114,96 @@ step_search() {
     return $rc
 }
 
+# Self-play worker processes sharing the GPU: for each "PxT[@G]" of SWEEP (P processes of
+# bench search, network only, each encoding on T threads with G games in flight, default
+# SWEEP_GAMES), the evaluations/s of all together and
+# the GPU's utilisation; sweep.json holds them and the best (most evaluations/s).
+step_sweep() {
+    local spec procs threads games i pids
+    mkdir -p "$OUT/sweep"
+    for spec in ${SWEEP:-1x1 4x1 8x1 12x1 1x8 4x3 8x2}; do
+        procs=${spec%%x*}
+        threads=${spec#*x}
+        threads=${threads%@*}
+        games=${SWEEP_GAMES:-256}
+        [[ $spec == *@* ]] && games=${spec#*@}
+        monitor_start "sweep/$spec"
+        pids=()
+        for i in $(seq "$procs"); do
+            TENGU_ENCODE_THREADS=$threads "$tengu" bench search --backend "$first_backend" \
+                --preset "${SEARCH_PRESET:-gpu}" --games "$games" \
+                --visits "${SEARCH_VISITS:-400}" --seconds "${SWEEP_SECONDS:-12}" \
+                --network-only --json --log warn >"$OUT/sweep/$spec-$i.json" 2>"$OUT/sweep/$spec-$i.log" &
+            pids+=($!)
+        done
+        for i in "${pids[@]}"; do wait "$i"; done
+        monitor_stop
+        echo "sweep $spec done"
+    done
+    python3 - "$OUT" ${SWEEP:-1x1 4x1 8x1 12x1 1x8 4x3 8x2} <<'PY'
+import csv, glob, json, os, sys
+out, specs = sys.argv[1], sys.argv[2:]
+rows = []
+for spec in specs:
+    runs = []
+    for path in sorted(glob.glob(os.path.join(out, "sweep", f"{spec}-*.json"))):
+        try:
+            runs.append(json.load(open(path))["network"])
+        except (OSError, ValueError, KeyError):
+            pass
+    util = []
+    gpu_csv = os.path.join(out, "sweep", f"{spec}-gpu.csv")
+    if os.path.exists(gpu_csv):
+        for row in csv.reader(open(gpu_csv)):
+            try:
+                util.append(float(row[1]))
+            except (IndexError, ValueError):
+                pass
+    busy = util[4:] or util   # the first seconds start CUDA
+    stages = {}
+    for r in runs:
+        for k, v in (r.get("evaluator_seconds") or {}).items():
+            stages[k] = stages.get(k, 0.0) + v
+    rows.append({
+        "spec": spec, "processes": int(spec.split("x")[0]),
+        "encode_threads": int(spec.split("x")[1].split("@")[0]),
+        "games_in_flight": int(spec.split("@")[1]) if "@" in spec else int(os.environ.get("SWEEP_GAMES", "256")),
+        "finished": len(runs),
+        "evaluations_per_second": sum(r["evaluations_per_second"] for r in runs),
+        "simulations_per_second": sum(r["simulations_per_second"] for r in runs),
+        "positions_per_hour": sum(r["positions_per_hour"] for r in runs),
+        "share_outside_evaluator": sum(r["share_outside_evaluator"] for r in runs) / max(1, len(runs)),
+        "evaluator_seconds": stages,
+        "gpu_utilization_mean": sum(busy) / len(busy) if busy else None,
+    })
+best = max(rows, key=lambda r: r["evaluations_per_second"]) if rows else None
+json.dump({"rows": rows, "best": best}, open(os.path.join(out, "sweep.json"), "w"), indent=1)
+for r in rows:
+    print(f'{r["spec"]:>5}: {r["evaluations_per_second"]:9.0f} evals/s {r["positions_per_hour"]:10.0f} positions/h '
+          f'outside {r["share_outside_evaluator"]:.2f} gpu {r["gpu_utilization_mean"]} stages {r["evaluator_seconds"]}')
+PY
+}
+
 step_run() {
     local run=${RUN_DIR:-${TMPDIR:-/tmp}/tengu-gpu-check-run}
     rm -rf "$run"
+    local config=${RUN_CONFIG:-configs/run/dai-dai-gpu.toml}
+    # RUN_SET="table.key=value ..." overrides keys of the config (e.g. shorter games, so that
+    # a few minutes finish some and train on them).
+    if [ -n "${RUN_SET:-}" ]; then
+        awk -v set="$RUN_SET" '
+            BEGIN { n = split(set, items, " "); for (i = 1; i <= n; i++) { split(items[i], kv, "="); value[kv[1]] = kv[2] } }
+            /^\[/ { table = substr($0, 2, index($0, "]") - 2) }
+            { key = $1; if ((table "." key) in value && $2 == "=") { print key " = " value[table "." key]; next } print }
+        ' "$config" >"${TMPDIR:-/tmp}/gpu-check-run.toml"
+        config=${TMPDIR:-/tmp}/gpu-check-run.toml
+    fi
+    echo "run: $config, overrides: ${RUN_SET:-none}"
     monitor_start run
-    "$tengu" run --config "${RUN_CONFIG:-configs/run/dai-dai-gpu.toml}" --run "$run" \
+    # The run stops itself after RUN_MINUTES; the timeout (a minute more) keeps a stuck stop
+    # from eating the device call, whose files come back only if the command ends in time.
+    timeout "$(python3 -c "print(int(${RUN_MINUTES:-6} * 60 + 60))")" \
+        "$tengu" run --config "$config" --run "$run" \
         --max-minutes "${RUN_MINUTES:-6}" --backend "$first_backend" --quiet
     local rc=$?
     monitor_stop
@@ -131,7 +220,8 @@ step_run() {
     ckpt=$(ls "$run"/models/model-*.safetensors 2>/dev/null | sort | tail -1)
     [ -n "$ckpt" ] || { echo "the run left no checkpoint"; return 1; }
     echo "match: $ckpt against greedy"
-    "$tengu" match "checkpoint:$ckpt:${MATCH_VISITS:-32}" greedy --game dai-dai \
+    timeout "${MATCH_TIMEOUT:-180}" \
+        "$tengu" match "checkpoint:$ckpt:${MATCH_VISITS:-32}" greedy --game dai-dai \
         --games "${MATCH_GAMES:-20}" --max-plies 300 --material-ratio 1.5 \
         --search-config "$run/config.toml" --backend "$first_backend" \
         --threads "${MATCH_THREADS:-8}" --json --log warn >"$OUT/match.json"
@@ -215,6 +305,9 @@ if search:
         summary["search"][k] = {x: r[x] for x in ("evaluator", "simulations_per_second",
                                 "evaluations_per_second", "positions_per_hour", "share_outside_evaluator")}
     summary["search_gpu"] = gpu("search")
+sweep = load("sweep.json")
+if sweep:
+    summary["sweep"] = sweep
 run = load("run.json")
 if run:
     summary["run"] = {k: v for k, v in run.items() if k != "train_last"}
@@ -229,7 +322,7 @@ PY
 
 for step in "${steps[@]}"; do
     if ! declare -F "step_$step" >/dev/null; then
-        echo "unknown step $step (agree nn search run summary)" >&2
+        echo "unknown step $step (agree nn search sweep run summary)" >&2
         continue
     fi
     [ "$step" = summary ] && continue

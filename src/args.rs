@@ -409,9 +409,9 @@ pub struct BenchStoreArgs {
     /// Game whose positions fill the shards' rows: dai-dai or maka-dai-dai.
     #[arg(long, default_value = "dai-dai")]
     pub game: String,
-    /// Rows one self-play machine makes per hour (default: the estimate in
-    /// configs/run/dai-dai-gpu.toml for one H100); above 0, at most 10^12.
-    #[arg(long, default_value_t = 1_200_000.0, value_parser = crate::ranges::real(crate::ranges::Real::above(0.0, 1e12)))]
+    /// Rows one self-play machine makes per hour (default: configs/run/dai-dai-gpu.toml
+    /// measured on one H200, README); above 0, at most 10^12.
+    #[arg(long, default_value_t = 1_800_000.0, value_parser = crate::ranges::real(crate::ranges::Real::above(0.0, 1e12)))]
     pub machine_rows_per_hour: f64,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -485,6 +485,10 @@ pub struct BenchSearchArgs {
     /// `configs/run/dai-dai-cpu.toml`) instead of the defaults; --visits overrides its visits.
     #[arg(long)]
     pub search_config: Option<std::path::PathBuf>,
+    /// Skip the uniform evaluator's measurement (tree work alone) and measure the network
+    /// only (several processes sharing one GPU measure the network alone).
+    #[arg(long)]
+    pub network_only: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,

@@ -397,6 +397,14 @@ fn selfplay_rate(
         "positions_per_hour": positions * 3600.0,
         "share_outside_evaluator": 1.0 - timed.seconds / total,
         "games_finished": play.stats.games,
+        // Seconds per stage inside the evaluator, for those that measure it (tch: encode,
+        // device, softmax).
+        "evaluator_seconds": timed
+            .inner
+            .profile()
+            .into_iter()
+            .map(|(stage, seconds)| (stage.to_string(), json!(seconds)))
+            .collect::<serde_json::Map<_, _>>(),
     }))
 }
 
@@ -411,8 +419,13 @@ fn search(args: BenchSearchArgs) -> Result<()> {
     let encoder = Encoder::new(&variant);
     let config = NetConfig::from_preset(&args.preset, encoder.planes(), encoder.size())
         .context("--preset")?;
-    let uniform = selfplay_rate(&variant, &args, &mut UniformEvaluator)?;
-    tracing::info!(%uniform, "uniform evaluator");
+    let uniform = if args.network_only {
+        serde_json::Value::Null
+    } else {
+        let uniform = selfplay_rate(&variant, &args, &mut UniformEvaluator)?;
+        tracing::info!(%uniform, "uniform evaluator");
+        uniform
+    };
     let mut net =
         backend.new_evaluator(&variant, &config, &format!("{backend} {}", args.preset))?;
     let network = selfplay_rate(&variant, &args, net.as_mut())?;
@@ -436,6 +449,9 @@ fn search(args: BenchSearchArgs) -> Result<()> {
     )?;
     for key in ["uniform", "network"] {
         let r = &report[key];
+        if r.is_null() {
+            continue;
+        }
         outln!(
             "{:<16} {:>10.0} simulations/s {:>8.1} positions/s ({:>9.0}/hour), {:>5.1}% of time outside the evaluator",
             r["evaluator"].as_str().unwrap_or(""),

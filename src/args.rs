@@ -1,7 +1,7 @@
 //! Every command-line type of the `tengu` binary (clap), in one place.
 
 use clap::{Parser, Subcommand};
-use tengu_selfplay::arena::players::PlayerSpec;
+use tengu_search::players::PlayerSpec;
 
 /// Self-play reinforcement learning for Dai Dai Shogi and Maka Dai Dai Shogi.
 #[derive(Parser)]

@@ -290,7 +290,7 @@ fn book_commands_refuse_bad_arguments_by_flag_and_speak_plain_words() {
         0,
         4,
         600,
-        &tengu_selfplay::SearchConfig::default(),
+        &tengu_search::SearchConfig::default(),
         1,
     );
     let empty = dir.path().join("empty.tbk");

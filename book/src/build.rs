@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use tengu_model::{EvalError, Evaluator};
 use tengu_rules::{Game, Move, Position};
-use tengu_selfplay::search::search_excluding;
-use tengu_selfplay::SearchConfig;
+use tengu_search::search::search_excluding;
+use tengu_search::SearchConfig;
 
 use crate::book::Book;
 use crate::graph::{Edge, Node, OwnSearch};
@@ -104,7 +104,7 @@ impl Builder<'_> {
 
     /// The exact value for the side to move if the game is over (the ply cap included).
     fn terminal(book: &Book, game: &Game) -> Option<f32> {
-        tengu_selfplay::mcts::terminal_value(game, book.header.max_plies)
+        tengu_search::mcts::terminal_value(game, book.header.max_plies)
     }
 
     /// Adds the root (the start position) to an empty book.

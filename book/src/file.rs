@@ -70,7 +70,7 @@ impl BookHeader {
         checkpoint_hash: u64,
         visits: u32,
         max_plies: u32,
-        search: &tengu_selfplay::SearchConfig,
+        search: &tengu_search::SearchConfig,
         seed: u64,
     ) -> BookHeader {
         BookHeader {

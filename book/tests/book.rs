@@ -11,7 +11,7 @@ use tengu_book::{
 use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
 use tengu_rules::hash::splitmix64;
 use tengu_rules::{Game, Move, Position, Variant};
-use tengu_selfplay::SearchConfig;
+use tengu_search::SearchConfig;
 
 /// Policy and value from a hash of the position and each move: deterministic per position
 /// (unlike a seeded random evaluator, whose answers depend on the order of calls), so a

@@ -1,8 +1,8 @@
 //! tengu as an engine: the XBoard/CECP protocol that QBoard drives (`xboard`), its move
 //! notation and time manager, and play in the terminal (`terminal`).
 //!
-//! The search itself is the shared [`tengu_selfplay::arena::players::Player`] interface
-//! with its [`Limits`](tengu_selfplay::search::Limits): the same players the arena uses.
+//! The search itself is the shared [`tengu_search::players::Player`] interface
+//! with its [`Limits`](tengu_search::search::Limits): the same players the arena uses.
 
 pub mod clock;
 pub mod fen;

@@ -5,7 +5,8 @@
 use std::io::{BufRead, Write};
 
 use tengu_rules::{Color, Game, Move, Position};
-use tengu_selfplay::arena::players::{Limits, Player, Stop};
+use tengu_search::players::Player;
+use tengu_search::search::{Limits, Stop};
 
 /// Finds the move a human typed, in any of the three notations. The error explains why
 /// nothing matched.
@@ -184,7 +185,7 @@ fn side_name(c: Color) -> &'static str {
 mod tests {
     use super::*;
     use tengu_rules::Variant;
-    use tengu_selfplay::arena::players::RandomPlayer;
+    use tengu_search::players::RandomPlayer;
 
     #[test]
     fn all_three_notations_name_the_same_move() {

@@ -13,7 +13,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tengu_rules::{Color, Game, Move, Position, Square, Variant};
-use tengu_selfplay::arena::players::{AlphaBetaPlayer, Limits, Player, Stop, StopReason, Thought};
+use tengu_search::players::{AlphaBetaPlayer, Player};
+use tengu_search::search::{Limits, Stop, StopReason, Thought};
 
 use crate::clock::{parse_base, parse_centiseconds, parse_seconds, Clock, Control};
 use crate::fen;

@@ -505,8 +505,8 @@ fn no_input_makes_the_engine_panic() {
 
 #[test]
 fn mcts_player_under_the_protocol() {
-    use tengu_selfplay::arena::players::MctsPlayer;
-    use tengu_selfplay::SearchConfig;
+    use tengu_search::players::MctsPlayer;
+    use tengu_search::SearchConfig;
     let settings = Settings {
         default_time: Duration::from_millis(200),
         ..Settings::default()

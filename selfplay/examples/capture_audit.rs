@@ -11,9 +11,8 @@ use std::path::Path;
 use std::{fs, process};
 
 use tengu_model::{Backend, EvalInput};
+use tengu_rules::values::{material, piece_values};
 use tengu_rules::{Game, Move, Position, Record};
-use tengu_selfplay::arena::matches::material;
-use tengu_selfplay::arena::players::piece_values;
 
 /// One player's captures over the match.
 #[derive(Default)]

@@ -1,112 +1,8 @@
-//! Search and self-play settings (TOML tables `[search]` and `[selfplay]`; unknown keys are
-//! rejected, missing keys take the defaults below).
+//! Self-play settings (TOML table `[selfplay]`; unknown keys are rejected, missing keys
+//! take the defaults below), and the network's (`[network]`).
 
 use serde::{Deserialize, Serialize};
-
-/// PUCT search settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SearchConfig {
-    /// Visits of a full search (root visits, reused ones included).
-    pub visits: u32,
-    /// Exploration constant of PUCT.
-    pub c_puct: f32,
-    /// First-play urgency: an unvisited move's value is the parent's value minus this
-    /// times the square root of the prior mass of the visited moves.
-    pub fpu_reduction: f32,
-    /// Dirichlet noise at the root of full searches: alpha per move is this / legal moves.
-    pub dirichlet_total_alpha: f32,
-    /// Share of the root prior replaced by noise.
-    pub noise_fraction: f32,
-    /// Root selection: `puct`, or `gumbel` (Gumbel top-k with sequential halving, and
-    /// completed-Q policy targets).
-    pub root: RootSelection,
-    /// Moves sampled at the Gumbel root (`root = "gumbel"`).
-    pub gumbel_moves: u32,
-    /// Gumbel root: min-max rescale the completed Q values to [0, 1] before sigma (as
-    /// DeepMind's mctx does), so small value differences still shape the policy target.
-    pub gumbel_rescale: bool,
-    /// Gumbel root: c_scale of sigma(q) = (50 + max visits) * c_scale * q (the Gumbel MuZero
-    /// paper's 0.1); larger lets Q outweigh the prior in the final choice and the policy
-    /// target, as small material differences need.
-    pub gumbel_value_scale: f32,
-    /// Weight of the material head's prediction (future material balance, tanh-scaled)
-    /// added to the value a leaf backs up (KataGo's score utility); 0: the value alone.
-    pub material_utility: f32,
-    /// Weight of the leaf mover's mobility, ln(legal moves / legal moves of the initial
-    /// position), added to the same backed-up value: the mobility term of a classic
-    /// alpha-beta evaluation, which sends pieces out to where the contact is; 0: off.
-    pub mobility_utility: f32,
-    /// Weight of the mobility balance, ln(the leaf mover's pseudo-legal moves / the
-    /// opponent's), added to the same backed-up value: both sides' mobility, as a classic
-    /// evaluation counts it at every leaf (`mobility_utility` sees the mover's alone, which
-    /// one ply below the root rewards cramping the opponent); 0: off.
-    pub mobility_balance: f32,
-    /// Weight of the value head (win - loss) in the value a leaf backs up; below 1 leans
-    /// the search on the material head while the value head still memorises its few games.
-    pub value_utility: f32,
-    /// PUCT roots: share of a search's new visits that first go once to each capture at the
-    /// root (most probable first), so a young policy's search sees what captures are worth
-    /// (a rules fact, no values); 0: off.
-    pub root_capture_share: f32,
-    /// Where a leaf's material term (`material_utility`) comes from: `head` (the material
-    /// head's prediction) or `exchange` (the balance now plus what the side to move wins by
-    /// a capture-only search of `exchange_depth` plies: exact short tactics from the rules'
-    /// piece values and move generator, no network).
-    pub leaf_material: LeafMaterial,
-    /// Plies of the capture-only search of `leaf_material = "exchange"`.
-    pub exchange_depth: u32,
-    /// With `leaf_material = "exchange"`: piece units per pseudo-legal move of the balance
-    /// of both sides' mobility after a root move, added to its exchange value (what ranks
-    /// the raced candidates): a classic evaluation's mobility term, which sends pieces out
-    /// to where the contact is (0.01 is the `alphabeta` player's weight); 0: off.
-    pub root_mobility: f32,
-    /// With `leaf_material = "exchange"`: share of what the mover would win by exchange
-    /// if it could move again after a root move (its threat, found by a null move) added to
-    /// the move's exchange value; an opponent that answers every single threat makes this
-    /// worth little, one that does not (or a double threat) makes it worth most; 0: off.
-    pub root_threat: f32,
-}
-
-impl Default for SearchConfig {
-    fn default() -> Self {
-        SearchConfig {
-            visits: 128,
-            c_puct: 1.5,
-            fpu_reduction: 0.2,
-            dirichlet_total_alpha: 10.0,
-            noise_fraction: 0.25,
-            root: RootSelection::Puct,
-            gumbel_moves: 16,
-            gumbel_rescale: true,
-            gumbel_value_scale: 0.1,
-            material_utility: 0.0,
-            mobility_utility: 0.0,
-            mobility_balance: 0.0,
-            value_utility: 1.0,
-            root_capture_share: 0.0,
-            leaf_material: LeafMaterial::Head,
-            exchange_depth: 4,
-            root_mobility: 0.0,
-            root_threat: 0.0,
-        }
-    }
-}
-
-/// Source of a leaf's material term.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LeafMaterial {
-    Head,
-    Exchange,
-}
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RootSelection {
-    Puct,
-    Gumbel,
-}
+use tengu_search::config::{check, check_fraction};
 
 /// How self-play games are played and recorded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -215,43 +111,6 @@ impl Default for SelfplayConfig {
     }
 }
 
-impl SearchConfig {
-    /// Checks ranges; the message names the key.
-    pub fn validate(&self) -> Result<(), String> {
-        check(self.visits >= 1, "search.visits must be at least 1")?;
-        check(self.c_puct > 0.0, "search.c_puct must be positive")?;
-        // Shares and utility weights: each a fraction of something in [0, 1].
-        for (key, value) in [
-            ("search.noise_fraction", self.noise_fraction),
-            ("search.material_utility", self.material_utility),
-            ("search.mobility_utility", self.mobility_utility),
-            ("search.mobility_balance", self.mobility_balance),
-            ("search.value_utility", self.value_utility),
-            ("search.root_capture_share", self.root_capture_share),
-            ("search.root_mobility", self.root_mobility),
-            ("search.root_threat", self.root_threat),
-        ] {
-            check_fraction(key, value)?;
-        }
-        check(
-            self.dirichlet_total_alpha > 0.0,
-            "search.dirichlet_total_alpha must be positive",
-        )?;
-        check(
-            self.gumbel_value_scale > 0.0 && self.gumbel_value_scale <= 10.0,
-            "search.gumbel_value_scale must be in (0, 10]",
-        )?;
-        check(
-            (1..=8).contains(&self.exchange_depth),
-            "search.exchange_depth must be in 1..=8",
-        )?;
-        check(
-            self.gumbel_moves >= 2,
-            "search.gumbel_moves must be at least 2",
-        )
-    }
-}
-
 impl SelfplayConfig {
     pub fn validate(&self) -> Result<(), String> {
         check(
@@ -297,22 +156,6 @@ impl SelfplayConfig {
             "selfplay.rows_per_shard must be at least 1",
         )
     }
-}
-
-fn check(ok: bool, msg: &str) -> Result<(), String> {
-    if ok {
-        Ok(())
-    } else {
-        Err(msg.to_string())
-    }
-}
-
-/// A share or weight: `value` in [0, 1] (NaN refused), else "`key` must be in [0, 1]".
-fn check_fraction(key: &str, value: f32) -> Result<(), String> {
-    check(
-        (0.0..=1.0).contains(&value),
-        &format!("{key} must be in [0, 1]"),
-    )
 }
 
 /// Which network the workers and trainer use.

@@ -7,9 +7,10 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
 use tengu_rules::{Color, Game, Move, Opening, Position, Record, Variant};
+use tengu_search::mcts::{forced_captures, terminal_value, uses_gumbel, Leaf, Tree};
+use tengu_search::SearchConfig;
 
-use crate::config::{SearchConfig, SelfplayConfig};
-use crate::mcts::{forced_captures, terminal_value, uses_gumbel, Leaf, Tree};
+use crate::config::SelfplayConfig;
 use crate::shard::Row;
 
 /// A finished game: its record and training rows (results filled in).
@@ -52,7 +53,7 @@ impl FutureTargets {
         let mut pos = game.start().clone();
         let n = pos.size();
         let snapshot = |pos: &Position| -> (f32, Vec<u8>) {
-            let m = crate::arena::matches::material(pos, values);
+            let m = tengu_rules::values::material(pos, values);
             let mut occ = vec![0u8; n * n];
             for color in Color::ALL {
                 for s in pos.squares_of(color) {
@@ -161,7 +162,7 @@ pub struct SelfPlay {
     /// share `config.restart_share` of new games restart from.
     archive: std::collections::VecDeque<Arc<[Move]>>,
     /// The variant's terms of the leaf utility (mobility reference, piece values).
-    leaf_terms: crate::mcts::LeafTerms,
+    leaf_terms: tengu_search::mcts::LeafTerms,
 }
 
 impl SelfPlay {
@@ -172,8 +173,8 @@ impl SelfPlay {
         seed: u64,
     ) -> SelfPlay {
         let slots = (0..config.games_in_flight).map(|_| None).collect();
-        let piece_values = crate::arena::players::piece_values(&variant);
-        let leaf_terms = crate::mcts::LeafTerms::new(&variant);
+        let piece_values = tengu_rules::values::piece_values(&variant);
+        let leaf_terms = tengu_search::mcts::LeafTerms::new(&variant);
         SelfPlay {
             variant,
             search,
@@ -323,7 +324,7 @@ impl SelfPlay {
         }
         slot.root_prepared = true;
         let ranks = slot.tree.root().and_then(|r| {
-            crate::mcts::root_exchange_values(
+            tengu_search::mcts::root_exchange_values(
                 &self.search,
                 slot.game.position(),
                 &r.moves,
@@ -414,7 +415,7 @@ impl SelfPlay {
         for (&i, out) in pending.iter().zip(outputs) {
             let mut slot = self.slots[i].take().unwrap();
             let (path, game, mut moves) = slot.pending.take().unwrap();
-            let (value, lead) = crate::mcts::leaf_evaluation(
+            let (value, lead) = tengu_search::mcts::leaf_evaluation(
                 &out,
                 &self.search,
                 game.position(),
@@ -576,7 +577,7 @@ impl SelfPlay {
         if terminal_value(&slot.game, self.config.max_plies).is_some() {
             let ratio = self.config.material_adjudication;
             if ratio > 1.0 {
-                let m = crate::arena::matches::material(slot.game.position(), &self.piece_values);
+                let m = tengu_rules::values::material(slot.game.position(), &self.piece_values);
                 for c in [Color::Black, Color::White] {
                     if m[c.index()] >= ratio * m[c.opposite().index()].max(1e-3) {
                         return Some(self.finish(slot, Some(c), "adjudicated on material"));

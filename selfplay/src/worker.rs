@@ -16,8 +16,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tengu_model::checkpoint::CheckpointError;
 use tengu_model::{Backend, EvalError, Evaluator, UniformEvaluator, ENCODER_VERSION};
 use tengu_rules::Variant;
+use tengu_search::SearchConfig;
 
-use crate::config::{SearchConfig, SelfplayConfig};
+use crate::config::SelfplayConfig;
 use crate::play::{FinishedGame, SelfPlay};
 use crate::shard::{self, Row, ShardError, ShardHeader};
 use tengu_store::checkpoint::{self, CheckpointCache};

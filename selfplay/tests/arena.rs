@@ -4,11 +4,11 @@
 use std::time::Duration;
 
 use tengu_rules::Variant;
+use tengu_search::players::{AlphaBetaPlayer, GreedyPlayer, RandomPlayer};
 use tengu_selfplay::arena::elo::{
     elo_from_score, elo_interval, score_from_elo, Score, Sprt, SprtDecision,
 };
 use tengu_selfplay::arena::matches::{self, MatchOptions};
-use tengu_selfplay::arena::players::{AlphaBetaPlayer, GreedyPlayer, RandomPlayer};
 
 #[test]
 fn elo_matches_known_values() {
@@ -222,8 +222,8 @@ fn parallel_games_play_every_index_once() {
         .map(|k| (GreedyPlayer::new(&variant, k), RandomPlayer::new(100 + k)))
         .collect();
     let refs: Vec<(
-        &mut dyn tengu_selfplay::arena::players::Player,
-        &mut dyn tengu_selfplay::arena::players::Player,
+        &mut dyn tengu_search::players::Player,
+        &mut dyn tengu_search::players::Player,
     )> = pairs.iter_mut().map(|(a, b)| (a as _, b as _)).collect();
     let summary = matches::run_parallel(
         refs,
@@ -303,7 +303,7 @@ fn pairs_start_from_the_openings_of_a_file_in_order() {
 
 #[test]
 fn player_specs_are_parsed_and_their_numbers_range_checked() {
-    use tengu_selfplay::arena::players::{PlayerSpec, PlayerSpecError};
+    use tengu_search::players::{PlayerSpec, PlayerSpecError};
     let parse = |s: &str| s.parse::<PlayerSpec>();
     assert_eq!(parse("greedy"), Ok(PlayerSpec::Greedy));
     assert_eq!(

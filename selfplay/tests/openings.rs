@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use tengu_model::Backend;
 use tengu_rules::{parse_openings, Game, OpeningsError, Variant};
+use tengu_search::SearchConfig;
 use tengu_selfplay::openings::read_openings;
 use tengu_selfplay::play::FinishedGame;
 use tengu_selfplay::worker::{self, WorkerError, WorkerOptions};
-use tengu_selfplay::{SearchConfig, SelfPlay, SelfplayConfig};
+use tengu_selfplay::{SelfPlay, SelfplayConfig};
 
 mod common;
 

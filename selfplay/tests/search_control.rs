@@ -4,9 +4,10 @@
 
 use tengu_model::Evaluation;
 use tengu_rules::{Color, Game, Move, Position, Variant};
-use tengu_selfplay::mcts::{initial_moves, utility};
+use tengu_search::mcts::{initial_moves, utility};
+use tengu_search::SearchConfig;
 use tengu_selfplay::play::{is_waiting, FinishedGame};
-use tengu_selfplay::{SearchConfig, SelfPlay, SelfplayConfig};
+use tengu_selfplay::{SelfPlay, SelfplayConfig};
 
 mod common;
 

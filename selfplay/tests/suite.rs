@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
+#[path = "../../search/tests/common/mod.rs"]
 mod common;
 
 use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
+use tengu_rules::values::piece_values;
 use tengu_rules::{Game, Position, Square, Variant};
-use tengu_selfplay::arena::players::piece_values;
 use tengu_selfplay::arena::suite::{self, Suite, SuiteEntry, SuiteHeader, SUITE_VERSION};
 
 /// Puts the labelled best move of each position at a chosen rank of its policy, and a
@@ -125,7 +126,7 @@ fn a_one_visit_search_scores_as_its_raw_policy() {
     // value is the evaluation's, so the search metrics equal the policy metrics.
     let variant = Variant::dai_dai();
     let (suite, mut oracle) = three_position_suite(&variant);
-    let config = tengu_selfplay::SearchConfig::default();
+    let config = tengu_search::SearchConfig::default();
     let score = suite::search_score(&suite, &variant, &mut oracle, &config, 1, 10).unwrap();
     assert_eq!(score.positions, 3);
     assert!((score.top1 - 1.0 / 3.0).abs() < 1e-9, "{score:?}");

@@ -3,12 +3,12 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use tengu_rules::values::{material, piece_values};
 use tengu_rules::{Color, Game, Position, Square, Variant};
-use tengu_selfplay::arena::matches::material;
-use tengu_selfplay::arena::players::piece_values;
 use tengu_selfplay::play::FutureTargets;
 use tengu_selfplay::shard::TARGET_HORIZON;
 
+#[path = "../../search/tests/common/mod.rs"]
 mod common;
 
 #[test]

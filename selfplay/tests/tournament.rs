@@ -3,10 +3,10 @@
 use std::time::Duration;
 
 use tengu_rules::Variant;
+use tengu_search::players::{AlphaBetaPlayer, GreedyPlayer, Player, RandomPlayer};
 use tengu_selfplay::arena::elo::{score_from_elo, Score};
 use tengu_selfplay::arena::matches::MatchOptions;
 use tengu_selfplay::arena::pairs::Pentanomial;
-use tengu_selfplay::arena::players::{AlphaBetaPlayer, GreedyPlayer, Player, RandomPlayer};
 use tengu_selfplay::arena::tournament::{
     self, distinct_names, fit_ratings, rating_half_widths, Pairing, Standings,
 };

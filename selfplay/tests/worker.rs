@@ -7,8 +7,9 @@ use tengu_model::checkpoint::CheckpointMeta;
 use tengu_model::net::NetConfig;
 use tengu_model::{Backend, Encoder, ENCODER_VERSION};
 use tengu_rules::Variant;
+use tengu_search::SearchConfig;
 use tengu_selfplay::worker::{self, WorkerOptions};
-use tengu_selfplay::{shard, SearchConfig, SelfplayConfig};
+use tengu_selfplay::{shard, SelfplayConfig};
 use tengu_store::RunStore;
 
 fn store(run: &std::path::Path) -> RunStore {

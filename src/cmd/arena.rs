@@ -7,11 +7,11 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 use tengu_model::Backend;
 use tengu_rules::Variant;
-use tengu_selfplay::arena::elo::{elo_interval, Sprt};
-use tengu_selfplay::arena::matches::{self, MatchOptions};
-use tengu_selfplay::arena::players::{
+use tengu_search::players::{
     AlphaBetaPlayer, GreedyPlayer, MctsPlayer, Player, PlayerSpec, PolicyPlayer, RandomPlayer,
 };
+use tengu_selfplay::arena::elo::{elo_interval, Sprt};
+use tengu_selfplay::arena::matches::{self, MatchOptions};
 use tengu_selfplay::arena::tournament;
 use tengu_selfplay::openings::read_openings;
 

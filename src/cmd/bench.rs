@@ -9,7 +9,8 @@ use tengu_model::burn_eval::TrainExample;
 use tengu_model::net::NetConfig;
 use tengu_model::{Encoder, EvalInput, Evaluator, UniformEvaluator};
 use tengu_rules::{Move, Position, Variant};
-use tengu_selfplay::{SearchConfig, SelfPlay, SelfplayConfig};
+use tengu_search::SearchConfig;
+use tengu_selfplay::{SelfPlay, SelfplayConfig};
 
 use crate::args::{BenchAgreeArgs, BenchArgs, BenchNnArgs, BenchSearchArgs, BenchWhat};
 use crate::output::outln;
@@ -711,7 +712,7 @@ fn book(args: crate::args::BenchBookArgs) -> Result<()> {
         )
     };
     let (mut eval, meta) = backend.load_evaluator(&args.checkpoint, &variant)?;
-    let config = tengu_selfplay::SearchConfig::default();
+    let config = tengu_search::SearchConfig::default();
     let header = tengu_book::BookHeader::new(
         &variant,
         args.checkpoint.display().to_string(),

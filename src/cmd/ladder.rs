@@ -9,12 +9,12 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use tengu_model::Backend;
 use tengu_rules::Variant;
+use tengu_search::players::{Player, PlayerSpec};
 use tengu_selfplay::arena::elo::elo_interval;
 use tengu_selfplay::arena::ladder::{
     select_rungs, CheckpointAt, LadderReport, Rung, RungMatch, RungReport,
 };
 use tengu_selfplay::arena::matches::{self, MatchOptions, MatchSummary};
-use tengu_selfplay::arena::players::{Player, PlayerSpec};
 use tengu_selfplay::arena::tournament::{fit_ratings, rating_half_widths, Pairing};
 use tengu_selfplay::openings::read_openings;
 use tengu_store::checkpoint::{committed, CheckpointCache};

@@ -53,14 +53,14 @@ impl PositionArgs {
 }
 
 /// The `[search]` table of a run configuration (`--search-config`), or the defaults.
-pub fn search_config(path: Option<&std::path::Path>) -> Result<tengu_selfplay::SearchConfig> {
+pub fn search_config(path: Option<&std::path::Path>) -> Result<tengu_search::SearchConfig> {
     Ok(match path {
         Some(path) => {
             tengu_trainer::RunConfig::from_file(path)
                 .map_err(anyhow::Error::msg)?
                 .search
         }
-        None => tengu_selfplay::SearchConfig::default(),
+        None => tengu_search::SearchConfig::default(),
     })
 }
 
@@ -69,7 +69,7 @@ pub enum CheckpointSearch {
     /// Every checkpoint searches with these (`--search-config`, a run's `[search]`), read
     /// from `source`.
     Fixed {
-        search: tengu_selfplay::SearchConfig,
+        search: tengu_search::SearchConfig,
         source: String,
     },
     /// Each checkpoint with its own: `<name>.toml` beside it (a shipped network's), else the
@@ -99,7 +99,7 @@ impl CheckpointSearch {
     }
 
     /// The settings `checkpoint` (a local file) searches with; logs where they came from.
-    pub fn of(&self, checkpoint: &std::path::Path) -> Result<tengu_selfplay::SearchConfig> {
+    pub fn of(&self, checkpoint: &std::path::Path) -> Result<tengu_search::SearchConfig> {
         let (search, source) = match self {
             CheckpointSearch::Fixed { search, source } => (search.clone(), source.clone()),
             CheckpointSearch::Own { material_utility } => {
@@ -117,7 +117,7 @@ impl CheckpointSearch {
 
 /// A checkpoint's own search settings and where they came from (see
 /// [`CheckpointSearch::Own`]).
-fn own_search(checkpoint: &std::path::Path) -> Result<(tengu_selfplay::SearchConfig, String)> {
+fn own_search(checkpoint: &std::path::Path) -> Result<(tengu_search::SearchConfig, String)> {
     let beside = checkpoint.with_extension("toml");
     let run_config = checkpoint
         .parent()
@@ -133,7 +133,7 @@ fn own_search(checkpoint: &std::path::Path) -> Result<(tengu_selfplay::SearchCon
         }
     }
     Ok((
-        tengu_selfplay::SearchConfig::default(),
+        tengu_search::SearchConfig::default(),
         "built-in defaults".into(),
     ))
 }

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use tengu_rules::{Color, Position, Variant};
-use tengu_selfplay::arena::players::Limits;
+use tengu_search::search::Limits;
 
 use crate::args::PlayArgs;
 

@@ -8,8 +8,8 @@ use tengu_engine::xboard::{alphabeta, PlayerFactory};
 use tengu_engine::{Engine, Settings};
 use tengu_model::Backend;
 use tengu_rules::Variant;
-use tengu_selfplay::arena::players::{MctsPlayer, Player};
-use tengu_selfplay::SearchConfig;
+use tengu_search::players::{MctsPlayer, Player};
+use tengu_search::SearchConfig;
 
 use crate::args::{EngineArgs, XboardArgs};
 

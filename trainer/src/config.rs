@@ -2,7 +2,8 @@
 //! training. Unknown keys are rejected; missing keys take the defaults.
 
 use serde::{Deserialize, Serialize};
-use tengu_selfplay::config::{NetworkConfig, SearchConfig, SelfplayConfig};
+use tengu_search::SearchConfig;
+use tengu_selfplay::config::{NetworkConfig, SelfplayConfig};
 
 /// Training settings (`[train]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -314,7 +315,7 @@ impl RunConfig {
                 "arena.ladder_opponents: a ladder needs at least one fixed opponent".into(),
             );
         }
-        use tengu_selfplay::arena::players::PlayerSpec;
+        use tengu_search::players::PlayerSpec;
         for o in &a.ladder_opponents {
             o.parse::<PlayerSpec>()
                 .map_err(|e| format!("arena.ladder_opponents: {e}"))?;

@@ -10,8 +10,9 @@ use std::sync::Arc;
 
 use tengu_model::Backend;
 use tengu_rules::Variant;
+use tengu_search::SearchConfig;
 use tengu_selfplay::worker::{self, WorkerOptions};
-use tengu_selfplay::{shard, SearchConfig, SelfplayConfig};
+use tengu_selfplay::{shard, SelfplayConfig};
 use tengu_store::checkpoint::{self as published, CheckpointCache};
 use tengu_store::{layout, RunStore};
 use tengu_trainer::train::{self, policy_loss, TrainOptions};

@@ -10,11 +10,12 @@ use std::sync::Arc;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
+use tengu_rules::values::material;
 use tengu_rules::{Color, Game, Opening, Position, Record, Variant};
+use tengu_search::players::Player;
 
 use super::elo::{Score, Sprt, SprtDecision};
 use super::pairs::Pentanomial;
-use super::players::Player;
 
 pub struct MatchOptions {
     pub variant: Arc<Variant>,
@@ -157,8 +158,6 @@ fn opening(variant: &Arc<Variant>, seed: u64, k: u64, plies: u32) -> Game {
     game
 }
 
-pub use tengu_rules::values::material;
-
 fn play_game(
     a: &mut dyn Player,
     b: &mut dyn Player,
@@ -264,7 +263,7 @@ pub fn run_parallel(
         add(&mut score, r.result);
     }
     let total = options.games.div_ceil(2) * 2;
-    let values = super::players::piece_values(&options.variant);
+    let values = tengu_rules::values::piece_values(&options.variant);
     let mut decision = options.sprt.map(|s| s.decide(&score));
     // Games not played before an interruption.
     let todo: Vec<u64> = (0..total)

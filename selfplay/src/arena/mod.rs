@@ -5,6 +5,5 @@ pub mod elo;
 pub mod ladder;
 pub mod matches;
 pub mod pairs;
-pub mod players;
 pub mod suite;
 pub mod tournament;

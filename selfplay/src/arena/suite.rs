@@ -3,7 +3,7 @@
 //!
 //! Positions come from games of the random and greedy players (plies 20..280). Each is
 //! labelled by a capture search three plies deep on fixed piece values
-//! ([`crate::arena::players::piece_values`]): every legal move, then the opponent's best
+//! ([`tengu_rules::values::piece_values`]): every legal move, then the opponent's best
 //! capture or a quiet reply, then our best capture or a quiet move. A position is kept when
 //! its best move beats the second best by at least [`MARGIN`] piece units, and is put in a
 //! category: `mate` (the move captures the last royal or leaves the opponent without a
@@ -22,11 +22,11 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use tengu_model::{EvalInput, Evaluator};
+use tengu_rules::values::{material, piece_values};
 use tengu_rules::{Game, Move, Position, Variant};
-
-use crate::arena::matches::material;
-use crate::arena::players::{piece_values, GreedyPlayer, Player, RandomPlayer};
-use crate::exchange::gain;
+use tengu_search::exchange::gain;
+use tengu_search::players::{GreedyPlayer, Player, RandomPlayer};
+use tengu_search::SearchConfig;
 
 /// Format version of suite files.
 pub const SUITE_VERSION: u32 = 1;
@@ -360,7 +360,7 @@ pub fn search_score(
     suite: &Suite,
     variant: &Arc<Variant>,
     eval: &mut dyn Evaluator,
-    config: &crate::config::SearchConfig,
+    config: &SearchConfig,
     visits: u32,
     limit: usize,
 ) -> Result<SuiteScore, String> {
@@ -368,9 +368,10 @@ pub fn search_score(
     let mut tally = Tally::default();
     for (i, d) in decoded.iter().enumerate() {
         let game = Game::new(d.position.clone());
-        let result = crate::mcts::search_game(&game, eval, config, visits, u32::MAX, i as u64)
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("suite position {}: the game is over", i + 1))?;
+        let result =
+            tengu_search::search::search_game(&game, eval, config, visits, u32::MAX, i as u64)
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| format!("suite position {}: the game is over", i + 1))?;
         let best = d.moves[d.best];
         // Moves left out of the policy target have weight 0.
         let weight = |m: Move| {

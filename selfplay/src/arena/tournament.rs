@@ -5,10 +5,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use tengu_search::players::Player;
+
 use super::elo::Score;
 use super::matches::{self, MatchOptions};
 use super::pairs::Pentanomial;
-use super::players::Player;
 
 /// The result of one pairing, from `a`'s view.
 #[derive(Clone, Debug)]

@@ -7,9 +7,10 @@ use tengu_model::{Evaluation, UniformEvaluator};
 use tengu_rules::notation::parse_piece;
 use tengu_rules::values::piece_values;
 use tengu_rules::{Game, Variant};
-use tengu_selfplay::exchange::exchange_gain;
-use tengu_selfplay::mcts::{leaf_material, search_game, LeafTerms};
-use tengu_selfplay::{LeafMaterial, RootSelection, SearchConfig};
+use tengu_search::exchange::exchange_gain;
+use tengu_search::mcts::{leaf_material, LeafTerms};
+use tengu_search::search::search_game;
+use tengu_search::{LeafMaterial, RootSelection, SearchConfig};
 
 mod common;
 use common::compose;
@@ -143,7 +144,7 @@ fn an_exchange_root_saves_the_attacked_rook() {
 
 #[test]
 fn a_node_gives_its_first_visit_to_the_capture_that_starts_its_best_exchange() {
-    use tengu_selfplay::mcts::{leaf_evaluation, Leaf, Tree};
+    use tengu_search::mcts::{leaf_evaluation, Leaf, Tree};
     let pos = compose(
         'b',
         &["9q=K", "9a=k", "5i=R", "5e=p", "5a=r", "13i=R", "13e=p"],
@@ -176,7 +177,7 @@ fn a_node_gives_its_first_visit_to_the_capture_that_starts_its_best_exchange() {
     // The utility is the one leaf_utility gives.
     assert_eq!(
         leaf_evaluation(&out, &exchange, &pos, moves.len(), &terms).0,
-        tengu_selfplay::mcts::leaf_utility(&out, &exchange, &pos, moves.len(), &terms)
+        tengu_search::mcts::leaf_utility(&out, &exchange, &pos, moves.len(), &terms)
     );
     // PUCT with a uniform prior visits in move order; the lead goes first.
     let mut tree = Tree::default();
@@ -195,7 +196,7 @@ fn root_values(
 ) -> std::collections::HashMap<String, f32> {
     let terms = LeafTerms::new(pos.variant());
     let moves = pos.legal_move_list();
-    let values = tengu_selfplay::mcts::root_exchange_values(config, pos, &moves, &terms)
+    let values = tengu_search::mcts::root_exchange_values(config, pos, &moves, &terms)
         .expect("exchange material gives root values");
     moves
         .iter()

@@ -736,5 +736,3 @@ pub fn forced_captures(config: &SearchConfig, visits: u32) -> usize {
 pub fn uses_gumbel(config: &SearchConfig) -> bool {
     config.root == RootSelection::Gumbel
 }
-
-pub use crate::search::{search_game, SearchResult};

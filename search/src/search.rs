@@ -4,7 +4,7 @@
 //! driver that the XBoard engine, terminal play, the arena players and the opening-book
 //! builder share.
 //!
-//! Self-play keeps its own batched driver (`play.rs`): many games' leaves form one
+//! Self-play keeps its own batched driver (`tengu_selfplay::play`): many games' leaves form one
 //! evaluator batch there, while this driver searches one position at a time.
 
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -1,9 +1,9 @@
 //! The search finds forced wins, avoids forced losses, and its targets are well formed.
 
-use tengu_model::{Evaluator, UniformEvaluator};
+use tengu_model::UniformEvaluator;
 use tengu_rules::{Color, Game, Position};
-use tengu_selfplay::mcts::search_game;
-use tengu_selfplay::{RootSelection, SearchConfig, SelfPlay, SelfplayConfig};
+use tengu_search::search::search_game;
+use tengu_search::{RootSelection, SearchConfig};
 
 mod common;
 use common::compose;
@@ -144,101 +144,6 @@ fn root_value_moves_toward_the_forced_result_with_more_visits() {
 }
 
 #[test]
-fn self_play_games_finish_with_consistent_rows() {
-    let variant = tengu_rules::Variant::maka_dai_dai();
-    let search = SearchConfig {
-        visits: 12,
-        ..SearchConfig::default()
-    };
-    let config = SelfplayConfig {
-        games_in_flight: 3,
-        cheap_visits: 3,
-        max_plies: 40,
-        full_search_share: 0.5,
-        ..SelfplayConfig::default()
-    };
-    let mut play = SelfPlay::new(variant.clone(), search, config, 11);
-    play.game_limit = Some(3);
-    let mut eval: Box<dyn Evaluator> = Box::new(UniformEvaluator);
-    let mut games = Vec::new();
-    for _ in 0..100_000 {
-        play.step(eval.as_mut()).unwrap();
-        games.extend(play.take_finished());
-        if games.len() == 3 {
-            break;
-        }
-    }
-    assert_eq!(games.len(), 3);
-    for g in &games {
-        assert!(g.plies <= 40);
-        // Every searched move is a row; a resigning side's last search is not played.
-        let extra = (g.termination == "resignation") as u32;
-        assert_eq!(g.rows.len() as u32, g.plies + extra, "{}", g.termination);
-        // Replaying the record reproduces each row's position; results follow the mover.
-        let record = tengu_rules::Record::parse(&g.record.to_string()).unwrap();
-        let moves: Vec<_> = record.game.moves().collect();
-        assert_eq!(moves.len() as u32, g.plies);
-        let mut replay = Game::new(record.game.start().clone());
-        for (i, row) in g.rows.iter().enumerate() {
-            assert_eq!(row.ply as usize, i);
-            assert_eq!(row.position, replay.position().to_string());
-            let expected = match g.winner {
-                None => 0,
-                Some(w) if w == replay.position().side_to_move() => 1,
-                Some(_) => -1,
-            };
-            assert_eq!(row.result, expected);
-            if row.full_search {
-                let sum: f32 = row.policy.iter().map(|(_, w)| w).sum();
-                assert!((sum - 1.0).abs() < 1e-3);
-                for (m, _) in &row.policy {
-                    assert!(replay.position().parse_move(m).is_ok(), "{m} is legal");
-                }
-            }
-            if i < moves.len() {
-                replay.play_unchecked(moves[i]);
-            }
-        }
-    }
-}
-
-#[test]
-fn capped_games_can_be_adjudicated_on_material() {
-    let variant = tengu_rules::Variant::dai_dai();
-    let search = SearchConfig {
-        visits: 4,
-        ..SearchConfig::default()
-    };
-    let config = SelfplayConfig {
-        games_in_flight: 6,
-        cheap_visits: 2,
-        max_plies: 60,
-        material_adjudication: 1.01,
-        ..SelfplayConfig::default()
-    };
-    let mut play = SelfPlay::new(variant, search, config, 21);
-    play.game_limit = Some(6);
-    let mut games = Vec::new();
-    while games.len() < 6 {
-        play.step(&mut UniformEvaluator).unwrap();
-        games.extend(play.take_finished());
-    }
-    let adjudicated: Vec<_> = games
-        .iter()
-        .filter(|g| g.termination == "adjudicated on material")
-        .collect();
-    assert!(
-        !adjudicated.is_empty(),
-        "{:?}",
-        games.iter().map(|g| &g.termination).collect::<Vec<_>>()
-    );
-    for g in adjudicated {
-        assert!(g.winner.is_some());
-        assert!(g.rows.iter().all(|r| r.result != 0));
-    }
-}
-
-#[test]
 fn root_capture_share_gives_every_root_capture_a_visit() {
     // Black's rooks each have one capture (1c and 17c) among ~60 quiet moves; a uniform
     // prior spends 8 PUCT visits in move order and never reaches them.
@@ -277,7 +182,7 @@ fn root_capture_share_gives_every_root_capture_a_visit() {
 #[test]
 fn gumbel_candidates_include_the_root_captures_with_the_capture_share() {
     use rand::SeedableRng;
-    use tengu_selfplay::mcts::{Leaf, Tree};
+    use tengu_search::mcts::{Leaf, Tree};
     // The position of the test above: two captures among ~60 moves. The captures get a
     // prior far below the quiet moves', so Gumbel-top-4 alone almost never samples them.
     let pos = compose('b', &["9q=K", "9a=k", "1q=R", "1c=p", "17q=R", "17c=p"]);
@@ -364,7 +269,7 @@ fn gumbel_play_outside_self_play_does_not_depend_on_the_seed() {
 
 #[test]
 fn the_mobility_balance_adds_the_log_ratio_of_both_sides_moves() {
-    use tengu_selfplay::mcts::{leaf_utility, utility, LeafTerms};
+    use tengu_search::mcts::{leaf_utility, utility, LeafTerms};
     let out = tengu_model::Evaluation {
         policy: Vec::new(),
         wdl: [0.5, 0.2, 0.3],
@@ -420,7 +325,7 @@ fn the_mobility_balance_adds_the_log_ratio_of_both_sides_moves() {
 
 #[test]
 fn leaf_utility_weighs_value_and_material() {
-    use tengu_selfplay::mcts::utility;
+    use tengu_search::mcts::utility;
     let out = tengu_model::Evaluation {
         policy: Vec::new(),
         wdl: [0.7, 0.2, 0.1],

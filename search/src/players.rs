@@ -10,11 +10,12 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tengu_model::Evaluator;
+use tengu_rules::values::piece_values;
 use tengu_rules::{Game, Move, Position, Variant};
 
 use crate::config::SearchConfig;
 use crate::exchange::gain;
-pub use crate::search::{Limits, Stop, StopReason, Thought};
+use crate::search::{Limits, Stop, Thought};
 
 /// Something that picks a move in a game that is not over.
 pub trait Player: Send {
@@ -46,8 +47,6 @@ pub trait Player: Send {
             .ok_or_else(|| "every legal move is excluded".into())
     }
 }
-
-pub use tengu_rules::values::piece_values;
 
 /// Bounds of the numbers in a player description ([`PlayerSpec`]).
 pub const MAX_MOVE_MS: u64 = 600_000;

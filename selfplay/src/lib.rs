@@ -1,7 +1,6 @@
 //! Self-play for tengu: many games in flight over `tengu-search`'s tree, their leaves
 //! evaluated in one batch, replay shards, the run-directory layout and the self-play worker.
 
-pub mod arena;
 pub mod config;
 pub mod cpu;
 pub mod openings;

@@ -5,14 +5,14 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use serde_json::json;
+use tengu_arena::elo::{elo_interval, Sprt};
+use tengu_arena::matches::{self, MatchOptions};
+use tengu_arena::tournament;
 use tengu_model::Backend;
 use tengu_rules::Variant;
 use tengu_search::players::{
     AlphaBetaPlayer, GreedyPlayer, MctsPlayer, Player, PlayerSpec, PolicyPlayer, RandomPlayer,
 };
-use tengu_selfplay::arena::elo::{elo_interval, Sprt};
-use tengu_selfplay::arena::matches::{self, MatchOptions};
-use tengu_selfplay::arena::tournament;
 use tengu_selfplay::openings::read_openings;
 
 use crate::args::{GameSettingsArgs, MatchArgs, TournamentArgs};

@@ -7,15 +7,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
+use tengu_arena::elo::elo_interval;
+use tengu_arena::ladder::{select_rungs, CheckpointAt, LadderReport, Rung, RungMatch, RungReport};
+use tengu_arena::matches::{self, MatchOptions, MatchSummary};
+use tengu_arena::tournament::{fit_ratings, rating_half_widths, Pairing};
 use tengu_model::Backend;
 use tengu_rules::Variant;
 use tengu_search::players::{Player, PlayerSpec};
-use tengu_selfplay::arena::elo::elo_interval;
-use tengu_selfplay::arena::ladder::{
-    select_rungs, CheckpointAt, LadderReport, Rung, RungMatch, RungReport,
-};
-use tengu_selfplay::arena::matches::{self, MatchOptions, MatchSummary};
-use tengu_selfplay::arena::tournament::{fit_ratings, rating_half_widths, Pairing};
 use tengu_selfplay::openings::read_openings;
 use tengu_store::checkpoint::{committed, CheckpointCache};
 use tengu_store::RunStore;
@@ -275,7 +273,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
         rating_half_widths(players, &pairings),
     );
     let report = LadderReport {
-        version: tengu_selfplay::arena::ladder::LADDER_REPORT_VERSION,
+        version: tengu_arena::ladder::LADDER_REPORT_VERSION,
         run: store.display(),
         game: config.game.clone(),
         opponents: args.opponents.clone(),

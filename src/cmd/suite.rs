@@ -3,10 +3,10 @@
 use std::path::Path;
 
 use anyhow::{bail, Result};
+use tengu_arena::suite::{self, Suite, SuiteScore};
 use tengu_model::Backend;
 use tengu_rules::Variant;
 use tengu_search::RootSelection;
-use tengu_selfplay::arena::suite::{self, Suite, SuiteScore};
 
 use crate::args::{SuiteArgs, SuiteCommand, SuiteMakeArgs};
 use crate::output::outln;

@@ -186,7 +186,7 @@ pub fn write(run: &RunStore) -> Result<(), StoreError> {
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
         .filter(|v| {
             let version = v["version"].as_u64();
-            let ours = version == Some(tengu_selfplay::arena::ladder::LADDER_REPORT_VERSION as u64);
+            let ours = version == Some(tengu_arena::ladder::LADDER_REPORT_VERSION as u64);
             if !ours {
                 tracing::warn!(?version, "ladder/ladder.json of another version: not drawn");
             }

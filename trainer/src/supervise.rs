@@ -484,7 +484,7 @@ fn evaluate(
             }
             // The tactics suite after the matches (which chain the ratings): seconds, and
             // the earliest sign of learning.
-            if arena.suite && tengu_selfplay::arena::suite::default_path(&options.game).exists() {
+            if arena.suite && tengu_arena::suite::default_path(&options.game).exists() {
                 state.queue.push_back(Evaluation {
                     checkpoint: name.clone(),
                     step: *step,

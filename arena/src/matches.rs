@@ -14,8 +14,8 @@ use tengu_rules::values::material;
 use tengu_rules::{Color, Game, Opening, Position, Record, Variant};
 use tengu_search::players::Player;
 
-use super::elo::{Score, Sprt, SprtDecision};
-use super::pairs::Pentanomial;
+use crate::elo::{Score, Sprt, SprtDecision};
+use crate::pairs::Pentanomial;
 
 pub struct MatchOptions {
     pub variant: Arc<Variant>,
@@ -23,8 +23,8 @@ pub struct MatchOptions {
     pub games: u64,
     /// Random plies of each opening (then both colours play it); unused with `openings`.
     pub opening_plies: u32,
-    /// Openings from a file ([`crate::openings::read_openings`]): pair `k` starts from opening
-    /// `k mod n`, in file order. None: `opening_plies` random plies.
+    /// Openings from a file (`tengu match --openings`): pair `k` starts from opening `k mod n`,
+    /// in file order. None: `opening_plies` random plies.
     pub openings: Option<Arc<Vec<Opening>>>,
     pub max_plies: u32,
     /// At the ply cap, a side whose material (fixed piece values, royals excluded) is at

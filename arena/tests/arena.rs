@@ -3,12 +3,10 @@
 
 use std::time::Duration;
 
+use tengu_arena::elo::{elo_from_score, elo_interval, score_from_elo, Score, Sprt, SprtDecision};
+use tengu_arena::matches::{self, MatchOptions};
 use tengu_rules::Variant;
 use tengu_search::players::{AlphaBetaPlayer, GreedyPlayer, RandomPlayer};
-use tengu_selfplay::arena::elo::{
-    elo_from_score, elo_interval, score_from_elo, Score, Sprt, SprtDecision,
-};
-use tengu_selfplay::arena::matches::{self, MatchOptions};
 
 #[test]
 fn elo_matches_known_values() {

@@ -2,14 +2,14 @@
 
 use std::time::Duration;
 
-use tengu_rules::Variant;
-use tengu_search::players::{AlphaBetaPlayer, GreedyPlayer, Player, RandomPlayer};
-use tengu_selfplay::arena::elo::{score_from_elo, Score};
-use tengu_selfplay::arena::matches::MatchOptions;
-use tengu_selfplay::arena::pairs::Pentanomial;
-use tengu_selfplay::arena::tournament::{
+use tengu_arena::elo::{score_from_elo, Score};
+use tengu_arena::matches::MatchOptions;
+use tengu_arena::pairs::Pentanomial;
+use tengu_arena::tournament::{
     self, distinct_names, fit_ratings, rating_half_widths, Pairing, Standings,
 };
+use tengu_rules::Variant;
+use tengu_search::players::{AlphaBetaPlayer, GreedyPlayer, Player, RandomPlayer};
 
 #[test]
 fn the_fit_recovers_the_ratings_behind_the_results() {

@@ -15,7 +15,7 @@
 //!   `4 v`;
 //! - per-game variance from pairs `2 v`: the variance per game with which `2 N` independent
 //!   games would give the same uncertainty; compare it with the trinomial per-game variance
-//!   of the W/D/L counts ([`super::elo::Score::variance`]), to which it is equal when the
+//!   of the W/D/L counts ([`crate::elo::Score::variance`]), to which it is equal when the
 //!   games of a pair are independent and smaller when pairing removes opening noise;
 //! - standard error of `m`: `sqrt(v / N)`;
 //! - Elo: `E^-1(m)` with `E(d) = 1 / (1 + 10^(-d / 400))`, its 95% interval
@@ -31,7 +31,7 @@
 
 use std::fmt;
 
-use super::elo::{elo_from_score, EloInterval};
+use crate::elo::{elo_from_score, EloInterval};
 
 /// 95% two-sided normal quantile.
 const Z95: f64 = 1.959964;

@@ -6,10 +6,10 @@ use std::sync::Arc;
 #[path = "../../search/tests/common/mod.rs"]
 mod common;
 
+use tengu_arena::suite::{self, Suite, SuiteEntry, SuiteHeader, SUITE_VERSION};
 use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
 use tengu_rules::values::piece_values;
 use tengu_rules::{Game, Position, Square, Variant};
-use tengu_selfplay::arena::suite::{self, Suite, SuiteEntry, SuiteHeader, SUITE_VERSION};
 
 /// Puts the labelled best move of each position at a chosen rank of its policy, and a
 /// fixed value.

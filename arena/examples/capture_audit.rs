@@ -5,7 +5,7 @@
 //! positions of those games (every 10th ply).
 //!
 //! A diagnostic for learning runs (README "Measuring learning"), not a test.
-//! Usage: `cargo run --release -p tengu-selfplay --example capture_audit -- DIR
+//! Usage: `cargo run --release -p tengu-arena --example capture_audit -- DIR
 //! [--calibration CHECKPOINT]`
 use std::path::Path;
 use std::{fs, process};

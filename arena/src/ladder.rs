@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::tournament::escape;
+use crate::tournament::escape;
 
 /// A published checkpoint and the compute spent on the run when it was published.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -7,9 +7,9 @@ use std::path::Path;
 
 use tengu_search::players::Player;
 
-use super::elo::Score;
-use super::matches::{self, MatchOptions};
-use super::pairs::Pentanomial;
+use crate::elo::Score;
+use crate::matches::{self, MatchOptions};
+use crate::pairs::Pentanomial;
 
 /// The result of one pairing, from `a`'s view.
 #[derive(Clone, Debug)]
@@ -17,7 +17,7 @@ pub struct Pairing {
     pub a: usize,
     pub b: usize,
     pub score: Score,
-    /// Game-pair statistics of the pairing's match (see [`super::pairs`]).
+    /// Game-pair statistics of the pairing's match (see [`crate::pairs`]).
     pub pairs: Pentanomial,
 }
 

@@ -1,0 +1,10 @@
+//! The arena: matches with paired openings, Elo (per game and per game pair) and SPRT,
+//! tournaments with fitted ratings, the compute ladder's report, and the tactics suite. The
+//! players are `tengu_search::players`.
+
+pub mod elo;
+pub mod ladder;
+pub mod matches;
+pub mod pairs;
+pub mod suite;
+pub mod tournament;

@@ -180,7 +180,7 @@ fn match_reports_score_elo_and_sprt_as_json() {
 /// A few hundred small shards in a run directory's `shards/` (enough JSON lines to overflow
 /// a pipe's buffer).
 fn run_with_shards(count: usize) -> tempfile::TempDir {
-    use tengu_selfplay::shard::{self, Row, ShardHeader};
+    use tengu_shard::{Row, ShardHeader};
     let dir = tempfile::tempdir().unwrap();
     let shards = dir.path().join("shards");
     std::fs::create_dir_all(&shards).unwrap();
@@ -207,8 +207,8 @@ fn run_with_shards(count: usize) -> tempfile::TempDir {
         occupancy_future: Vec::new(),
     };
     for i in 0..count {
-        shard::write(
-            &shards.join(format!("{i:05}.{}", shard::EXTENSION)),
+        tengu_shard::write(
+            &shards.join(format!("{i:05}.{}", tengu_shard::EXTENSION)),
             &header,
             std::slice::from_ref(&row),
         )

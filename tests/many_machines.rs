@@ -80,7 +80,7 @@ fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
 
 /// Writers (host-pid) of the run's shards and the rows of each shard by its name.
 fn shards(store: &RunStore) -> Vec<(String, u64)> {
-    tengu_selfplay::shard::list_run(store)
+    tengu_shard::list_run(store)
         .unwrap()
         .iter()
         .map(|e| {
@@ -221,7 +221,7 @@ fn scenario(location: &str, env: &[(String, String)], logs: &Path) {
     // Workers played with the trainer's checkpoints, the restarted one too.
     let mut newer_models = 0;
     for (key, _) in &all {
-        let (header, _) = tengu_selfplay::shard::fetch(&store, key).unwrap();
+        let (header, _) = tengu_shard::fetch(&store, key).unwrap();
         if header.model != layout::weights_name(0) && header.model != "uniform" {
             newer_models += 1;
         }

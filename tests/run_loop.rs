@@ -109,12 +109,12 @@ fn run_trains_publishes_checkpoints_and_resumes() {
     let run = dir.path().join("runs/tiny");
     assert_eq!(steps(&run), [0, 20, 40]);
     assert!(run.join("config.toml").exists() && run.join("logs/trainer.log").exists());
-    let shards = tengu_selfplay::shard::list(&run.join("shards")).unwrap();
+    let shards = tengu_shard::list(&run.join("shards")).unwrap();
     assert!(!shards.is_empty());
     // The supervisor publishes step 0 before the workers start: no game is played with the
     // uniform evaluator (a worker's fallback when it finds no checkpoint).
     for shard in &shards {
-        let header = tengu_selfplay::shard::read_header(shard).unwrap();
+        let header = tengu_shard::read_header(shard).unwrap();
         assert!(
             header.model.starts_with("model-"),
             "{}: played by {}",

@@ -50,7 +50,7 @@ fn signal(child: &Child, sig: &str) {
 }
 
 fn visible_shards(run: &Path) -> Vec<std::path::PathBuf> {
-    tengu_selfplay::shard::list(&run.join("shards")).unwrap()
+    tengu_shard::list(&run.join("shards")).unwrap()
 }
 
 fn setup() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -76,7 +76,7 @@ fn a_worker_killed_at_any_moment_leaves_only_whole_shards() {
         "some shards were written before the kills"
     );
     for s in &shards {
-        tengu_selfplay::shard::read(s).unwrap_or_else(|e| panic!("{e}"));
+        tengu_shard::read(s).unwrap_or_else(|e| panic!("{e}"));
     }
     let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
         .args(["shards", "inspect"])
@@ -112,7 +112,7 @@ fn two_workers_share_a_run_directory_and_stop_on_sigterm() {
     let mut writers = std::collections::BTreeSet::new();
     let mut rows = 0;
     for s in &shards {
-        let (h, r) = tengu_selfplay::shard::read(s).unwrap();
+        let (h, r) = tengu_shard::read(s).unwrap();
         writers.insert(h.writer);
         rows += r.len();
         // Each shard's games have their records in one object beside it.

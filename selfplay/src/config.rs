@@ -98,7 +98,7 @@ impl Default for SelfplayConfig {
             no_resign_share: 0.1,
             max_plies: 600,
             material_adjudication: 0.0,
-            target_horizon: crate::shard::TARGET_HORIZON,
+            target_horizon: tengu_shard::TARGET_HORIZON,
             rows_per_shard: 2000,
             checkpoint_poll_seconds: 10.0,
             openings: None,

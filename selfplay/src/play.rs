@@ -9,9 +9,9 @@ use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
 use tengu_rules::{Color, Game, Move, Opening, Position, Record, Variant};
 use tengu_search::mcts::{forced_captures, terminal_value, uses_gumbel, Leaf, Tree};
 use tengu_search::SearchConfig;
+use tengu_shard::Row;
 
 use crate::config::SelfplayConfig;
-use crate::shard::Row;
 
 /// A finished game: its record and training rows (results filled in).
 #[derive(Clone, Debug)]

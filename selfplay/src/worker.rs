@@ -17,10 +17,10 @@ use tengu_model::checkpoint::CheckpointError;
 use tengu_model::{Backend, EvalError, Evaluator, UniformEvaluator, ENCODER_VERSION};
 use tengu_rules::Variant;
 use tengu_search::SearchConfig;
+use tengu_shard::{Row, ShardError, ShardHeader};
 
 use crate::config::SelfplayConfig;
 use crate::play::{FinishedGame, SelfPlay};
-use crate::shard::{self, Row, ShardError, ShardHeader};
 use tengu_store::checkpoint::{self, CheckpointCache};
 use tengu_store::layout::{self, ShardName};
 use tengu_store::RunStore;
@@ -117,7 +117,7 @@ impl Output {
                 .map_or(0, |d| d.as_secs()),
             writer: format!("{}-{}", layout::host_name(), std::process::id()),
         };
-        shard::put(store, &name, &header, &rows)?;
+        tengu_shard::put(store, &name, &header, &rows)?;
         tracing::info!(shard = %store.address_of(&name.key()), rows = rows.len(), games = self.games.len(), "wrote shard");
         self.games.clear();
         self.rows = 0;

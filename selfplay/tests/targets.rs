@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 use tengu_rules::values::{material, piece_values};
 use tengu_rules::{Color, Game, Position, Square, Variant};
 use tengu_selfplay::play::FutureTargets;
-use tengu_selfplay::shard::TARGET_HORIZON;
+use tengu_shard::TARGET_HORIZON;
 
 #[path = "../../search/tests/common/mod.rs"]
 mod common;

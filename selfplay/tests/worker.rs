@@ -9,7 +9,7 @@ use tengu_model::{Backend, Encoder, ENCODER_VERSION};
 use tengu_rules::Variant;
 use tengu_search::SearchConfig;
 use tengu_selfplay::worker::{self, WorkerOptions};
-use tengu_selfplay::{shard, SelfplayConfig};
+use tengu_selfplay::SelfplayConfig;
 use tengu_store::RunStore;
 
 fn store(run: &std::path::Path) -> RunStore {
@@ -17,12 +17,12 @@ fn store(run: &std::path::Path) -> RunStore {
 }
 
 /// Headers of the run's shards, oldest first.
-fn headers(run: &std::path::Path) -> Vec<shard::ShardHeader> {
+fn headers(run: &std::path::Path) -> Vec<tengu_shard::ShardHeader> {
     let s = store(run);
-    shard::list_run(&s)
+    tengu_shard::list_run(&s)
         .unwrap()
         .iter()
-        .map(|e| shard::fetch(&s, &e.key).unwrap().0)
+        .map(|e| tengu_shard::fetch(&s, &e.key).unwrap().0)
         .collect()
 }
 

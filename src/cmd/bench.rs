@@ -31,7 +31,7 @@ fn synthetic_rows(
     variant: &std::sync::Arc<Variant>,
     count: usize,
     seed: u64,
-) -> Vec<tengu_selfplay::shard::Row> {
+) -> Vec<tengu_shard::Row> {
     use rand::{Rng, SeedableRng};
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
     let n = variant.size();
@@ -50,7 +50,7 @@ fn synthetic_rows(
             .take(40)
             .map(|&m| (pos.move_text(m), rng.gen::<f32>() / 40.0))
             .collect();
-        rows.push(tengu_selfplay::shard::Row {
+        rows.push(tengu_shard::Row {
             position: pos.to_string(),
             repetitions: 0,
             policy,
@@ -86,7 +86,7 @@ fn store(args: crate::args::BenchStoreArgs) -> Result<()> {
         .unwrap_or_else(|| scratch.join("run").display().to_string());
     let run = tengu_store::RunStore::open(&location)?;
     let rows = synthetic_rows(&variant, args.rows_per_shard, 1);
-    let header = tengu_selfplay::shard::ShardHeader {
+    let header = tengu_shard::ShardHeader {
         encoder_version: tengu_model::ENCODER_VERSION,
         game: variant.id().into(),
         model: "bench".into(),
@@ -95,7 +95,7 @@ fn store(args: crate::args::BenchStoreArgs) -> Result<()> {
         created_unix: 0,
         writer: "bench".into(),
     };
-    let shard_bytes = tengu_selfplay::shard::to_bytes(&header, &rows).len();
+    let shard_bytes = tengu_shard::to_bytes(&header, &rows).len();
     let bar = crate::cmd::spinner(args.json);
     let start = std::time::Instant::now();
     let mut keys = Vec::new();
@@ -106,7 +106,7 @@ fn store(args: crate::args::BenchStoreArgs) -> Result<()> {
             rows: rows.len() as u64,
             unix_ms: 0,
         };
-        tengu_selfplay::shard::put(&run, &name, &header, &rows)?;
+        tengu_shard::put(&run, &name, &header, &rows)?;
         keys.push(name.key());
         bar.set_message(format!("writing shard {}/{}", s + 1, args.shards));
         bar.tick();

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 use serde_json::json;
-use tengu_selfplay::shard;
+use tengu_shard::{Row, ShardError, ShardHeader};
 use tengu_store::layout;
 
 use crate::args::{ShardsArgs, ShardsInspectArgs, ShardsWhat};
@@ -36,7 +36,7 @@ fn source(text: &str) -> Result<Source> {
         return Ok(Source::Files(vec![path.to_path_buf()]));
     }
     if !is_url && !path.join(layout::SHARDS).is_dir() {
-        let here = shard::list(path)?;
+        let here = tengu_shard::list(path)?;
         if here.is_empty() {
             bail!(
                 "{text}: no shards (*.{}) here, and no {}/ (not a run directory)",
@@ -47,7 +47,7 @@ fn source(text: &str) -> Result<Source> {
         return Ok(Source::Files(here));
     }
     let store = crate::cmd::open_run(text)?;
-    let shards = shard::list_run(&store)?;
+    let shards = tengu_shard::list_run(&store)?;
     if shards.is_empty() {
         bail!(
             "run {text}: no shards (*.{}) in {}/ yet",
@@ -59,8 +59,7 @@ fn source(text: &str) -> Result<Source> {
 }
 
 /// Reads one shard when called.
-type Reader<'a> =
-    Box<dyn Fn() -> Result<(shard::ShardHeader, Vec<shard::Row>), shard::ShardError> + 'a>;
+type Reader<'a> = Box<dyn Fn() -> Result<(ShardHeader, Vec<Row>), ShardError> + 'a>;
 
 fn inspect(args: ShardsInspectArgs) -> Result<()> {
     let source = source(&args.path)?;
@@ -70,7 +69,7 @@ fn inspect(args: ShardsInspectArgs) -> Result<()> {
             files
                 .iter()
                 .map(|f| {
-                    let read: Reader = Box::new(move || shard::read(f));
+                    let read: Reader = Box::new(move || tengu_shard::read(f));
                     (f.display().to_string(), read)
                 })
                 .collect(),
@@ -80,7 +79,7 @@ fn inspect(args: ShardsInspectArgs) -> Result<()> {
             entries
                 .iter()
                 .map(|e| {
-                    let read: Reader = Box::new(move || shard::fetch(store, &e.key));
+                    let read: Reader = Box::new(move || tengu_shard::fetch(store, &e.key));
                     (store.address_of(&e.key), read)
                 })
                 .collect(),
@@ -99,7 +98,7 @@ fn inspect(args: ShardsInspectArgs) -> Result<()> {
                 if args.json {
                     outln!(
                         "{}",
-                        json!({"run": run_name, "path": shown, "valid": true, "format_version": shard::FORMAT_VERSION,
+                        json!({"run": run_name, "path": shown, "valid": true, "format_version": tengu_shard::FORMAT_VERSION,
                             "encoder_version": h.encoder_version, "game": h.game, "model": h.model, "rows": h.rows,
                             "full_search_rows": full, "games": h.games, "created_unix": h.created_unix, "writer": h.writer})
                     )?;

@@ -181,7 +181,7 @@ fn terminate(child: &mut Child) {
 
 /// Reads the run for the progress view.
 pub fn status(store: &RunStore, started: Instant) -> RunStatus {
-    let names: Vec<layout::ShardName> = tengu_selfplay::shard::list_run(store)
+    let names: Vec<layout::ShardName> = tengu_shard::list_run(store)
         .map(|shards| {
             shards
                 .iter()

@@ -10,7 +10,7 @@ use tengu_model::checkpoint::{CheckpointError, CheckpointMeta};
 use tengu_model::net::NetConfig;
 use tengu_model::{Backend, Encoder, EvalError, EvalInput, Evaluator, Trainer, ENCODER_VERSION};
 use tengu_rules::Variant;
-use tengu_selfplay::shard::ShardError;
+use tengu_shard::ShardError;
 use tengu_store::checkpoint::{self as published, CheckpointCache, Publication};
 use tengu_store::lease::Lease;
 use tengu_store::{layout, RunStore, StoreError};
@@ -215,7 +215,7 @@ fn held_out_losses(
     options: &TrainOptions,
     max_rows: usize,
 ) -> Result<Option<HeldOut>, TrainError> {
-    let rows: Vec<&tengu_selfplay::shard::Row> = window.held_out().collect();
+    let rows: Vec<&tengu_shard::Row> = window.held_out().collect();
     if rows.is_empty() || max_rows == 0 {
         return Ok(None);
     }

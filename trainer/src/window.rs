@@ -10,7 +10,7 @@ use tengu_store::RunStore;
 use rand::Rng;
 use tengu_model::burn_eval::TrainExample;
 use tengu_rules::{Move, Position, Variant};
-use tengu_selfplay::shard::{self, Row};
+use tengu_shard::Row;
 
 /// Whether game `game` of the shard named `shard_name` is held out of training: the games
 /// whose id (an FNV-1a hash of the shard's file name and the game's index in it) is a
@@ -131,14 +131,14 @@ impl Window {
         &mut self,
         state: &IngestState,
         store: &RunStore,
-    ) -> Result<(), shard::ShardError> {
+    ) -> Result<(), tengu_shard::ShardError> {
         self.watermark_ms = state.watermark_ms;
         self.seen = state.seen.iter().cloned().collect();
         self.rows_seen = state.rows_seen;
         self.games_seen = state.games_seen;
         for key in &state.window {
             self.seen.insert(key.clone());
-            match shard::fetch(store, key) {
+            match tengu_shard::fetch(store, key) {
                 Ok((header, rows)) if header.game == self.game => {
                     self.add(key, rows);
                 }
@@ -182,7 +182,7 @@ impl Window {
     /// minus the look-back. Row and game counts come from the names, so shards too old for
     /// the window are counted without being read. Invalid shards are logged and skipped
     /// (once). Returns the number of new rows in the window.
-    pub fn ingest(&mut self, store: &RunStore) -> Result<usize, shard::ShardError> {
+    pub fn ingest(&mut self, store: &RunStore) -> Result<usize, tengu_shard::ShardError> {
         let entries = if self.listed {
             let from = self.watermark_ms.saturating_sub(self.lookback_ms);
             store.list_after(layout::SHARDS, &offset_of(from))?
@@ -212,7 +212,7 @@ impl Window {
                 self.games_seen += u64::from(n.games);
                 continue;
             }
-            match shard::fetch(store, &key) {
+            match tengu_shard::fetch(store, &key) {
                 Ok((header, rows)) if header.game == self.game => {
                     self.rows_seen += rows.len() as u64;
                     self.games_seen += u64::from(header.games);
@@ -479,7 +479,7 @@ mod tests {
             r.game = g;
             rows.push(r);
         }
-        let header = tengu_selfplay::shard::ShardHeader {
+        let header = tengu_shard::ShardHeader {
             encoder_version: tengu_model::ENCODER_VERSION,
             game: "dai-dai".into(),
             model: "uniform".into(),
@@ -497,7 +497,7 @@ mod tests {
         };
         let name = shard_name.file_name();
         let name = name.as_str();
-        tengu_selfplay::shard::put(&store, &shard_name, &header, &rows).unwrap();
+        tengu_shard::put(&store, &shard_name, &header, &rows).unwrap();
         let mut w = Window::with_holdout(10_000, "dai-dai", 20, 1_000);
         w.ingest(&store).unwrap();
         let held: Vec<u32> = w.held_out().map(|r| r.game).collect();

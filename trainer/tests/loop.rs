@@ -12,7 +12,7 @@ use tengu_model::Backend;
 use tengu_rules::Variant;
 use tengu_search::SearchConfig;
 use tengu_selfplay::worker::{self, WorkerOptions};
-use tengu_selfplay::{shard, SelfplayConfig};
+use tengu_selfplay::SelfplayConfig;
 use tengu_store::checkpoint::{self as published, CheckpointCache};
 use tengu_store::{layout, RunStore};
 use tengu_trainer::train::{self, policy_loss, TrainOptions};
@@ -112,8 +112,8 @@ fn selfplay_then_training_gives_better_checkpoints_that_workers_use() {
     let variant = Variant::dai_dai();
     let mut examples = Vec::new();
     let held = open(holdout);
-    for s in shard::list_run(&held).unwrap() {
-        for row in shard::fetch(&held, &s.key).unwrap().1 {
+    for s in tengu_shard::list_run(&held).unwrap() {
+        for row in tengu_shard::fetch(&held, &s.key).unwrap().1 {
             examples.push(Example::from_row(&row, &variant).unwrap());
         }
     }

@@ -74,7 +74,7 @@ pub struct Row {
     pub material_future: [f32; 2],
     /// Occupancy of every square from the mover's view, `2 * N * N` bytes: the position
     /// `selfplay.target_horizon` plies later (or the last), then the final position; each square in
-    /// board order (`row * N + col` of [`tengu_rules::Square`]), 0 empty, 1 the mover's
+    /// board order (`row * N + col` of `tengu_rules::Square`), 0 empty, 1 the mover's
     /// piece, 2 the opponent's.
     pub occupancy_future: Vec<u8>,
 }

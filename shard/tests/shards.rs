@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use tengu_selfplay::shard::{self, Row, ShardError, ShardHeader};
+use tengu_shard::{Row, ShardError, ShardHeader};
 
 fn sample() -> (ShardHeader, Vec<Row>) {
     let rows: Vec<Row> = (0..50)
@@ -41,14 +41,14 @@ fn a_shard_round_trips() {
     let d = dir();
     let path = d.path().join("a.shard");
     let (header, rows) = sample();
-    shard::write(&path, &header, &rows).unwrap();
-    let (h, r) = shard::read(&path).unwrap();
+    tengu_shard::write(&path, &header, &rows).unwrap();
+    let (h, r) = tengu_shard::read(&path).unwrap();
     assert_eq!(h, header);
     assert_eq!(r, rows);
-    assert_eq!(shard::read_header(&path).unwrap(), header);
+    assert_eq!(tengu_shard::read_header(&path).unwrap(), header);
     // Nothing else is left in the directory (the temporary name was renamed).
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
-    assert_eq!(shard::list(d.path()).unwrap(), vec![path]);
+    assert_eq!(tengu_shard::list(d.path()).unwrap(), vec![path]);
 }
 
 fn write_bytes(d: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
@@ -61,7 +61,7 @@ fn write_bytes(d: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
 fn every_truncation_is_rejected() {
     let d = dir();
     let (header, rows) = sample();
-    let bytes = shard::to_bytes(&header, &rows);
+    let bytes = tengu_shard::to_bytes(&header, &rows);
     for cut in [
         0,
         4,
@@ -74,7 +74,7 @@ fn every_truncation_is_rejected() {
         bytes.len() - 1,
     ] {
         let p = write_bytes(d.path(), "cut.shard", &bytes[..cut]);
-        let e = shard::read(&p).unwrap_err();
+        let e = tengu_shard::read(&p).unwrap_err();
         assert!(
             matches!(
                 e,
@@ -90,13 +90,13 @@ fn every_truncation_is_rejected() {
 fn every_flipped_bit_is_rejected() {
     let d = dir();
     let (header, rows) = sample();
-    let bytes = shard::to_bytes(&header, &rows);
+    let bytes = tengu_shard::to_bytes(&header, &rows);
     // Every byte after the magic and version, one bit each (a stride keeps it quick).
     for at in (12..bytes.len()).step_by(7) {
         let mut bad = bytes.clone();
         bad[at] ^= 1 << (at % 8);
         let p = write_bytes(d.path(), "flip.shard", &bad);
-        let e = shard::read(&p).unwrap_err();
+        let e = tengu_shard::read(&p).unwrap_err();
         assert!(
             matches!(
                 e,
@@ -113,21 +113,24 @@ fn every_flipped_bit_is_rejected() {
 fn wrong_magic_version_and_trailing_bytes_are_named() {
     let d = dir();
     let (header, rows) = sample();
-    let bytes = shard::to_bytes(&header, &rows);
+    let bytes = tengu_shard::to_bytes(&header, &rows);
     let p = write_bytes(d.path(), "text.shard", b"hello, this is not a shard at all");
-    assert!(matches!(shard::read(&p), Err(ShardError::NotAShard { .. })));
+    assert!(matches!(
+        tengu_shard::read(&p),
+        Err(ShardError::NotAShard { .. })
+    ));
     // A shard of the previous format (version 1, rows without future targets) is refused
     // by name, never misread.
     let mut v1 = bytes.clone();
     v1[8..12].copy_from_slice(&1u32.to_le_bytes());
     let p = write_bytes(d.path(), "v1.shard", &v1);
-    let e = shard::read(&p).unwrap_err();
+    let e = tengu_shard::read(&p).unwrap_err();
     assert!(
         matches!(
             e,
             ShardError::Version {
                 found: 1,
-                expected: shard::FORMAT_VERSION,
+                expected: tengu_shard::FORMAT_VERSION,
                 ..
             }
         ),
@@ -137,20 +140,26 @@ fn wrong_magic_version_and_trailing_bytes_are_named() {
     let mut long = bytes.clone();
     long.extend_from_slice(b"xx");
     let p = write_bytes(d.path(), "long.shard", &long);
-    assert!(matches!(shard::read(&p), Err(ShardError::Corrupt { .. })));
+    assert!(matches!(
+        tengu_shard::read(&p),
+        Err(ShardError::Corrupt { .. })
+    ));
     let missing = d.path().join("missing.shard");
-    assert!(matches!(shard::read(&missing), Err(ShardError::Io { .. })));
+    assert!(matches!(
+        tengu_shard::read(&missing),
+        Err(ShardError::Io { .. })
+    ));
 }
 
 #[test]
 fn listing_skips_temporaries_and_other_files() {
     let d = dir();
     let (header, rows) = sample();
-    shard::write(&d.path().join("b.shard"), &header, &rows).unwrap();
-    shard::write(&d.path().join("a.shard"), &header, &rows).unwrap();
+    tengu_shard::write(&d.path().join("b.shard"), &header, &rows).unwrap();
+    tengu_shard::write(&d.path().join("a.shard"), &header, &rows).unwrap();
     std::fs::write(d.path().join(".c.shard.tmp"), b"partial").unwrap();
     std::fs::write(d.path().join("notes.txt"), b"x").unwrap();
-    let names: Vec<String> = shard::list(d.path())
+    let names: Vec<String> = tengu_shard::list(d.path())
         .unwrap()
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())

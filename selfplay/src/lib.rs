@@ -3,7 +3,6 @@
 //! (`tengu-shard`) into a run (`tengu-store`).
 
 pub mod config;
-pub mod cpu;
 pub mod openings;
 pub mod play;
 pub mod worker;

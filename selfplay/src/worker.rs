@@ -149,39 +149,6 @@ impl Checkpoints {
     }
 }
 
-/// Logs the store requests this process sent, in total and per hour (what a run costs on
-/// a metered object store): `log_requests!(store, seconds)`. A macro so that the line is
-/// logged under the caller's module (the trainer's requests under the trainer's target, a
-/// worker's under the worker's); the caller depends on `tracing`.
-#[macro_export]
-macro_rules! log_requests {
-    ($store:expr, $seconds:expr) => {{
-        let (r, per_hour) = $crate::worker::request_counts($store, $seconds);
-        ::tracing::info!(
-            put = r.put,
-            get = r.get,
-            list = r.list,
-            delete = r.delete,
-            per_hour,
-            "store requests"
-        );
-    }};
-}
-
-/// The store requests this process sent and their rates per hour over `seconds`, as
-/// [`crate::log_requests!`] logs them.
-pub fn request_counts(store: &RunStore, seconds: f64) -> (tengu_store::RequestCounts, String) {
-    let r = store.requests();
-    let hours = (seconds / 3600.0).max(1e-9);
-    let per_hour = format!(
-        "{:.0} put, {:.0} get, {:.0} list",
-        r.put as f64 / hours,
-        r.get as f64 / hours,
-        r.list as f64 / hours
-    );
-    (r, per_hour)
-}
-
 /// Runs until `max_games` games are finished or `stop` is set; returns the final progress.
 pub fn run(
     options: &WorkerOptions,
@@ -249,7 +216,7 @@ pub fn run(
     let start = Instant::now();
     let mut last_poll = Instant::now();
     let poll = Duration::from_secs_f64(options.selfplay.checkpoint_poll_seconds.max(0.1));
-    let mut cpu = crate::cpu::CpuLedger::new(store, "worker");
+    let mut cpu = tengu_store::cpu::CpuLedger::new(store, "worker");
     loop {
         cpu.record(store, false);
         if options.stop.load(Ordering::Relaxed) {
@@ -332,7 +299,7 @@ pub fn run(
     }
     progress.seconds = start.elapsed().as_secs_f64();
     cpu.record(store, true);
-    crate::log_requests!(store, progress.seconds);
+    tengu_store::log_requests!(store, progress.seconds);
     on_progress(&progress);
     Ok(progress)
 }

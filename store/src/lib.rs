@@ -11,9 +11,11 @@
 //! - listings are incremental (`list_after`), never per training step.
 
 pub mod checkpoint;
+pub mod cpu;
 pub mod layout;
 pub mod lease;
 mod location;
+pub mod requests;
 mod store;
 
 pub use location::Location;

@@ -469,7 +469,7 @@ fn evaluate(
             // nearer to them. One ladder job plays every such target (it continues those
             // already played).
             if !arena.ladder_cpu_hours.is_empty() {
-                let hours = tengu_selfplay::cpu::total(store) / 3600.0;
+                let hours = tengu_store::cpu::total(store) / 3600.0;
                 let passed =
                     decided_targets(&arena.ladder_cpu_hours, arena.ladder_tolerance, hours);
                 if passed.len() > state.ladder_targets.len() {

@@ -372,7 +372,7 @@ pub fn run(
         lease: &lease,
         scratch: &scratch,
     };
-    let mut cpu = tengu_selfplay::cpu::CpuLedger::new(store, "trainer");
+    let mut cpu = tengu_store::cpu::CpuLedger::new(store, "trainer");
     // The run's CPU seconds, re-read from the ledger when this process's entry is rewritten
     // (every few seconds), not at every step.
     let mut cpu_seconds = 0.0;
@@ -396,7 +396,7 @@ pub fn run(
     let mut rate_start = (Instant::now(), step);
     while !options.stop.load(Ordering::Relaxed) && options.max_steps.map_or(true, |m| step < m) {
         if cpu.record(store, false) {
-            cpu_seconds = tengu_selfplay::cpu::total(store);
+            cpu_seconds = tengu_store::cpu::total(store);
         }
         if last_poll.map_or(true, |p| p.elapsed() >= poll) {
             window.ingest(store)?;
@@ -518,7 +518,7 @@ pub fn run(
         progress.last_checkpoint = last;
     }
     log.flush(store)?;
-    tengu_selfplay::log_requests!(store, started.elapsed().as_secs_f64());
+    tengu_store::log_requests!(store, started.elapsed().as_secs_f64());
     let _ = std::fs::remove_dir_all(&scratch);
     lease.release();
     Ok(progress)

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use tengu_store::{layout, RunStore};
+use crate::{layout, RunStore};
 
 /// User + system CPU seconds of this process (all its threads) so far.
 pub fn process_seconds() -> f64 {

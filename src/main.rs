@@ -5,6 +5,7 @@
 
 mod args;
 mod cmd;
+mod config;
 mod logging;
 mod output;
 mod ranges;

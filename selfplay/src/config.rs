@@ -1,5 +1,5 @@
 //! Self-play settings (TOML table `[selfplay]`; unknown keys are rejected, missing keys
-//! take the defaults below), and the network's (`[network]`).
+//! take the defaults below).
 
 use serde::{Deserialize, Serialize};
 use tengu_search::config::{check, check_fraction};
@@ -155,38 +155,5 @@ impl SelfplayConfig {
             self.rows_per_shard >= 1,
             "selfplay.rows_per_shard must be at least 1",
         )
-    }
-}
-
-/// Which network the workers and trainer use.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct NetworkConfig {
-    /// `burn` (CPU), `tch-cpu`, `tch-cuda`, `tch-cuda-bf16` (the last three need the `cuda` feature).
-    pub backend: String,
-    /// Size preset for new networks: `tiny`, `cpu`, `gpu` or `b<blocks>c<channels>`.
-    pub preset: String,
-    /// Whether new networks take the encoder's tactical planes (attacked squares, pieces
-    /// attacked and undefended: derived from the rules); false gives the "pure" input.
-    pub tactical_planes: bool,
-    /// Whether new networks take the encoder's material planes (each piece's value and the
-    /// material balance, from the rules-derived piece values).
-    pub material_planes: bool,
-    /// Threads that encode each batch of positions for the tch backends, in every worker
-    /// and in the trainer (1 to 256). The encoder runs on the CPU while a GPU waits: on a
-    /// 16-core H200 machine 8 workers of 2 threads kept it busiest (README, GPU). The CPU
-    /// backend (burn) always encodes on its worker's one core.
-    pub encode_threads: usize,
-}
-
-impl Default for NetworkConfig {
-    fn default() -> Self {
-        NetworkConfig {
-            backend: "burn".into(),
-            preset: "cpu".into(),
-            tactical_planes: true,
-            material_planes: false,
-            encode_threads: 1,
-        }
     }
 }

@@ -87,7 +87,7 @@ fn check(args: &LadderArgs) -> Result<()> {
 pub fn run(args: LadderArgs) -> Result<()> {
     check(&args)?;
     let store = super::open_run(&args.run)?;
-    let config = tengu_trainer::RunConfig::of_run(&store)
+    let config = crate::config::RunConfig::of_run(&store)
         .map_err(anyhow::Error::msg)?
         .with_context(|| format!("{}: not a run (no config.toml)", store.display()))?;
     let Some(variant) = Variant::builtin(&config.game) else {

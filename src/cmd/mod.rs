@@ -56,7 +56,7 @@ impl PositionArgs {
 pub fn search_config(path: Option<&std::path::Path>) -> Result<tengu_search::SearchConfig> {
     Ok(match path {
         Some(path) => {
-            tengu_trainer::RunConfig::from_file(path)
+            crate::config::RunConfig::from_file(path)
                 .map_err(anyhow::Error::msg)?
                 .search
         }

@@ -11,8 +11,8 @@ use anyhow::{bail, Context, Result};
 use tengu_model::Backend;
 use tengu_rules::Variant;
 use tengu_store::{Location, RunStore};
-use tengu_trainer::config::{describe_net, ChangeKind};
-use tengu_trainer::RunConfig;
+
+use crate::config::{describe_net, ChangeKind, RunConfig};
 
 /// How a command treats the run's saved configuration.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! The trainer: a sliding window of the newest replay shards, sampled into batches for the
-//! backend's training step, with checkpoints published into the run directory; and the run
-//! configuration shared by every process of a run.
+//! backend's training step, with checkpoints published into the run directory; its `[train]`
+//! settings and `tengu run`'s supervisor with its `[arena]` settings.
 
 pub mod config;
 pub mod curves;
@@ -9,4 +9,4 @@ pub mod supervise;
 pub mod train;
 pub mod window;
 
-pub use config::{RunConfig, TrainConfig};
+pub use config::TrainConfig;

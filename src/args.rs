@@ -43,6 +43,9 @@ pub enum Command {
     /// The main job: self-play workers and the trainer on one run directory, supervised,
     /// with one progress view. Running it again resumes the run.
     Run(RunArgs),
+    /// A run's scalars (losses, held-out losses, Elo, suite, games and rows per hour,
+    /// CPU-hours) as a TensorBoard event file, once or following the run.
+    Tensorboard(TensorboardArgs),
     /// Score a checkpoint on the tactics suite (raw-policy top-1 / top-3, value sign), or
     /// build a suite with `tengu suite make`.
     Suite(SuiteArgs),
@@ -392,6 +395,21 @@ pub enum BenchWhat {
     /// checksum, decode), the cost of an incremental poll, and the self-play machines per
     /// training GPU that implies.
     Store(BenchStoreArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct TensorboardArgs {
+    /// The run: a directory, file://, s3://, gs:// or az:// location. Only read.
+    #[arg(long)]
+    pub run: String,
+    /// Directory of the event file (default: RUN/tensorboard for a run directory; needed
+    /// for a run on an object store). `tensorboard --logdir` its parent to compare runs.
+    #[arg(long)]
+    pub logdir: Option<std::path::PathBuf>,
+    /// Keep following the run, appending new scalars every this many seconds (1 to
+    /// 86,400) until Ctrl-C.
+    #[arg(long, value_parser = crate::ranges::real(crate::ranges::Real::closed(1.0, 86_400.0)))]
+    pub follow: Option<f64>,
 }
 
 #[derive(clap::Args, Debug)]

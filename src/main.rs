@@ -9,6 +9,7 @@ mod config;
 mod logging;
 mod output;
 mod ranges;
+mod tensorboard;
 
 use std::io::Write;
 
@@ -44,6 +45,7 @@ fn main() {
         Command::Match(args) => cmd::arena::run_match(args),
         Command::Tournament(args) => cmd::arena::run_tournament(args),
         Command::Ladder(args) => cmd::ladder::run(args),
+        Command::Tensorboard(args) => cmd::tensorboard::run(args),
         Command::Suite(args) => cmd::suite::run(args),
         Command::Xboard(args) => cmd::xboard::run(args),
         Command::Play(args) => cmd::play::run(args),

@@ -11,6 +11,7 @@ pub mod setup;
 pub mod shards;
 pub mod show;
 pub mod suite;
+pub mod tensorboard;
 pub mod train;
 pub mod xboard;
 

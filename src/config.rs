@@ -37,7 +37,7 @@ pub struct NetworkConfig {
     pub material_planes: bool,
     /// Threads that encode each batch of positions for the tch backends, in every worker
     /// and in the trainer (1 to 256). The encoder runs on the CPU while a GPU waits: on a
-    /// 16-core H200 machine 8 workers of 2 threads kept it busiest (README, GPU). The CPU
+    /// 16-core H200 machine 8 workers of 2 threads kept it busiest (docs/gpu.md). The CPU
     /// backend (burn) always encodes on its worker's one core.
     pub encode_threads: usize,
 }

@@ -4,7 +4,7 @@
 //! also how well the checkpoint's material head tracks the material balance on the
 //! positions of those games (every 10th ply).
 //!
-//! A diagnostic for learning runs (README "Measuring learning"), not a test.
+//! A diagnostic for learning runs (docs/training.md, "Measuring learning"), not a test.
 //! Usage: `cargo run --release -p tengu-arena --example capture_audit -- DIR
 //! [--calibration CHECKPOINT]`
 use std::path::Path;

@@ -25,7 +25,7 @@ use crate::net::NetConfig;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BackendError {
     /// The backend's cargo feature was not built in.
-    #[error("backend {backend} is not in this build: it needs tengu built with `--features {feature}` (see the README)")]
+    #[error("backend {backend} is not in this build: it needs tengu built with `--features {feature}` (see docs/gpu.md)")]
     NotBuilt {
         backend: &'static str,
         feature: &'static str,

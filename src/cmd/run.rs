@@ -23,7 +23,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         && !run.display().to_string().starts_with("file://")
     {
         bail!(
-            "tengu run runs every process on this machine and needs a directory, not {}; on an object store start `tengu train --run URL` once and `tengu selfplay --run URL` on each machine (README: From one machine to many)",
+            "tengu run runs every process on this machine and needs a directory, not {}; on an object store start `tengu train --run URL` once and `tengu selfplay --run URL` on each machine (docs/distributed.md)",
             run.display()
         );
     }

@@ -99,8 +99,10 @@ impl Export {
             .map(|s| s.wall_time)
             .filter(|&t| t > 0.0)
             .fold(f64::INFINITY, f64::min);
-        let first = if first.is_finite() { first } else { now_seconds() };
-        write_new_file(&path, &events::file_bytes(first, &scalars))?;
+        let first = if first.is_finite() { first } else { tengu_store::layout::unix_ms() as f64 / 1000.0 };
+        // Through a temporary name: a reader never sees half a file.
+        tengu_store::checkpoint::write_atomic(&path, &events::file_bytes(first, &scalars))
+            .with_context(|| format!("writing {}", path.display()))?;
         tracing::info!(file = %path.display(), scalars = scalars.len(), "TensorBoard event file written");
         Ok(Export {
             path,
@@ -150,20 +152,6 @@ impl Exported {
     }
 }
 
-fn now_seconds() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
-}
-
-/// Writes `bytes` as `path` through a temporary file in the same directory (a reader never
-/// sees half a file).
-fn write_new_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp: PathBuf = path.with_extension("partial");
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
-    Ok(())
-}
 
 /// Every scalar of the run, each tag in step order.
 pub fn run_scalars(store: &RunStore) -> Result<Vec<Scalar>> {

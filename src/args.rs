@@ -603,22 +603,27 @@ pub struct ShowArgs {
 /// The engine behind `tengu xboard` and `tengu play`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct EngineArgs {
-    /// A checkpoint to play with (MCTS); without one, alpha-beta (material and mobility).
-    #[arg(long)]
+    /// A checkpoint to play with (MCTS). Default: the trained network shipped for the game
+    /// (`networks/`, with the search it was measured with), else alpha-beta.
+    #[arg(long, conflicts_with = "alphabeta")]
     pub checkpoint: Option<std::path::PathBuf>,
-    /// Network backend for --checkpoint.
+    /// Play with alpha-beta (material and mobility, --movetime a move) instead of a network.
+    #[arg(long)]
+    pub alphabeta: bool,
+    /// Network backend for the checkpoint or shipped network.
     #[arg(long, default_value = "burn")]
     pub backend: String,
-    /// MCTS visits per move (with --checkpoint); a GUI's time control still caps them.
+    /// MCTS visits per move (with a network); a GUI's time control still caps them.
     #[arg(long, conflicts_with = "movetime")]
     pub visits: Option<u32>,
     /// Thinking time per move in milliseconds when the GUI sets no time control.
     #[arg(long, default_value_t = 2000)]
     pub movetime: u64,
     /// Search with the `[search]` table of this run configuration (e.g. `runs/X/config.toml`
-    /// or a shipped `networks/<name>.toml`). Default: the checkpoint's own, that is
-    /// `<checkpoint name>.toml` beside it, else the `config.toml` of the run it was
-    /// published in, else the built-in defaults (the engine logs which).
+    /// or a shipped `networks/<name>.toml`). Default: the network's own, that is for a
+    /// shipped network its `networks/<name>.toml`, for a checkpoint `<checkpoint name>.toml`
+    /// beside it, else the `config.toml` of the run it was published in, else the built-in
+    /// defaults (the engine logs which).
     #[arg(long, value_name = "TOML")]
     pub search_config: Option<std::path::PathBuf>,
     /// Add this times the material head's prediction to MCTS values (overrides the search
@@ -638,7 +643,7 @@ pub struct XboardArgs {
 // `tengu play` is a game in the terminal: no GUI and no time control but --movetime.
 #[derive(clap::Args, Debug)]
 #[command(
-    mut_arg("visits", |a| a.help("MCTS visits per move (with --checkpoint) instead of thinking for --movetime")),
+    mut_arg("visits", |a| a.help("MCTS visits per move (with a network) instead of thinking for --movetime")),
     mut_arg("movetime", |a| a.help("Thinking time per move in milliseconds")),
 )]
 pub struct PlayArgs {

@@ -7,6 +7,7 @@ mod args;
 mod cmd;
 mod config;
 mod logging;
+mod networks;
 mod output;
 mod ranges;
 mod tensorboard;

@@ -169,7 +169,7 @@ fn referee_move(pos: &Position, text: &str) -> Move {
     found[0]
 }
 
-const ALPHABETA: &[&str] = &["--movetime", "300"];
+const ALPHABETA: &[&str] = &["--alphabeta", "--movetime", "300"];
 
 #[test]
 fn qboard_start_up_transcript_as_a_process() {
@@ -230,7 +230,7 @@ fn qboard_start_up_transcript_as_a_process() {
 
 #[test]
 fn quit_and_move_now_interrupt_a_search() {
-    let mut e = Engine::start("long", &["--movetime", "60000"]);
+    let mut e = Engine::start("long", &["--alphabeta", "--movetime", "60000"]);
     e.send(&["xboard", "protover 2", "new", "variant daidai", "go"]);
     e.read_until(Duration::from_secs(10), |l| l.contains("done=1"));
     std::thread::sleep(Duration::from_millis(300));
@@ -241,7 +241,7 @@ fn quit_and_move_now_interrupt_a_search() {
     referee_move(&Position::initial(Variant::dai_dai()), &m);
     // A search cut by `quit`.
     let e2 = {
-        let mut e2 = Engine::start("quitter", &["--movetime", "60000"]);
+        let mut e2 = Engine::start("quitter", &["--alphabeta", "--movetime", "60000"]);
         e2.send(&["xboard", "protover 2", "new", "variant maka", "go"]);
         e2.read_until(Duration::from_secs(10), |l| l.contains("done=1"));
         std::thread::sleep(Duration::from_millis(300));
@@ -389,4 +389,47 @@ fn the_engine_searches_with_the_checkpoints_own_search_settings() {
         dir.path().join("missing.toml").to_str().unwrap(),
     ]);
     assert!(!ok && log.contains("missing.toml"), "{log}");
+}
+
+/// Without `--checkpoint` the engine plays Dai Dai with the network shipped in the binary
+/// (`networks/`), searching with its own settings, and Maka Dai Dai, which has no shipped
+/// network yet, with alpha-beta; both say so in the log and move legally.
+#[test]
+fn without_a_checkpoint_the_engine_plays_the_shipped_network() {
+    let cache = tempfile::tempdir().unwrap();
+    for (variant, game, expected) in [
+        ("daidai", "dai-dai", "with shipped network dai-dai step"),
+        ("maka", "maka-dai-dai", "no network is shipped for"),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
+            .args(["--log", "info", "xboard", "--movetime", "20000"])
+            .env("TENGU_CACHE", cache.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(format!("xboard\nprotover 2\nnew\nvariant {variant}\ngo\n").as_bytes())
+            .unwrap();
+        stdin.flush().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let reply = stdout
+            .lines()
+            .map(|l| l.unwrap())
+            .find(|l| l.starts_with("move "))
+            .expect("a move");
+        stdin.write_all(b"quit\n").unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        let log = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && log.contains(expected), "{variant}: {log}");
+        let position = Position::initial(Variant::builtin(game).unwrap());
+        referee_move(&position, reply.trim_start_matches("move "));
+        if game == "dai-dai" {
+            // The shipped search settings, not the defaults: 64 visits, not --movetime.
+            assert!(log.contains("shipped network (networks/manifest.json)"), "{log}");
+        }
+    }
 }

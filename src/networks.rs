@@ -1,0 +1,236 @@
+//! The trained networks that ship inside the binary (`networks/` in the repository), so that a
+//! new user plays a trained tengu at once: `tengu play` and `tengu xboard` use the one of
+//! their game when no `--checkpoint` is given, and search with the settings it was measured
+//! with. `networks/manifest.json` says where each came from and how strong it measured.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+
+/// `networks/manifest.json`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Format version of the manifest (1).
+    pub version: u32,
+    pub networks: Vec<ShippedNetwork>,
+}
+
+/// One shipped network: `networks/<name>.safetensors` and its search, `networks/<name>.toml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShippedNetwork {
+    pub name: String,
+    /// The game it plays (`dai-dai`, `maka-dai-dai`).
+    pub game: String,
+    /// SHA-256 of the weights file, lowercase hex.
+    pub sha256: String,
+    /// Training step of the checkpoint.
+    pub step: u64,
+    pub rows_seen: u64,
+    pub games_seen: u64,
+    /// CPU-hours of self-play and training (the run's CPU ledger) that made it.
+    pub cpu_hours: f64,
+    /// The run configuration and run it comes from.
+    pub trained_by: String,
+    /// Its rung of `tengu ladder`.
+    pub ladder: ShippedLadder,
+    pub value_loss: ValueLoss,
+}
+
+/// How the shipped network was rated (`tengu ladder` conditions and results).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShippedLadder {
+    pub games_per_match: u32,
+    /// Visits a move of the network's search.
+    pub visits: u32,
+    pub max_plies: u32,
+    pub material_ratio: f64,
+    pub openings: String,
+    pub matches: Vec<ShippedMatch>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShippedMatch {
+    pub opponent: String,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub score: f64,
+    pub elo: f64,
+    pub elo_low: f64,
+    pub elo_high: f64,
+    /// The network's share of the material at the games' ends (0.5 even).
+    pub material_share: f64,
+}
+
+/// Value losses (cross-entropy over win/draw/loss, nats) when the checkpoint was published.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValueLoss {
+    pub training: f64,
+    pub held_out: f64,
+}
+
+const MANIFEST: &str = include_str!("../networks/manifest.json");
+
+/// The files of every shipped network: name, weights, search settings (TOML).
+const FILES: &[(&str, &[u8], &str)] = &[(
+    "dai-dai",
+    include_bytes!("../networks/dai-dai.safetensors"),
+    include_str!("../networks/dai-dai.toml"),
+)];
+
+/// One line on where a shipped network comes from and how it measured, for the log.
+impl std::fmt::Display for ShippedNetwork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} ({}): step {}, {:.2} CPU-hours, {} games, {} rows ({}); value loss {:.3} training, {:.3} held-out",
+            self.name,
+            self.game,
+            self.step,
+            self.cpu_hours,
+            self.games_seen,
+            self.rows_seen,
+            self.trained_by,
+            self.value_loss.training,
+            self.value_loss.held_out
+        )?;
+        let l = &self.ladder;
+        write!(
+            f,
+            "; ladder ({} games a match, {} visits, {}-ply cap, {}x material, openings {}):",
+            l.games_per_match, l.visits, l.max_plies, l.material_ratio, l.openings
+        )?;
+        for m in &l.matches {
+            write!(
+                f,
+                " vs {} +{} ={} -{} ({:.3}, Elo {:+.0} [{:+.0}, {:+.0}], material share {:.3})",
+                m.opponent,
+                m.wins,
+                m.draws,
+                m.losses,
+                m.score,
+                m.elo,
+                m.elo_low,
+                m.elo_high,
+                m.material_share
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A shipped network with its files.
+pub struct Shipped {
+    pub info: ShippedNetwork,
+    weights: &'static [u8],
+    search_toml: &'static str,
+}
+
+/// The manifest of the shipped networks.
+pub fn manifest() -> Result<Manifest> {
+    let manifest: Manifest =
+        serde_json::from_str(MANIFEST).context("networks/manifest.json in this build")?;
+    if manifest.version != 1 {
+        bail!(
+            "networks/manifest.json: version {} (this build reads 1)",
+            manifest.version
+        );
+    }
+    Ok(manifest)
+}
+
+/// The shipped network of `game`, if there is one.
+pub fn for_game(game: &str) -> Result<Option<Shipped>> {
+    let Some(info) = manifest()?.networks.into_iter().find(|n| n.game == game) else {
+        return Ok(None);
+    };
+    let Some(&(_, weights, search_toml)) = FILES.iter().find(|(name, ..)| *name == info.name)
+    else {
+        bail!(
+            "networks/manifest.json names {:?}, but this build carries no networks/{}.safetensors",
+            info.name,
+            info.name
+        );
+    };
+    Ok(Some(Shipped {
+        info,
+        weights,
+        search_toml,
+    }))
+}
+
+impl Shipped {
+    /// The search settings it was trained and measured with (`networks/<name>.toml`).
+    pub fn search(&self) -> Result<tengu_search::SearchConfig> {
+        let origin = format!("networks/{}.toml", self.info.name);
+        Ok(crate::config::RunConfig::parse(self.search_toml, &origin)
+            .map_err(anyhow::Error::msg)?
+            .search)
+    }
+
+    /// The weights as a file, since checkpoints load from files:
+    /// `<tengu cache>/networks/<name>-<first 16 hex digits of SHA-256>.safetensors`, written
+    /// once (atomically) and checked against the manifest's SHA-256 before every use.
+    pub fn file(&self) -> Result<PathBuf> {
+        let found = tengu_store::checkpoint::sha256_hex(self.weights);
+        if found != self.info.sha256 {
+            bail!(
+                "the shipped network {} has SHA-256 {found}, but networks/manifest.json says {}",
+                self.info.name,
+                self.info.sha256
+            );
+        }
+        let path = tengu_store::checkpoint::cache_root()
+            .join("networks")
+            .join(format!("{}-{}.safetensors", self.info.name, &found[..16]));
+        let current = std::fs::read(&path)
+            .map(|bytes| bytes == self.weights)
+            .unwrap_or(false);
+        if !current {
+            tengu_store::checkpoint::write_atomic(&path, self.weights)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every manifest entry has its files in the build, the weights match the manifest's hash,
+    /// step and game, and the search settings parse.
+    #[test]
+    fn every_shipped_network_loads_and_matches_its_manifest() {
+        let manifest = manifest().unwrap();
+        assert!(!manifest.networks.is_empty());
+        assert_eq!(manifest.networks.len(), FILES.len());
+        let cache = tempfile::tempdir().unwrap();
+        std::env::set_var("TENGU_CACHE", cache.path());
+        for info in &manifest.networks {
+            let shipped = for_game(&info.game).unwrap().unwrap();
+            assert_eq!(shipped.info.name, info.name);
+            let search = shipped.search().unwrap();
+            let line = shipped.info.to_string();
+            assert!(line.contains(&format!("step {}", info.step)), "{line}");
+            assert!(search.visits > 0);
+            let path = shipped.file().unwrap();
+            assert_eq!(std::fs::read(&path).unwrap(), shipped.weights);
+            let variant = tengu_rules::Variant::builtin(&info.game).unwrap();
+            let (_, meta) = tengu_model::Backend::Burn
+                .load_evaluator(&path, &variant)
+                .unwrap();
+            assert_eq!(meta.step, info.step, "{}", info.name);
+            // A damaged cache file is replaced, not used.
+            std::fs::write(&path, b"damaged").unwrap();
+            assert_eq!(std::fs::read(shipped.file().unwrap()).unwrap(), shipped.weights);
+        }
+        assert!(for_game("no-such-game").unwrap().is_none());
+    }
+}

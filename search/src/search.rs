@@ -15,11 +15,11 @@ use rand::SeedableRng;
 use tengu_model::{EvalError, EvalInput, Evaluator};
 use tengu_rules::{Game, Move};
 
+use crate::config::RootSelection;
 use crate::config::SearchConfig;
-use crate::mcts::{
-    forced_captures, leaf_evaluation, leaf_utility, root_exchange_values, terminal_value,
-    uses_gumbel, Leaf, LeafTerms, Tree, NONE,
-};
+use crate::leaf::{leaf_value, leaf_value_and_lead, LeafTerms};
+use crate::root_ranking::{forced_capture_count, root_exchange_values};
+use crate::tree::{terminal_value, Leaf, Tree, NONE};
 
 /// What a search may spend on one move. Every field caps the search; `None` leaves that
 /// side open (with nothing set, a player uses its own default budget).
@@ -265,7 +265,7 @@ fn search_tree(
         return Ok(None);
     }
     let terms = LeafTerms::new(game.position().variant());
-    let value = leaf_utility(&raw, config, game.position(), legal.len(), &terms);
+    let value = leaf_value(&raw, config, game.position(), legal.len(), &terms);
     let sum: f32 = prior.iter().sum();
     if sum > 0.0 && sum.is_finite() {
         prior.iter_mut().for_each(|p| *p /= sum);
@@ -277,7 +277,7 @@ fn search_tree(
     let ranks = tree
         .root()
         .and_then(|r| root_exchange_values(config, game.position(), &r.moves, &terms));
-    if uses_gumbel(config) {
+    if config.root == RootSelection::Gumbel {
         tree.start_gumbel(
             config,
             budget.saturating_sub(1).max(1),
@@ -287,7 +287,7 @@ fn search_tree(
             rng,
         );
     } else {
-        tree.force_root_captures(forced_captures(config, budget), ranks.as_deref());
+        tree.force_root_captures(forced_capture_count(config, budget), ranks.as_deref());
     }
     let mut last_info = start;
     while tree.root_visits() < visits {
@@ -297,7 +297,8 @@ fn search_tree(
         if let Leaf::Evaluate { path, game: leaf } = tree.simulate(game, config, max_plies) {
             let moves = leaf.position().legal_move_list();
             let out = evaluate(eval, &leaf, &moves)?;
-            let (value, lead) = leaf_evaluation(&out, config, leaf.position(), moves.len(), &terms);
+            let (value, lead) =
+                leaf_value_and_lead(&out, config, leaf.position(), moves.len(), &terms);
             tree.expand(&path, moves, out.policy, value, false, lead);
         }
         if last_info.elapsed() >= Duration::from_millis(500) {

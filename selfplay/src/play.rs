@@ -7,8 +7,10 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
 use tengu_rules::{Color, Game, Move, Opening, Position, Record, Variant};
-use tengu_search::mcts::{forced_captures, terminal_value, uses_gumbel, Leaf, Tree};
-use tengu_search::SearchConfig;
+use tengu_search::leaf::{leaf_value_and_lead, LeafTerms};
+use tengu_search::root_ranking::{forced_capture_count, root_exchange_values};
+use tengu_search::tree::{terminal_value, Leaf, Tree};
+use tengu_search::{RootSelection, SearchConfig};
 use tengu_shard::Row;
 
 use crate::config::SelfplayConfig;
@@ -162,7 +164,7 @@ pub struct SelfPlay {
     /// share `config.restart_share` of new games restart from.
     archive: std::collections::VecDeque<Arc<[Move]>>,
     /// The variant's terms of the leaf utility (mobility reference, piece values).
-    leaf_terms: tengu_search::mcts::LeafTerms,
+    leaf_terms: LeafTerms,
 }
 
 impl SelfPlay {
@@ -174,7 +176,7 @@ impl SelfPlay {
     ) -> SelfPlay {
         let slots = (0..config.games_in_flight).map(|_| None).collect();
         let piece_values = tengu_rules::values::piece_values(&variant);
-        let leaf_terms = tengu_search::mcts::LeafTerms::new(&variant);
+        let leaf_terms = LeafTerms::new(&variant);
         SelfPlay {
             variant,
             search,
@@ -324,14 +326,14 @@ impl SelfPlay {
         }
         slot.root_prepared = true;
         let ranks = slot.tree.root().and_then(|r| {
-            tengu_search::mcts::root_exchange_values(
+            root_exchange_values(
                 &self.search,
                 slot.game.position(),
                 &r.moves,
                 &self.leaf_terms,
             )
         });
-        if uses_gumbel(&self.search) {
+        if self.search.root == RootSelection::Gumbel {
             let new_visits = slot.budget.saturating_sub(slot.tree.root_visits()).max(1);
             slot.tree.start_gumbel(
                 &self.search,
@@ -345,8 +347,10 @@ impl SelfPlay {
                 slot.tree.add_root_noise(&self.search, &mut self.rng);
             }
             let new_visits = slot.budget.saturating_sub(slot.tree.root_visits());
-            slot.tree
-                .force_root_captures(forced_captures(&self.search, new_visits), ranks.as_deref());
+            slot.tree.force_root_captures(
+                forced_capture_count(&self.search, new_visits),
+                ranks.as_deref(),
+            );
         }
     }
 
@@ -415,7 +419,7 @@ impl SelfPlay {
         for (&i, out) in pending.iter().zip(outputs) {
             let mut slot = self.slots[i].take().unwrap();
             let (path, game, mut moves) = slot.pending.take().unwrap();
-            let (value, lead) = tengu_search::mcts::leaf_evaluation(
+            let (value, lead) = leaf_value_and_lead(
                 &out,
                 &self.search,
                 game.position(),

@@ -104,7 +104,7 @@ impl Builder<'_> {
 
     /// The exact value for the side to move if the game is over (the ply cap included).
     fn terminal(book: &Book, game: &Game) -> Option<f32> {
-        tengu_search::mcts::terminal_value(game, book.header.max_plies)
+        tengu_search::tree::terminal_value(game, book.header.max_plies)
     }
 
     /// Adds the root (the start position) to an empty book.

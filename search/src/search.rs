@@ -1,11 +1,11 @@
 //! Search under a budget: what one move may cost ([`Limits`]: time, visits, depth, excluded
 //! root moves), how another thread stops a search ([`Stop`]), what a search reports
-//! ([`Thought`]), and MCTS with time control and root move exclusion ([`search`]), the one
-//! driver that the XBoard engine, terminal play, the arena players and the opening-book
-//! builder share.
+//! ([`Thought`]), and MCTS of one position with time control and root move exclusion
+//! ([`search`]), which the XBoard engine, terminal play, the arena players and the
+//! opening-book builder share.
 //!
-//! Self-play keeps its own batched driver (`tengu_selfplay::play`): many games' leaves form one
-//! evaluator batch there, while this driver searches one position at a time.
+//! It runs the one driver ([`crate::driver`]) with one search: self-play runs the same
+//! driver with a search per game in flight, their leaves evaluated in one batch.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
@@ -16,10 +16,9 @@ use tengu_model::{EvalError, EvalInput, Evaluator};
 use tengu_rules::{Game, Move};
 
 use crate::config::SearchConfig;
-use crate::mcts::{
-    forced_captures, leaf_evaluation, leaf_utility, root_exchange_values, terminal_value,
-    uses_gumbel, Leaf, LeafTerms, Tree, NONE,
-};
+use crate::driver::{evaluate_pending, Descent, RootPlan, Search};
+use crate::leaf::LeafTerms;
+use crate::tree::{terminal_value, Tree, NONE};
 
 /// What a search may spend on one move. Every field caps the search; `None` leaves that
 /// side open (with nothing set, a player uses its own default budget).
@@ -240,71 +239,57 @@ fn search_tree(
         (None, None) => config.visits.max(1),
     };
     let deadline = limits.time.map(|t| start + t);
-    let mut tree = Tree::default();
-    let evaluate = |eval: &mut dyn Evaluator, g: &Game, moves: &[Move]| {
-        let input = EvalInput {
-            position: g.position(),
-            moves,
-            repetitions: g.repetitions().saturating_sub(1),
-        };
-        eval.evaluate(std::slice::from_ref(&input))
-            .map(|mut v| v.remove(0))
+    let mut evaluate = |_: usize, inputs: &[EvalInput<'_>]| eval.evaluate(inputs);
+    // A time-limited search plans its root (Gumbel phases, forced captures) for the
+    // configured visits. Play outside self-play is deterministic: no noise (see
+    // GumbelRoot::new), no shuffled moves.
+    let plan = RootPlan {
+        visits: limits.visits.unwrap_or(config.visits),
+        gumbel_noise: false,
+        dirichlet_noise: false,
+        captures_of_all_visits: true,
     };
+    let mut search = Search::new(plan, false);
+    search.queue_root(game);
+    let legal = search.pending_moves().expect("the queued root").to_vec();
     // The root is evaluated on every legal move (the caller may want the raw priors), then
     // the excluded moves are dropped and the rest renormalised: the same distribution as
     // evaluating the remaining moves alone, since the policy is a softmax over the given moves.
-    let legal = game.position().legal_move_list();
-    let raw = evaluate(eval, game, &legal)?;
-    let (moves, mut prior): (Vec<Move>, Vec<f32>) = legal
-        .iter()
-        .zip(&raw.policy)
-        .filter(|(m, _)| !limits.exclude.contains(m))
-        .map(|(&m, &p)| (m, p))
-        .unzip();
-    if moves.is_empty() {
+    let raw = evaluate_pending(&[(0, &search)], &mut evaluate)?.remove(0);
+    if legal.iter().all(|m| limits.exclude.contains(m)) {
         return Ok(None);
     }
     let terms = LeafTerms::new(game.position().variant());
-    let value = leaf_utility(&raw, config, game.position(), legal.len(), &terms);
-    let sum: f32 = prior.iter().sum();
-    if sum > 0.0 && sum.is_finite() {
-        prior.iter_mut().for_each(|p| *p /= sum);
-    }
-    tree.expand(&[], moves, prior, value, false, None);
-    // A time-limited search plans its root (Gumbel phases, forced captures) for the
-    // configured visits.
-    let budget = limits.visits.unwrap_or(config.visits);
-    let ranks = tree
-        .root()
-        .and_then(|r| root_exchange_values(config, game.position(), &r.moves, &terms));
-    if uses_gumbel(config) {
-        tree.start_gumbel(
-            config,
-            budget.saturating_sub(1).max(1),
-            ranks.as_deref(),
-            // Play outside self-play is deterministic: no Gumbel noise (see start_gumbel).
-            false,
-            rng,
-        );
-    } else {
-        tree.force_root_captures(forced_captures(config, budget), ranks.as_deref());
-    }
+    let mut exclude = |_: &Game, moves: &mut Vec<Move>, prior: &mut Vec<f32>| {
+        let (kept, mut kept_prior): (Vec<Move>, Vec<f32>) = moves
+            .iter()
+            .zip(prior.iter())
+            .filter(|(m, _)| !limits.exclude.contains(m))
+            .map(|(&m, &p)| (m, p))
+            .unzip();
+        let sum: f32 = kept_prior.iter().sum();
+        if sum > 0.0 && sum.is_finite() {
+            kept_prior.iter_mut().for_each(|p| *p /= sum);
+        }
+        *moves = kept;
+        *prior = kept_prior;
+    };
+    search.expand_pending(raw.clone(), config, &terms, &mut exclude, rng);
     let mut last_info = start;
-    while tree.root_visits() < visits {
+    while search.tree.root_visits() < visits {
         if stop.is_set() || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
-        if let Leaf::Evaluate { path, game: leaf } = tree.simulate(game, config, max_plies) {
-            let moves = leaf.position().legal_move_list();
-            let out = evaluate(eval, &leaf, &moves)?;
-            let (value, lead) = leaf_evaluation(&out, config, leaf.position(), moves.len(), &terms);
-            tree.expand(&path, moves, out.policy, value, false, lead);
+        if search.descend(game, config, max_plies) == Descent::Pending {
+            let out = evaluate_pending(&[(0, &search)], &mut evaluate)?.remove(0);
+            search.expand_pending(out, config, &terms, &mut exclude, rng);
         }
         if last_info.elapsed() >= Duration::from_millis(500) {
             last_info = Instant::now();
-            progress(&tree, rng);
+            progress(&search.tree, rng);
         }
     }
+    let tree = search.tree;
     Ok(Some(RootSearch { tree, raw, legal }))
 }
 

@@ -8,7 +8,7 @@ use tengu_rules::notation::parse_piece;
 use tengu_rules::values::piece_values;
 use tengu_rules::{Game, Variant};
 use tengu_search::exchange::exchange_gain;
-use tengu_search::mcts::{leaf_material, LeafTerms};
+use tengu_search::leaf::{material_term, LeafTerms};
 use tengu_search::search::search_game;
 use tengu_search::{LeafMaterial, RootSelection, SearchConfig};
 
@@ -73,13 +73,13 @@ fn exchange_leaf_material_is_the_balance_after_the_best_exchange() {
         material_utility: 1.0,
         ..SearchConfig::default()
     };
-    assert_eq!(leaf_material(&out, &head, &pos, &terms), -0.7);
+    assert_eq!(material_term(&out, &head, &pos, &terms), -0.7);
     let exchange = SearchConfig {
         leaf_material: LeafMaterial::Exchange,
         ..head
     };
     let expected = ((rook - pawn + pawn) / tengu_model::net::MATERIAL_SCALE).tanh();
-    assert!((leaf_material(&out, &exchange, &pos, &terms) - expected).abs() < 1e-6);
+    assert!((material_term(&out, &exchange, &pos, &terms) - expected).abs() < 1e-6);
     assert!(SearchConfig {
         exchange_depth: 0,
         ..exchange
@@ -144,7 +144,8 @@ fn an_exchange_root_saves_the_attacked_rook() {
 
 #[test]
 fn a_node_gives_its_first_visit_to_the_capture_that_starts_its_best_exchange() {
-    use tengu_search::mcts::{leaf_evaluation, Leaf, Tree};
+    use tengu_search::leaf::leaf_value_and_lead;
+    use tengu_search::tree::{Leaf, Tree};
     let pos = compose(
         'b',
         &["9q=K", "9a=k", "5i=R", "5e=p", "5a=r", "13i=R", "13e=p"],
@@ -162,7 +163,7 @@ fn a_node_gives_its_first_visit_to_the_capture_that_starts_its_best_exchange() {
         ..SearchConfig::default()
     };
     let lead = |config: &SearchConfig, pos: &tengu_rules::Position| {
-        leaf_evaluation(&out, config, pos, pos.legal_move_list().len(), &terms).1
+        leaf_value_and_lead(&out, config, pos, pos.legal_move_list().len(), &terms).1
     };
     let best = lead(&exchange, &pos).expect("a winning capture");
     assert_eq!(pos.move_text(best), "13i>13e{13e}");
@@ -174,10 +175,10 @@ fn a_node_gives_its_first_visit_to_the_capture_that_starts_its_best_exchange() {
     // No capture wins anything for White here: no lead.
     let quiet = compose('w', &["9q=K", "9a=k", "5i=R", "5e=p", "5a=r"]);
     assert_eq!(lead(&exchange, &quiet), None);
-    // The utility is the one leaf_utility gives.
+    // The value is the one leaf_value gives.
     assert_eq!(
-        leaf_evaluation(&out, &exchange, &pos, moves.len(), &terms).0,
-        tengu_search::mcts::leaf_utility(&out, &exchange, &pos, moves.len(), &terms)
+        leaf_value_and_lead(&out, &exchange, &pos, moves.len(), &terms).0,
+        tengu_search::leaf::leaf_value(&out, &exchange, &pos, moves.len(), &terms)
     );
     // PUCT with a uniform prior visits in move order; the lead goes first.
     let mut tree = Tree::default();
@@ -196,7 +197,7 @@ fn root_values(
 ) -> std::collections::HashMap<String, f32> {
     let terms = LeafTerms::new(pos.variant());
     let moves = pos.legal_move_list();
-    let values = tengu_search::mcts::root_exchange_values(config, pos, &moves, &terms)
+    let values = tengu_search::root_ranking::root_exchange_values(config, pos, &moves, &terms)
         .expect("exchange material gives root values");
     moves
         .iter()

@@ -182,7 +182,7 @@ fn root_capture_share_gives_every_root_capture_a_visit() {
 #[test]
 fn gumbel_candidates_include_the_root_captures_with_the_capture_share() {
     use rand::SeedableRng;
-    use tengu_search::mcts::{Leaf, Tree};
+    use tengu_search::tree::{Leaf, Tree};
     // The position of the test above: two captures among ~60 moves. The captures get a
     // prior far below the quiet moves', so Gumbel-top-4 alone almost never samples them.
     let pos = compose('b', &["9q=K", "9a=k", "1q=R", "1c=p", "17q=R", "17c=p"]);
@@ -269,7 +269,7 @@ fn gumbel_play_outside_self_play_does_not_depend_on_the_seed() {
 
 #[test]
 fn the_mobility_balance_adds_the_log_ratio_of_both_sides_moves() {
-    use tengu_search::mcts::{leaf_utility, utility, LeafTerms};
+    use tengu_search::leaf::{head_utility, leaf_value, LeafTerms};
     let out = tengu_model::Evaluation {
         policy: Vec::new(),
         wdl: [0.5, 0.2, 0.3],
@@ -306,13 +306,13 @@ fn the_mobility_balance_adds_the_log_ratio_of_both_sides_moves() {
     let terms = LeafTerms::new(pos.variant());
     assert_eq!(terms.initial_moves, 59);
     assert_eq!(
-        leaf_utility(&out, &off, &pos, n, &terms),
-        utility(&out, &off, n, 59)
+        leaf_value(&out, &off, &pos, n, &terms),
+        head_utility(&out, &off, n, 59)
     );
     let expected = 0.2 + 0.3 * (black as f32 / white as f32).ln();
-    assert!((leaf_utility(&out, &on, &pos, n, &terms) - expected.min(1.0)).abs() < 1e-6);
+    assert!((leaf_value(&out, &on, &pos, n, &terms) - expected.min(1.0)).abs() < 1e-6);
     // From White's side the same position scores the other way.
-    let mirrored = leaf_utility(&out, &on, &white_to_move, n, &terms);
+    let mirrored = leaf_value(&out, &on, &white_to_move, n, &terms);
     assert!((mirrored - (0.2 - 0.3 * (black as f32 / white as f32).ln())).abs() < 1e-6);
     let err = SearchConfig {
         mobility_balance: 2.0,
@@ -324,15 +324,15 @@ fn the_mobility_balance_adds_the_log_ratio_of_both_sides_moves() {
 }
 
 #[test]
-fn leaf_utility_weighs_value_and_material() {
-    use tengu_search::mcts::utility;
+fn head_utility_weighs_value_and_material() {
+    use tengu_search::leaf::head_utility;
     let out = tengu_model::Evaluation {
         policy: Vec::new(),
         wdl: [0.7, 0.2, 0.1],
         material: -0.4,
     };
     let with = |value_utility: f32, material_utility: f32| {
-        utility(
+        head_utility(
             &out,
             &SearchConfig {
                 value_utility,
@@ -356,5 +356,43 @@ fn leaf_utility_weighs_value_and_material() {
         material_utility: 1.0,
         ..SearchConfig::default()
     };
-    assert_eq!(utility(&strong, &config, 100, 60), 1.0);
+    assert_eq!(head_utility(&strong, &config, 100, 60), 1.0);
+}
+
+#[test]
+fn the_mobility_term_adds_the_log_ratio_of_legal_moves() {
+    use tengu_search::leaf::{head_utility, initial_moves};
+    let eval = tengu_model::Evaluation {
+        policy: vec![],
+        wdl: [0.5, 0.2, 0.3],
+        material: 0.4,
+    };
+    let base = SearchConfig {
+        material_utility: 0.5,
+        ..SearchConfig::default()
+    };
+    let without = head_utility(&eval, &base, 120, 60);
+    assert!((without - (0.2 + 0.5 * 0.4)).abs() < 1e-6);
+    let with = SearchConfig {
+        mobility_utility: 0.3,
+        ..base
+    };
+    let doubled = head_utility(&eval, &with, 120, 60);
+    assert!((doubled - without - 0.3 * 2f32.ln()).abs() < 1e-6);
+    assert!((head_utility(&eval, &with, 60, 60) - without).abs() < 1e-6);
+    assert!(head_utility(&eval, &with, 30, 60) < without);
+    assert_eq!(
+        head_utility(&eval, &with, 100_000, 1),
+        1.0,
+        "kept in [-1, 1]"
+    );
+    assert_eq!(initial_moves(&tengu_rules::Variant::dai_dai()), 59);
+    assert_eq!(initial_moves(&tengu_rules::Variant::maka_dai_dai()), 80);
+    let err = SearchConfig {
+        mobility_utility: 1.5,
+        ..SearchConfig::default()
+    }
+    .validate()
+    .unwrap_err();
+    assert!(err.contains("search.mobility_utility"), "{err}");
 }

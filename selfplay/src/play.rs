@@ -1,5 +1,7 @@
-//! Many self-play games in flight, each with its own tree, whose leaves are evaluated in one
-//! batch per step (game-level parallelism: no virtual loss needed).
+//! Many self-play games in flight, each with its own search (`tengu_search::driver`), whose
+//! leaves are evaluated in one batch per step (game-level parallelism: no virtual loss
+//! needed): the game loop around the search (starting games, playout cap randomization,
+//! playing the searched move, resignation and adjudication, the rows of finished games).
 
 use std::sync::Arc;
 
@@ -7,7 +9,9 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
 use tengu_rules::{Color, Game, Move, Opening, Position, Record, Variant};
-use tengu_search::mcts::{forced_captures, terminal_value, uses_gumbel, Leaf, Tree};
+use tengu_search::driver::{evaluate_pending, Descent, RootPlan, Search};
+use tengu_search::leaf::LeafTerms;
+use tengu_search::tree::terminal_value;
 use tengu_search::SearchConfig;
 use tengu_shard::Row;
 
@@ -109,16 +113,15 @@ struct Slot {
     generation: usize,
     model: String,
     game: Game,
-    tree: Tree,
+    /// The search of the current move (its tree reused from the previous move's); it stops
+    /// at its planned visits.
+    search: Search,
     rows: Vec<PendingRow>,
-    /// Root visits this move's search stops at.
-    budget: u32,
+    /// Whether this move's search is a full one (playout cap randomization).
     full: bool,
-    root_prepared: bool,
     no_resign: bool,
     low_streak: [u32; 2],
     would_resign: [bool; 2],
-    pending: Option<(Vec<(u32, usize)>, Box<Game>, Vec<Move>)>,
     /// Index of the opening the game started from (None: the initial position).
     opening: Option<usize>,
     /// Ply of the archived game this one restarted from.
@@ -161,8 +164,8 @@ pub struct SelfPlay {
     /// Moves of the newest finished games (from the initial position), the positions a
     /// share `config.restart_share` of new games restart from.
     archive: std::collections::VecDeque<Arc<[Move]>>,
-    /// The variant's terms of the leaf utility (mobility reference, piece values).
-    leaf_terms: tengu_search::mcts::LeafTerms,
+    /// The variant's terms of the leaf value (mobility reference, piece values).
+    leaf_terms: LeafTerms,
 }
 
 impl SelfPlay {
@@ -174,7 +177,7 @@ impl SelfPlay {
     ) -> SelfPlay {
         let slots = (0..config.games_in_flight).map(|_| None).collect();
         let piece_values = tengu_rules::values::piece_values(&variant);
-        let leaf_terms = tengu_search::mcts::LeafTerms::new(&variant);
+        let leaf_terms = LeafTerms::new(&variant);
         SelfPlay {
             variant,
             search,
@@ -282,15 +285,13 @@ impl SelfPlay {
             generation: self.generation,
             model: self.model.clone(),
             game,
-            tree: Tree::default(),
+            // Planned by begin_move.
+            search: Search::new(self.root_plan(1, false), true),
             rows: Vec::new(),
-            budget: 1,
             full: false,
-            root_prepared: false,
             no_resign,
             low_streak: [0; 2],
             would_resign: [false; 2],
-            pending: None,
             opening,
             restart,
             careless,
@@ -305,48 +306,25 @@ impl SelfPlay {
         if slot.careless == Some(slot.game.position().side_to_move()) {
             // The root's evaluation alone: the move is sampled from its policy.
             slot.full = false;
-            slot.budget = 1;
-            slot.root_prepared = false;
+            slot.search.replan(self.root_plan(1, false));
             return;
         }
-        slot.budget = if slot.full {
+        let visits = if slot.full {
             self.search.visits
         } else {
             self.config.cheap_visits.min(self.search.visits)
         };
-        slot.root_prepared = false;
+        slot.search.replan(self.root_plan(visits, slot.full));
     }
 
-    /// Root noise (full PUCT searches) or the Gumbel schedule, once the root is expanded.
-    fn prepare_root(&mut self, slot: &mut Slot) {
-        if slot.root_prepared || slot.tree.is_empty() {
-            return;
-        }
-        slot.root_prepared = true;
-        let ranks = slot.tree.root().and_then(|r| {
-            tengu_search::mcts::root_exchange_values(
-                &self.search,
-                slot.game.position(),
-                &r.moves,
-                &self.leaf_terms,
-            )
-        });
-        if uses_gumbel(&self.search) {
-            let new_visits = slot.budget.saturating_sub(slot.tree.root_visits()).max(1);
-            slot.tree.start_gumbel(
-                &self.search,
-                new_visits,
-                ranks.as_deref(),
-                true,
-                &mut self.rng,
-            );
-        } else {
-            if slot.full {
-                slot.tree.add_root_noise(&self.search, &mut self.rng);
-            }
-            let new_visits = slot.budget.saturating_sub(slot.tree.root_visits());
-            slot.tree
-                .force_root_captures(forced_captures(&self.search, new_visits), ranks.as_deref());
+    /// Self-play's root plan for a search of `visits` root visits: Gumbel noise always,
+    /// Dirichlet noise in `full` searches.
+    fn root_plan(&self, visits: u32, full: bool) -> RootPlan {
+        RootPlan {
+            visits,
+            gumbel_noise: true,
+            dirichlet_noise: full,
+            captures_of_all_visits: false,
         }
     }
 
@@ -374,76 +352,46 @@ impl SelfPlay {
             self.advance(i);
         }
         let pending: Vec<usize> = (0..self.slots.len())
-            .filter(|&i| self.slots[i].as_ref().is_some_and(|s| s.pending.is_some()))
+            .filter(|&i| {
+                self.slots[i]
+                    .as_ref()
+                    .is_some_and(|s| s.search.has_pending())
+            })
             .collect();
         if pending.is_empty() {
             return Ok(());
         }
-        let mut outputs: Vec<Option<Evaluation>> = vec![None; pending.len()];
-        for generation in self.generations_in_use() {
-            let members: Vec<usize> = (0..pending.len())
-                .filter(|&k| self.slots[pending[k]].as_ref().unwrap().generation == generation)
-                .collect();
-            if members.is_empty() {
-                continue;
-            }
-            let inputs: Vec<EvalInput> = members
-                .iter()
-                .map(|&k| {
-                    let (_, game, moves) = self.slots[pending[k]]
-                        .as_ref()
-                        .unwrap()
-                        .pending
-                        .as_ref()
-                        .unwrap();
-                    EvalInput {
-                        position: game.position(),
-                        moves,
-                        repetitions: game.repetitions().saturating_sub(1),
-                    }
-                })
-                .collect();
-            for (&k, out) in members.iter().zip(evaluate(generation, &inputs)?) {
-                outputs[k] = Some(out);
-            }
-        }
-        let outputs: Vec<Evaluation> = outputs
-            .into_iter()
-            .map(|o| o.expect("every leaf evaluated"))
+        let leaves: Vec<(usize, &Search)> = pending
+            .iter()
+            .map(|&i| {
+                let slot = self.slots[i].as_ref().unwrap();
+                (slot.generation, &slot.search)
+            })
             .collect();
+        let outputs = evaluate_pending(&leaves, evaluate)?;
         self.stats.evaluations += pending.len() as u64;
+        let config = &self.config;
+        // Self-play's roots leave out the moves that repeat a position (and waiting moves)
+        // when the config asks.
+        let mut root_moves = |game: &Game, moves: &mut Vec<Move>, policy: &mut Vec<f32>| {
+            if config.avoid_repetition {
+                drop_repeating(game, moves, policy);
+            }
+            if config.avoid_waiting {
+                let waiting: Vec<bool> = moves.iter().map(|&m| is_waiting(game, m)).collect();
+                drop_flagged(&waiting, moves, policy);
+            }
+        };
         for (&i, out) in pending.iter().zip(outputs) {
-            let mut slot = self.slots[i].take().unwrap();
-            let (path, game, mut moves) = slot.pending.take().unwrap();
-            let (value, lead) = tengu_search::mcts::leaf_evaluation(
-                &out,
+            let slot = self.slots[i].as_mut().unwrap();
+            slot.search.expand_pending(
+                out,
                 &self.search,
-                game.position(),
-                moves.len(),
                 &self.leaf_terms,
+                &mut root_moves,
+                &mut self.rng,
             );
-            let mut policy = out.policy;
-            if path.is_empty() && self.config.avoid_repetition {
-                drop_repeating(&game, &mut moves, &mut policy);
-            }
-            if path.is_empty() && self.config.avoid_waiting {
-                let waiting: Vec<bool> = moves.iter().map(|&m| is_waiting(&game, m)).collect();
-                drop_flagged(&waiting, &mut moves, &mut policy);
-            }
-            // A random move order breaks PUCT's ties at random: with the near-uniform priors
-            // of young networks, ties otherwise always go to the first generated move, and
-            // games shuffle one piece back and forth into a draw by repetition.
-            for k in (1..moves.len()).rev() {
-                let j = self.rng.gen_range(0..=k);
-                moves.swap(k, j);
-                policy.swap(k, j);
-            }
-            // The root's first visits are planned by prepare_root instead.
-            let lead = lead.filter(|_| !path.is_empty());
-            slot.tree.expand(&path, moves, policy, value, false, lead);
             self.stats.simulations += 1;
-            self.prepare_root(&mut slot);
-            self.slots[i] = Some(slot);
         }
         Ok(())
     }
@@ -462,19 +410,24 @@ impl SelfPlay {
                 }
                 None => return,
             };
-            if slot.pending.is_some() {
+            if slot.search.has_pending() {
                 self.slots[i] = Some(slot);
                 return;
             }
-            if slot.tree.is_empty() {
-                let moves = slot.game.position().legal_move_list();
-                slot.pending = Some((Vec::new(), Box::new(slot.game.clone()), moves));
+            if slot.search.tree.is_empty() {
+                slot.search.queue_root(&slot.game);
                 self.slots[i] = Some(slot);
                 return;
             }
-            self.prepare_root(&mut slot);
-            let root_moves = slot.tree.root().map_or(0, |r| r.moves.len());
-            if slot.tree.root_visits() >= slot.budget || root_moves == 1 {
+            // A reused root is prepared here (a new one when its evaluation is expanded).
+            slot.search.prepare_root(
+                slot.game.position(),
+                &self.search,
+                &self.leaf_terms,
+                &mut self.rng,
+            );
+            let root_moves = slot.search.tree.root().map_or(0, |r| r.moves.len());
+            if slot.search.tree.root_visits() >= slot.search.planned_visits() || root_moves == 1 {
                 if let Some(done) = self.make_move(&mut slot) {
                     self.finished.push(done);
                     self.stats.games += 1;
@@ -484,16 +437,14 @@ impl SelfPlay {
                 continue;
             }
             match slot
-                .tree
-                .simulate(&slot.game, &self.search, self.config.max_plies)
+                .search
+                .descend(&slot.game, &self.search, self.config.max_plies)
             {
-                Leaf::Evaluate { path, game } => {
-                    let moves = game.position().legal_move_list();
-                    slot.pending = Some((path, game, moves));
+                Descent::Pending => {
                     self.slots[i] = Some(slot);
                     return;
                 }
-                Leaf::Done => {
+                Descent::Backed => {
                     self.stats.simulations += 1;
                     self.slots[i] = Some(slot);
                 }
@@ -512,16 +463,17 @@ impl SelfPlay {
         let careless = slot.careless == Some(slot.game.position().side_to_move());
         let edge = if careless {
             sample_prior(
-                &slot.tree.root().expect("expanded root").prior,
+                &slot.search.tree.root().expect("expanded root").prior,
                 &mut self.rng,
             )
         } else {
-            slot.tree.choose_move(temperature, &mut self.rng)
+            slot.search.tree.choose_move(temperature, &mut self.rng)
         };
-        let root = slot.tree.root().expect("searched root");
+        let root = slot.search.tree.root().expect("searched root");
         let pos = slot.game.position();
         let search_value = root.mean_value();
         let policy = slot
+            .search
             .tree
             .policy_target()
             .into_iter()
@@ -561,15 +513,15 @@ impl SelfPlay {
         }
 
         slot.game.play_unchecked(mv);
-        slot.tree.reuse(edge);
+        slot.search.tree.reuse(edge);
         // A reused root was expanded with every move; search it afresh without the moves
         // that self-play leaves out of its roots (repeats, waiting moves).
         let game = &slot.game;
-        if slot.tree.root().is_some_and(|root| {
+        if slot.search.tree.root().is_some_and(|root| {
             (self.config.avoid_repetition && game.repeating_moves(&root.moves).contains(&true))
                 || (self.config.avoid_waiting && root.moves.iter().any(|&m| is_waiting(game, m)))
         }) {
-            slot.tree.clear();
+            slot.search.tree.clear();
         }
         if let Some(outcome) = slot.game.outcome() {
             return Some(self.finish(slot, outcome.winner, outcome.termination.as_str()));

@@ -1,10 +1,8 @@
 //! Search control in self-play: games restarted from positions of earlier games (Go-Exploit),
 //! games with a careless side that plays its raw policy without a search, waiting moves left
-//! out of self-play roots, and the mobility term of the search utility.
+//! out of self-play roots.
 
-use tengu_model::Evaluation;
 use tengu_rules::{Color, Game, Move, Position, Variant};
-use tengu_search::mcts::{initial_moves, utility};
 use tengu_search::SearchConfig;
 use tengu_selfplay::play::{is_waiting, FinishedGame};
 use tengu_selfplay::{SelfPlay, SelfplayConfig};
@@ -241,37 +239,4 @@ fn self_play_that_avoids_waiting_never_waits_while_it_has_another_move() {
     for g in play_games(config, 4) {
         assert_eq!(waiting_moves(&g), 0);
     }
-}
-
-#[test]
-fn the_mobility_term_adds_the_log_ratio_of_legal_moves() {
-    let eval = Evaluation {
-        policy: vec![],
-        wdl: [0.5, 0.2, 0.3],
-        material: 0.4,
-    };
-    let base = SearchConfig {
-        material_utility: 0.5,
-        ..SearchConfig::default()
-    };
-    let without = utility(&eval, &base, 120, 60);
-    assert!((without - (0.2 + 0.5 * 0.4)).abs() < 1e-6);
-    let with = SearchConfig {
-        mobility_utility: 0.3,
-        ..base
-    };
-    let doubled = utility(&eval, &with, 120, 60);
-    assert!((doubled - without - 0.3 * 2f32.ln()).abs() < 1e-6);
-    assert!((utility(&eval, &with, 60, 60) - without).abs() < 1e-6);
-    assert!(utility(&eval, &with, 30, 60) < without);
-    assert_eq!(utility(&eval, &with, 100_000, 1), 1.0, "kept in [-1, 1]");
-    assert_eq!(initial_moves(&Variant::dai_dai()), 59);
-    assert_eq!(initial_moves(&Variant::maka_dai_dai()), 80);
-    let err = SearchConfig {
-        mobility_utility: 1.5,
-        ..SearchConfig::default()
-    }
-    .validate()
-    .unwrap_err();
-    assert!(err.contains("search.mobility_utility"), "{err}");
 }

@@ -217,7 +217,9 @@ pub fn fetch(
 }
 
 /// The shards of a run, oldest name first.
-pub fn list_run(store: &tengu_store::RunStore) -> Result<Vec<tengu_store::Entry>, ShardError> {
+pub fn list_run(
+    store: &tengu_store::RunStore,
+) -> Result<Vec<tengu_store::Entry>, tengu_store::StoreError> {
     Ok(store
         .list(tengu_store::layout::SHARDS)?
         .into_iter()

@@ -794,3 +794,59 @@ pub struct BookInfoArgs {
     #[arg(long)]
     pub json: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tengu_arena::report::MatchCommand;
+
+    /// `tengu run` starts its matches from a typed [`MatchCommand`]: the arguments it spells
+    /// must parse into the same match here.
+    #[test]
+    fn a_match_command_parses_into_the_match_it_describes() {
+        let command = MatchCommand {
+            a: "checkpoint:/runs/x/models/model-000000200.safetensors:32"
+                .parse()
+                .unwrap(),
+            b: "alphabeta".parse().unwrap(),
+            game: "maka-dai-dai".into(),
+            games: 12,
+            max_plies: 250,
+            log: "warn".into(),
+            out: Some("/runs/x/arena/model-000000200-vs-alphabeta".into()),
+            search_config: Some("/runs/x/config.toml".into()),
+            openings: Some("/books/balanced.txt".into()),
+            backend: Some("tch-cpu".into()),
+        };
+        let cli =
+            Cli::try_parse_from(std::iter::once("tengu".into()).chain(command.args())).unwrap();
+        assert_eq!(cli.log, "warn");
+        let Command::Match(m) = cli.command else {
+            panic!("not a match")
+        };
+        assert_eq!((m.a, m.b), (command.a.clone(), command.b.clone()));
+        assert!(m.json && m.sprt.is_none());
+        let s = &m.settings;
+        assert_eq!(
+            (s.game.as_str(), s.games, s.max_plies, s.backend.as_str()),
+            ("maka-dai-dai", 12, 250, "tch-cpu")
+        );
+        assert_eq!(s.out, command.out);
+        assert_eq!(s.search_config, command.search_config);
+        assert_eq!(s.openings, command.openings);
+        // Without the optional flags, the match's own defaults.
+        let bare = MatchCommand {
+            out: None,
+            search_config: None,
+            openings: None,
+            backend: None,
+            ..command
+        };
+        let cli = Cli::try_parse_from(std::iter::once("tengu".into()).chain(bare.args())).unwrap();
+        let Command::Match(m) = cli.command else {
+            panic!("not a match")
+        };
+        assert_eq!(m.settings.backend, "burn");
+        assert!(m.settings.out.is_none() && m.settings.openings.is_none());
+    }
+}

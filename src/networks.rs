@@ -193,7 +193,9 @@ impl Shipped {
             .map(|bytes| bytes == self.weights)
             .unwrap_or(false);
         if !current {
-            tengu_store::checkpoint::write_atomic(&path, self.weights)
+            let dir = path.parent().unwrap_or(std::path::Path::new("."));
+            std::fs::create_dir_all(dir)
+                .and_then(|()| tengu_store::atomic::write_atomic(&path, self.weights))
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
         Ok(path)

@@ -164,7 +164,8 @@ pub struct Sprt {
     pub beta: f64,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// In JSON (`tengu match --json`'s `sprt`) the variant's name: `"AcceptH1"`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SprtDecision {
     AcceptH0,
     AcceptH1,

@@ -1,10 +1,12 @@
-//! The arena: matches with paired openings, Elo (per game and per game pair) and SPRT,
-//! tournaments with fitted ratings, the compute ladder's report, and the tactics suite. The
-//! players are `tengu_search::players`.
+//! The arena: matches with paired openings, Elo (per game and per game pair) and SPRT, the
+//! match report (`tengu match --json`) and the invocation that asks for it, tournaments
+//! with fitted ratings, the compute ladder's report, and the tactics suite. The players are
+//! `tengu_search::players`.
 
 pub mod elo;
 pub mod ladder;
 pub mod matches;
 pub mod pairs;
+pub mod report;
 pub mod suite;
 pub mod tournament;

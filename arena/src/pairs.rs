@@ -172,25 +172,10 @@ impl Pentanomial {
     /// `pair_elo`, `pair_elo_low`, `pair_elo_high` (null where unbounded), `nelo` and
     /// `nelo_error` (null where undefined).
     pub fn to_json(&self) -> serde_json::Map<String, serde_json::Value> {
-        let interval = self.elo_interval();
-        let (low, elo, high) = interval.to_json();
-        let mut map = serde_json::Map::new();
-        let mut put = |k: &str, v: serde_json::Value| {
-            map.insert(k.to_string(), v);
-        };
-        put("pairs", self.pairs().into());
-        put("unpaired", self.unpaired.into());
-        put("pentanomial", serde_json::json!(self.counts));
-        put("pair_score", self.mean().into());
-        put("pair_score_se", self.std_error().into());
-        put("pair_variance", self.pair_variance().into());
-        put("per_game_variance_pairs", self.per_game_variance().into());
-        put("pair_elo", elo);
-        put("pair_elo_low", low);
-        put("pair_elo_high", high);
-        put("nelo", self.nelo().into());
-        put("nelo_error", self.nelo_error().into());
-        map
+        match serde_json::to_value(crate::report::PairReport::new(self)) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => unreachable!("a pair report is a JSON object"),
+        }
     }
 }
 

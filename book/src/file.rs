@@ -1,33 +1,33 @@
 //! The book file: versioned, checksummed, self-describing, written atomically.
 //!
-//! Layout (integers little-endian):
-//! ```text
-//! b"TENGUBOK"            magic, 8 bytes
-//! u32                    format version (FORMAT_VERSION)
-//! u32                    header length H
-//! H bytes                header (bincode BookHeader)
-//! u64                    payload length L
-//! L bytes                nodes (bincode Vec<NodeRecord>)
-//! u32                    CRC-32 of every byte before it
-//! ```
+//! A book is a framed file (`tengu_store::framed`, [`FORMAT`]): magic `b"TENGUBOK"`, format
+//! version ([`FORMAT_VERSION`]), a bincode [`BookHeader`], the nodes (bincode
+//! `Vec<NodeRecord>`) and a CRC-32 of every byte before it.
 //! Moves are stored as text (RULES.md §12.3), so the file does not depend on the in-memory
 //! move encoding; loading replays every node's canonical path and checks its key. No
 //! timestamps: the same book is the same bytes. Written to a hidden temporary name in the
-//! same directory, synced, then renamed, so a crash leaves the previous book intact.
+//! same directory, synced, then renamed (`tengu_store::atomic`), so a crash leaves the
+//! previous book intact.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use bincode::Options;
 use serde::{Deserialize, Serialize};
 use tengu_rules::{Position, Variant};
+use tengu_store::framed::{Format, FrameError};
 
 use crate::graph::{Costs, Edge, Graph, Node, OwnSearch};
 use crate::key::{BookKey, KEY_SCHEME};
 
 pub const MAGIC: &[u8; 8] = b"TENGUBOK";
 pub const FORMAT_VERSION: u32 = 1;
+/// The book's frame.
+pub const FORMAT: Format = Format {
+    kind: "book",
+    magic: MAGIC,
+    version: FORMAT_VERSION,
+    payload: "nodes",
+};
 
 /// What a book says about itself.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -172,8 +172,35 @@ struct NodeRecord {
     terminal: Option<f32>,
 }
 
-fn codec(limit: u64) -> impl Options {
-    bincode::DefaultOptions::new().with_limit(limit)
+impl BookError {
+    /// The error of a bad frame of the book at `path`.
+    fn frame(path: &str, e: FrameError) -> BookError {
+        let path = path.to_string();
+        match e {
+            FrameError::BadMagic { .. } => BookError::NotABook { path },
+            FrameError::Version {
+                found, expected, ..
+            } => BookError::Version {
+                path,
+                found,
+                expected,
+            },
+            FrameError::Truncated { problem } => BookError::Truncated { path, problem },
+            FrameError::Checksum { found, stored } => BookError::Checksum {
+                path,
+                found,
+                stored,
+            },
+            FrameError::Trailing { bytes } => BookError::Corrupt {
+                path,
+                problem: format!("{bytes} bytes after the checksum"),
+            },
+            FrameError::Decode { part, problem } => BookError::Corrupt {
+                path,
+                problem: format!("{part}: {problem}"),
+            },
+        }
+    }
 }
 
 /// Identity of a game's piece-type table and start position.
@@ -223,79 +250,7 @@ pub fn to_bytes(header: &BookHeader, graph: &Graph, variant: &Arc<Variant>) -> V
             }
         })
         .collect();
-    let head = codec(u64::MAX)
-        .serialize(header)
-        .expect("header serialises");
-    let payload = codec(u64::MAX)
-        .serialize(&records)
-        .expect("nodes serialise");
-    let mut out = Vec::with_capacity(28 + head.len() + payload.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
-    out.extend_from_slice(&head);
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&payload);
-    let crc = crc32fast::hash(&out);
-    out.extend_from_slice(&crc.to_le_bytes());
-    out
-}
-
-fn split<'a>(bytes: &'a [u8], path: &str) -> Result<(BookHeader, &'a [u8]), BookError> {
-    let truncated = |problem: &str| BookError::Truncated {
-        path: path.into(),
-        problem: problem.into(),
-    };
-    if bytes.len() < 8 || &bytes[..8] != MAGIC {
-        if bytes.len() < 8 && MAGIC.starts_with(bytes) {
-            return Err(truncated("shorter than the magic bytes"));
-        }
-        return Err(BookError::NotABook { path: path.into() });
-    }
-    if bytes.len() < 16 + 8 + 4 {
-        return Err(truncated("shorter than the fixed fields"));
-    }
-    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if version != FORMAT_VERSION {
-        return Err(BookError::Version {
-            path: path.into(),
-            found: version,
-            expected: FORMAT_VERSION,
-        });
-    }
-    let head_len = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
-    let head_end = 16usize
-        .checked_add(head_len)
-        .filter(|&e| e + 8 + 4 <= bytes.len())
-        .ok_or_else(|| truncated("the header runs past the end"))?;
-    let payload_len =
-        u64::from_le_bytes(bytes[head_end..head_end + 8].try_into().expect("8 bytes"));
-    let payload_end = (head_end as u64 + 8)
-        .checked_add(payload_len)
-        .filter(|&e| e + 4 <= bytes.len() as u64)
-        .ok_or_else(|| truncated("the nodes run past the end"))? as usize;
-    if payload_end + 4 != bytes.len() {
-        return Err(BookError::Corrupt {
-            path: path.into(),
-            problem: format!("{} bytes after the checksum", bytes.len() - payload_end - 4),
-        });
-    }
-    let stored = u32::from_le_bytes(bytes[payload_end..].try_into().expect("4 bytes"));
-    let found = crc32fast::hash(&bytes[..payload_end]);
-    if found != stored {
-        return Err(BookError::Checksum {
-            path: path.into(),
-            found,
-            stored,
-        });
-    }
-    let header: BookHeader = codec(head_len as u64)
-        .deserialize(&bytes[16..head_end])
-        .map_err(|e| BookError::Corrupt {
-            path: path.into(),
-            problem: format!("header: {e}"),
-        })?;
-    Ok((header, &bytes[head_end + 8..payload_end]))
+    FORMAT.encode(header, &records)
 }
 
 /// Whether `x` is a number in `[lo, hi]` (with room for rounding).
@@ -344,7 +299,8 @@ pub fn from_bytes(
     bytes: &[u8],
     path: &str,
 ) -> Result<(BookHeader, Arc<Variant>, Graph), BookError> {
-    let (header, payload) = split(bytes, path)?;
+    let frame = FORMAT.open(bytes).map_err(|e| BookError::frame(path, e))?;
+    let header: BookHeader = frame.header().map_err(|e| BookError::frame(path, e))?;
     let corrupt = |problem: String| BookError::Corrupt {
         path: path.into(),
         problem,
@@ -377,9 +333,7 @@ pub fn from_bytes(
         .costs
         .validate()
         .map_err(|e| corrupt(format!("header: {e}")))?;
-    let records: Vec<NodeRecord> = codec(payload.len() as u64)
-        .deserialize(payload)
-        .map_err(|e| corrupt(format!("nodes: {e}")))?;
+    let records: Vec<NodeRecord> = frame.payload().map_err(|e| BookError::frame(path, e))?;
     if records.is_empty() {
         return Err(BookError::Empty { path: path.into() });
     }
@@ -468,28 +422,11 @@ pub fn from_bytes(
     Ok((header, variant, graph))
 }
 
-/// The hidden temporary name a book is written to before the rename.
-pub fn temporary_name(path: &Path) -> PathBuf {
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
-}
-
-/// Writes `bytes` to `path` atomically (temporary name, sync, rename).
+/// Writes `bytes` to `path` atomically (`tengu_store::atomic`: temporary name, sync,
+/// rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), BookError> {
-    let io = |source: std::io::Error| BookError::Io {
+    tengu_store::atomic::write_atomic(path, bytes).map_err(|source| BookError::Io {
         path: path.display().to_string(),
         source,
-    };
-    let tmp = temporary_name(path);
-    let mut f = std::fs::File::create(&tmp).map_err(io)?;
-    f.write_all(bytes).map_err(io)?;
-    f.sync_all().map_err(io)?;
-    drop(f);
-    std::fs::rename(&tmp, path).map_err(io)?;
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    Ok(())
+    })
 }

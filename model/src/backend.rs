@@ -335,18 +335,9 @@ pub trait Trainer {
     fn load_optimizer(&mut self, path: &Path) -> Result<(), String>;
 }
 
-/// Writes through a hidden temporary name, then renames.
+/// Writes through `tengu_store::atomic` (a hidden temporary name, synced, then renamed).
 fn atomically(path: &Path, write: impl FnOnce(&Path) -> Result<(), String>) -> Result<(), String> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
-    write(&tmp)?;
-    std::fs::File::open(&tmp)
-        .and_then(|f| f.sync_all())
-        .map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+    tengu_store::atomic::write_atomic_with(path, write, |e| format!("{}: {e}", path.display()))
 }
 
 impl Trainer for BurnTrainer {

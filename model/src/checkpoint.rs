@@ -121,37 +121,29 @@ impl CheckpointMeta {
     }
 }
 
-/// Writes `net` with `meta` to `path` (atomically: written beside it, then renamed).
+/// Writes `net` with `meta` to `path` (atomically: `tengu_store::atomic`, a hidden
+/// temporary name beside it, synced, then renamed).
 pub fn save(net: &Net, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
     let shown = path.display().to_string();
-    let tmp = temporary_name(path);
-    let mut store = SafetensorsStore::from_file(&tmp).overwrite(true);
-    for (k, v) in meta.to_map() {
-        store = store.metadata(k, v);
-    }
-    net.save_into(&mut store)
-        .map_err(|e| CheckpointError::Weights {
-            path: shown.clone(),
-            problem: e.to_string(),
-        })?;
     let io = |source| CheckpointError::Io {
         path: shown.clone(),
         source,
     };
-    std::fs::File::open(&tmp)
-        .and_then(|f| f.sync_all())
-        .map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
-}
-
-/// A hidden name beside `path` (`.<name>.<pid>.tmp.safetensors`): readers that list a
-/// directory skip names starting with a dot, so they never see a partial checkpoint.
-pub fn temporary_name(path: &Path) -> std::path::PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.{}.tmp.safetensors", std::process::id()))
+    tengu_store::atomic::write_atomic_with(
+        path,
+        |tmp| {
+            let mut store = SafetensorsStore::from_file(tmp).overwrite(true);
+            for (k, v) in meta.to_map() {
+                store = store.metadata(k, v);
+            }
+            net.save_into(&mut store)
+                .map_err(|e| CheckpointError::Weights {
+                    path: shown.clone(),
+                    problem: e.to_string(),
+                })
+        },
+        io,
+    )
 }
 
 /// Writes a safetensors file by hand (8-byte header length, JSON header with `__metadata__`,
@@ -191,16 +183,10 @@ pub fn write_safetensors(
             bytes.extend_from_slice(&x.to_le_bytes());
         }
     }
-    let tmp = temporary_name(path);
-    let io = |source| CheckpointError::Io {
-        path: shown.clone(),
+    tengu_store::atomic::write_atomic(path, &bytes).map_err(|source| CheckpointError::Io {
+        path: shown,
         source,
-    };
-    let mut file = std::fs::File::create(&tmp).map_err(io)?;
-    std::io::Write::write_all(&mut file, &bytes)
-        .and_then(|_| file.sync_all())
-        .map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+    })
 }
 
 /// Reads only the metadata of a checkpoint (the safetensors header).

@@ -94,6 +94,20 @@ pub enum PlayerSpecError {
     },
 }
 
+/// The description again, every number spelled out (`alphabeta:200:4`,
+/// `checkpoint:PATH:64`): it parses back to the same spec.
+impl std::fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlayerSpec::Random => write!(f, "random"),
+            PlayerSpec::Greedy => write!(f, "greedy"),
+            PlayerSpec::AlphaBeta { ms, depth } => write!(f, "alphabeta:{ms}:{depth}"),
+            PlayerSpec::Checkpoint { path, visits } => write!(f, "checkpoint:{path}:{visits}"),
+            PlayerSpec::Policy { path } => write!(f, "policy:{path}"),
+        }
+    }
+}
+
 impl std::str::FromStr for PlayerSpec {
     type Err = PlayerSpecError;
 

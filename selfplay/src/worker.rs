@@ -33,6 +33,10 @@ pub enum WorkerError {
     Checkpoint(#[from] CheckpointError),
     #[error(transparent)]
     Shard(#[from] ShardError),
+    /// The run store refused a request that is not about a shard (listing or fetching
+    /// checkpoints, putting game records).
+    #[error(transparent)]
+    Store(#[from] tengu_store::StoreError),
     /// The openings file (`selfplay.openings`) was refused; the message names the file
     /// and the line.
     #[error("selfplay.openings: {0}")]
@@ -103,9 +107,7 @@ impl Output {
         };
         self.sequence += 1;
         // Records first: a shard never refers to games that were not saved.
-        store
-            .put(&name.records_key(), records.into_bytes())
-            .map_err(ShardError::from)?;
+        store.put(&name.records_key(), records.into_bytes())?;
         let header = ShardHeader {
             encoder_version: ENCODER_VERSION,
             game: self.game.clone(),
@@ -138,12 +140,11 @@ impl Checkpoints {
         let newest = match self.step {
             None => checkpoint::newest(store),
             Some(s) => checkpoint::committed_after(store, s).map(|v| v.last().copied()),
-        }
-        .map_err(ShardError::from)?;
+        }?;
         let Some(step) = newest else {
             return Ok(None);
         };
-        let (path, _) = self.cache.fetch(store, step).map_err(ShardError::from)?;
+        let (path, _) = self.cache.fetch(store, step)?;
         self.step = Some(step);
         Ok(Some((layout::weights_name(step), path)))
     }

@@ -1,28 +1,27 @@
 //! Replay shards: self-describing bincode files of training rows.
 //!
-//! Layout (integers little-endian):
-//! ```text
-//! b"TENGUSHD"            magic, 8 bytes
-//! u32                    format version (FORMAT_VERSION)
-//! u32                    header length H
-//! H bytes                header (bincode ShardHeader)
-//! u64                    payload length L
-//! L bytes                rows (bincode Vec<Row>)
-//! u32                    CRC-32 of every byte before it
-//! ```
+//! A shard is a framed file (`tengu_store::framed`, [`FORMAT`]): magic `b"TENGUSHD"`, format
+//! version ([`FORMAT_VERSION`]), a bincode [`ShardHeader`], the rows (bincode `Vec<Row>`) and
+//! a CRC-32 of every byte before it.
 //! Workers put shards into the run's store under unique names carrying their game and row
 //! counts (`tengu_store::layout::ShardName`); a store put is atomic, so a reader never sees a
 //! partial shard. Local files (`write`, `read`) remain for tools and tests.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use bincode::Options;
 use serde::{Deserialize, Serialize};
+use tengu_store::framed::{Format, FrameError};
 
 pub const MAGIC: &[u8; 8] = b"TENGUSHD";
 /// Version 2 added the future material and occupancy targets to every row.
 pub const FORMAT_VERSION: u32 = 2;
+/// The shard's frame.
+pub const FORMAT: Format = Format {
+    kind: "shard",
+    magic: MAGIC,
+    version: FORMAT_VERSION,
+    payload: "rows",
+};
 /// File name extension of shards.
 pub const EXTENSION: &str = "shard";
 
@@ -115,151 +114,74 @@ pub enum ShardError {
     Missing { path: String },
 }
 
-fn codec(limit: u64) -> impl Options {
-    bincode::DefaultOptions::new().with_limit(limit)
+impl ShardError {
+    /// The error of a bad frame of the shard at `path`.
+    fn frame(path: &str, e: FrameError) -> ShardError {
+        let path = path.to_string();
+        match e {
+            FrameError::BadMagic { .. } => ShardError::NotAShard { path },
+            FrameError::Version {
+                found, expected, ..
+            } => ShardError::Version {
+                path,
+                found,
+                expected,
+            },
+            FrameError::Truncated { problem } => ShardError::Truncated { path, problem },
+            FrameError::Checksum { found, stored } => ShardError::Checksum {
+                path,
+                found,
+                stored,
+            },
+            FrameError::Trailing { bytes } => ShardError::Corrupt {
+                path,
+                problem: format!("{bytes} bytes after the checksum"),
+            },
+            FrameError::Decode { part, problem } => ShardError::Corrupt {
+                path,
+                problem: format!("{part}: {problem}"),
+            },
+        }
+    }
 }
 
 /// Serialises a shard to bytes.
 pub fn to_bytes(header: &ShardHeader, rows: &[Row]) -> Vec<u8> {
-    let head = codec(u64::MAX)
-        .serialize(header)
-        .expect("header serialises");
-    let payload = codec(u64::MAX).serialize(rows).expect("rows serialise");
-    let mut out = Vec::with_capacity(28 + head.len() + payload.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
-    out.extend_from_slice(&head);
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&payload);
-    let crc = crc32fast::hash(&out);
-    out.extend_from_slice(&crc.to_le_bytes());
-    out
+    FORMAT.encode(header, rows)
 }
 
-/// Writes a shard atomically (hidden temporary name, fsync, rename).
+/// Writes a shard atomically (`tengu_store::atomic`: hidden temporary name, fsync,
+/// rename).
 pub fn write(path: &Path, header: &ShardHeader, rows: &[Row]) -> Result<(), ShardError> {
-    let shown = path.display().to_string();
-    let io = |source| ShardError::Io {
-        path: shown.clone(),
-        source,
-    };
-    let bytes = to_bytes(header, rows);
-    let tmp = temporary_name(path);
-    let mut file = std::fs::File::create(&tmp).map_err(io)?;
-    file.write_all(&bytes)
-        .and_then(|_| file.sync_all())
-        .map_err(io)?;
-    drop(file);
-    std::fs::rename(&tmp, path).map_err(io)?;
-    if let Some(dir) = path.parent() {
-        // Make the rename itself durable.
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
+    tengu_store::atomic::write_atomic(path, &to_bytes(header, rows)).map_err(|source| {
+        ShardError::Io {
+            path: path.display().to_string(),
+            source,
         }
-    }
-    Ok(())
+    })
 }
 
-/// The hidden name a shard is written under before its rename.
-pub fn temporary_name(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp"))
-}
-
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
-    path: &'a str,
-}
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: u64, what: &str) -> Result<&'a [u8], ShardError> {
-        let left = (self.bytes.len() - self.at) as u64;
-        if n > left {
-            return Err(ShardError::Truncated {
-                path: self.path.into(),
-                problem: format!(
-                    "{what} needs {n} bytes at offset {}, the file has {left} left",
-                    self.at
-                ),
-            });
-        }
-        let s = &self.bytes[self.at..self.at + n as usize];
-        self.at += n as usize;
-        Ok(s)
-    }
-
-    fn u32(&mut self, what: &str) -> Result<u32, ShardError> {
-        Ok(u32::from_le_bytes(self.take(4, what)?.try_into().unwrap()))
-    }
-
-    fn u64(&mut self, what: &str) -> Result<u64, ShardError> {
-        Ok(u64::from_le_bytes(self.take(8, what)?.try_into().unwrap()))
-    }
-}
-
-/// Parses the header of shard bytes; with `rows`, also checks and decodes the rows.
+/// Parses the header of shard bytes; with `rows`, also decodes the rows.
 fn parse(
     bytes: &[u8],
     path: &str,
     rows: bool,
 ) -> Result<(ShardHeader, Option<Vec<Row>>), ShardError> {
-    let mut c = Cursor { bytes, at: 0, path };
-    if bytes.len() < 8 || &bytes[..8] != MAGIC {
-        return Err(ShardError::NotAShard { path: path.into() });
-    }
-    c.at = 8;
-    let version = c.u32("the format version")?;
-    if version != FORMAT_VERSION {
-        return Err(ShardError::Version {
-            path: path.into(),
-            found: version,
-            expected: FORMAT_VERSION,
-        });
-    }
-    let head_len = c.u32("the header length")?;
-    let head = c.take(head_len as u64, "the header")?;
-    let payload_len = c.u64("the payload length")?;
-    let payload = c.take(payload_len, "the rows")?;
-    let body_end = c.at;
-    let stored = c.u32("the checksum")?;
-    if c.at != bytes.len() {
-        return Err(ShardError::Corrupt {
-            path: path.into(),
-            problem: format!("{} bytes after the checksum", bytes.len() - c.at),
-        });
-    }
-    let found = crc32fast::hash(&bytes[..body_end]);
-    if found != stored {
-        return Err(ShardError::Checksum {
-            path: path.into(),
-            found,
-            stored,
-        });
-    }
-    let corrupt = |problem: String| ShardError::Corrupt {
-        path: path.into(),
-        problem,
-    };
-    let header: ShardHeader = codec(head_len as u64)
-        .deserialize(head)
-        .map_err(|e| corrupt(format!("header: {e}")))?;
+    let frame = FORMAT.open(bytes).map_err(|e| ShardError::frame(path, e))?;
+    let header: ShardHeader = frame.header().map_err(|e| ShardError::frame(path, e))?;
     if !rows {
         return Ok((header, None));
     }
-    let decoded: Vec<Row> = codec(payload_len)
-        .deserialize(payload)
-        .map_err(|e| corrupt(format!("rows: {e}")))?;
+    let decoded: Vec<Row> = frame.payload().map_err(|e| ShardError::frame(path, e))?;
     if decoded.len() as u64 != header.rows {
-        return Err(corrupt(format!(
-            "header says {} rows, the file holds {}",
-            header.rows,
-            decoded.len()
-        )));
+        return Err(ShardError::Corrupt {
+            path: path.into(),
+            problem: format!(
+                "header says {} rows, the file holds {}",
+                header.rows,
+                decoded.len()
+            ),
+        });
     }
     Ok((header, Some(decoded)))
 }
@@ -295,7 +217,9 @@ pub fn fetch(
 }
 
 /// The shards of a run, oldest name first.
-pub fn list_run(store: &tengu_store::RunStore) -> Result<Vec<tengu_store::Entry>, ShardError> {
+pub fn list_run(
+    store: &tengu_store::RunStore,
+) -> Result<Vec<tengu_store::Entry>, tengu_store::StoreError> {
     Ok(store
         .list(tengu_store::layout::SHARDS)?
         .into_iter()

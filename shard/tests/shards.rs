@@ -166,3 +166,22 @@ fn listing_skips_temporaries_and_other_files() {
         .collect();
     assert_eq!(names, ["a.shard", "b.shard"]);
 }
+
+/// A shard that `tengu selfplay` wrote before shards moved onto `tengu_store::framed` (one
+/// Dai Dai game of four plies, seed 3): it still reads, and writing what it holds gives the
+/// same bytes, so the format on disk did not change.
+#[test]
+fn a_shard_written_before_the_framed_container_reads_and_rewrites_byte_for_byte() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/before.shard");
+    let bytes = std::fs::read(&path).unwrap();
+    let (header, rows) = tengu_shard::read(&path).unwrap();
+    assert_eq!(
+        (header.game.as_str(), header.rows, rows.len()),
+        ("dai-dai", 4, 4)
+    );
+    assert_eq!(tengu_shard::to_bytes(&header, &rows), bytes);
+    let d = dir();
+    let copy = d.path().join("copy.shard");
+    tengu_shard::write(&copy, &header, &rows).unwrap();
+    assert_eq!(std::fs::read(&copy).unwrap(), bytes);
+}

@@ -4,9 +4,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use serde_json::json;
 use tengu_arena::elo::{elo_interval, Sprt};
 use tengu_arena::matches::{self, MatchOptions};
+use tengu_arena::report::MatchReport;
 use tengu_arena::tournament;
 use tengu_model::Backend;
 use tengu_rules::Variant;
@@ -183,16 +183,8 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     let pairs = summary.pairs();
     if args.json {
         // An end the results cannot bound (after a perfect or a zero score) is null.
-        let (lo, elo, hi) = interval.to_json();
-        let mut report = json!({"a": a_name, "b": b_name, "games": s.games(), "wins": s.wins, "draws": s.draws, "losses": s.losses,
-                "score": s.mean(), "elo": elo, "elo_low": lo, "elo_high": hi,
-                "material_share": share, "material_share_se": share_se,
-                "sprt": summary.sprt.map(|d| format!("{d:?}")), "llr": sprt.map(|p| p.llr(&s))});
-        report
-            .as_object_mut()
-            .expect("an object")
-            .extend(pairs.to_json());
-        outln!("{report}")?;
+        let report = MatchReport::new(&a_name, &b_name, &summary, sprt.as_ref());
+        outln!("{}", report.to_json())?;
     } else {
         outln!(
             "{} vs {}: +{} ={} -{} ({} games), score {:.3}",

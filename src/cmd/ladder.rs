@@ -311,7 +311,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
         ("ladder.svg", report.to_svg()),
     ] {
         let path = out_dir.join(name);
-        tengu_store::checkpoint::write_atomic(&path, text.as_bytes())
+        tengu_store::atomic::write_atomic(&path, text.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
     }
     // The run keeps the report too (curves.svg draws it), also on an object store.

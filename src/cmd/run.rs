@@ -53,14 +53,7 @@ pub fn run(args: RunArgs) -> Result<()> {
                 store.address_of(tengu_store::layout::CONFIG)
             )
         })?;
-    let mut child_args = Vec::new();
-    if let Some(b) = &args.backend {
-        child_args.extend(["--backend".to_string(), b.clone()]);
-    }
-    let mut match_args = vec![
-        "--search-config".to_string(),
-        run.join("config.toml").display().to_string(),
-    ];
+    let mut match_openings = None;
     if let Some(path) = config
         .arena
         .openings
@@ -71,19 +64,20 @@ pub fn run(args: RunArgs) -> Result<()> {
         let absolute = std::fs::canonicalize(path)
             .with_context(|| format!("arena.openings: {}", path.display()))?;
         tracing::info!("arena matches open from {}", absolute.display());
-        match_args.extend(["--openings".to_string(), absolute.display().to_string()]);
+        match_openings = Some(absolute);
     }
     let options = RunOptions {
         exe: std::env::current_exe().context("cannot find the tengu binary")?,
         run: run.clone(),
         workers: config.selfplay.workers,
-        child_args,
+        backend: args.backend.clone(),
         max_minutes: args.max_minutes,
         max_steps: args.max_steps,
         stop: stop_flag()?,
         game: config.game.clone(),
         arena: config.arena.enabled.then(|| config.arena.clone()),
-        match_args,
+        match_search_config: Some(run.join("config.toml")),
+        match_openings,
         min_rows: config.train.min_rows as u64,
     };
     tracing::info!(run = %run.display(), game = %config.game, workers = options.workers, "run starting (logs in {}/logs)", run.display());

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use tengu_arena::suite::{self, Suite, SuiteScore};
 use tengu_model::Backend;
 use tengu_rules::Variant;
@@ -126,12 +126,11 @@ fn run_make(args: SuiteMakeArgs) -> Result<()> {
     })
     .map_err(anyhow::Error::msg)?;
     bar.finish_and_clear();
-    let tmp = args.out.with_extension("tmp");
     if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    std::fs::write(&tmp, suite.to_text())?;
-    std::fs::rename(&tmp, &args.out)?;
+    tengu_store::atomic::write_atomic(&args.out, suite.to_text().as_bytes())
+        .with_context(|| format!("writing {}", args.out.display()))?;
     let mut counts = std::collections::BTreeMap::<&str, usize>::new();
     for e in &suite.entries {
         *counts.entry(e.category.as_str()).or_default() += 1;

@@ -101,7 +101,7 @@ impl Export {
             .fold(f64::INFINITY, f64::min);
         let first = if first.is_finite() { first } else { tengu_store::layout::unix_ms() as f64 / 1000.0 };
         // Through a temporary name: a reader never sees half a file.
-        tengu_store::checkpoint::write_atomic(&path, &events::file_bytes(first, &scalars))
+        tengu_store::atomic::write_atomic(&path, &events::file_bytes(first, &scalars))
             .with_context(|| format!("writing {}", path.display()))?;
         tracing::info!(file = %path.display(), scalars = scalars.len(), "TensorBoard event file written");
         Ok(Export {

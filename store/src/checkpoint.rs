@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::atomic::write_atomic;
 use crate::layout;
 use crate::store::{RunStore, StoreError};
 
@@ -267,7 +268,8 @@ impl CheckpointCache {
             .get(&m.weights.key)?
             .ok_or_else(|| invalid("the manifest names weights that are not there".into()))?;
         m.weights.verify(&bytes).map_err(invalid)?;
-        write_atomic(&path, &bytes)
+        std::fs::create_dir_all(&self.dir)
+            .and_then(|_| write_atomic(&path, &bytes))
             .map_err(|e| invalid(format!("cache {}: {e}", path.display())))?;
         self.prune(&path);
         Ok((path, m))
@@ -298,7 +300,9 @@ impl CheckpointCache {
             return Ok(Some(p));
         }
         let path = self.dir.join(format!("optimizer-{:09}.bpk", manifest.step));
-        write_atomic(&path, &bytes).map_err(|e| invalid(e.to_string()))?;
+        std::fs::create_dir_all(&self.dir)
+            .and_then(|_| write_atomic(&path, &bytes))
+            .map_err(|e| invalid(e.to_string()))?;
         Ok(Some(path))
     }
 
@@ -323,21 +327,6 @@ impl CheckpointCache {
             }
         }
     }
-}
-
-/// Writes a local file through a temporary name and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    drop(f);
-    std::fs::rename(&tmp, path)
 }
 
 #[cfg(test)]

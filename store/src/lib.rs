@@ -10,8 +10,10 @@
 //! - one trainer per run, fenced by put-if-absent leases ([`lease`]);
 //! - listings are incremental (`list_after`), never per training step.
 
+pub mod atomic;
 pub mod checkpoint;
 pub mod cpu;
+pub mod framed;
 pub mod layout;
 pub mod lease;
 mod location;

@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use serde::Deserialize;
+use tengu_arena::report::{MatchCommand, MatchReport, PlayerSpec};
 use tengu_store::checkpoint as published;
 use tengu_store::{layout, RunStore};
 
@@ -16,8 +18,8 @@ pub struct RunOptions {
     pub exe: PathBuf,
     pub run: PathBuf,
     pub workers: usize,
-    /// Extra arguments for every child (e.g. `--backend tch-cuda`).
-    pub child_args: Vec<String>,
+    /// The network backend of every child (`--backend`; None: the config's).
+    pub backend: Option<String>,
     pub max_minutes: Option<f64>,
     pub max_steps: Option<u64>,
     pub stop: Arc<AtomicBool>,
@@ -27,9 +29,21 @@ pub struct RunOptions {
     pub arena: Option<crate::config::ArenaConfig>,
     /// `train.min_rows`, which the status line says the trainer waits for.
     pub min_rows: u64,
-    /// Extra arguments of the arena's matches (the run's search settings that checkpoint
-    /// players need, e.g. `--material-utility 0.5`).
-    pub match_args: Vec<String>,
+    /// The run configuration whose `[search]` table the arena's checkpoint players use
+    /// (`tengu match --search-config`).
+    pub match_search_config: Option<PathBuf>,
+    /// The openings file of the arena's matches (`tengu match --openings`), absolute.
+    pub match_openings: Option<PathBuf>,
+}
+
+impl RunOptions {
+    /// `--backend B` when the run names a backend, for every child.
+    fn backend_args(&self) -> Vec<String> {
+        match &self.backend {
+            Some(b) => vec!["--backend".into(), b.clone()],
+            None => Vec::new(),
+        }
+    }
 }
 
 /// What the progress view shows.
@@ -114,10 +128,12 @@ struct Evaluation {
 
 /// What an evaluation runs.
 enum Job {
-    /// A match against `opponent` (a player spec); `previous` names the checkpoint when the
-    /// opponent is the previously evaluated one (its result chains the rating).
+    /// A match against `opponent`, called `name` (a baseline as configured, e.g. `greedy`);
+    /// `previous` names the checkpoint when the opponent is the previously evaluated one
+    /// (its result chains the rating).
     Match {
-        opponent: String,
+        opponent: PlayerSpec,
+        name: String,
         previous: Option<String>,
     },
     /// The game's tactics suite.
@@ -284,7 +300,7 @@ pub fn run(
     if let Some(m) = options.max_steps {
         args.extend(["--max-steps".into(), m.to_string()]);
     }
-    args.extend(options.child_args.iter().cloned());
+    args.extend(options.backend_args());
     let mut trainer = spawn(&options.exe, &args, &logs.join("trainer.log"))?;
     tracing::info!(pid = trainer.id(), "started trainer");
     let trainer_args = args;
@@ -307,7 +323,7 @@ pub fn run(
             "--seed".into(),
             seed.to_string(),
         ];
-        args.extend(options.child_args.iter().cloned());
+        args.extend(options.backend_args());
         let name = format!("worker-{i}");
         let child = spawn(&options.exe, &args, &logs.join(format!("{name}.log")))?;
         tracing::info!(pid = child.id(), "started {name}");
@@ -442,25 +458,31 @@ fn evaluate(
                 )?;
             } else {
                 let previous = state.ratings.last().unwrap().0.clone();
+                let opponent = checkpoint_player(options, arena, &previous);
                 state.queue.push_back(Evaluation {
                     checkpoint: name.clone(),
                     step: *step,
                     job: Job::Match {
-                        opponent: format!(
-                            "checkpoint:{}:{}",
-                            options.run.join(layout::MODELS).join(&previous).display(),
-                            arena.visits
-                        ),
+                        name: opponent.to_string(),
+                        opponent,
                         previous: Some(previous),
                     },
                 });
             }
             for b in &arena.baselines {
+                let opponent = match b.parse::<PlayerSpec>() {
+                    Ok(spec) => spec,
+                    Err(e) => {
+                        tracing::warn!("arena.baselines: {e}; not played");
+                        continue;
+                    }
+                };
                 state.queue.push_back(Evaluation {
                     checkpoint: name.clone(),
                     step: *step,
                     job: Job::Match {
-                        opponent: b.clone(),
+                        opponent,
+                        name: b.clone(),
                         previous: None,
                     },
                 });
@@ -504,8 +526,19 @@ fn evaluate(
             label(&eval)
         ));
         let text = std::fs::read_to_string(&out).unwrap_or_default();
-        match serde_json::from_str::<serde_json::Value>(text.trim()) {
-            Ok(v) if status.success() && matches!(eval.job, Job::Suite) => {
+        let failed = |why: &str| {
+            tracing::warn!(
+                "arena match {} vs {} failed ({why}); see {}",
+                eval.checkpoint,
+                label(&eval),
+                logs.join("arena.log").display()
+            )
+        };
+        let parsed = serde_json::from_str::<serde_json::Value>(text.trim());
+        match (&eval.job, parsed) {
+            (_, _) if !status.success() => failed(&status.to_string()),
+            (_, Err(e)) => failed(&format!("{}: {e}", out.display())),
+            (Job::Suite, Ok(v)) => {
                 let line = serde_json::json!({
                     "checkpoint": eval.checkpoint, "step": eval.step,
                     "top1": v["top1"], "top3": v["top3"], "value_sign": v["value_sign"],
@@ -518,7 +551,7 @@ fn evaluate(
                     tracing::warn!("cannot draw curves: {e}");
                 }
             }
-            Ok(v) if status.success() && matches!(eval.job, Job::Ladder { .. }) => {
+            (Job::Ladder { .. }, Ok(v)) => {
                 // `tengu ladder` wrote ladder/ladder.json and redrew curves.svg itself.
                 let rungs = v["rungs"].as_array().map_or(0, Vec::len);
                 let newest = v["rungs"].as_array().and_then(|r| r.last()).cloned();
@@ -529,98 +562,69 @@ fn evaluate(
                     "compute ladder"
                 );
             }
-            Ok(v) if status.success() => {
-                // After a perfect (zero) score the estimate and one end of the interval are
-                // unbounded (null); the rating chain then moves by the finite end, the
-                // smallest difference the results support.
-                let elo = v["elo"]
-                    .as_f64()
-                    .or_else(|| v["elo_low"].as_f64().filter(|_| v["elo_high"].is_null()))
-                    .or_else(|| v["elo_high"].as_f64().filter(|_| v["elo_low"].is_null()))
-                    .unwrap_or(0.0);
-                let mut line = serde_json::json!({
-                    "checkpoint": eval.checkpoint, "step": eval.step, "opponent": label(&eval),
-                    "games": v["games"], "score": v["score"], "elo": v["elo"], "elo_low": v["elo_low"], "elo_high": v["elo_high"],
-                    "material_share": v["material_share"], "material_share_se": v["material_share_se"],
-                    "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
-                });
-                if let Job::Match {
-                    previous: Some(prev),
-                    ..
-                } = &eval.job
-                {
-                    let base = state
-                        .ratings
-                        .iter()
-                        .rev()
-                        .find(|(n, _)| n == prev)
-                        .map_or(0.0, |r| r.1);
-                    line["rating"] = serde_json::json!(base + elo);
-                    state.ratings.push((eval.checkpoint.clone(), base + elo));
+            (Job::Match { previous, .. }, Ok(v)) => match MatchReport::deserialize(v) {
+                Err(e) => failed(&format!("{}: not a match report: {e}", out.display())),
+                Ok(r) => {
+                    // After a perfect (zero) score the estimate and one end of the interval
+                    // are unbounded (null); the rating chain then moves by the finite end,
+                    // the smallest difference the results support.
+                    let elo = r.chain_elo().unwrap_or(0.0);
+                    let mut line = serde_json::json!({
+                        "checkpoint": eval.checkpoint, "step": eval.step, "opponent": label(&eval),
+                        "games": r.games, "score": r.score, "elo": r.elo, "elo_low": r.elo_low, "elo_high": r.elo_high,
+                        "material_share": r.material_share, "material_share_se": r.material_share_se,
+                        "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
+                    });
+                    if let Some(prev) = previous {
+                        let base = state
+                            .ratings
+                            .iter()
+                            .rev()
+                            .find(|(n, _)| n == prev)
+                            .map_or(0.0, |r| r.1);
+                        line["rating"] = serde_json::json!(base + elo);
+                        state.ratings.push((eval.checkpoint.clone(), base + elo));
+                    }
+                    tracing::info!(checkpoint = %eval.checkpoint, opponent = %label(&eval), elo, "evaluated");
+                    append_elo(store, &line)?;
+                    if let Err(e) = crate::curves::write(store) {
+                        tracing::warn!("cannot draw curves: {e}");
+                    }
                 }
-                tracing::info!(checkpoint = %eval.checkpoint, opponent = %label(&eval), elo, "evaluated");
-                append_elo(store, &line)?;
-                if let Err(e) = crate::curves::write(store) {
-                    tracing::warn!("cannot draw curves: {e}");
-                }
-            }
-            _ => tracing::warn!(
-                "arena match {} vs {} failed ({status}); see {}",
-                eval.checkpoint,
-                label(&eval),
-                logs.join("arena.log").display()
-            ),
+            },
         }
     }
     if state.running.is_none() {
         if let Some(eval) = state.queue.pop_front() {
             let dir = options.run.join("arena");
             std::fs::create_dir_all(&dir)?;
-            let me = format!(
-                "checkpoint:{}:{}",
-                options
-                    .run
-                    .join(layout::MODELS)
-                    .join(&eval.checkpoint)
-                    .display(),
-                arena.visits
-            );
-            let mut args: Vec<String> = match &eval.job {
-                Job::Suite => vec![
+            let path = options.run.join(layout::MODELS).join(&eval.checkpoint);
+            let args: Vec<std::ffi::OsString> = match &eval.job {
+                Job::Suite => [
                     "suite".into(),
                     "--checkpoint".into(),
-                    options
-                        .run
-                        .join(layout::MODELS)
-                        .join(&eval.checkpoint)
-                        .display()
-                        .to_string(),
+                    path.into_os_string(),
                     "--json".into(),
                     // Info: the log says what ran (each game of a match), not only failures.
                     "--log".into(),
                     "info".into(),
-                ],
-                Job::Match { opponent, .. } => vec![
-                    "match".into(),
-                    me,
-                    opponent.clone(),
-                    "--game".into(),
-                    options.game.clone(),
-                    "--games".into(),
-                    arena.games.to_string(),
-                    "--max-plies".into(),
-                    arena.max_plies.to_string(),
-                    "--json".into(),
-                    "--log".into(),
-                    "info".into(),
-                    "--out".into(),
-                    dir.join(format!("{}-vs-{}", stem(&eval.checkpoint), label(&eval)))
-                        .display()
-                        .to_string(),
                 ]
                 .into_iter()
-                .chain(options.match_args.iter().cloned())
+                .chain(options.backend_args().into_iter().map(Into::into))
                 .collect(),
+                Job::Match { opponent, .. } => MatchCommand {
+                    a: checkpoint_player(options, arena, &eval.checkpoint),
+                    b: opponent.clone(),
+                    game: options.game.clone(),
+                    games: arena.games,
+                    max_plies: arena.max_plies,
+                    log: "info".into(),
+                    out: Some(dir.join(format!("{}-vs-{}", stem(&eval.checkpoint), label(&eval)))),
+                    search_config: options.match_search_config.clone(),
+                    openings: options.match_openings.clone(),
+                    backend: options.backend.clone(),
+                }
+                .args(),
                 Job::Ladder { targets } => {
                     let list = |v: &[String]| v.join(",");
                     let mut args: Vec<String> = vec![
@@ -646,12 +650,10 @@ fn evaluate(
                     if let Some(openings) = &arena.openings {
                         args.extend(["--openings".into(), openings.display().to_string()]);
                     }
-                    args
+                    args.extend(options.backend_args());
+                    args.into_iter().map(Into::into).collect()
                 }
             };
-            if let Some(i) = options.child_args.iter().position(|a| a == "--backend") {
-                args.extend(options.child_args[i..i + 2].iter().cloned());
-            }
             let out = dir.join(format!(
                 "{}-vs-{}.json",
                 stem(&eval.checkpoint),
@@ -676,6 +678,23 @@ fn evaluate(
     Ok(())
 }
 
+/// The MCTS player of a checkpoint of the run (`checkpoint:RUN/models/NAME:VISITS`).
+fn checkpoint_player(
+    options: &RunOptions,
+    arena: &crate::config::ArenaConfig,
+    name: &str,
+) -> PlayerSpec {
+    PlayerSpec::Checkpoint {
+        path: options
+            .run
+            .join(layout::MODELS)
+            .join(name)
+            .display()
+            .to_string(),
+        visits: arena.visits,
+    }
+}
+
 fn stem(name: &str) -> String {
     name.trim_end_matches(".safetensors").to_string()
 }
@@ -687,7 +706,7 @@ fn label(eval: &Evaluation) -> String {
             previous: Some(prev),
             ..
         } => stem(prev),
-        Job::Match { opponent, .. } => opponent.replace(':', "-"),
+        Job::Match { name, .. } => name.replace(':', "-"),
         Job::Suite => "suite".into(),
         Job::Ladder { .. } => "ladder".into(),
     }

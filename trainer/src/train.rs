@@ -318,7 +318,7 @@ pub fn run(
                             store.address_of(&layout::ingest_key(step))
                         ))
                     })?;
-                    window.resume(&state, store)?;
+                    window.resume(&state, store);
                     tracing::info!(
                         step,
                         window_rows = window.len(),

@@ -127,11 +127,7 @@ impl Window {
 
     /// Restores a persisted state: reads the window's shards again (a shard gone since is
     /// logged and left out) and continues listing from its watermark.
-    pub fn resume(
-        &mut self,
-        state: &IngestState,
-        store: &RunStore,
-    ) -> Result<(), tengu_shard::ShardError> {
+    pub fn resume(&mut self, state: &IngestState, store: &RunStore) {
         self.watermark_ms = state.watermark_ms;
         self.seen = state.seen.iter().cloned().collect();
         self.rows_seen = state.rows_seen;
@@ -148,7 +144,6 @@ impl Window {
         }
         self.listed = true;
         self.trim();
-        Ok(())
     }
 
     fn add(&mut self, key: &str, rows: Vec<Row>) -> usize {
@@ -181,8 +176,8 @@ impl Window {
     /// first look lists the whole run, later ones only what was named after the watermark
     /// minus the look-back. Row and game counts come from the names, so shards too old for
     /// the window are counted without being read. Invalid shards are logged and skipped
-    /// (once). Returns the number of new rows in the window.
-    pub fn ingest(&mut self, store: &RunStore) -> Result<usize, tengu_shard::ShardError> {
+    /// (once). Returns the number of new rows in the window; an error is the listing's.
+    pub fn ingest(&mut self, store: &RunStore) -> Result<usize, tengu_store::StoreError> {
         let entries = if self.listed {
             let from = self.watermark_ms.saturating_sub(self.lookback_ms);
             store.list_after(layout::SHARDS, &offset_of(from))?

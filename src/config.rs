@@ -115,7 +115,7 @@ impl RunConfig {
             .backend
             .parse::<tengu_model::Backend>()
             .map_err(|e| format!("network.backend: {e}"))?;
-        tengu_model::net::preset_shape(&self.network.preset)
+        tengu_model::desc::preset_shape(&self.network.preset)
             .map_err(|e| format!("network.preset: {e}"))?;
         if !(1..=256).contains(&self.network.encode_threads) {
             return Err(format!(
@@ -230,7 +230,7 @@ fn flatten(
 }
 
 /// A network as a user compares them: `b4c32, 41 input planes`.
-pub fn describe_net(config: &tengu_model::net::NetConfig) -> String {
+pub fn describe_net(config: &tengu_model::desc::NetConfig) -> String {
     format!(
         "b{}c{}, {} input planes",
         config.blocks, config.channels, config.planes
@@ -240,7 +240,7 @@ pub fn describe_net(config: &tengu_model::net::NetConfig) -> String {
 impl RunConfig {
     /// The network a new run of this configuration starts with: the preset for the game's
     /// encoder with the configured planes.
-    pub fn net_config(&self) -> Result<tengu_model::net::NetConfig, String> {
+    pub fn net_config(&self) -> Result<tengu_model::desc::NetConfig, String> {
         let variant = tengu_rules::Variant::builtin(&self.game)
             .ok_or_else(|| format!("game: {:?} is not dai-dai or maka-dai-dai", self.game))?;
         let encoder = tengu_model::Encoder::with_planes(
@@ -248,7 +248,7 @@ impl RunConfig {
             self.network.tactical_planes,
             self.network.material_planes,
         );
-        tengu_model::net::NetConfig::from_preset(
+        tengu_model::desc::NetConfig::from_preset(
             &self.network.preset,
             encoder.planes(),
             encoder.size(),

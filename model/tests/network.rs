@@ -3,7 +3,7 @@
 use burn::tensor::Device;
 use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer};
 use tengu_model::checkpoint::{self, CheckpointError, CheckpointMeta};
-use tengu_model::net::NetConfig;
+use tengu_model::desc::NetConfig;
 use tengu_model::{Encoder, EvalInput, Evaluator, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
 

@@ -54,6 +54,29 @@ impl Default for NetworkConfig {
     }
 }
 
+/// A `[network]` section that cannot be used; the message starts with the key.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NetworkConfigError {
+    #[error("network.backend: {0}")]
+    Backend(#[from] tengu_model::backend::UnknownBackend),
+    #[error("network.preset: {0}")]
+    Preset(#[from] tengu_model::desc::PresetError),
+    #[error("network.encode_threads {0} must be 1 to 256")]
+    EncodeThreads(usize),
+}
+
+impl NetworkConfig {
+    /// Checks the backend's name, the size preset and the encoder threads.
+    pub fn validate(&self) -> Result<(), NetworkConfigError> {
+        self.backend.parse::<tengu_model::Backend>()?;
+        tengu_model::desc::preset_shape(&self.preset)?;
+        if !(1..=256).contains(&self.encode_threads) {
+            return Err(NetworkConfigError::EncodeThreads(self.encode_threads));
+        }
+        Ok(())
+    }
+}
+
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
@@ -111,20 +134,9 @@ impl RunConfig {
                 self.game
             ));
         }
-        self.network
-            .backend
-            .parse::<tengu_model::Backend>()
-            .map_err(|e| format!("network.backend: {e}"))?;
-        tengu_model::desc::preset_shape(&self.network.preset)
-            .map_err(|e| format!("network.preset: {e}"))?;
-        if !(1..=256).contains(&self.network.encode_threads) {
-            return Err(format!(
-                "network.encode_threads {} must be 1 to 256",
-                self.network.encode_threads
-            ));
-        }
-        self.search.validate()?;
-        self.selfplay.validate()?;
+        self.network.validate().map_err(|e| e.to_string())?;
+        self.search.validate().map_err(|e| e.to_string())?;
+        self.selfplay.validate().map_err(|e| e.to_string())?;
         if self.arena.games == 0 || self.arena.visits == 0 {
             return Err("arena.games and arena.visits must be at least 1".into());
         }

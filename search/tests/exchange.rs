@@ -86,6 +86,7 @@ fn exchange_leaf_material_is_the_balance_after_the_best_exchange() {
     }
     .validate()
     .unwrap_err()
+    .to_string()
     .contains("search.exchange_depth"));
 }
 
@@ -242,6 +243,7 @@ fn root_mobility_rates_the_move_that_frees_a_rook_above_a_king_step() {
     }
     .validate()
     .unwrap_err()
+    .to_string()
     .contains("search.root_mobility"));
 }
 
@@ -267,5 +269,6 @@ fn root_threat_counts_a_share_of_the_piece_a_move_attacks() {
     }
     .validate()
     .unwrap_err()
+    .to_string()
     .contains("search.root_threat"));
 }

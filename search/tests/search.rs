@@ -263,7 +263,8 @@ fn gumbel_play_outside_self_play_does_not_depend_on_the_seed() {
         ..config
     }
     .validate()
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("search.gumbel_value_scale"), "{err}");
 }
 
@@ -319,7 +320,8 @@ fn the_mobility_balance_adds_the_log_ratio_of_both_sides_moves() {
         ..SearchConfig::default()
     }
     .validate()
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("search.mobility_balance"), "{err}");
 }
 

@@ -155,7 +155,7 @@ fn the_settings_are_checked() {
             "selfplay.careless_share",
         ),
     ] {
-        let err = config.validate().unwrap_err();
+        let err = config.validate().unwrap_err().to_string();
         assert!(err.contains(key), "{err}");
     }
     let parsed: SelfplayConfig = toml::from_str(
@@ -272,6 +272,7 @@ fn the_mobility_term_adds_the_log_ratio_of_legal_moves() {
         ..SearchConfig::default()
     }
     .validate()
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("search.mobility_utility"), "{err}");
 }

@@ -54,6 +54,29 @@ impl Default for NetworkConfig {
     }
 }
 
+/// A `[network]` section that cannot be used; the message starts with the key.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NetworkConfigError {
+    #[error("network.backend: {0}")]
+    Backend(#[from] tengu_model::backend::UnknownBackend),
+    #[error("network.preset: {0}")]
+    Preset(#[from] tengu_model::desc::PresetError),
+    #[error("network.encode_threads {0} must be 1 to 256")]
+    EncodeThreads(usize),
+}
+
+impl NetworkConfig {
+    /// Checks the backend's name, the size preset and the encoder threads.
+    pub fn validate(&self) -> Result<(), NetworkConfigError> {
+        self.backend.parse::<tengu_model::Backend>()?;
+        tengu_model::desc::preset_shape(&self.preset)?;
+        if !(1..=256).contains(&self.encode_threads) {
+            return Err(NetworkConfigError::EncodeThreads(self.encode_threads));
+        }
+        Ok(())
+    }
+}
+
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
@@ -111,20 +134,9 @@ impl RunConfig {
                 self.game
             ));
         }
-        self.network
-            .backend
-            .parse::<tengu_model::Backend>()
-            .map_err(|e| format!("network.backend: {e}"))?;
-        tengu_model::net::preset_shape(&self.network.preset)
-            .map_err(|e| format!("network.preset: {e}"))?;
-        if !(1..=256).contains(&self.network.encode_threads) {
-            return Err(format!(
-                "network.encode_threads {} must be 1 to 256",
-                self.network.encode_threads
-            ));
-        }
-        self.search.validate()?;
-        self.selfplay.validate()?;
+        self.network.validate().map_err(|e| e.to_string())?;
+        self.search.validate().map_err(|e| e.to_string())?;
+        self.selfplay.validate().map_err(|e| e.to_string())?;
         if self.arena.games == 0 || self.arena.visits == 0 {
             return Err("arena.games and arena.visits must be at least 1".into());
         }
@@ -230,7 +242,7 @@ fn flatten(
 }
 
 /// A network as a user compares them: `b4c32, 41 input planes`.
-pub fn describe_net(config: &tengu_model::net::NetConfig) -> String {
+pub fn describe_net(config: &tengu_model::desc::NetConfig) -> String {
     format!(
         "b{}c{}, {} input planes",
         config.blocks, config.channels, config.planes
@@ -240,7 +252,7 @@ pub fn describe_net(config: &tengu_model::net::NetConfig) -> String {
 impl RunConfig {
     /// The network a new run of this configuration starts with: the preset for the game's
     /// encoder with the configured planes.
-    pub fn net_config(&self) -> Result<tengu_model::net::NetConfig, String> {
+    pub fn net_config(&self) -> Result<tengu_model::desc::NetConfig, String> {
         let variant = tengu_rules::Variant::builtin(&self.game)
             .ok_or_else(|| format!("game: {:?} is not dai-dai or maka-dai-dai", self.game))?;
         let encoder = tengu_model::Encoder::with_planes(
@@ -248,7 +260,7 @@ impl RunConfig {
             self.network.tactical_planes,
             self.network.material_planes,
         );
-        tengu_model::net::NetConfig::from_preset(
+        tengu_model::desc::NetConfig::from_preset(
             &self.network.preset,
             encoder.planes(),
             encoder.size(),

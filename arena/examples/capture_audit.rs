@@ -161,7 +161,7 @@ fn main() {
                 let m = material(&pos, &values);
                 let me = pos.side_to_move().index();
                 let predicted = (out[0].material.clamp(-0.999, 0.999) as f64).atanh()
-                    * tengu_model::net::MATERIAL_SCALE as f64;
+                    * tengu_model::desc::MATERIAL_SCALE as f64;
                 fit.add((m[me] - m[1 - me]) as f64, predicted);
             }
             game.play_unchecked(m);

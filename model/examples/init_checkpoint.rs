@@ -2,7 +2,7 @@
 
 use burn::tensor::Device;
 use tengu_model::checkpoint::{save, CheckpointMeta};
-use tengu_model::net::NetConfig;
+use tengu_model::desc::NetConfig;
 use tengu_model::{Encoder, ENCODER_VERSION};
 use tengu_rules::Variant;
 

@@ -15,25 +15,12 @@ use std::str::FromStr;
 
 use tengu_rules::Variant;
 
-use crate::burn_eval::{BurnEvaluator, BurnTrainer, LossWeights, Losses, TrainExample};
+use crate::burn_eval::{BurnEvaluator, BurnTrainer};
 use crate::checkpoint::{self, CheckpointError, CheckpointMeta};
 use crate::cpu_eval::CpuEvaluator;
-use crate::evaluator::{EvalError, Evaluator};
-use crate::net::NetConfig;
-
-/// A backend this build or machine cannot run.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum BackendError {
-    /// The backend's cargo feature was not built in.
-    #[error("backend {backend} is not in this build: it needs tengu built with `--features {feature}` (see docs/gpu.md)")]
-    NotBuilt {
-        backend: &'static str,
-        feature: &'static str,
-    },
-    /// A CUDA backend on a machine where libtorch sees no CUDA device.
-    #[error("backend {backend}: libtorch sees no CUDA device (on a GPU machine, source scripts/libtorch-env.sh first)")]
-    NoDevice { backend: &'static str },
-}
+use crate::desc::{LossWeights, Losses, NetConfig, TrainExample};
+use crate::encoder::Encoder;
+use crate::evaluator::{BackendError, EvalError, Evaluator};
 
 /// Where networks run.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -188,13 +175,8 @@ impl Backend {
             Backend::Burn => {
                 let device = burn::tensor::Device::default();
                 let (net, meta) = checkpoint::load(path, variant.id(), &device)?;
-                let eval =
-                    CpuEvaluator::new(variant, &net, &meta.config, label(&meta)).map_err(|e| {
-                        CheckpointError::Weights {
-                            path: path.display().to_string(),
-                            problem: e.to_string(),
-                        }
-                    })?;
+                let eval = CpuEvaluator::new(variant, &net, &meta.config, label(&meta))
+                    .map_err(|e| CheckpointError::of_evaluator(path, e))?;
                 Ok((Box::new(eval), meta))
             }
             Backend::BurnFlex => {
@@ -210,10 +192,7 @@ impl Backend {
                 let device = burn::tensor::Device::default();
                 let (net, meta) = checkpoint::load(path, variant.id(), &device)?;
                 let eval = CandleEvaluator::new(variant, &net, &meta.config, label(&meta))
-                    .map_err(|e| CheckpointError::Weights {
-                        path: path.display().to_string(),
-                        problem: e.to_string(),
-                    })?;
+                    .map_err(|e| CheckpointError::of_evaluator(path, e))?;
                 Ok((Box::new(eval), meta))
             }
             #[cfg(not(feature = "candle"))]
@@ -282,14 +261,14 @@ impl Backend {
     }
 }
 
-/// Refuses a checkpoint whose input planes fit neither encoder layout of `variant`.
+/// Refuses a checkpoint whose input planes fit no encoder layout of `variant`.
 fn check_planes(path: &Path, variant: &Variant) -> Result<(), CheckpointError> {
     let meta = checkpoint::read_meta_for(path, variant.id())?;
-    crate::encoder::Encoder::for_planes(variant, meta.config.planes)
+    Encoder::for_planes(variant, meta.config.planes)
         .map(|_| ())
-        .map_err(|problem| CheckpointError::Weights {
+        .map_err(|source| CheckpointError::Planes {
             path: path.display().to_string(),
-            problem,
+            source,
         })
 }
 
@@ -299,10 +278,17 @@ impl fmt::Display for Backend {
     }
 }
 
-impl FromStr for Backend {
-    type Err = String;
+/// A backend name that is none of [`Backend::NAMES`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown backend {name:?}; expected one of {}", Backend::NAMES.join(", "))]
+pub struct UnknownBackend {
+    pub name: String,
+}
 
-    fn from_str(s: &str) -> Result<Backend, String> {
+impl FromStr for Backend {
+    type Err = UnknownBackend;
+
+    fn from_str(s: &str) -> Result<Backend, UnknownBackend> {
         match s {
             "burn" => Ok(Backend::Burn),
             "burn-flex" => Ok(Backend::BurnFlex),
@@ -310,10 +296,7 @@ impl FromStr for Backend {
             "tch-cpu" => Ok(Backend::TchCpu),
             "tch-cuda" => Ok(Backend::TchCuda),
             "tch-cuda-bf16" => Ok(Backend::TchCudaBf16),
-            other => Err(format!(
-                "unknown backend {other:?}; expected one of {}",
-                Backend::NAMES.join(", ")
-            )),
+            other => Err(UnknownBackend { name: other.into() }),
         }
     }
 }
@@ -420,7 +403,7 @@ mod tests {
     #[test]
     fn candle_without_the_feature_says_so() {
         let variant = Variant::dai_dai();
-        let encoder = crate::Encoder::new(&variant);
+        let encoder = Encoder::new(&variant);
         let config = NetConfig::preset("tiny", encoder.planes(), encoder.size()).unwrap();
         assert!(!Backend::Candle.compiled());
         let Err(e) = Backend::Candle.new_evaluator(&variant, &config, "candle") else {

@@ -7,9 +7,11 @@ use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
 use tengu_rules::{Move, Position, Variant};
 
+use crate::desc::{aux_targets, AUX_HORIZONS, OCCUPANCY_CLASSES};
+use crate::desc::{LossWeights, Losses, NetConfig, TrainExample};
 use crate::encoder::Encoder;
 use crate::evaluator::{EvalError, EvalInput, Evaluation, Evaluator};
-use crate::net::{legal_logits, MoveIndex, Net, NetConfig};
+use crate::net::{legal_logits, MoveIndex, Net};
 use crate::policy::PolicyIndex;
 
 /// Encodes a batch: planes `[B, P, N, N]` and the legal-move index.
@@ -30,9 +32,7 @@ fn encode_batch(
         );
         let mut list = Vec::with_capacity(moves.len());
         for &m in moves {
-            let s = index
-                .slot(pos, m)
-                .map_err(|e| EvalError::Backend(e.to_string()))?;
+            let s = index.slot(pos, m)?;
             list.push((s.from, s.to, s.code));
         }
         slots.push(list);
@@ -140,78 +140,6 @@ impl Losses {
     }
 }
 
-/// One training example: a position, its legal moves with target probabilities (same
-/// order, summing to 1) and the WDL target from the side to move's view, plus the
-/// auxiliary targets.
-pub struct TrainExample<'a> {
-    pub position: &'a Position,
-    pub repetitions: u32,
-    pub moves: &'a [Move],
-    pub policy: &'a [f32],
-    pub wdl: [f32; 3],
-    /// Occupancy classes (0 empty, 1 mover's, 2 opponent's) of the two target horizons,
-    /// `AUX_HORIZONS * N * N` squares in the mover's frame (the encoder's square order);
-    /// empty when the row has none (no ownership loss then).
-    pub ownership: &'a [u8],
-    /// `tanh(balance / MATERIAL_SCALE)` at the two horizons, mover's view.
-    pub material: [f32; 2],
-}
-
-/// Weights of the auxiliary losses (0 switches a head's training off).
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct LossWeights {
-    pub ownership: f32,
-    pub material: f32,
-}
-
-impl Default for LossWeights {
-    fn default() -> Self {
-        LossWeights {
-            ownership: 1.0,
-            material: 1.0,
-        }
-    }
-}
-
-/// Losses of one step (means over the batch).
-#[derive(Copy, Clone, Debug)]
-pub struct Losses {
-    pub policy: f32,
-    pub value: f32,
-    /// Cross-entropy per square and horizon (nats), rows with targets only.
-    pub ownership: f32,
-    /// Squared error summed over the two horizons (tanh scale).
-    pub material: f32,
-}
-
-/// Dense target tensors of the auxiliary heads for a batch: ownership one-hot
-/// `[B, AUX_HORIZONS * OCCUPANCY_CLASSES, A]` (zero for rows without targets), the number of
-/// rows with ownership targets, and material `[B, AUX_HORIZONS]`.
-pub(crate) fn aux_targets(
-    batch: &[TrainExample<'_>],
-    squares: usize,
-) -> (Vec<f32>, usize, Vec<f32>) {
-    use crate::net::{AUX_HORIZONS, OCCUPANCY_CLASSES};
-    let per_row = AUX_HORIZONS * OCCUPANCY_CLASSES * squares;
-    let mut ownership = vec![0.0f32; batch.len() * per_row];
-    let mut with_targets = 0;
-    let mut material = vec![0.0f32; batch.len() * AUX_HORIZONS];
-    for (i, e) in batch.iter().enumerate() {
-        material[i * AUX_HORIZONS..(i + 1) * AUX_HORIZONS].copy_from_slice(&e.material);
-        if e.ownership.len() != AUX_HORIZONS * squares {
-            continue;
-        }
-        with_targets += 1;
-        for h in 0..AUX_HORIZONS {
-            for sq in 0..squares {
-                let class = e.ownership[h * squares + sq].min(2) as usize;
-                ownership[i * per_row + (h * OCCUPANCY_CLASSES + class) * squares + sq] = 1.0;
-            }
-        }
-    }
-    (ownership, with_targets, material)
-}
-
 /// A network being trained with AdamW on an autodiff device.
 pub struct BurnTrainer {
     net: Option<Net>,
@@ -274,7 +202,7 @@ impl BurnTrainer {
         let n = self.encoder.size();
         let squares = n * n;
         let (own, with_targets, material) = aux_targets(batch, squares);
-        let (h, c) = (crate::net::AUX_HORIZONS, crate::net::OCCUPANCY_CLASSES);
+        let (h, c) = (AUX_HORIZONS, OCCUPANCY_CLASSES);
         let own = Tensor::<4>::from_data(TensorData::new(own, [b, h, c, squares]), device);
         let material = Tensor::<2>::from_data(TensorData::new(material, [b, h]), device);
         let out = net.forward(input);

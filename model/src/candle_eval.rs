@@ -31,10 +31,11 @@ use candle_core::{Device, Tensor, D};
 use tengu_rules::Variant;
 
 use crate::cpu_net::Profile;
+use crate::desc::{NetConfig, CODES};
 use crate::encoder::Encoder;
 use crate::evaluator::{softmax_in_place, EvalError, EvalInput, Evaluation, Evaluator};
-use crate::net::{Net, NetConfig, RawLayer};
-use crate::policy::{PolicyIndex, CODES};
+use crate::net::{Net, RawLayer};
+use crate::policy::PolicyIndex;
 
 /// A candle error as an evaluation error.
 fn backend(e: candle_core::Error) -> EvalError {
@@ -207,7 +208,7 @@ impl CandleEvaluator {
             ))
         };
         let (stem, blocks, heads, value_fc1, value_fc2, material_fc) =
-            layers().map_err(EvalError::Backend)?;
+            layers().map_err(EvalError::Architecture)?;
         let stem_dims = stem.weight.dims();
         if stem_dims[0] != config.channels
             || stem_dims[1] != config.planes
@@ -215,7 +216,7 @@ impl CandleEvaluator {
             || value_fc2.weight.dims()[1] != 3
             || material_fc.weight.dims()[1] == 0
         {
-            return Err(EvalError::Backend(format!(
+            return Err(EvalError::Architecture(format!(
                 "layers do not match the architecture {config:?} (stem {stem_dims:?}, {} blocks)",
                 blocks.len()
             )));
@@ -320,10 +321,7 @@ impl Evaluator for CandleEvaluator {
             let heads = &out.heads[i * width * a..(i + 1) * width * a];
             let mut policy = Vec::with_capacity(item.moves.len());
             for &m in item.moves {
-                let s = self
-                    .index
-                    .slot(item.position, m)
-                    .map_err(|e| EvalError::Backend(e.to_string()))?;
+                let s = self.index.slot(item.position, m)?;
                 let (from, to) = (s.from as usize, s.to as usize);
                 let dot: f32 = (0..d)
                     .map(|j| heads[j * a + from] * heads[(d + j) * a + to])

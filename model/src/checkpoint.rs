@@ -10,8 +10,10 @@ use std::path::Path;
 use burn::store::{ModuleSnapshot, SafetensorsStore};
 use burn::tensor::Device;
 
-use crate::encoder::ENCODER_VERSION;
-use crate::net::{Net, NetConfig};
+use crate::desc::NetConfig;
+use crate::encoder::{PlanesError, ENCODER_VERSION};
+use crate::evaluator::{BackendError, EvalError};
+use crate::net::Net;
 
 /// What a checkpoint says about itself.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,9 +59,36 @@ pub enum CheckpointError {
     },
     #[error("{path}: weights do not fit the architecture: {problem}")]
     Weights { path: String, problem: String },
+    /// An architecture whose input planes fit no encoder layout of the game.
+    #[error("{path}: {source}")]
+    Planes { path: String, source: PlanesError },
     /// The backend asked to load it cannot run in this build or on this machine.
     #[error(transparent)]
-    Backend(#[from] crate::backend::BackendError),
+    Backend(#[from] BackendError),
+    /// The weights were read, but the evaluator over them could not be built (a tensor
+    /// library's failure, not the file's).
+    #[error("{path}: {source}")]
+    Evaluator { path: String, source: EvalError },
+}
+
+impl CheckpointError {
+    /// The error of building an evaluator over the weights of `path`: layers that do not
+    /// match the architecture are the file's fault ([`CheckpointError::Weights`]), a
+    /// backend this build or machine lacks is [`CheckpointError::Backend`], anything else
+    /// the evaluator's.
+    pub fn of_evaluator(path: &Path, error: EvalError) -> CheckpointError {
+        match error {
+            EvalError::Architecture(problem) => CheckpointError::Weights {
+                path: path.display().to_string(),
+                problem,
+            },
+            EvalError::Unavailable(e) => CheckpointError::Backend(e),
+            source => CheckpointError::Evaluator {
+                path: path.display().to_string(),
+                source,
+            },
+        }
+    }
 }
 
 impl CheckpointMeta {

@@ -6,9 +6,10 @@ use std::time::Instant;
 use tengu_rules::Variant;
 
 use crate::cpu_net::{CpuNet, Profile, Workspace, CHUNK};
+use crate::desc::NetConfig;
 use crate::encoder::Encoder;
 use crate::evaluator::{softmax_in_place, EvalError, EvalInput, Evaluation, Evaluator};
-use crate::net::{Net, NetConfig};
+use crate::net::Net;
 use crate::policy::PolicyIndex;
 
 /// A network evaluated by tengu's own CPU kernels (one thread).
@@ -32,7 +33,7 @@ impl CpuEvaluator {
         config: &NetConfig,
         label: impl Into<String>,
     ) -> Result<CpuEvaluator, EvalError> {
-        let net = CpuNet::from_net(net, config).map_err(EvalError::Backend)?;
+        let net = CpuNet::from_net(net, config).map_err(EvalError::Architecture)?;
         let encoder = Encoder::for_network(variant, config.planes);
         Ok(CpuEvaluator {
             game: variant.id().to_string(),
@@ -80,10 +81,7 @@ impl Evaluator for CpuEvaluator {
             for (i, (item, value)) in chunk.iter().zip(values).enumerate() {
                 let mut policy = Vec::with_capacity(item.moves.len());
                 for &m in item.moves {
-                    let s = self
-                        .index
-                        .slot(item.position, m)
-                        .map_err(|e| EvalError::Backend(e.to_string()))?;
+                    let s = self.index.slot(item.position, m)?;
                     policy.push(self.net.move_logit(
                         &self.workspace.heads,
                         i,

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use gemm::{gemm, Parallelism};
 
-use crate::net::{Net, NetConfig, RawLayer, RawNet};
-use crate::policy::CODES;
+use crate::desc::{NetConfig, CODES};
+use crate::net::{Net, RawLayer, RawNet};
 
 /// Positions computed together: enough rows (`CHUNK * A`) for the matrix kernels to run at
 /// speed, few enough that the im2col buffer (`CHUNK * A * 9C` floats) stays in cache.

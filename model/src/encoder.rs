@@ -32,25 +32,26 @@ use std::sync::Arc;
 
 use tengu_rules::{Color, Position, Square, Variant};
 
+use crate::desc::{plane_count, EXTRA_PLANES, MATERIAL_SCALE, TACTICAL_PLANES};
+
 /// Version of the plane layout and of the policy index; written into every checkpoint and
 /// shard, and checked when they are read.
 pub const ENCODER_VERSION: u32 = 2;
 
-/// Planes after the piece planes.
-const EXTRA_PLANES: usize = 5;
-/// Attack planes of the tactical layout.
-const TACTICAL_PLANES: usize = 4;
-/// Material planes: each piece's value, and the material balance.
-const MATERIAL_PLANES: usize = 2;
 /// Piece units that map to 1.0 in the material planes (as the material head's scale).
-const MATERIAL_PLANE_SCALE: f32 = crate::net::MATERIAL_SCALE;
+const MATERIAL_PLANE_SCALE: f32 = MATERIAL_SCALE;
 
-/// Input planes of a layout for a game of `types` piece types.
-fn plane_count(types: usize, tactical: bool, material: bool) -> usize {
-    2 * types
-        + EXTRA_PLANES
-        + if tactical { TACTICAL_PLANES } else { 0 }
-        + if material { MATERIAL_PLANES } else { 0 }
+/// A plane count that no layout of a game has (a network or checkpoint of another layout
+/// or game).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a network with {planes} input planes does not fit {game}: its encoder has {layouts}")]
+pub struct PlanesError {
+    /// The network's plane count.
+    pub planes: usize,
+    /// The game's id.
+    pub game: String,
+    /// The plane counts of the game's layouts, with their names: `43 (tactical), 39 (pure), ...`.
+    pub layouts: String,
 }
 
 /// The encoder of one game.
@@ -93,8 +94,8 @@ impl Encoder {
     }
 
     /// The layout with `planes` input planes (a network's or checkpoint's plane count), or
-    /// a message naming the counts this game's layouts have.
-    pub fn for_planes(variant: &Variant, planes: usize) -> Result<Encoder, String> {
+    /// an error naming the counts this game's layouts have.
+    pub fn for_planes(variant: &Variant, planes: usize) -> Result<Encoder, PlanesError> {
         let types = variant.piece_types().len();
         let layouts = [(true, false), (false, false), (true, true), (false, true)];
         if let Some(&(tactical, material)) = layouts
@@ -115,11 +116,11 @@ impl Encoder {
                 format!("{} ({name})", plane_count(types, t, m))
             })
             .collect();
-        Err(format!(
-            "a network with {planes} input planes does not fit {}: its encoder has {}",
-            variant.id(),
-            counts.join(", ")
-        ))
+        Err(PlanesError {
+            planes,
+            game: variant.id().to_string(),
+            layouts: counts.join(", "),
+        })
     }
 
     /// The encoder of a network with `planes` input planes: [`Encoder::for_planes`], or the

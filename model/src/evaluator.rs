@@ -4,6 +4,8 @@
 
 use tengu_rules::{Move, Position};
 
+use crate::policy::Unindexable;
+
 /// One position to evaluate, with its legal moves (the caller has them already).
 #[derive(Clone, Copy, Debug)]
 pub struct EvalInput<'a> {
@@ -24,7 +26,7 @@ pub struct Evaluation {
     pub wdl: [f32; 3],
     /// Predicted material balance 16 plies later, the mover's view, as
     /// `tanh(balance / MATERIAL_SCALE)` in (-1, 1) (the material head; 0 for evaluators
-    /// without one). Search may add it to the value ([`crate::net::MATERIAL_SCALE`]).
+    /// without one). Search may add it to the value ([`crate::desc::MATERIAL_SCALE`]).
     pub material: f32,
 }
 
@@ -35,16 +37,38 @@ impl Evaluation {
     }
 }
 
-/// Why an evaluation failed.
+/// A backend this build or machine cannot run (see [`crate::backend::Backend::check`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BackendError {
+    /// The backend's cargo feature was not built in.
+    #[error("backend {backend} is not in this build: it needs tengu built with `--features {feature}` (see docs/gpu.md)")]
+    NotBuilt {
+        backend: &'static str,
+        feature: &'static str,
+    },
+    /// A CUDA backend on a machine where libtorch sees no CUDA device.
+    #[error("backend {backend}: libtorch sees no CUDA device (on a GPU machine, source scripts/libtorch-env.sh first)")]
+    NoDevice { backend: &'static str },
+}
+
+/// Why an evaluation failed, or an evaluator could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
     #[error("position of {found} given to an evaluator for {expected}")]
     WrongGame { expected: String, found: String },
+    /// A legal move whose capture pattern the policy index does not cover.
+    #[error(transparent)]
+    Unindexable(#[from] Unindexable),
+    /// The network's layers do not match its own architecture ([`crate::desc::NetConfig`]):
+    /// weights of another network.
+    #[error("the network's layers do not fit its architecture: {0}")]
+    Architecture(String),
+    /// The tensor library failed (a conversion, a thread pool, a device error).
     #[error("evaluation backend failed: {0}")]
     Backend(String),
     /// The backend cannot run in this build or on this machine.
     #[error(transparent)]
-    Unavailable(#[from] crate::backend::BackendError),
+    Unavailable(#[from] BackendError),
 }
 
 /// Batched position evaluation.

@@ -17,146 +17,17 @@
 //! The logit of a legal move in slot `(from, to, code)` is `pair[from, to] + code[from, code]`;
 //! softmax runs over the legal moves only.
 
-use burn::config::Config;
 use burn::module::{Module, ModuleMapper, Param, ParamId};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::relu;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
-use crate::policy::CODES;
-
-/// Named presets: `tiny` for tests, `cpu` the embedded CPU default (at least 500 Dai Dai
-/// positions/s at batch 64 with burn-flex on 2 cores; see `tengu bench nn`), `gpu` the
-/// default for CUDA machines.
-pub const PRESET_ALIASES: [(&str, &str); 3] =
-    [("tiny", "b2c16"), ("cpu", "b4c32"), ("gpu", "b10c128")];
-
-/// Residual blocks and channels a size preset may have.
-pub const PRESET_BLOCKS: std::ops::RangeInclusive<usize> = 1..=40;
-pub const PRESET_CHANNELS: std::ops::RangeInclusive<usize> = 8..=512;
-
-/// A network size preset that cannot be used.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum PresetError {
-    #[error(
-        "unknown preset {name:?}: expected {}, or b<blocks>c<channels> (e.g. b4c32)",
-        known_presets()
-    )]
-    Unknown { name: String },
-    #[error(
-        "preset {name:?} is outside the size limit: blocks {}..={} (it has {blocks}), channels {}..={} (it has {channels})",
-        PRESET_BLOCKS.start(), PRESET_BLOCKS.end(), PRESET_CHANNELS.start(), PRESET_CHANNELS.end()
-    )]
-    OutOfRange {
-        name: String,
-        blocks: u64,
-        channels: u64,
-    },
-}
-
-/// The aliases as a user reads them: `tiny (b2c16), cpu (b4c32), gpu (b10c128)`.
-fn known_presets() -> String {
-    let names: Vec<String> = PRESET_ALIASES
-        .iter()
-        .map(|(alias, real)| format!("{alias} ({real})"))
-        .collect();
-    names.join(", ")
-}
-
-/// (blocks, channels) of a size preset name (an alias or `b<blocks>c<channels>`), checked
-/// against [`PRESET_BLOCKS`] and [`PRESET_CHANNELS`].
-pub fn preset_shape(name: &str) -> Result<(usize, usize), PresetError> {
-    let real = PRESET_ALIASES
-        .iter()
-        .find(|(alias, _)| *alias == name)
-        .map_or(name, |(_, real)| *real);
-    let unknown = || PresetError::Unknown { name: name.into() };
-    let (b, c) = real
-        .strip_prefix('b')
-        .and_then(|rest| rest.split_once('c'))
-        .ok_or_else(unknown)?;
-    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
-    if !digits(b) || !digits(c) {
-        return Err(unknown());
-    }
-    // Digits that overflow are far over the limit.
-    let (blocks, channels) = (b.parse().unwrap_or(u64::MAX), c.parse().unwrap_or(u64::MAX));
-    let fits = |v: u64, range: &std::ops::RangeInclusive<usize>| {
-        usize::try_from(v).is_ok_and(|v| range.contains(&v))
-    };
-    if !fits(blocks, &PRESET_BLOCKS) || !fits(channels, &PRESET_CHANNELS) {
-        return Err(PresetError::OutOfRange {
-            name: name.into(),
-            blocks,
-            channels,
-        });
-    }
-    Ok((blocks as usize, channels as usize))
-}
-
-/// Piece units of material balance that the material head maps to `tanh(1)`.
-pub const MATERIAL_SCALE: f32 = 10.0;
-/// Horizons of the auxiliary heads (16 plies later, the game's end) and occupancy classes.
-pub const AUX_HORIZONS: usize = 2;
-pub const OCCUPANCY_CLASSES: usize = 3;
-
-/// Architecture hyper-parameters (stored in checkpoints).
-#[derive(Config, Debug, PartialEq)]
-pub struct NetConfig {
-    /// Input planes `P`.
-    pub planes: usize,
-    /// Board side `N`.
-    pub size: usize,
-    /// Residual blocks.
-    pub blocks: usize,
-    /// Channels `C` of the tower.
-    pub channels: usize,
-    /// Query/key size `D` of the policy head.
-    #[config(default = 32)]
-    pub head_dim: usize,
-    /// Channels of the value head before pooling.
-    #[config(default = 32)]
-    pub value_channels: usize,
-}
+use crate::desc::{AUX_HORIZONS, CODES, OCCUPANCY_CLASSES, VALUE_HIDDEN};
+use crate::desc::NetConfig;
 
 impl NetConfig {
-    /// A named size preset for a game with `planes` input planes on an `size` board:
-    /// `b<blocks>c<channels>` (e.g. `b4c32`) or one of the aliases in [`PRESET_ALIASES`];
-    /// `None` for a name [`NetConfig::from_preset`] refuses.
-    pub fn preset(name: &str, planes: usize, size: usize) -> Option<NetConfig> {
-        NetConfig::from_preset(name, planes, size).ok()
-    }
-
-    /// [`NetConfig::preset`] with the reason a name is refused.
-    pub fn from_preset(name: &str, planes: usize, size: usize) -> Result<NetConfig, PresetError> {
-        let (blocks, channels) = preset_shape(name)?;
-        let head = (channels / 2).clamp(16, 64);
-        Ok(NetConfig::new(planes, size, blocks, channels)
-            .with_head_dim(head)
-            .with_value_channels(head))
-    }
-
-    /// Multiply-adds x 2 per position of one training forward pass (every head; the legal
-    /// moves' pair products are negligible), for GFLOP/s reports.
-    pub fn flops(&self) -> f64 {
-        let a = (self.size * self.size) as f64;
-        let aux = AUX_HORIZONS * OCCUPANCY_CLASSES;
-        self.inference_flops() + 2.0 * a * self.channels as f64 * aux as f64
-    }
-
-    /// Multiply-adds x 2 per position that inference needs: the tower and the 1x1 heads
-    /// search reads (policy query, key and codes, value), without the `[A, A]` pair product
-    /// (only the legal moves' pairs are needed) and the ownership head.
-    pub fn inference_flops(&self) -> f64 {
-        let a = (self.size * self.size) as f64;
-        let c = self.channels as f64;
-        let stem = 2.0 * a * self.planes as f64 * c;
-        let tower = self.blocks as f64 * 2.0 * (2.0 * a * c * c * 9.0);
-        let heads = 2.0 * a * c * (2 * self.head_dim + CODES + self.value_channels) as f64;
-        stem + tower + heads
-    }
-
+    /// A freshly initialised burn network of this architecture.
     pub fn init(&self, device: &Device) -> Net {
         let conv = |i: usize, o: usize, k: usize| {
             Conv2dConfig::new([i, o], [k, k])
@@ -177,10 +48,10 @@ impl NetConfig {
             policy_k: conv(c, self.head_dim, 1),
             policy_code: conv(c, CODES, 1),
             value_conv: conv(c, self.value_channels, 1),
-            value_fc1: LinearConfig::new(self.value_channels, 64).init(device),
-            value_fc2: LinearConfig::new(64, 3).init(device),
+            value_fc1: LinearConfig::new(self.value_channels, VALUE_HIDDEN).init(device),
+            value_fc2: LinearConfig::new(VALUE_HIDDEN, 3).init(device),
             ownership: conv(c, AUX_HORIZONS * OCCUPANCY_CLASSES, 1),
-            material_fc: LinearConfig::new(64, AUX_HORIZONS).init(device),
+            material_fc: LinearConfig::new(VALUE_HIDDEN, AUX_HORIZONS).init(device),
             head_dim: self.head_dim,
         };
         net.with_stable_ids()
@@ -454,28 +325,5 @@ impl Net {
             value_fc2: raw_linear(&self.value_fc2)?,
             material_fc: raw_linear(&self.material_fc)?,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn refused_presets_say_why() {
-        let e = preset_shape("huge").unwrap_err();
-        assert!(matches!(e, PresetError::Unknown { .. }), "{e}");
-        let text = e.to_string();
-        assert!(
-            text.contains("\"huge\"") && text.contains("tiny (b2c16)") && text.contains("gpu"),
-            "{text}"
-        );
-        for big in ["b1000c4096", "b4c4", "b0c32", "b99999999999999999999999c32"] {
-            let e = preset_shape(big).unwrap_err();
-            assert!(matches!(e, PresetError::OutOfRange { .. }), "{big}: {e}");
-            assert!(e.to_string().contains("1..=40") && e.to_string().contains("8..=512"));
-        }
-        assert_eq!(preset_shape("cpu"), Ok((4, 32)));
-        assert_eq!(preset_shape("b40c512"), Ok((40, 512)));
     }
 }

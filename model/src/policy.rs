@@ -17,12 +17,8 @@
 
 use tengu_rules::{Color, Move, Position, Square};
 
+use crate::desc::CODES;
 use crate::encoder::Encoder;
-
-/// Capture patterns: none, 24 single offsets, 8 two-square rays.
-pub const PATTERNS: usize = 33;
-/// Codes per (from, to): pattern x declined.
-pub const CODES: usize = 2 * PATTERNS;
 
 /// A policy slot in the mover's frame.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,10 +1,10 @@
 //! The same network implemented with tch (libtorch), for CUDA GPUs (`cuda` feature).
 //!
-//! Weights use the burn names and layouts, so one safetensors checkpoint serves both:
-//! `stem`, `blocks.<i>.{conv1,conv2,pool}`, `policy_{q,k,code}`, `value_conv`,
-//! `value_fc{1,2}`, each with `.weight` and `.bias`. Convolution weights are
-//! `[out, in, k, k]` (as in torch); linear weights are `[in, out]` (burn's layout), so the
-//! forward pass computes `x.matmul(w) + b`.
+//! Weights use the burn names and layouts ([`crate::desc::parameter_shapes`]), so one
+//! safetensors checkpoint serves both: `stem`, `blocks.<i>.{conv1,conv2,pool}`,
+//! `policy_{q,k,code}`, `value_conv`, `value_fc{1,2}`, each with `.weight` and `.bias`.
+//! Convolution weights are `[out, in, k, k]` (as in torch); linear weights are `[in, out]`
+//! (burn's layout), so the forward pass computes `x.matmul(w) + b`.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -14,10 +14,13 @@ use tch::{Device, Kind, Tensor};
 use tengu_rules::{Move, Position, Variant};
 
 use crate::checkpoint::{CheckpointError, CheckpointMeta};
+use crate::desc::{
+    aux_targets, LossWeights, Losses, NetConfig, TrainExample, AUX_HORIZONS, CODES,
+    OCCUPANCY_CLASSES,
+};
 use crate::encoder::{encode_threads, Encoder};
 use crate::evaluator::{EvalError, EvalInput, Evaluation, Evaluator};
-use crate::net::NetConfig;
-use crate::policy::{PolicyIndex, CODES};
+use crate::policy::PolicyIndex;
 
 /// The network's parameters in a tch variable store.
 pub struct TchNet {
@@ -26,44 +29,7 @@ pub struct TchNet {
     params: HashMap<String, Tensor>,
 }
 
-/// Parameter names and shapes of an architecture (the naming table shared with burn).
-pub fn parameter_shapes(c: &NetConfig) -> Vec<(String, Vec<i64>)> {
-    let ch = c.channels as i64;
-    let mut v: Vec<(String, Vec<i64>)> = Vec::new();
-    let mut conv = |name: &str, i: i64, o: i64, k: i64| {
-        v.push((format!("{name}.weight"), vec![o, i, k, k]));
-        v.push((format!("{name}.bias"), vec![o]));
-    };
-    conv("stem", c.planes as i64, ch, 1);
-    for b in 0..c.blocks {
-        conv(&format!("blocks.{b}.conv1"), ch, ch, 3);
-        conv(&format!("blocks.{b}.conv2"), ch, ch, 3);
-    }
-    conv("policy_q", ch, c.head_dim as i64, 1);
-    conv("policy_k", ch, c.head_dim as i64, 1);
-    conv("policy_code", ch, CODES as i64, 1);
-    conv("value_conv", ch, c.value_channels as i64, 1);
-    conv(
-        "ownership",
-        ch,
-        (crate::net::AUX_HORIZONS * crate::net::OCCUPANCY_CLASSES) as i64,
-        1,
-    );
-    for b in 0..c.blocks {
-        v.push((format!("blocks.{b}.pool.weight"), vec![ch, ch]));
-        v.push((format!("blocks.{b}.pool.bias"), vec![ch]));
-    }
-    v.push(("value_fc1.weight".into(), vec![c.value_channels as i64, 64]));
-    v.push(("value_fc1.bias".into(), vec![64]));
-    v.push(("value_fc2.weight".into(), vec![64, 3]));
-    v.push(("value_fc2.bias".into(), vec![3]));
-    let horizons = crate::net::AUX_HORIZONS as i64;
-    v.push(("material_fc.weight".into(), vec![64, horizons]));
-    v.push(("material_fc.bias".into(), vec![horizons]));
-    v
-}
-
-/// Outputs of [`TchNet::forward`], shaped as [`crate::net::NetOutput`].
+/// Outputs of [`TchNet::forward`], shaped as burn's `NetOutput` ([`crate::net`]).
 pub struct TchOutput {
     pub pair: Tensor,
     pub code: Tensor,
@@ -252,9 +218,7 @@ fn encode_rows(
             &mut planes[i * encoder.len()..(i + 1) * encoder.len()],
         );
         for (j, &mv) in moves.iter().enumerate() {
-            let s = index
-                .slot(pos, mv)
-                .map_err(|e| EvalError::Backend(e.to_string()))?;
+            let s = index.slot(pos, mv)?;
             pair[i * m + j] = s.from as i64 * a + s.to as i64;
             code[i * m + j] = s.from as i64 * CODES as i64 + s.code as i64;
             pad[i * m + j] = false;
@@ -314,9 +278,10 @@ fn encode_batch(
                     })
                 })
                 .collect();
-            parts
-                .into_iter()
-                .try_for_each(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            parts.into_iter().try_for_each(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
         })?;
     }
     // From page-locked memory the upload needs no staging copy and may run asynchronously;
@@ -465,8 +430,7 @@ impl Evaluator for TchEvaluator {
         let wdl = to_vec(wdl)?;
         let material = to_vec(material)?;
         let on_host = std::time::Instant::now();
-        let out =
-            crate::evaluator::evaluations_from_logits(&logits, m, &counts, &wdl, &material);
+        let out = crate::evaluator::evaluations_from_logits(&logits, m, &counts, &wdl, &material);
         self.seconds[0] += (encoded - start).as_secs_f64();
         self.seconds[1] += (on_host - encoded).as_secs_f64();
         self.seconds[2] += on_host.elapsed().as_secs_f64();
@@ -596,7 +560,7 @@ impl AdamW {
 pub struct TchTrainer {
     pub net: TchNet,
     /// Weights of the auxiliary losses.
-    pub weights: crate::burn_eval::LossWeights,
+    pub weights: LossWeights,
     optimizer: AdamW,
     encoder: Encoder,
     index: PolicyIndex,
@@ -613,7 +577,7 @@ impl TchTrainer {
         let encoder = Encoder::for_network(variant, net.config.planes);
         TchTrainer {
             net,
-            weights: crate::burn_eval::LossWeights::default(),
+            weights: LossWeights::default(),
             optimizer,
             index: PolicyIndex::new(encoder.clone()),
             encoder,
@@ -635,11 +599,8 @@ impl TchTrainer {
     }
 
     /// Policy, value, ownership and material losses (scalar tensors) of the current
-    /// weights on `batch`, as [`crate::burn_eval`] defines them.
-    fn loss_tensors(
-        &self,
-        batch: &[crate::burn_eval::TrainExample<'_>],
-    ) -> Result<[Tensor; 4], EvalError> {
+    /// weights on `batch`, as [`crate::desc::Losses`] defines them.
+    fn loss_tensors(&self, batch: &[TrainExample<'_>]) -> Result<[Tensor; 4], EvalError> {
         let items: Vec<(&Position, &[Move], u32)> = batch
             .iter()
             .map(|e| (e.position, e.moves, e.repetitions))
@@ -663,11 +624,8 @@ impl TchTrainer {
             .to_device(device);
         let n = self.encoder.size();
         let squares = (n * n) as i64;
-        let (own, with_targets, material) = crate::burn_eval::aux_targets(batch, n * n);
-        let (h, c) = (
-            crate::net::AUX_HORIZONS as i64,
-            crate::net::OCCUPANCY_CLASSES as i64,
-        );
+        let (own, with_targets, material) = aux_targets(batch, n * n);
+        let (h, c) = (AUX_HORIZONS as i64, OCCUPANCY_CLASSES as i64);
         let own = Tensor::from_slice(&own)
             .reshape([b, h, c, squares])
             .to_device(device);
@@ -697,18 +655,12 @@ impl TchTrainer {
     }
 
     /// The losses of the current weights on `batch`, without a step (held-out data).
-    pub fn losses(
-        &self,
-        batch: &[crate::burn_eval::TrainExample<'_>],
-    ) -> Result<crate::burn_eval::Losses, EvalError> {
+    pub fn losses(&self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
         Ok(losses_of(&tch::no_grad(|| self.loss_tensors(batch))?))
     }
 
     /// One step; returns the losses before it.
-    pub fn step(
-        &mut self,
-        batch: &[crate::burn_eval::TrainExample<'_>],
-    ) -> Result<crate::burn_eval::Losses, EvalError> {
+    pub fn step(&mut self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
         let [policy_loss, value_loss, ownership_loss, material_loss] = self.loss_tensors(batch)?;
         let w = self.weights;
         let loss = &policy_loss
@@ -726,10 +678,10 @@ impl TchTrainer {
 }
 
 /// The values of the loss tensors of [`TchTrainer::loss_tensors`].
-fn losses_of(tensors: &[Tensor; 4]) -> crate::burn_eval::Losses {
+fn losses_of(tensors: &[Tensor; 4]) -> Losses {
     let [policy, value, ownership, material] =
         tensors.each_ref().map(|t| t.double_value(&[]) as f32);
-    crate::burn_eval::Losses {
+    Losses {
         policy,
         value,
         ownership,

@@ -5,7 +5,7 @@
 
 mod common;
 
-use tengu_model::net::NetConfig;
+use tengu_model::desc::NetConfig;
 use tengu_model::{Backend, Encoder, EvalError};
 use tengu_rules::Variant;
 

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use tengu_model::policy::CODES;
+use tengu_model::desc::CODES;
 use tengu_model::{Encoder, PolicyIndex};
 use tengu_rules::{Game, Position, Variant};
 

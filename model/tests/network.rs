@@ -3,7 +3,7 @@
 use burn::tensor::Device;
 use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer};
 use tengu_model::checkpoint::{self, CheckpointError, CheckpointMeta};
-use tengu_model::net::NetConfig;
+use tengu_model::desc::NetConfig;
 use tengu_model::{Encoder, EvalInput, Evaluator, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
 
@@ -254,7 +254,7 @@ fn presets_parse_names_and_aliases() {
 /// reported as weights that do not fit the architecture.
 #[test]
 fn truncated_checkpoints_and_missing_backends_are_named() {
-    use tengu_model::backend::BackendError;
+    use tengu_model::evaluator::BackendError;
     use tengu_model::Backend;
     let variant = Variant::dai_dai();
     let device = Device::default();

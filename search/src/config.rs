@@ -109,10 +109,10 @@ pub enum RootSelection {
 }
 
 impl SearchConfig {
-    /// Checks ranges; the message names the key.
-    pub fn validate(&self) -> Result<(), String> {
-        check(self.visits >= 1, "search.visits must be at least 1")?;
-        check(self.c_puct > 0.0, "search.c_puct must be positive")?;
+    /// Checks ranges; the error names the key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check(self.visits >= 1, "search.visits", "be at least 1")?;
+        check(self.c_puct > 0.0, "search.c_puct", "be positive")?;
         // Shares and utility weights: each a fraction of something in [0, 1].
         for (key, value) in [
             ("search.noise_fraction", self.noise_fraction),
@@ -128,37 +128,57 @@ impl SearchConfig {
         }
         check(
             self.dirichlet_total_alpha > 0.0,
-            "search.dirichlet_total_alpha must be positive",
+            "search.dirichlet_total_alpha",
+            "be positive",
         )?;
         check(
             self.gumbel_value_scale > 0.0 && self.gumbel_value_scale <= 10.0,
-            "search.gumbel_value_scale must be in (0, 10]",
+            "search.gumbel_value_scale",
+            "be in (0, 10]",
         )?;
         check(
             (1..=8).contains(&self.exchange_depth),
-            "search.exchange_depth must be in 1..=8",
+            "search.exchange_depth",
+            "be in 1..=8",
         )?;
         check(
             self.gumbel_moves >= 2,
-            "search.gumbel_moves must be at least 2",
+            "search.gumbel_moves",
+            "be at least 2",
         )
     }
 }
 
-/// `Ok` when `ok`, else `msg`: the range checks of this section and of the other crates'
-/// config sections (`[selfplay]`).
-pub fn check(ok: bool, msg: &str) -> Result<(), String> {
+/// A setting the configuration refuses; the message names the key (and the rule it
+/// breaks), as the user wrote it in the TOML table.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// A value outside its range: "`key` must `rule`" (`search.visits must be at least 1`).
+    #[error("{key} must {rule}")]
+    OutOfRange {
+        key: &'static str,
+        rule: &'static str,
+    },
+    /// A value that needs another setting: "`key` `when` needs `needs`".
+    #[error("{key} {when} needs {needs}")]
+    Needs {
+        key: &'static str,
+        when: &'static str,
+        needs: &'static str,
+    },
+}
+
+/// `Ok` when `ok`, else "`key` must `rule`": the range checks of this section and of the
+/// other crates' config sections (`[selfplay]`).
+pub fn check(ok: bool, key: &'static str, rule: &'static str) -> Result<(), ConfigError> {
     if ok {
         Ok(())
     } else {
-        Err(msg.to_string())
+        Err(ConfigError::OutOfRange { key, rule })
     }
 }
 
 /// A share or weight: `value` in [0, 1] (NaN refused), else "`key` must be in [0, 1]".
-pub fn check_fraction(key: &str, value: f32) -> Result<(), String> {
-    check(
-        (0.0..=1.0).contains(&value),
-        &format!("{key} must be in [0, 1]"),
-    )
+pub fn check_fraction(key: &'static str, value: f32) -> Result<(), ConfigError> {
+    check((0.0..=1.0).contains(&value), key, "be in [0, 1]")
 }

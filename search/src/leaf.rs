@@ -93,7 +93,7 @@ fn material_term_and_lead(
             let balance =
                 m[me.index()] - m[me.opposite().index()] + best.map_or(0.0, |(_, won)| won);
             (
-                (balance / tengu_model::net::MATERIAL_SCALE).tanh(),
+                (balance / tengu_model::desc::MATERIAL_SCALE).tanh(),
                 best.map(|(mv, _)| mv),
             )
         }

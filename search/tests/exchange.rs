@@ -78,7 +78,7 @@ fn exchange_leaf_material_is_the_balance_after_the_best_exchange() {
         leaf_material: LeafMaterial::Exchange,
         ..head
     };
-    let expected = ((rook - pawn + pawn) / tengu_model::net::MATERIAL_SCALE).tanh();
+    let expected = ((rook - pawn + pawn) / tengu_model::desc::MATERIAL_SCALE).tanh();
     assert!((material_term(&out, &exchange, &pos, &terms) - expected).abs() < 1e-6);
     assert!(SearchConfig {
         exchange_depth: 0,
@@ -86,6 +86,7 @@ fn exchange_leaf_material_is_the_balance_after_the_best_exchange() {
     }
     .validate()
     .unwrap_err()
+    .to_string()
     .contains("search.exchange_depth"));
 }
 
@@ -243,6 +244,7 @@ fn root_mobility_rates_the_move_that_frees_a_rook_above_a_king_step() {
     }
     .validate()
     .unwrap_err()
+    .to_string()
     .contains("search.root_mobility"));
 }
 
@@ -268,5 +270,6 @@ fn root_threat_counts_a_share_of_the_piece_a_move_attacks() {
     }
     .validate()
     .unwrap_err()
+    .to_string()
     .contains("search.root_threat"));
 }

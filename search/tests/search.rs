@@ -115,7 +115,7 @@ fn root_value_moves_toward_the_forced_result_with_more_visits() {
     let variant = pos.variant().clone();
     let encoder = tengu_model::Encoder::new(&variant);
     let net =
-        tengu_model::net::NetConfig::preset("tiny", encoder.planes(), encoder.size()).unwrap();
+        tengu_model::desc::NetConfig::preset("tiny", encoder.planes(), encoder.size()).unwrap();
     let mut eval = tengu_model::Backend::Burn
         .new_evaluator(&variant, &net, "tiny")
         .unwrap();
@@ -263,7 +263,8 @@ fn gumbel_play_outside_self_play_does_not_depend_on_the_seed() {
         ..config
     }
     .validate()
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("search.gumbel_value_scale"), "{err}");
 }
 
@@ -319,7 +320,8 @@ fn the_mobility_balance_adds_the_log_ratio_of_both_sides_moves() {
         ..SearchConfig::default()
     }
     .validate()
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("search.mobility_balance"), "{err}");
 }
 
@@ -393,6 +395,7 @@ fn the_mobility_term_adds_the_log_ratio_of_legal_moves() {
         ..SearchConfig::default()
     }
     .validate()
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("search.mobility_utility"), "{err}");
 }

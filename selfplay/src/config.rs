@@ -2,7 +2,7 @@
 //! take the defaults below).
 
 use serde::{Deserialize, Serialize};
-use tengu_search::config::{check, check_fraction};
+use tengu_search::config::{check, check_fraction, ConfigError};
 
 /// How self-play games are played and recorded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -112,48 +112,60 @@ impl Default for SelfplayConfig {
 }
 
 impl SelfplayConfig {
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks ranges; the error names the key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
         check(
             self.games_in_flight >= 1,
-            "selfplay.games_in_flight must be at least 1",
+            "selfplay.games_in_flight",
+            "be at least 1",
         )?;
         check_fraction("selfplay.full_search_share", self.full_search_share)?;
         check(
             self.cheap_visits >= 1,
-            "selfplay.cheap_visits must be at least 1",
+            "selfplay.cheap_visits",
+            "be at least 1",
         )?;
         check(
             self.target_horizon >= 1,
-            "selfplay.target_horizon must be at least 1",
+            "selfplay.target_horizon",
+            "be at least 1",
         )?;
         check(
             self.temperature > 0.0,
-            "selfplay.temperature must be positive",
+            "selfplay.temperature",
+            "be positive",
         )?;
         check(
             self.final_temperature >= 0.0,
-            "selfplay.final_temperature must not be negative",
+            "selfplay.final_temperature",
+            "not be negative",
         )?;
         check_fraction("selfplay.no_resign_share", self.no_resign_share)?;
-        check(self.max_plies >= 1, "selfplay.max_plies must be at least 1")?;
+        check(self.max_plies >= 1, "selfplay.max_plies", "be at least 1")?;
         check(
             self.material_adjudication == 0.0 || self.material_adjudication > 1.0,
-            "selfplay.material_adjudication must be 0 (off) or above 1",
+            "selfplay.material_adjudication",
+            "be 0 (off) or above 1",
         )?;
         check_fraction("selfplay.opening_share", self.opening_share)?;
-        check(
-            self.opening_share == 0.0 || self.openings.is_some(),
-            "selfplay.opening_share above 0 needs selfplay.openings (an openings file)",
-        )?;
+        if !(self.opening_share == 0.0 || self.openings.is_some()) {
+            return Err(ConfigError::Needs {
+                key: "selfplay.opening_share",
+                when: "above 0",
+                needs: "selfplay.openings (an openings file)",
+            });
+        }
         check_fraction("selfplay.restart_share", self.restart_share)?;
         check(
             self.restart_share == 0.0 || self.restart_archive_games >= 1,
-            "selfplay.restart_archive_games must be at least 1 when restart_share is above 0",
+            "selfplay.restart_archive_games",
+            "be at least 1 when restart_share is above 0",
         )?;
         check_fraction("selfplay.careless_share", self.careless_share)?;
         check(
             self.rows_per_shard >= 1,
-            "selfplay.rows_per_shard must be at least 1",
+            "selfplay.rows_per_shard",
+            "be at least 1",
         )
     }
 }

@@ -41,6 +41,9 @@ pub enum WorkerError {
     /// and the line.
     #[error("selfplay.openings: {0}")]
     Openings(String),
+    /// The `[search]` or `[selfplay]` settings were refused; the message names the key.
+    #[error(transparent)]
+    Config(#[from] tengu_search::config::ConfigError),
 }
 
 /// What a worker does.
@@ -155,14 +158,8 @@ pub fn run(
     options: &WorkerOptions,
     on_progress: &mut dyn FnMut(&WorkerProgress),
 ) -> Result<WorkerProgress, WorkerError> {
-    options
-        .search
-        .validate()
-        .map_err(|e| WorkerError::Eval(EvalError::Backend(e)))?;
-    options
-        .selfplay
-        .validate()
-        .map_err(|e| WorkerError::Eval(EvalError::Backend(e)))?;
+    options.search.validate().map_err(WorkerError::Config)?;
+    options.selfplay.validate().map_err(WorkerError::Config)?;
     // The openings file is read and checked once, before anything else is loaded.
     let openings = match &options.selfplay.openings {
         Some(path) => {

@@ -91,14 +91,15 @@ fn a_zero_share_starts_every_game_from_the_initial_position() {
 #[test]
 fn the_settings_are_checked() {
     assert!(config(0.5).validate().is_ok());
-    let err = config(1.5).validate().unwrap_err();
+    let err = config(1.5).validate().unwrap_err().to_string();
     assert!(err.contains("selfplay.opening_share"), "{err}");
     let err = SelfplayConfig {
         openings: None,
         ..config(0.25)
     }
     .validate()
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("needs selfplay.openings"), "{err}");
     // A file without a share is allowed (the file is still checked by the worker).
     assert!(config(0.0).validate().is_ok());

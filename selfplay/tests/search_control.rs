@@ -153,7 +153,7 @@ fn the_settings_are_checked() {
             "selfplay.careless_share",
         ),
     ] {
-        let err = config.validate().unwrap_err();
+        let err = config.validate().unwrap_err().to_string();
         assert!(err.contains(key), "{err}");
     }
     let parsed: SelfplayConfig = toml::from_str(

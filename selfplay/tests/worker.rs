@@ -4,7 +4,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use tengu_model::checkpoint::CheckpointMeta;
-use tengu_model::net::NetConfig;
+use tengu_model::desc::NetConfig;
 use tengu_model::{Backend, Encoder, ENCODER_VERSION};
 use tengu_rules::Variant;
 use tengu_search::SearchConfig;

@@ -90,7 +90,7 @@ pub fn prepare_run(
     };
     let backend: Backend = name
         .parse()
-        .map_err(|e: String| anyhow::anyhow!("{origin}: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
     backend
         .check()
         .with_context(|| format!("{origin} {name}"))?;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use tengu_model::checkpoint::{CheckpointError, CheckpointMeta};
-use tengu_model::net::NetConfig;
+use tengu_model::desc::NetConfig;
 use tengu_model::{Backend, Encoder, EvalError, EvalInput, Evaluator, Trainer, ENCODER_VERSION};
 use tengu_rules::Variant;
 use tengu_shard::ShardError;

@@ -8,7 +8,7 @@ use tengu_store::layout::{self, ShardName};
 use tengu_store::RunStore;
 
 use rand::Rng;
-use tengu_model::burn_eval::TrainExample;
+use tengu_model::desc::TrainExample;
 use tengu_rules::{Move, Position, Variant};
 use tengu_shard::Row;
 
@@ -324,7 +324,7 @@ impl Example {
         let n = position.size();
         let area = n * n;
         let mover = position.side_to_move();
-        let horizons = tengu_model::net::AUX_HORIZONS;
+        let horizons = tengu_model::desc::AUX_HORIZONS;
         let encoder = tengu_model::Encoder::new(variant);
         let mut ownership = Vec::new();
         if row.occupancy_future.len() == horizons * area {
@@ -336,7 +336,7 @@ impl Example {
                 }
             }
         }
-        let scale = tengu_model::net::MATERIAL_SCALE;
+        let scale = tengu_model::desc::MATERIAL_SCALE;
         let material = row.material_future.map(|m| (m / scale).tanh());
         Ok(Example {
             position,
@@ -428,7 +428,7 @@ mod tests {
             assert_eq!(e.ownership[corner], 1);
             assert_eq!(e.ownership[n * n + corner], 2);
             assert_eq!(e.ownership.iter().filter(|&&c| c != 0).count(), 2);
-            let scale = tengu_model::net::MATERIAL_SCALE;
+            let scale = tengu_model::desc::MATERIAL_SCALE;
             assert!((e.material[0] - (10.0 / scale).tanh()).abs() < 1e-6);
             assert!((e.material[1] - (-20.0 / scale).tanh()).abs() < 1e-6);
         }

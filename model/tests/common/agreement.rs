@@ -9,7 +9,7 @@ use std::sync::Arc;
 use burn::tensor::Device;
 use tengu_model::burn_eval::BurnTrainer;
 use tengu_model::checkpoint::{self, CheckpointMeta};
-use tengu_model::net::NetConfig;
+use tengu_model::desc::NetConfig;
 use tengu_model::{Encoder, EvalError, EvalInput, Evaluation, Evaluator, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
 

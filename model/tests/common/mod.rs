@@ -2,7 +2,7 @@
 
 pub mod agreement;
 
-use tengu_model::burn_eval::TrainExample;
+use tengu_model::desc::TrainExample;
 use tengu_rules::{Move, Position};
 
 /// A one-hot policy target per position: move `(13 * i) % moves` of position `i`.

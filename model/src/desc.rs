@@ -1,0 +1,354 @@
+//! The network description every implementation reads (KataGo's `desc.h`): burn
+//! ([`crate::net`], [`crate::burn_eval`]), tch (`tch_net`, `cuda` feature), candle
+//! (`candle_eval`, `candle` feature) and tengu's CPU kernels ([`crate::cpu_net`],
+//! [`crate::cpu_eval`]). No tensor library appears here.
+//!
+//! * the architecture: [`NetConfig`] and its size presets ([`preset_shape`]);
+//! * the counts the encoder and the policy index share with the networks: input planes of
+//!   each layout ([`plane_count`]), policy codes ([`CODES`]);
+//! * the heads' sizes: [`AUX_HORIZONS`], [`OCCUPANCY_CLASSES`], [`VALUE_HIDDEN`], and the
+//!   scale of the material head and planes ([`MATERIAL_SCALE`]);
+//! * the names and shapes of the weights in a safetensors checkpoint
+//!   ([`parameter_shapes`]: burn's module names, which every backend reads and writes);
+//! * training: [`TrainExample`], [`LossWeights`], [`Losses`] and the dense auxiliary
+//!   targets ([`aux_targets`]).
+//!
+//! Dependencies inside the crate run one way: this module imports none of the others; the
+//! encoder and the policy index import this one; the networks, evaluators and checkpoints
+//! import those.
+
+use tengu_rules::{Move, Position};
+
+// ---------------------------------------------------------------------------------------
+// Size presets
+
+/// Named presets: `tiny` for tests, `cpu` the embedded CPU default (at least 500 Dai Dai
+/// positions/s at batch 64 with burn-flex on 2 cores; see `tengu bench nn`), `gpu` the
+/// default for CUDA machines.
+pub const PRESET_ALIASES: [(&str, &str); 3] =
+    [("tiny", "b2c16"), ("cpu", "b4c32"), ("gpu", "b10c128")];
+
+/// Residual blocks and channels a size preset may have.
+pub const PRESET_BLOCKS: std::ops::RangeInclusive<usize> = 1..=40;
+pub const PRESET_CHANNELS: std::ops::RangeInclusive<usize> = 8..=512;
+
+/// A network size preset that cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PresetError {
+    #[error(
+        "unknown preset {name:?}: expected {}, or b<blocks>c<channels> (e.g. b4c32)",
+        known_presets()
+    )]
+    Unknown { name: String },
+    #[error(
+        "preset {name:?} is outside the size limit: blocks {}..={} (it has {blocks}), channels {}..={} (it has {channels})",
+        PRESET_BLOCKS.start(), PRESET_BLOCKS.end(), PRESET_CHANNELS.start(), PRESET_CHANNELS.end()
+    )]
+    OutOfRange {
+        name: String,
+        blocks: u64,
+        channels: u64,
+    },
+}
+
+/// The aliases as a user reads them: `tiny (b2c16), cpu (b4c32), gpu (b10c128)`.
+fn known_presets() -> String {
+    let names: Vec<String> = PRESET_ALIASES
+        .iter()
+        .map(|(alias, real)| format!("{alias} ({real})"))
+        .collect();
+    names.join(", ")
+}
+
+/// (blocks, channels) of a size preset name (an alias or `b<blocks>c<channels>`), checked
+/// against [`PRESET_BLOCKS`] and [`PRESET_CHANNELS`].
+pub fn preset_shape(name: &str) -> Result<(usize, usize), PresetError> {
+    let real = PRESET_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == name)
+        .map_or(name, |(_, real)| *real);
+    let unknown = || PresetError::Unknown { name: name.into() };
+    let (b, c) = real
+        .strip_prefix('b')
+        .and_then(|rest| rest.split_once('c'))
+        .ok_or_else(unknown)?;
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    if !digits(b) || !digits(c) {
+        return Err(unknown());
+    }
+    // Digits that overflow are far over the limit.
+    let (blocks, channels) = (b.parse().unwrap_or(u64::MAX), c.parse().unwrap_or(u64::MAX));
+    let fits = |v: u64, range: &std::ops::RangeInclusive<usize>| {
+        usize::try_from(v).is_ok_and(|v| range.contains(&v))
+    };
+    if !fits(blocks, &PRESET_BLOCKS) || !fits(channels, &PRESET_CHANNELS) {
+        return Err(PresetError::OutOfRange {
+            name: name.into(),
+            blocks,
+            channels,
+        });
+    }
+    Ok((blocks as usize, channels as usize))
+}
+
+// ---------------------------------------------------------------------------------------
+// Counts shared by the encoder, the policy index and the networks
+
+/// Planes after the piece planes (pass, repetitions, check, board, colour).
+pub const EXTRA_PLANES: usize = 5;
+/// Attack planes of the tactical layout.
+pub const TACTICAL_PLANES: usize = 4;
+/// Material planes: each piece's value, and the material balance.
+pub const MATERIAL_PLANES: usize = 2;
+
+/// Input planes of an encoder layout for a game of `types` piece types (see
+/// [`crate::encoder`] for what each plane holds).
+pub fn plane_count(types: usize, tactical: bool, material: bool) -> usize {
+    2 * types
+        + EXTRA_PLANES
+        + if tactical { TACTICAL_PLANES } else { 0 }
+        + if material { MATERIAL_PLANES } else { 0 }
+}
+
+/// Capture patterns of a policy slot: none, 24 single offsets, 8 two-square rays (see
+/// [`crate::policy`]).
+pub const PATTERNS: usize = 33;
+/// Codes per (from, to): pattern x declined.
+pub const CODES: usize = 2 * PATTERNS;
+
+/// Piece units of material balance that the material head maps to `tanh(1)` (and that the
+/// encoder's material planes map to 1.0).
+pub const MATERIAL_SCALE: f32 = 10.0;
+/// Horizons of the auxiliary heads (16 plies later, the game's end) and occupancy classes.
+pub const AUX_HORIZONS: usize = 2;
+pub const OCCUPANCY_CLASSES: usize = 3;
+/// Width of the value head's hidden layer (after pooling), which the WDL and material
+/// outputs read.
+pub const VALUE_HIDDEN: usize = 64;
+
+// ---------------------------------------------------------------------------------------
+// The architecture
+
+/// Architecture hyper-parameters (stored in checkpoints).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NetConfig {
+    /// Input planes `P`.
+    pub planes: usize,
+    /// Board side `N`.
+    pub size: usize,
+    /// Residual blocks.
+    pub blocks: usize,
+    /// Channels `C` of the tower.
+    pub channels: usize,
+    /// Query/key size `D` of the policy head (default 32).
+    pub head_dim: usize,
+    /// Channels of the value head before pooling (default 32).
+    pub value_channels: usize,
+}
+
+impl NetConfig {
+    /// An architecture with the default head sizes (32 and 32).
+    pub fn new(planes: usize, size: usize, blocks: usize, channels: usize) -> NetConfig {
+        NetConfig {
+            planes,
+            size,
+            blocks,
+            channels,
+            head_dim: 32,
+            value_channels: 32,
+        }
+    }
+
+    /// The same with query/key size `head_dim`.
+    pub fn with_head_dim(mut self, head_dim: usize) -> NetConfig {
+        self.head_dim = head_dim;
+        self
+    }
+
+    /// The same with `value_channels` value head channels.
+    pub fn with_value_channels(mut self, value_channels: usize) -> NetConfig {
+        self.value_channels = value_channels;
+        self
+    }
+
+    /// A named size preset for a game with `planes` input planes on an `size` board:
+    /// `b<blocks>c<channels>` (e.g. `b4c32`) or one of the aliases in [`PRESET_ALIASES`];
+    /// `None` for a name [`NetConfig::from_preset`] refuses.
+    pub fn preset(name: &str, planes: usize, size: usize) -> Option<NetConfig> {
+        NetConfig::from_preset(name, planes, size).ok()
+    }
+
+    /// [`NetConfig::preset`] with the reason a name is refused.
+    pub fn from_preset(name: &str, planes: usize, size: usize) -> Result<NetConfig, PresetError> {
+        let (blocks, channels) = preset_shape(name)?;
+        let head = (channels / 2).clamp(16, 64);
+        Ok(NetConfig::new(planes, size, blocks, channels)
+            .with_head_dim(head)
+            .with_value_channels(head))
+    }
+
+    /// Multiply-adds x 2 per position of one training forward pass (every head; the legal
+    /// moves' pair products are negligible), for GFLOP/s reports.
+    pub fn flops(&self) -> f64 {
+        let a = (self.size * self.size) as f64;
+        let aux = AUX_HORIZONS * OCCUPANCY_CLASSES;
+        self.inference_flops() + 2.0 * a * self.channels as f64 * aux as f64
+    }
+
+    /// Multiply-adds x 2 per position that inference needs: the tower and the 1x1 heads
+    /// search reads (policy query, key and codes, value), without the `[A, A]` pair product
+    /// (only the legal moves' pairs are needed) and the ownership head.
+    pub fn inference_flops(&self) -> f64 {
+        let a = (self.size * self.size) as f64;
+        let c = self.channels as f64;
+        let stem = 2.0 * a * self.planes as f64 * c;
+        let tower = self.blocks as f64 * 2.0 * (2.0 * a * c * c * 9.0);
+        let heads = 2.0 * a * c * (2 * self.head_dim + CODES + self.value_channels) as f64;
+        stem + tower + heads
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The weights' names
+
+/// Parameter names and shapes of an architecture: the naming table of a safetensors
+/// checkpoint, which burn writes from its module names and tch reads and writes by hand.
+/// Convolution weights are `[out, in, k, k]`, linear weights `[in, out]` (burn's layout).
+pub fn parameter_shapes(c: &NetConfig) -> Vec<(String, Vec<i64>)> {
+    let ch = c.channels as i64;
+    let mut v: Vec<(String, Vec<i64>)> = Vec::new();
+    let mut conv = |name: &str, i: i64, o: i64, k: i64| {
+        v.push((format!("{name}.weight"), vec![o, i, k, k]));
+        v.push((format!("{name}.bias"), vec![o]));
+    };
+    conv("stem", c.planes as i64, ch, 1);
+    for b in 0..c.blocks {
+        conv(&format!("blocks.{b}.conv1"), ch, ch, 3);
+        conv(&format!("blocks.{b}.conv2"), ch, ch, 3);
+    }
+    conv("policy_q", ch, c.head_dim as i64, 1);
+    conv("policy_k", ch, c.head_dim as i64, 1);
+    conv("policy_code", ch, CODES as i64, 1);
+    conv("value_conv", ch, c.value_channels as i64, 1);
+    conv(
+        "ownership",
+        ch,
+        (AUX_HORIZONS * OCCUPANCY_CLASSES) as i64,
+        1,
+    );
+    for b in 0..c.blocks {
+        v.push((format!("blocks.{b}.pool.weight"), vec![ch, ch]));
+        v.push((format!("blocks.{b}.pool.bias"), vec![ch]));
+    }
+    let hidden = VALUE_HIDDEN as i64;
+    v.push((
+        "value_fc1.weight".into(),
+        vec![c.value_channels as i64, hidden],
+    ));
+    v.push(("value_fc1.bias".into(), vec![hidden]));
+    v.push(("value_fc2.weight".into(), vec![hidden, 3]));
+    v.push(("value_fc2.bias".into(), vec![3]));
+    let horizons = AUX_HORIZONS as i64;
+    v.push(("material_fc.weight".into(), vec![hidden, horizons]));
+    v.push(("material_fc.bias".into(), vec![horizons]));
+    v
+}
+
+// ---------------------------------------------------------------------------------------
+// Training
+
+/// One training example: a position, its legal moves with target probabilities (same
+/// order, summing to 1) and the WDL target from the side to move's view, plus the
+/// auxiliary targets.
+pub struct TrainExample<'a> {
+    pub position: &'a Position,
+    pub repetitions: u32,
+    pub moves: &'a [Move],
+    pub policy: &'a [f32],
+    pub wdl: [f32; 3],
+    /// Occupancy classes (0 empty, 1 mover's, 2 opponent's) of the two target horizons,
+    /// `AUX_HORIZONS * N * N` squares in the mover's frame (the encoder's square order);
+    /// empty when the row has none (no ownership loss then).
+    pub ownership: &'a [u8],
+    /// `tanh(balance / MATERIAL_SCALE)` at the two horizons, mover's view.
+    pub material: [f32; 2],
+}
+
+/// Weights of the auxiliary losses (0 switches a head's training off).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct LossWeights {
+    pub ownership: f32,
+    pub material: f32,
+}
+
+impl Default for LossWeights {
+    fn default() -> Self {
+        LossWeights {
+            ownership: 1.0,
+            material: 1.0,
+        }
+    }
+}
+
+/// Losses of one step (means over the batch): policy and WDL cross-entropy over the legal
+/// moves, the auxiliary losses below; the step minimises
+/// `policy + value + ownership * w.ownership + material * w.material` ([`LossWeights`]).
+#[derive(Copy, Clone, Debug)]
+pub struct Losses {
+    pub policy: f32,
+    pub value: f32,
+    /// Cross-entropy per square and horizon (nats), rows with targets only.
+    pub ownership: f32,
+    /// Squared error summed over the two horizons (tanh scale).
+    pub material: f32,
+}
+
+/// Dense target tensors of the auxiliary heads for a batch: ownership one-hot
+/// `[B, AUX_HORIZONS * OCCUPANCY_CLASSES, A]` (zero for rows without targets), the number of
+/// rows with ownership targets, and material `[B, AUX_HORIZONS]`.
+pub(crate) fn aux_targets(
+    batch: &[TrainExample<'_>],
+    squares: usize,
+) -> (Vec<f32>, usize, Vec<f32>) {
+    let per_row = AUX_HORIZONS * OCCUPANCY_CLASSES * squares;
+    let mut ownership = vec![0.0f32; batch.len() * per_row];
+    let mut with_targets = 0;
+    let mut material = vec![0.0f32; batch.len() * AUX_HORIZONS];
+    for (i, e) in batch.iter().enumerate() {
+        material[i * AUX_HORIZONS..(i + 1) * AUX_HORIZONS].copy_from_slice(&e.material);
+        if e.ownership.len() != AUX_HORIZONS * squares {
+            continue;
+        }
+        with_targets += 1;
+        for h in 0..AUX_HORIZONS {
+            for sq in 0..squares {
+                let class = e.ownership[h * squares + sq].min(2) as usize;
+                ownership[i * per_row + (h * OCCUPANCY_CLASSES + class) * squares + sq] = 1.0;
+            }
+        }
+    }
+    (ownership, with_targets, material)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refused_presets_say_why() {
+        let e = preset_shape("huge").unwrap_err();
+        assert!(matches!(e, PresetError::Unknown { .. }), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains("\"huge\"") && text.contains("tiny (b2c16)") && text.contains("gpu"),
+            "{text}"
+        );
+        for big in ["b1000c4096", "b4c4", "b0c32", "b99999999999999999999999c32"] {
+            let e = preset_shape(big).unwrap_err();
+            assert!(matches!(e, PresetError::OutOfRange { .. }), "{big}: {e}");
+            assert!(e.to_string().contains("1..=40") && e.to_string().contains("8..=512"));
+        }
+        assert_eq!(preset_shape("cpu"), Ok((4, 32)));
+        assert_eq!(preset_shape("b40c512"), Ok((40, 512)));
+    }
+}

@@ -14,8 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::elo::{elo_interval, Sprt, SprtDecision};
 use crate::matches::MatchSummary;
 use crate::pairs::Pentanomial;
-/// The players of a [`MatchCommand`], as `tengu match` parses them.
-pub use tengu_search::players::PlayerSpec;
+use tengu_search::players::PlayerSpec;
 
 /// What `tengu match --json` prints: the players, the results, Elo with its 95% interval,
 /// the material share, the SPRT state and the game-pair statistics.

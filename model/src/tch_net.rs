@@ -15,8 +15,8 @@ use tengu_rules::{Move, Position, Variant};
 
 use crate::checkpoint::{CheckpointError, CheckpointMeta};
 use crate::desc::{
-    aux_targets, LossWeights, Losses, NetConfig, TrainExample, AUX_HORIZONS, CODES,
-    OCCUPANCY_CLASSES,
+    aux_targets, parameter_shapes, LossWeights, Losses, NetConfig, TrainExample, AUX_HORIZONS,
+    CODES, OCCUPANCY_CLASSES,
 };
 use crate::encoder::{encode_threads, Encoder};
 use crate::evaluator::{EvalError, EvalInput, Evaluation, Evaluator};

@@ -13,7 +13,7 @@ use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer};
 use tengu_model::checkpoint::{self, CheckpointMeta};
 use tengu_model::desc::NetConfig;
 use tengu_model::tch_net::{TchEvaluator, TchNet, TchTrainer};
-use tengu_model::{Encoder, EvalInput, Evaluation, Evaluator, ENCODER_VERSION};
+use tengu_model::{Encoder, Evaluation, Evaluator, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
 
 use common::{agreement, examples, one_hot_targets};

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use tengu_arena::report::{MatchCommand, MatchReport, PlayerSpec};
+use tengu_arena::report::{MatchCommand, MatchReport};
+use tengu_search::players::PlayerSpec;
 use tengu_store::checkpoint as published;
 use tengu_store::{layout, RunStore};
 

@@ -187,7 +187,7 @@ impl RunConfig {
                 ));
             }
         }
-        self.train.validate()
+        self.train.validate().map_err(|e| e.to_string())
     }
 }
 

@@ -4,6 +4,7 @@
 //! defaults.
 
 use serde::{Deserialize, Serialize};
+use tengu_search::config::{check, check_fraction, ConfigError};
 
 /// Training settings (`[train]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -81,40 +82,39 @@ impl TrainConfig {
         }
     }
 
-    pub fn validate(&self) -> Result<(), String> {
-        let check = |ok: bool, msg: &str| if ok { Ok(()) } else { Err(msg.to_string()) };
-        check(self.batch_size >= 1, "train.batch_size must be at least 1")?;
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check(self.batch_size >= 1, "train.batch_size", "be at least 1")?;
         check(
             self.learning_rate > 0.0,
-            "train.learning_rate must be positive",
+            "train.learning_rate",
+            "be positive",
         )?;
         check(
             self.weight_decay >= 0.0,
-            "train.weight_decay must not be negative",
+            "train.weight_decay",
+            "not be negative",
         )?;
-        check(
-            self.window_rows >= 1,
-            "train.window_rows must be at least 1",
-        )?;
+        check(self.window_rows >= 1, "train.window_rows", "be at least 1")?;
         check(
             self.passes_per_row > 0.0,
-            "train.passes_per_row must be positive",
+            "train.passes_per_row",
+            "be positive",
         )?;
         check(
             self.ownership_weight >= 0.0 && self.material_weight >= 0.0,
-            "train.ownership_weight and train.material_weight must not be negative",
+            "train.ownership_weight and train.material_weight",
+            "not be negative",
         )?;
-        check(
-            (0.0..=1.0).contains(&self.search_value_weight),
-            "train.search_value_weight must be in [0, 1]",
-        )?;
+        check_fraction("train.search_value_weight", self.search_value_weight)?;
         check(
             self.lease_seconds >= 1.0 && self.listing_lookback_seconds >= 0.0,
-            "train.lease_seconds must be at least 1 and train.listing_lookback_seconds not negative",
+            "train.lease_seconds",
+            "be at least 1 and train.listing_lookback_seconds not negative",
         )?;
         check(
             self.steps_per_checkpoint >= 1,
-            "train.steps_per_checkpoint must be at least 1",
+            "train.steps_per_checkpoint",
+            "be at least 1",
         )
     }
 

@@ -29,6 +29,9 @@ pub enum TrainError {
     Eval(#[from] EvalError),
     #[error("{0}")]
     Config(String),
+    /// A `[train]` setting out of its range.
+    #[error(transparent)]
+    Settings(#[from] tengu_search::config::ConfigError),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("{path}: {source}")]
@@ -261,7 +264,7 @@ pub fn run(
     on_progress: &mut dyn FnMut(&TrainProgress),
 ) -> Result<TrainProgress, TrainError> {
     let t = &options.train;
-    t.validate().map_err(TrainError::Config)?;
+    t.validate()?;
     let store = &options.run;
     let started = Instant::now();
     let scratch = scratch_dir();

@@ -166,17 +166,11 @@ pub fn for_game(game: &str) -> Result<Option<Shipped>> {
 }
 
 impl Shipped {
-    /// The search settings it was trained and measured with (`networks/<name>.toml`).
-    pub fn search(&self) -> Result<tengu_search::SearchConfig> {
-        let origin = format!("networks/{}.toml", self.info.name);
-        Ok(crate::config::RunConfig::parse(self.search_toml, &origin)
-            .map_err(anyhow::Error::msg)?
-            .search)
-    }
-
-    /// The weights as a file, since checkpoints load from files:
-    /// `<tengu cache>/networks/<name>-<first 16 hex digits of SHA-256>.safetensors`, written
-    /// once (atomically) and checked against the manifest's SHA-256 before every use.
+    /// The network as a checkpoint file, since checkpoints load from files:
+    /// `<tengu cache>/networks/<name>-<first 16 hex digits of SHA-256>.safetensors`, with its
+    /// search settings beside it as `<same name>.toml` (where every checkpoint player looks
+    /// for its own, see `cmd::CheckpointSearch::Own`). Both are written when missing or
+    /// different (atomically); the weights are checked against the manifest's SHA-256 first.
     pub fn file(&self) -> Result<PathBuf> {
         let found = tengu_store::checkpoint::sha256_hex(self.weights);
         if found != self.info.sha256 {
@@ -189,17 +183,21 @@ impl Shipped {
         let path = tengu_store::checkpoint::cache_root()
             .join("networks")
             .join(format!("{}-{}.safetensors", self.info.name, &found[..16]));
-        let current = std::fs::read(&path)
-            .map(|bytes| bytes == self.weights)
-            .unwrap_or(false);
-        if !current {
-            let dir = path.parent().unwrap_or(std::path::Path::new("."));
-            std::fs::create_dir_all(dir)
-                .and_then(|()| tengu_store::atomic::write_atomic(&path, self.weights))
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
+        write_if_different(&path, self.weights)?;
+        write_if_different(&path.with_extension("toml"), self.search_toml.as_bytes())?;
         Ok(path)
     }
+}
+
+/// Writes `bytes` to `path` (creating its folder) unless the file already holds them.
+fn write_if_different(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    if std::fs::read(path).is_ok_and(|current| current == bytes) {
+        return Ok(());
+    }
+    let dir = path.parent().unwrap_or(std::path::Path::new("."));
+    std::fs::create_dir_all(dir)
+        .and_then(|()| tengu_store::atomic::write_atomic(path, bytes))
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 #[cfg(test)]
@@ -218,11 +216,11 @@ mod tests {
         for info in &manifest.networks {
             let shipped = for_game(&info.game).unwrap().unwrap();
             assert_eq!(shipped.info.name, info.name);
-            let search = shipped.search().unwrap();
+            let path = shipped.file().unwrap();
+            let search = crate::cmd::search_config(Some(&path.with_extension("toml"))).unwrap();
             let line = shipped.info.to_string();
             assert!(line.contains(&format!("step {}", info.step)), "{line}");
             assert!(search.visits > 0);
-            let path = shipped.file().unwrap();
             assert_eq!(std::fs::read(&path).unwrap(), shipped.weights);
             let variant = tengu_rules::Variant::builtin(&info.game).unwrap();
             let (_, meta) = tengu_model::Backend::Burn
@@ -231,7 +229,10 @@ mod tests {
             assert_eq!(meta.step, info.step, "{}", info.name);
             // A damaged cache file is replaced, not used.
             std::fs::write(&path, b"damaged").unwrap();
-            assert_eq!(std::fs::read(shipped.file().unwrap()).unwrap(), shipped.weights);
+            assert_eq!(
+                std::fs::read(shipped.file().unwrap()).unwrap(),
+                shipped.weights
+            );
         }
         assert!(for_game("no-such-game").unwrap().is_none());
     }

@@ -19,26 +19,26 @@ impl EngineArgs {
     /// checkpoint for another game is an error (the engine then falls back on alpha-beta).
     pub fn factory(&self) -> Result<PlayerFactory> {
         let backend: Backend = self.backend.parse().map_err(anyhow::Error::msg)?;
-        let mut args = self.clone();
-        // With --checkpoint, its search is settled once; shipped networks are per game.
-        let mut checkpoint_search = None;
-        if let Some(path) = &args.checkpoint {
-            let local = super::checkpoint_file(path)?;
-            checkpoint_search = Some(
-                super::CheckpointSearch::from_flags(
-                    args.search_config.as_deref(),
-                    args.material_utility,
-                )?
-                .of(&local)?,
-            );
-            args.checkpoint = Some(local);
-        }
+        let search = super::CheckpointSearch::from_flags(
+            self.search_config.as_deref(),
+            self.material_utility,
+        )?;
+        // A --checkpoint is settled once; a shipped network when its game is chosen.
+        let checkpoint = match &self.checkpoint {
+            Some(path) => {
+                let local = super::checkpoint_file(path)?;
+                let settings = search.of(&local)?;
+                Some((local, settings))
+            }
+            None => None,
+        };
+        let args = self.clone();
         Ok(Box::new(
             move |variant: &Arc<Variant>| -> Result<Box<dyn Player>, String> {
-                let network = match (&args.checkpoint, &checkpoint_search) {
-                    (Some(path), Some(search)) => Some((path.clone(), search.clone(), None)),
-                    _ if args.alphabeta => None,
-                    _ => args.shipped(variant).map_err(|e| format!("{e:#}"))?,
+                let network = match &checkpoint {
+                    Some((path, settings)) => Some((path.clone(), settings.clone(), None)),
+                    None if args.alphabeta => None,
+                    None => shipped(variant, &search).map_err(|e| format!("{e:#}"))?,
                 };
                 let Some((path, search, shipped)) = network else {
                     return Ok(alphabeta(
@@ -65,39 +65,10 @@ impl EngineArgs {
                 tracing::info!("playing {} with {label}", variant.name());
                 let visits = args.visits.unwrap_or(search.visits);
                 Ok(Box::new(MctsPlayer::new(
-                    label,
-                    eval,
-                    search,
-                    visits,
-                    args.seed,
+                    label, eval, search, visits, args.seed,
                 )))
             },
         ))
-    }
-
-    /// The network shipped for `variant` as (weights file, search settings, name), if any.
-    /// `--search-config` and `--material-utility` apply to it as to a checkpoint.
-    fn shipped(
-        &self,
-        variant: &Variant,
-    ) -> Result<Option<(std::path::PathBuf, SearchConfig, Option<String>)>> {
-        let Some(shipped) = crate::networks::for_game(variant.id())? else {
-            tracing::info!(
-                "no network is shipped for {}: playing with alpha-beta",
-                variant.name()
-            );
-            return Ok(None);
-        };
-        let mut search = match &self.search_config {
-            Some(path) => super::search_config(Some(path))?,
-            None => shipped.search()?,
-        };
-        if let Some(utility) = self.material_utility {
-            search.material_utility = utility;
-        }
-        let name = shipped.info.name.clone();
-        tracing::info!("shipped network (networks/manifest.json): {}", shipped.info);
-        Ok(Some((shipped.file()?, search, Some(name))))
     }
 
     pub fn settings(&self) -> Settings {
@@ -107,6 +78,26 @@ impl EngineArgs {
             ..Settings::default()
         }
     }
+}
+
+/// The network shipped for `variant` as (checkpoint file, search settings, name), if any:
+/// a checkpoint whose own settings lie beside it, so `--search-config` and
+/// `--material-utility` apply to it as to any checkpoint.
+fn shipped(
+    variant: &Variant,
+    search: &super::CheckpointSearch,
+) -> Result<Option<(std::path::PathBuf, SearchConfig, Option<String>)>> {
+    let Some(shipped) = crate::networks::for_game(variant.id())? else {
+        tracing::info!(
+            "no network is shipped for {}: playing with alpha-beta",
+            variant.name()
+        );
+        return Ok(None);
+    };
+    tracing::info!("shipped network (networks/manifest.json): {}", shipped.info);
+    let path = shipped.file()?;
+    let settings = search.of(&path)?;
+    Ok(Some((path, settings, Some(shipped.info.name))))
 }
 
 pub fn run(args: XboardArgs) -> Result<()> {

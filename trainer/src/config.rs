@@ -37,6 +37,12 @@ pub struct TrainConfig {
     /// Weight of the search's root value in the value target of full-search rows (the
     /// game result has the rest; dlshogi uses 1/3). 0: the game result alone.
     pub search_value_weight: f32,
+    /// Weight of the short-horizon value target: the search's root value
+    /// `future_value_plies` plies later in the same game (or the result where the game ends
+    /// sooner), for every row (KataGo's TD-style targets). The result keeps
+    /// `1 - search_value_weight - future_value_weight`. 0: off.
+    pub future_value_weight: f32,
+    pub future_value_plies: u32,
     /// Weights of the auxiliary losses: future occupancy per square ("ownership") and
     /// future material balance (0 switches a head's training off).
     pub ownership_weight: f32,
@@ -65,6 +71,8 @@ impl Default for TrainConfig {
             holdout_rows: 4_000,
             holdout_eval_rows: 512,
             search_value_weight: 1.0 / 3.0,
+            future_value_weight: 0.0,
+            future_value_plies: 8,
             ownership_weight: 1.0,
             material_weight: 1.0,
             lease_seconds: 30.0,
@@ -74,6 +82,14 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
+    /// Shares of the value target besides the game result.
+    pub fn value_target_mix(&self) -> crate::window::ValueTargetMix {
+        crate::window::ValueTargetMix {
+            search: self.search_value_weight,
+            future: self.future_value_weight,
+        }
+    }
+
     /// The auxiliary loss weights.
     pub fn loss_weights(&self) -> tengu_model::LossWeights {
         tengu_model::LossWeights {
@@ -106,6 +122,17 @@ impl TrainConfig {
             "not be negative",
         )?;
         check_fraction("train.search_value_weight", self.search_value_weight)?;
+        check_fraction("train.future_value_weight", self.future_value_weight)?;
+        check(
+            self.search_value_weight + self.future_value_weight <= 1.0,
+            "train.search_value_weight + train.future_value_weight",
+            "be at most 1 (the game result has the rest)",
+        )?;
+        check(
+            self.future_value_plies >= 1,
+            "train.future_value_plies",
+            "be at least 1",
+        )?;
         check(
             self.lease_seconds >= 1.0 && self.listing_lookback_seconds >= 0.0,
             "train.lease_seconds",

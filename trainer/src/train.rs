@@ -288,6 +288,7 @@ pub fn run(
         t.holdout_rows,
     );
     window.lookback_ms = (t.listing_lookback_seconds * 1000.0) as u64;
+    window.future_value_plies = t.future_value_plies;
 
     // Resume from the newest committed checkpoint, or start (and publish) step 0.
     let newest = published::newest(store)?;
@@ -428,8 +429,9 @@ pub fn run(
             SmallRng::seed_from_u64(options.seed ^ (step + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut batch = Vec::with_capacity(t.batch_size);
         while batch.len() < t.batch_size {
-            let row = window.sample(&mut rng).expect("window is not empty");
-            match Example::from_row_mixed(row, &options.variant, t.search_value_weight) {
+            let (row, future_value) = window.sample(&mut rng).expect("window is not empty");
+            match Example::from_row_mixed(row, &options.variant, t.value_target_mix(), future_value)
+            {
                 Ok(e) => batch.push(e),
                 Err(e) => tracing::warn!("skipping row: {e}"),
             }

@@ -50,8 +50,9 @@ pub struct Window {
     held_out: std::collections::VecDeque<Row>,
     holdout_capacity: usize,
     game: String,
-    /// Shards in the window by key, oldest first (names start with a time stamp).
-    shards: BTreeMap<String, Vec<Row>>,
+    /// Shards in the window by key, oldest first (names start with a time stamp), each row
+    /// with its future search value ([`future_values`]).
+    shards: BTreeMap<String, Vec<(Row, f32)>>,
     /// Keys seen (read, skipped as too old for the window, or rejected) that are newer
     /// than `watermark_ms - lookback_ms`; older ones are never listed again.
     seen: BTreeSet<String>,
@@ -65,6 +66,27 @@ pub struct Window {
     pub rows_seen: u64,
     /// Games finished in those shards.
     pub games_seen: u64,
+    /// Plies ahead of the future search value kept beside each row (`train.future_value_plies`);
+    /// set before the first ingest.
+    pub future_value_plies: u32,
+}
+
+/// Each row's short-horizon value target (KataGo's TD-style targets): the search's root
+/// value `plies` plies later in the same game, from the row's mover's view (negated for an
+/// odd distance), or the game's result where the game ends sooner (or that row is missing).
+/// `rows` are whole games (a shard holds finished games), in any order.
+pub fn future_values(rows: &[Row], plies: u32) -> Vec<f32> {
+    let by_ply: std::collections::HashMap<(u32, u32), f32> = rows
+        .iter()
+        .map(|r| ((r.game, r.ply), r.search_value))
+        .collect();
+    let sign = if plies % 2 == 0 { 1.0 } else { -1.0 };
+    rows.iter()
+        .map(|r| match by_ply.get(&(r.game, r.ply + plies)) {
+            Some(&v) => sign * v.clamp(-1.0, 1.0),
+            None => f32::from(r.result),
+        })
+        .collect()
 }
 
 /// The listing offset for shards named at or after `ms` (`shards/<ms:013>`).
@@ -101,6 +123,7 @@ impl Window {
             listed: false,
             rows_seen: 0,
             games_seen: 0,
+            future_value_plies: 8,
         }
     }
 
@@ -148,11 +171,13 @@ impl Window {
 
     fn add(&mut self, key: &str, rows: Vec<Row>) -> usize {
         let name = key.rsplit('/').next().unwrap_or(key).to_string();
-        let (held, train): (Vec<Row>, Vec<Row>) = rows
+        let futures = future_values(&rows, self.future_value_plies);
+        let (held, train): (Vec<_>, Vec<_>) = rows
             .into_iter()
-            .partition(|r| is_held_out(&name, r.game, self.holdout_every));
+            .zip(futures)
+            .partition(|(r, _)| is_held_out(&name, r.game, self.holdout_every));
         let added = train.len();
-        self.held_out.extend(held);
+        self.held_out.extend(held.into_iter().map(|(r, _)| r));
         while self.held_out.len() > self.holdout_capacity {
             self.held_out.pop_front();
         }
@@ -234,8 +259,8 @@ impl Window {
         Ok(added)
     }
 
-    /// A uniformly drawn row of the window.
-    pub fn sample<R: Rng>(&self, rng: &mut R) -> Option<&Row> {
+    /// A uniformly drawn row of the window, with its future search value.
+    pub fn sample<R: Rng>(&self, rng: &mut R) -> Option<(&Row, f32)> {
         let total = self.len();
         if total == 0 {
             return None;
@@ -243,7 +268,8 @@ impl Window {
         let mut k = rng.gen_range(0..total);
         for rows in self.shards.values() {
             if k < rows.len() {
-                return Some(&rows[k]);
+                let (row, future) = &rows[k];
+                return Some((row, *future));
             }
             k -= rows.len();
         }
@@ -257,8 +283,24 @@ impl Window {
 
     /// Every row of the window, oldest first.
     pub fn rows(&self) -> impl Iterator<Item = &Row> {
-        self.shards.values().flatten()
+        self.shards.values().flatten().map(|(row, _)| row)
     }
+}
+
+/// Shares of a value target (the game's result has the rest, `1 - search - future`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ValueTargetMix {
+    /// The search's own root value, for full searches only (a cheap search's value is
+    /// mostly the network's own; dlshogi mixes 1/3).
+    pub search: f32,
+    /// The root value `future_value_plies` later ([`future_values`]), for every row.
+    pub future: f32,
+}
+
+/// A value in [-1, 1] as win/draw/loss probabilities `[max(q, 0), 1 - |q|, max(-q, 0)]`.
+fn value_as_wdl(q: f32) -> [f32; 3] {
+    let q = q.clamp(-1.0, 1.0);
+    [q.max(0.0), 1.0 - q.abs(), (-q).max(0.0)]
 }
 
 /// A row decoded for training: the position, its legal moves and the targets.
@@ -280,17 +322,16 @@ impl Example {
     /// Decodes a row with the game result as the value target; the message says what
     /// does not fit the game's rules.
     pub fn from_row(row: &Row, variant: &Arc<Variant>) -> Result<Example, String> {
-        Example::from_row_mixed(row, variant, 0.0)
+        Example::from_row_mixed(row, variant, ValueTargetMix::default(), 0.0)
     }
 
-    /// Decodes a row; the value target of a full search is `(1 - search_weight)` times the
-    /// game result plus `search_weight` times the search's root value as WDL
-    /// `[max(q, 0), 1 - |q|, max(-q, 0)]` (dlshogi's mixing; cheap searches, whose value
-    /// is mostly the network's own, keep the plain result).
+    /// Decodes a row with the value target of [`ValueTargetMix`]: `future_value` is the
+    /// row's entry of [`future_values`] (ignored when `mix.future` is 0).
     pub fn from_row_mixed(
         row: &Row,
         variant: &Arc<Variant>,
-        search_weight: f32,
+        mix: ValueTargetMix,
+        future_value: f32,
     ) -> Result<Example, String> {
         let position = Position::parse_for(variant.clone(), &row.position)
             .map_err(|e| format!("row position: {e}"))?;
@@ -313,13 +354,20 @@ impl Example {
             0 => [0.0, 1.0, 0.0],
             _ => [0.0, 0.0, 1.0],
         };
-        if row.full_search && search_weight > 0.0 {
-            let q = row.search_value.clamp(-1.0, 1.0);
-            let searched = [q.max(0.0), 1.0 - q.abs(), (-q).max(0.0)];
-            for (t, s) in wdl.iter_mut().zip(searched) {
-                *t = (1.0 - search_weight) * *t + search_weight * s;
+        let mut blend = |weight: f32, q: f32| {
+            if weight > 0.0 {
+                for (t, s) in wdl.iter_mut().zip(value_as_wdl(q)) {
+                    *t = (1.0 - weight) * *t + weight * s;
+                }
             }
+        };
+        // The future value first, then the root value's share of the whole: the result
+        // keeps 1 - search - future of it.
+        let search = if row.full_search { mix.search } else { 0.0 };
+        if mix.future > 0.0 {
+            blend(mix.future / (1.0 - search).max(f32::EPSILON), future_value);
         }
+        blend(search, row.search_value);
         // Occupancy is stored in board order; the network sees the mover's frame.
         let n = position.size();
         let area = n * n;
@@ -400,7 +448,11 @@ mod tests {
         let r = row(&variant, false);
         let plain = Example::from_row(&r, &variant).unwrap();
         assert_eq!(plain.wdl, [1.0, 0.0, 0.0]);
-        let mixed = Example::from_row_mixed(&r, &variant, 0.25).unwrap();
+        let mix = ValueTargetMix {
+            search: 0.25,
+            future: 0.0,
+        };
+        let mixed = Example::from_row_mixed(&r, &variant, mix, 0.9).unwrap();
         // 0.75 * [1, 0, 0] + 0.25 * [0, 0.5, 0.5]
         let want = [0.75, 0.125, 0.125];
         for (a, b) in mixed.wdl.iter().zip(want) {
@@ -412,9 +464,64 @@ mod tests {
             ..r
         };
         assert_eq!(
-            Example::from_row_mixed(&cheap, &variant, 0.25).unwrap().wdl,
+            Example::from_row_mixed(&cheap, &variant, mix, 0.9).unwrap().wdl,
             [1.0, 0.0, 0.0]
         );
+    }
+
+    #[test]
+    fn value_target_mixes_result_search_and_future_values() {
+        let variant = Variant::dai_dai();
+        let r = row(&variant, false);
+        let mix = ValueTargetMix {
+            search: 0.25,
+            future: 0.5,
+        };
+        // 0.25 * [1, 0, 0] + 0.25 * [0, 0.5, 0.5] + 0.5 * [0.8, 0.2, 0]
+        let e = Example::from_row_mixed(&r, &variant, mix, 0.8).unwrap();
+        let want = [0.65, 0.225, 0.125];
+        for (a, b) in e.wdl.iter().zip(want) {
+            assert!((a - b).abs() < 1e-6, "{:?}", e.wdl);
+        }
+        // A cheap search: the result and the future value only.
+        let cheap = Row {
+            full_search: false,
+            ..r
+        };
+        let e = Example::from_row_mixed(&cheap, &variant, mix, -1.0).unwrap();
+        let want = [0.5, 0.0, 0.5];
+        for (a, b) in e.wdl.iter().zip(want) {
+            assert!((a - b).abs() < 1e-6, "{:?}", e.wdl);
+        }
+    }
+
+    #[test]
+    fn future_values_look_ahead_in_the_same_game() {
+        let variant = Variant::dai_dai();
+        // Two games of 5 and 3 plies, rows shuffled; search value = game * 0.1 + ply * 0.01.
+        let mut rows = Vec::new();
+        for (game, plies, result) in [(0u32, 5u32, 1i8), (1, 3, -1)] {
+            for ply in 0..plies {
+                let mut r = row(&variant, false);
+                r.game = game;
+                r.ply = ply;
+                r.game_plies = plies;
+                r.result = if ply % 2 == 0 { result } else { -result };
+                r.search_value = game as f32 * 0.1 + ply as f32 * 0.01;
+                rows.push(r);
+            }
+        }
+        rows.reverse();
+        let two = future_values(&rows, 2);
+        let three = future_values(&rows, 3);
+        for ((r, a), b) in rows.iter().zip(&two).zip(&three) {
+            let ahead = |k: u32| r.game as f32 * 0.1 + (r.ply + k) as f32 * 0.01;
+            let want_two = if r.ply + 2 < r.game_plies { ahead(2) } else { f32::from(r.result) };
+            // An odd distance: the other side's value, negated.
+            let want_three = if r.ply + 3 < r.game_plies { -ahead(3) } else { f32::from(r.result) };
+            assert!((a - want_two).abs() < 1e-6, "game {} ply {}: {a}", r.game, r.ply);
+            assert!((b - want_three).abs() < 1e-6, "game {} ply {}: {b}", r.game, r.ply);
+        }
     }
 
     #[test]

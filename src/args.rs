@@ -359,6 +359,29 @@ pub enum ShardsWhat {
     /// Print each shard's header, row count and validity (a shard file, a directory of
     /// shards, or a run directory, whose `shards/` is read).
     Inspect(ShardsInspectArgs),
+    /// The training losses of checkpoints on the rows of shards: held-out data, e.g. the
+    /// games of another run, to compare checkpoints of different runs on the same rows.
+    Losses(ShardsLossesArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ShardsLossesArgs {
+    /// A shard file, a directory of shards, a run directory or a run URL (`s3://...`).
+    pub path: String,
+    /// Checkpoint to measure (a file, or its URL in a run on an object store); repeat to
+    /// compare several on the same rows.
+    #[arg(long, required = true)]
+    pub checkpoint: Vec<std::path::PathBuf>,
+    /// Rows measured, spread evenly over all rows of the shards in name order (all of them
+    /// when there are fewer), 1 to 1,000,000.
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub rows: u64,
+    /// Backend that runs the network.
+    #[arg(long, default_value = "burn")]
+    pub backend: String,
+    /// One JSON object per checkpoint, one per line.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -936,3 +936,34 @@ fn match_checkpoints_search_with_their_own_runs_settings() {
         "--search-config chooses the settings: {err}"
     );
 }
+
+#[test]
+fn shards_losses_measures_checkpoints_on_the_same_rows() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shard = root.join("shard/tests/data/before.shard");
+    let network = root.join("networks/dai-dai.safetensors");
+    let (shard, network) = (common::p(&shard), common::p(&network));
+    let (ok, out, err) = tengu(&[
+        "shards", "losses", &shard, "--checkpoint", &network, "--checkpoint", &network, "--json",
+    ]);
+    assert!(ok, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    let value = lines[0]["value_loss"].as_f64().unwrap();
+    assert!(value.is_finite() && value > 0.0, "{out}");
+    assert_eq!(lines[0]["rows"], 4);
+    // The fixture's one game is a draw: every row's result is the same.
+    assert_eq!(lines[0]["result_entropy"].as_f64(), Some(0.0));
+    // The same weights on the same rows: the same losses.
+    assert_eq!(lines[0]["value_loss"], lines[1]["value_loss"]);
+    assert_eq!(lines[0]["material_loss"], lines[1]["material_loss"]);
+
+    // Bad input names its cause and fails.
+    let (ok, _, err) = tengu(&["shards", "losses", "no/such/dir", "--checkpoint", &network]);
+    assert!(!ok && err.contains("no/such/dir"), "{err}");
+    let (ok, _, err) = tengu(&["shards", "losses", &shard, "--checkpoint", &shard]);
+    assert!(!ok && err.contains("before.shard"), "{err}");
+}

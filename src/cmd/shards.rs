@@ -7,12 +7,13 @@ use serde_json::json;
 use tengu_shard::{Row, ShardError, ShardHeader};
 use tengu_store::layout;
 
-use crate::args::{ShardsArgs, ShardsInspectArgs, ShardsWhat};
+use crate::args::{ShardsArgs, ShardsInspectArgs, ShardsLossesArgs, ShardsWhat};
 use crate::output::outln;
 
 pub fn run(args: ShardsArgs) -> Result<()> {
     match args.what {
         ShardsWhat::Inspect(a) => inspect(a),
+        ShardsWhat::Losses(a) => losses(a),
     }
 }
 
@@ -61,9 +62,10 @@ fn source(text: &str) -> Result<Source> {
 /// Reads one shard when called.
 type Reader<'a> = Box<dyn Fn() -> Result<(ShardHeader, Vec<Row>), ShardError> + 'a>;
 
-fn inspect(args: ShardsInspectArgs) -> Result<()> {
-    let source = source(&args.path)?;
-    let (run_name, items): (Option<String>, Vec<(String, Reader)>) = match &source {
+/// The run's display name (when the source is a run) and a reader per shard, shown by
+/// path or address, in name order.
+fn readers(source: &Source) -> (Option<String>, Vec<(String, Reader<'_>)>) {
+    match source {
         Source::Files(files) => (
             None,
             files
@@ -84,7 +86,12 @@ fn inspect(args: ShardsInspectArgs) -> Result<()> {
                 })
                 .collect(),
         ),
-    };
+    }
+}
+
+fn inspect(args: ShardsInspectArgs) -> Result<()> {
+    let source = source(&args.path)?;
+    let (run_name, items) = readers(&source);
     if let (Some(run), false) = (&run_name, args.json) {
         outln!("run {run}: {} shards in {}/", items.len(), layout::SHARDS)?;
     }
@@ -127,6 +134,103 @@ fn inspect(args: ShardsInspectArgs) -> Result<()> {
     }
     if bad > 0 {
         bail!("{bad} invalid shard(s)");
+    }
+    Ok(())
+}
+
+/// `tengu shards losses`: every checkpoint's losses on the same rows (evenly spread over all
+/// rows of the shards), the value against the game result alone, as the trainer's held-out
+/// losses are. An invalid shard, or one of another game, stops the command before any
+/// checkpoint is measured.
+fn losses(args: ShardsLossesArgs) -> Result<()> {
+    let backend: tengu_model::Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
+    let checkpoints = args
+        .checkpoint
+        .iter()
+        .map(|c| super::checkpoint_file(c))
+        .collect::<Result<Vec<_>>>()?;
+    let metas = checkpoints
+        .iter()
+        .map(|c| Ok(tengu_model::checkpoint::read_meta(c)?))
+        .collect::<Result<Vec<_>>>()?;
+    let game = metas[0].game.clone();
+    if let Some((c, m)) = checkpoints.iter().zip(&metas).find(|(_, m)| m.game != game) {
+        bail!(
+            "{}: a {} checkpoint, but {} is one of {game}: compare checkpoints of one game",
+            c.display(),
+            m.game,
+            checkpoints[0].display()
+        );
+    }
+    let Some(variant) = tengu_rules::Variant::builtin(&game) else {
+        bail!("{}: a checkpoint of an unknown game {game:?}", checkpoints[0].display())
+    };
+    let source = source(&args.path)?;
+    let (_, items) = readers(&source);
+    let mut rows = Vec::new();
+    for (shown, read) in &items {
+        let (header, shard_rows) = read().map_err(|e| anyhow::anyhow!("{e}"))?;
+        if header.game != game {
+            bail!("{shown}: a {} shard, the checkpoints are of {game}", header.game);
+        }
+        rows.extend(shard_rows);
+    }
+    let refs: Vec<&Row> = rows.iter().collect();
+    let max_rows = args.rows as usize;
+    // What a constant prediction of the measured rows' result shares would score: a value
+    // loss near it has learnt nothing from the position.
+    let stride = rows.len().div_ceil(max_rows).max(1);
+    let mut counts = [0usize; 3];
+    for r in rows.iter().step_by(stride) {
+        counts[(1 - i32::from(r.result).clamp(-1, 1)) as usize] += 1;
+    }
+    let measured: usize = counts.iter().sum();
+    let result_entropy: f64 = counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / measured.max(1) as f64;
+            -p * p.ln()
+        })
+        .sum();
+    if !args.json {
+        outln!(
+            "{} shards, {} rows; the measured rows' results (win/draw/loss {}/{}/{}) have entropy {:.4}: a value loss near it predicts nothing",
+            items.len(),
+            rows.len(),
+            counts[0],
+            counts[1],
+            counts[2],
+            result_entropy
+        )?;
+    }
+    for (checkpoint, meta) in checkpoints.iter().zip(&metas) {
+        // A trainer computes the losses exactly as held-out losses are computed in training;
+        // its learning rate is never used.
+        let trainer = backend.trainer(&variant, &meta.config, Some(checkpoint), 1e-3, 0.0)?;
+        let Some(l) = tengu_trainer::train::losses_on_rows(trainer.as_ref(), &refs, &variant, max_rows)?
+        else {
+            bail!("{}: no row fits the rules of {game}", args.path);
+        };
+        if args.json {
+            outln!(
+                "{}",
+                json!({"checkpoint": checkpoint.display().to_string(), "step": meta.step, "rows": l.rows,
+                    "policy_loss": l.policy, "value_loss": l.value, "result_entropy": result_entropy,
+                    "ownership_loss": l.ownership, "material_loss": l.material})
+            )?;
+        } else {
+            outln!(
+                "{}: step {}, {} rows: policy {:.4}, value {:.4} (against the result), ownership {:.4}, material {:.4}",
+                checkpoint.display(),
+                meta.step,
+                l.rows,
+                l.policy,
+                l.value,
+                l.ownership,
+                l.material
+            )?;
+        }
     }
     Ok(())
 }

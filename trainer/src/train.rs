@@ -219,6 +219,18 @@ fn held_out_losses(
     max_rows: usize,
 ) -> Result<Option<HeldOut>, TrainError> {
     let rows: Vec<&tengu_shard::Row> = window.held_out().collect();
+    losses_on_rows(trainer, &rows, &options.variant, max_rows)
+}
+
+/// The losses of `trainer`'s weights on up to `max_rows` of `rows` (evenly spread over
+/// them), the value against the game result alone; rows that do not fit the game's rules
+/// are skipped. `None` when no row is left.
+pub fn losses_on_rows(
+    trainer: &dyn Trainer,
+    rows: &[&tengu_shard::Row],
+    variant: &Arc<Variant>,
+    max_rows: usize,
+) -> Result<Option<HeldOut>, TrainError> {
     if rows.is_empty() || max_rows == 0 {
         return Ok(None);
     }
@@ -226,8 +238,11 @@ fn held_out_losses(
     let examples: Vec<Example> = rows
         .iter()
         .step_by(stride)
-        .filter_map(|r| Example::from_row(r, &options.variant).ok())
+        .filter_map(|r| Example::from_row(r, variant).ok())
         .collect();
+    if examples.is_empty() {
+        return Ok(None);
+    }
     let (mut policy, mut value, mut targets) = (0.0f64, 0.0f64, 0usize);
     let (mut ownership, mut material) = (0.0f64, 0.0f64);
     for chunk in examples.chunks(64) {

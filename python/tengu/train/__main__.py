@@ -1,4 +1,4 @@
-"""The PyTorch trainer of a tengu run: ``torchrun [...] -m tengu.train --run LOCATION``.
+"""The PyTorch trainer of a tengu run: ``torchrun [...] -m tengu.train --run-location LOCATION``.
 
 One process per device under ``torchrun`` (``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK`` from
 its environment; one process without it): DistributedDataParallel over gloo on CPUs, NCCL
@@ -41,7 +41,9 @@ from tengu.train import TenguNet, losses, to_torch
 
 def parse_args(argv=None) -> argparse.Namespace:
     a = argparse.ArgumentParser(prog="python -m tengu.train", description=__doc__.split("\n")[0])
-    a.add_argument("--run", required=True, help="the run location (directory, file://, s3://)")
+    a.add_argument("--run-location", dest="run", required=True,
+                   help="the run location (directory, file://, s3://); not --run, which torchrun's "
+                   "own --run-path would take for an abbreviation")
     a.add_argument("--max-steps", type=int, default=None, help="stop after this many steps in all")
     a.add_argument("--epochs", type=int, default=1, help="passes over the shards")
     a.add_argument("--batch-size", type=int, default=None, help="rows per rank and step")

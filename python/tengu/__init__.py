@@ -1,0 +1,257 @@
+"""tengu for Python: Dai Dai and Maka Dai Dai Shogi over tengu's Rust crates.
+
+Everything is the Rust implementation (``tengu._tengu``, built by maturin): the rules
+(``Board``), the encoder and policy index (``Encoder``), the replay shards of a run
+(``ShardReader``), checkpoints, the trainer lease and checkpoint publication. This module
+adds numpy views and Python conveniences only.
+
+>>> import tengu
+>>> b = tengu.Board()
+>>> len(b.legal_moves()) > 0
+True
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Dict, Iterator, List, Optional, Tuple
+
+import numpy as np
+
+from . import _tengu
+from ._tengu import (  # noqa: F401  (the public API)
+    AUX_HORIZONS,
+    CODES,
+    ENCODER_VERSION,
+    MATERIAL_SCALE,
+    OCCUPANCY_CLASSES,
+    RULES_VERSION,
+    SHARD_FORMAT_VERSION,
+    VALUE_HIDDEN,
+    Board,
+    CheckpointError,
+    Lease,
+    MoveError,
+    PositionError,
+    RecordError,
+    RunConfigError,
+    ShardError,
+    ShardVersionError,
+    StoreError,
+    TenguError,
+    read_records,
+)
+
+__all__ = [
+    "AUX_HORIZONS", "CODES", "ENCODER_VERSION", "MATERIAL_SCALE", "OCCUPANCY_CLASSES",
+    "RULES_VERSION", "SHARD_FORMAT_VERSION", "VALUE_HIDDEN",
+    "Board", "Encoder", "ShardReader", "Lease",
+    "TenguError", "PositionError", "MoveError", "RecordError", "ShardError",
+    "ShardVersionError", "RunConfigError", "CheckpointError", "StoreError",
+    "read_records", "run_config", "net_config", "parameter_shapes", "write_checkpoint",
+    "read_checkpoint_meta", "evaluate", "newest_checkpoint",
+]
+
+
+def _array(spec: Tuple[bytearray, str, List[int]]) -> np.ndarray:
+    """A numpy view of ``(bytes, dtype, shape)`` from the native module (no copy)."""
+    data, dtype, shape = spec
+    return np.frombuffer(data, dtype=np.dtype(dtype)).reshape(shape)
+
+
+class Encoder:
+    """Positions to input planes and legal moves to policy ids (``tengu_model``'s encoder,
+    version ``ENCODER_VERSION``).
+
+    ``Encoder(game="dai-dai", planes=None, tactical=True, material=False)``: the layout with
+    ``planes`` input planes (a network's count), else the one the flags choose.
+    """
+
+    def __init__(self, game: str = "dai-dai", planes: Optional[int] = None,
+                 tactical: bool = True, material: bool = False) -> None:
+        self._native = _tengu.Encoder(game, planes, tactical, material)
+
+    game = property(lambda self: self._native.game)
+    planes = property(lambda self: self._native.planes, doc="input planes P")
+    size = property(lambda self: self._native.size, doc="board side N")
+    tactical = property(lambda self: self._native.tactical)
+    material = property(lambda self: self._native.material)
+    slots = property(lambda self: self._native.slots, doc="flat policy ids, N^4 * CODES")
+
+    def encode(self, board: Board) -> np.ndarray:
+        """The planes of ``board``: float32 ``[P, N, N]`` in the mover's frame."""
+        n = self.size
+        return np.frombuffer(self._native.encode_bytes(board), dtype=np.float32).reshape(
+            self.planes, n, n)
+
+    def encode_many(self, boards: List[Board]) -> np.ndarray:
+        """The planes of several boards: float32 ``[B, P, N, N]`` (GIL released)."""
+        n = self.size
+        return np.frombuffer(self._native.encode_many_bytes(list(boards)),
+                             dtype=np.float32).reshape(len(boards), self.planes, n, n)
+
+    def legal_slots(self, board: Board) -> np.ndarray:
+        """``(from, to, code)`` of each legal move, int64 ``[M, 3]``, in
+        ``board.legal_moves()`` order."""
+        return np.asarray(self._native.legal_slots(board), dtype=np.int64).reshape(-1, 3)
+
+    def policy_ids(self, board: Board) -> np.ndarray:
+        """The flat policy id ``(from * N * N + to) * CODES + code`` of each legal move,
+        int64 ``[M]``, in ``board.legal_moves()`` order."""
+        return np.asarray(self._native.policy_ids(board), dtype=np.int64)
+
+    def move_of_id(self, board: Board, policy_id: int) -> Optional[str]:
+        """The legal move of ``board`` with that flat policy id, or ``None``."""
+        return self._native.move_of_id(board, int(policy_id))
+
+
+class ShardReader:
+    """The rows of a run's shards as numpy batches; every row exactly once across
+    ``world_size`` ranks x ``num_workers`` loader workers (``rank`` and ``worker`` pick the
+    part). Decoding and encoding run in Rust threads with the GIL released.
+
+    ``ShardReader(run, rank=0, world_size=1, worker=0, num_workers=1, batch_size=256,
+    planes=None, split="train", shuffle_seed=None, drop_last=False, threads=0)``.
+    Iterating gives one pass (an epoch); each batch is a dict of arrays (``B`` rows, ``M``
+    the most legal moves of a row in the batch):
+
+    * ``planes`` float32 ``[B, P, N, N]``;
+    * ``move_from``, ``move_to``, ``move_code`` int64 ``[B, M]`` (mover's frame squares,
+      policy code), ``move_count`` int64 ``[B]``, ``move_mask`` bool ``[B, M]``;
+    * ``policy`` float32 ``[B, M]`` (target probabilities; zero for rows that are not full
+      searches), ``policy_weight`` float32 ``[B]``;
+    * ``wdl`` float32 ``[B, 3]``; ``material`` float32 ``[B, 2]`` (tanh scale);
+    * ``ownership`` uint8 ``[B, 2, N * N]`` (0 empty, 1 mover's, 2 opponent's),
+      ``has_ownership`` float32 ``[B]``;
+    * ``row`` int64 ``[B]``: the row's index among all the run's rows.
+
+    Errors: ``RunConfigError`` (no or a bad ``config.toml``), ``ShardVersionError`` (a shard
+    of another format version, named), ``ShardError`` (corrupt, another game),
+    ``StoreError``.
+    """
+
+    def __init__(self, run: str, rank: int = 0, world_size: int = 1, worker: int = 0,
+                 num_workers: int = 1, batch_size: int = 256, planes: Optional[int] = None,
+                 split: str = "train", shuffle_seed: Optional[int] = None,
+                 drop_last: bool = False, threads: int = 0) -> None:
+        self._native = _tengu.ShardReader(str(run), rank, world_size, worker, num_workers,
+                                          batch_size, planes, split, shuffle_seed,
+                                          drop_last, threads)
+        self._fresh = True
+
+    def __len__(self) -> int:
+        """Rows of this part."""
+        return len(self._native)
+
+    def batches(self) -> int:
+        """Batches one pass yields."""
+        return self._native.batches()
+
+    row_range = property(lambda self: self._native.row_range)
+    total_rows = property(lambda self: self._native.total_rows)
+    shards_read = property(lambda self: self._native.shards_read)
+    planes = property(lambda self: self._native.planes)
+    size = property(lambda self: self._native.size)
+    game = property(lambda self: self._native.game)
+
+    def reset(self, epoch: Optional[int] = None) -> None:
+        """Starts a pass again (reshuffled by ``shuffle_seed`` and the pass number)."""
+        self._native.reset(epoch)
+        self._fresh = True
+
+    def next_batch(self) -> Optional[Dict[str, np.ndarray]]:
+        """The next batch of this pass, or ``None`` after its last."""
+        raw = self._native.next_batch()
+        if raw is None:
+            return None
+        batch = {k: _array(v) for k, v in raw.items()}
+        m = batch["move_from"].shape[1]
+        batch["move_mask"] = np.arange(m)[None, :] < batch["move_count"][:, None]
+        return batch
+
+    def __iter__(self) -> Iterator[Dict[str, np.ndarray]]:
+        if not self._fresh:
+            self.reset()
+        self._fresh = False
+        while True:
+            batch = self.next_batch()
+            if batch is None:
+                return
+            yield batch
+
+
+def run_config(run: str) -> dict:
+    """A run's ``config.toml`` as the trainer reads it: ``game``, ``network``, ``net`` (the
+    architecture of the run's preset) and ``train`` (every ``[train]`` key, validated by the
+    Rust trainer's rules). ``RunConfigError`` for a run without a config."""
+    return json.loads(_tengu.run_config(str(run)))
+
+
+def net_config(game: str, preset: str, tactical: bool = True, material: bool = False) -> dict:
+    """The architecture of a size preset (``tiny``, ``cpu``, ``gpu``, ``b<B>c<C>``)."""
+    return json.loads(_tengu.net_config(game, preset, tactical, material))
+
+
+def parameter_shapes(net: dict) -> List[Tuple[str, List[int]]]:
+    """The one naming table of the weights (``tengu_model::desc::parameter_shapes``):
+    convolution weights ``[out, in, k, k]``, linear weights ``[in, out]``."""
+    return _tengu.parameter_shapes(net["planes"], net["size"], net["blocks"],
+                                   net["channels"], net["head_dim"], net["value_channels"])
+
+
+def write_checkpoint(path: str, game: str, net: dict, step: int,
+                     tensors: Dict[str, np.ndarray], parent: Optional[str] = None) -> None:
+    """Writes a checkpoint the Rust evaluators load; ``tensors`` maps every name of
+    ``parameter_shapes(net)`` to a float32 array of its shape."""
+    items = []
+    shapes = dict(parameter_shapes(net))
+    for name, array in tensors.items():
+        a = np.ascontiguousarray(array, dtype=np.float32)
+        if name in shapes and list(a.shape) != list(shapes[name]):
+            raise CheckpointError(f"{path}: tensor {name!r} has shape {list(a.shape)}, "
+                                  f"the naming table says {shapes[name]}")
+        items.append((name, a.tobytes()))
+    _tengu.write_checkpoint(str(path), game, json.dumps(net), int(step), items, parent)
+
+
+def read_checkpoint_meta(path: str, game: Optional[str] = None) -> dict:
+    """A checkpoint's metadata (``encoder_version``, ``game``, ``step``, ``parent``,
+    ``net``); ``CheckpointError`` for another game (when given) or encoder version."""
+    return json.loads(_tengu.read_checkpoint_meta(str(path), game))
+
+
+def read_checkpoint(path: str, game: Optional[str] = None) -> Tuple[dict, Dict[str, np.ndarray]]:
+    """A checkpoint's metadata and weights (float32 arrays by name, shapes as the naming
+    table's). Reads the safetensors layout the Rust side writes (little-endian F32)."""
+    meta = read_checkpoint_meta(path, game)
+    with open(path, "rb") as f:
+        data = f.read()
+    n = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + n])
+    body = memoryview(data)[8 + n:]
+    out = {}
+    for name, shape in parameter_shapes(meta["net"]):
+        entry = header.get(name)
+        if entry is None or entry.get("dtype") != "F32":
+            raise CheckpointError(f"{path}: no float32 tensor {name!r}")
+        start, end = entry["data_offsets"]
+        out[name] = np.frombuffer(body[start:end], dtype="<f4").reshape(shape).copy()
+    return meta, out
+
+
+def evaluate(path: str, boards: List[Board], backend: str = "burn"
+             ) -> List[Tuple[np.ndarray, np.ndarray, float]]:
+    """The Rust evaluator's policy (over ``board.legal_moves()``), WDL and material for
+    each board, from checkpoint ``path``."""
+    return [(np.asarray(p, dtype=np.float32), np.asarray(w, dtype=np.float32), m)
+            for p, w, m in _tengu.evaluate(str(path), list(boards), backend)]
+
+
+def newest_checkpoint(run: str) -> Optional[Tuple[int, str, dict]]:
+    """The run's newest committed checkpoint: ``(step, local path, manifest)``, or
+    ``None``."""
+    found = _tengu.newest_checkpoint(str(run))
+    if found is None:
+        return None
+    step, path, manifest = found
+    return step, path, json.loads(manifest)

@@ -1,0 +1,212 @@
+"""The tengu network and its losses in PyTorch, and checkpoints in tengu's format.
+
+The network is the one of ``model/src/desc.rs`` and the burn implementation
+(``model/src/net.rs``), weight for weight: the names and shapes come from the Rust naming
+table (``tengu.parameter_shapes``), convolution weights are ``[out, in, k, k]`` in both,
+linear weights are stored ``[in, out]`` (burn's layout) and transposed into PyTorch's
+``[out, in]``. The losses are those of ``BurnTrainer::loss_tensors``
+(``model/src/burn_eval.rs``): policy and WDL cross-entropy over the legal moves, ownership
+cross-entropy per square and horizon over the rows with targets, squared material error.
+
+Shapes: ``B`` batch, ``P`` planes, ``N`` board side, ``A = N * N``, ``C`` channels, ``D``
+policy key size, ``M`` legal moves (padded).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, NamedTuple, Optional
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import tengu
+
+#: Logit of a padding move (as the Rust side's ``mask_fill``).
+PADDING_LOGIT = -1.0e9
+
+
+class ResBlock(nn.Module):
+    """conv-relu-conv with a global-pooling bias (KataGo), plus the skip."""
+
+    def __init__(self, c: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(c, c, 3, padding=1)
+        self.conv2 = nn.Conv2d(c, c, 3, padding=1)
+        self.pool = nn.Linear(c, c)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = F.relu(self.conv1(x))
+        bias = self.pool(h.mean(dim=(2, 3)))[:, :, None, None]
+        return F.relu(x + self.conv2(h) + bias)
+
+
+class Output(NamedTuple):
+    """Raw outputs: ``q``, ``k`` ``[B, A, D]``; ``code`` ``[B, A, CODES]``; ``wdl``
+    ``[B, 3]`` logits; ``ownership`` ``[B, AUX_HORIZONS * OCCUPANCY_CLASSES, N, N]``
+    logits; ``material`` ``[B, AUX_HORIZONS]`` in (-1, 1)."""
+    q: torch.Tensor
+    k: torch.Tensor
+    code: torch.Tensor
+    wdl: torch.Tensor
+    ownership: torch.Tensor
+    material: torch.Tensor
+
+
+class TenguNet(nn.Module):
+    """The network of an architecture dict (``tengu.net_config`` / a checkpoint's ``net``:
+    ``planes``, ``size``, ``blocks``, ``channels``, ``head_dim``, ``value_channels``)."""
+
+    def __init__(self, net: dict) -> None:
+        super().__init__()
+        self.net = dict(net)
+        c, p = net["channels"], net["planes"]
+        aux = tengu.AUX_HORIZONS * tengu.OCCUPANCY_CLASSES
+        self.stem = nn.Conv2d(p, c, 1)
+        self.blocks = nn.ModuleList(ResBlock(c) for _ in range(net["blocks"]))
+        self.policy_q = nn.Conv2d(c, net["head_dim"], 1)
+        self.policy_k = nn.Conv2d(c, net["head_dim"], 1)
+        self.policy_code = nn.Conv2d(c, tengu.CODES, 1)
+        self.value_conv = nn.Conv2d(c, net["value_channels"], 1)
+        self.value_fc1 = nn.Linear(net["value_channels"], tengu.VALUE_HIDDEN)
+        self.value_fc2 = nn.Linear(tengu.VALUE_HIDDEN, 3)
+        self.ownership = nn.Conv2d(c, aux, 1)
+        self.material_fc = nn.Linear(tengu.VALUE_HIDDEN, tengu.AUX_HORIZONS)
+        self.head_dim = net["head_dim"]
+        table = dict(tengu.parameter_shapes(net))
+        mine = {k: list(v.shape) for k, v in self.state_dict().items()}
+        for name, shape in table.items():
+            torch_shape = list(reversed(shape)) if self._is_linear_weight(name) else shape
+            if mine.get(name) != torch_shape:
+                raise tengu.CheckpointError(
+                    f"the PyTorch network's {name} is {mine.get(name)}, the Rust naming table "
+                    f"says {shape}")
+        if set(mine) != set(table):
+            raise tengu.CheckpointError(
+                f"parameters differ from the Rust naming table: {sorted(set(mine) ^ set(table))}")
+
+    def _is_linear_weight(self, name: str) -> bool:
+        module = self.get_submodule(name.rsplit(".", 1)[0])
+        return isinstance(module, nn.Linear) and name.endswith(".weight")
+
+    def forward(self, planes: torch.Tensor) -> Output:
+        """``planes``: ``[B, P, N, N]``."""
+        b, _, n, _ = planes.shape
+        a = n * n
+        x = F.relu(self.stem(planes))
+        for block in self.blocks:
+            x = block(x)
+        q = self.policy_q(x).reshape(b, self.head_dim, a).transpose(1, 2)
+        k = self.policy_k(x).reshape(b, self.head_dim, a).transpose(1, 2)
+        code = self.policy_code(x).reshape(b, tengu.CODES, a).transpose(1, 2)
+        ownership = self.ownership(x)
+        v = F.relu(self.value_conv(x)).mean(dim=(2, 3))
+        hidden = F.relu(self.value_fc1(v))
+        wdl = self.value_fc2(hidden)
+        material = torch.tanh(self.material_fc(hidden))
+        return Output(q, k, code, wdl, ownership, material)
+
+    # -- tengu checkpoints -------------------------------------------------------------
+
+    def tengu_tensors(self) -> Dict[str, np.ndarray]:
+        """The weights by the Rust names, in the Rust layouts (float32)."""
+        out = {}
+        for name, t in self.state_dict().items():
+            a = t.detach().to("cpu", torch.float32)
+            if self._is_linear_weight(name):
+                a = a.t()
+            out[name] = a.contiguous().numpy()
+        return out
+
+    def load_tengu_tensors(self, tensors: Dict[str, np.ndarray]) -> None:
+        """Loads weights in the Rust names and layouts."""
+        state = {}
+        for name, a in tensors.items():
+            t = torch.from_numpy(np.ascontiguousarray(a, dtype=np.float32))
+            if self._is_linear_weight(name):
+                t = t.t().contiguous()
+            state[name] = t
+        self.load_state_dict(state, strict=True)
+
+    def save_checkpoint(self, path: str, game: str, step: int,
+                        parent: Optional[str] = None) -> None:
+        """A checkpoint the Rust evaluators load (safetensors with tengu's metadata)."""
+        tengu.write_checkpoint(path, game, self.net, step, self.tengu_tensors(), parent)
+
+    @staticmethod
+    def from_checkpoint(path: str, game: Optional[str] = None) -> "TenguNet":
+        """The network of a tengu checkpoint; ``CheckpointError`` for another game or encoder
+        version."""
+        meta, tensors = tengu.read_checkpoint(path, game)
+        net = TenguNet(meta["net"])
+        net.load_tengu_tensors(tensors)
+        return net
+
+
+def legal_logits(out: Output, move_from: torch.Tensor, move_to: torch.Tensor,
+                 move_code: torch.Tensor, move_mask: torch.Tensor) -> torch.Tensor:
+    """Logits of the legal moves ``[B, M]``: ``q(from) . k(to) / sqrt(D) + code[from, code]``,
+    padding ``PADDING_LOGIT``. ``move_*`` are ``[B, M]`` (a ``ShardReader`` batch)."""
+    d = out.q.shape[-1]
+    qf = torch.gather(out.q, 1, move_from[..., None].expand(-1, -1, d))
+    kt = torch.gather(out.k, 1, move_to[..., None].expand(-1, -1, d))
+    pair = (qf * kt).sum(-1) / math.sqrt(d)
+    b = out.code.shape[0]
+    code = torch.gather(out.code.reshape(b, -1), 1, move_from * tengu.CODES + move_code)
+    return (pair + code).masked_fill(~move_mask, PADDING_LOGIT)
+
+
+class Losses(NamedTuple):
+    policy: torch.Tensor
+    value: torch.Tensor
+    ownership: torch.Tensor
+    material: torch.Tensor
+
+    def total(self, ownership_weight: float, material_weight: float) -> torch.Tensor:
+        """What a step minimises (``BurnTrainer::step``)."""
+        return (self.policy + self.value + self.ownership * ownership_weight
+                + self.material * material_weight)
+
+
+def losses(net: nn.Module, batch: Dict[str, torch.Tensor]) -> Losses:
+    """The four losses of a batch (means), as ``BurnTrainer::loss_tensors`` computes them;
+    ``net`` is a ``TenguNet`` or its ``DistributedDataParallel`` wrapper."""
+    out = net(batch["planes"])
+    logits = legal_logits(out, batch["move_from"], batch["move_to"], batch["move_code"],
+                          batch["move_mask"]).float()
+    policy = -(F.log_softmax(logits, 1) * batch["policy"]).sum(1).mean()
+    value = -(F.log_softmax(out.wdl.float(), 1) * batch["wdl"]).sum(1).mean()
+    b = logits.shape[0]
+    h, c = tengu.AUX_HORIZONS, tengu.OCCUPANCY_CLASSES
+    squares = batch["ownership"].shape[-1]
+    own_logits = out.ownership.float().reshape(b, h, c, squares)
+    has = batch["has_ownership"]
+    target = F.one_hot(batch["ownership"].long().clamp(max=2), c).permute(0, 1, 3, 2)
+    target = target.float() * has[:, None, None, None]
+    with_targets = has.sum().clamp(min=1.0)
+    ownership = -(F.log_softmax(own_logits, 2) * target).sum() / (with_targets * h * squares)
+    material = ((out.material.float() - batch["material"]) ** 2).sum(1).mean()
+    return Losses(policy, value, ownership, material)
+
+
+def to_torch(batch: Dict[str, np.ndarray], device: torch.device) -> Dict[str, torch.Tensor]:
+    """A ``ShardReader`` batch on ``device``."""
+    return {k: torch.from_numpy(np.ascontiguousarray(v)).to(device, non_blocking=True)
+            for k, v in batch.items()}
+
+
+def concat(batches) -> Dict[str, np.ndarray]:
+    """Several ``ShardReader`` batches as one (moves padded to the longest)."""
+    m = max(b["move_from"].shape[1] for b in batches)
+    out = {}
+    for key in batches[0]:
+        parts = []
+        for b in batches:
+            a = b[key]
+            if key in ("move_from", "move_to", "move_code", "policy", "move_mask"):
+                a = np.pad(a, ((0, 0), (0, m - a.shape[1])))
+            parts.append(a)
+        out[key] = np.concatenate(parts)
+    return out

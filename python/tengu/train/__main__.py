@@ -1,0 +1,200 @@
+"""The PyTorch trainer of a tengu run: ``torchrun [...] -m tengu.train --run-location LOCATION``.
+
+One process per device under ``torchrun`` (``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK`` from
+its environment; one process without it): DistributedDataParallel over gloo on CPUs, NCCL
+on GPUs (bf16 autocast there). It reads the run's ``config.toml`` (game, network, the
+``[train]`` table: batch size, learning rate and warm-up, weight decay, loss weights,
+held-out games, ``steps_per_checkpoint``), takes the run's trainer lease on rank 0 (exactly
+one trainer, Rust or Python, publishes into a run), starts from the run's newest committed
+checkpoint (resumable: run it again), trains passes over the run's shards (each rank its
+part, ``tengu.ShardReader``), and rank 0 publishes a checkpoint every
+``steps_per_checkpoint`` steps and at the end (weights, manifest and hash, through the Rust
+publish path), which the Rust workers pick up.
+
+``--batch-size`` is rows per rank and step (default: ``[train] batch_size`` divided by the
+world size, so a step sees the configured batch). Collective operations time out after
+``--timeout`` seconds, so a rank that dies makes the others fail instead of hanging, and
+torchrun then ends the job with a non-zero status.
+
+What it does not do (yet): the Rust trainer's sliding window and ``passes_per_row``
+throttle (it trains over the shards present when it starts, ``--epochs`` times), its
+held-out losses and loss log, and Rust-resumable optimizer state (the optimizer state is
+kept as a PyTorch file beside the run, ``trainer/torch-optimizer-<step>.pt``, for local runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import sys
+import tempfile
+import time
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+import tengu
+from tengu.train import TenguNet, losses, to_torch
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    a = argparse.ArgumentParser(prog="python -m tengu.train", description=__doc__.split("\n")[0])
+    a.add_argument("--run-location", dest="run", required=True,
+                   help="the run location (directory, file://, s3://); not --run, which torchrun's "
+                   "own --run-path would take for an abbreviation")
+    a.add_argument("--max-steps", type=int, default=None, help="stop after this many steps in all")
+    a.add_argument("--epochs", type=int, default=1, help="passes over the shards")
+    a.add_argument("--batch-size", type=int, default=None, help="rows per rank and step")
+    a.add_argument("--device", default=None, help="cpu or cuda (default: cuda when there is one)")
+    a.add_argument("--optimizer", choices=["adamw", "sgd"], default="adamw")
+    a.add_argument("--no-shuffle", action="store_true", help="rows in shard order (tests)")
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--timeout", type=float, default=120.0,
+                   help="seconds before a collective operation that a rank never joins fails")
+    a.add_argument("--no-publish", action="store_true", help="train without publishing")
+    a.add_argument("--save-weights", default=None,
+                   help="also write the final weights (torch state dict) here (tests)")
+    a.add_argument("--threads", type=int, default=0, help="decoding threads per rank")
+    a.add_argument("--fail-at-step", type=int, default=None,
+                   help="rank 1 raises at this step (the failing-rank test)")
+    return a.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    rank = int(os.environ.get("RANK", "0"))
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    device_name = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(f"cuda:{local_rank}" if device_name == "cuda" else "cpu")
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+    distributed = world > 1
+    if distributed:
+        dist.init_process_group("nccl" if device.type == "cuda" else "gloo",
+                                timeout=datetime.timedelta(seconds=args.timeout))
+    torch.manual_seed(args.seed)
+
+    config = tengu.run_config(args.run)
+    train = config["train"]
+    game = config["game"]
+    lease = tengu.Lease(args.run, train["lease_seconds"]) if rank == 0 and not args.no_publish else None
+
+    newest = tengu.newest_checkpoint(args.run)
+    if newest is not None:
+        step, path, _ = newest
+        net = TenguNet.from_checkpoint(path, game)
+        parent = os.path.basename(path)
+    else:
+        step, parent = 0, None
+        net = TenguNet(config["net"])
+    net.to(device)
+    model = DDP(net) if distributed else net
+    lr, wd = train["learning_rate"], train["weight_decay"]
+    if args.optimizer == "adamw":
+        # burn's AdamW defaults (betas 0.9 / 0.999, epsilon 1e-5), as the Rust trainer.
+        opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=wd, eps=1e-5)
+    else:
+        opt = torch.optim.SGD(net.parameters(), lr=lr)
+    optimizer_file = _optimizer_file(args.run, step)
+    if optimizer_file and os.path.exists(optimizer_file):
+        opt.load_state_dict(torch.load(optimizer_file, map_location=device))
+
+    batch = args.batch_size or max(1, train["batch_size"] // world)
+    reader = tengu.ShardReader(args.run, rank=rank, world_size=world, batch_size=batch,
+                               planes=net.net["planes"], split="train", drop_last=True,
+                               shuffle_seed=None if args.no_shuffle else args.seed,
+                               threads=args.threads)
+    steps_per_pass = torch.tensor([reader.batches()], dtype=torch.int64, device=device)
+    if distributed:
+        # Every rank takes as many steps as the smallest part allows (DDP needs all ranks
+        # in every step).
+        dist.all_reduce(steps_per_pass, op=dist.ReduceOp.MIN)
+    steps_per_pass = int(steps_per_pass.item())
+    if steps_per_pass == 0:
+        print(f"tengu.train: rank {rank}: no full batch of {batch} rows in the run's shards",
+              file=sys.stderr)
+        return 2
+
+    autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda"
+                else torch.autocast("cpu", enabled=False))
+    start_step, started = step, time.time()
+    rows = 0
+    done = False
+    for epoch in range(args.epochs):
+        reader.reset(epoch)
+        for _ in range(steps_per_pass):
+            if args.max_steps is not None and step - start_step >= args.max_steps:
+                done = True
+                break
+            if args.fail_at_step is not None and rank == 1 and step - start_step == args.fail_at_step:
+                raise RuntimeError(f"rank {rank} fails at step {step} (--fail-at-step)")
+            b = to_torch(reader.next_batch(), device)
+            for g in opt.param_groups:
+                g["lr"] = _learning_rate(train, step)
+            with autocast:
+                parts = losses(model, b)
+                loss = parts.total(train["ownership_weight"], train["material_weight"])
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            step += 1
+            rows += b["planes"].shape[0] * world
+            if rank == 0 and step % 10 == 0:
+                print(f"step {step} loss {loss.item():.4f} policy {parts.policy.item():.4f} "
+                      f"value {parts.value.item():.4f} "
+                      f"{rows / (time.time() - started):.1f} samples/s", flush=True)
+            if lease and step % train["steps_per_checkpoint"] == 0:
+                parent = _publish(args.run, lease, net, opt, game, step, parent, rows)
+        if done:
+            break
+    elapsed = time.time() - started
+    if rank == 0:
+        print(f"tengu.train: {step - start_step} steps, {rows} samples in {elapsed:.1f} s: "
+              f"{rows / max(elapsed, 1e-9):.1f} samples/s ({world} rank(s), {device.type})",
+              flush=True)
+        if lease and step > start_step and step % train["steps_per_checkpoint"] != 0:
+            _publish(args.run, lease, net, opt, game, step, parent, rows)
+        if args.save_weights:
+            torch.save(net.state_dict(), args.save_weights)
+    if lease:
+        lease.release()
+    if distributed:
+        dist.barrier()
+        dist.destroy_process_group()
+    return 0
+
+
+def _learning_rate(train: dict, step: int) -> float:
+    """``TrainConfig::learning_rate_at``: linear warm-up, then constant."""
+    if step < train["warmup_steps"]:
+        return train["learning_rate"] * (step + 1) / train["warmup_steps"]
+    return train["learning_rate"]
+
+
+def _optimizer_file(run: str, step: int):
+    local = run[len("file://"):] if run.startswith("file://") else run
+    if "://" in local:
+        return None
+    return os.path.join(local, "trainer", f"torch-optimizer-{step:09}.pt")
+
+
+def _publish(run, lease, net, opt, game, step, parent, rows) -> str:
+    """Writes and publishes checkpoint ``step``; returns its weights name."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "weights.safetensors")
+        net.save_checkpoint(path, game, step, parent)
+        manifest = lease.publish(step, path, rows_seen=rows, parent=parent)
+    optimizer_file = _optimizer_file(run, step)
+    if optimizer_file:
+        os.makedirs(os.path.dirname(optimizer_file), exist_ok=True)
+        torch.save(opt.state_dict(), optimizer_file + ".tmp")
+        os.replace(optimizer_file + ".tmp", optimizer_file)
+    print(f"published checkpoint step {step}: {manifest[:80]}...", flush=True)
+    return f"model-{step:09}.safetensors"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

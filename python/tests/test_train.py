@@ -1,0 +1,192 @@
+"""The PyTorch trainer: the network against the Rust naming table and evaluator, DDP parity
+under torchrun (gloo, CPU), a failing rank, and publishing into the run.
+
+Test order matters for tests/python.rs: the last test publishes a PyTorch-trained
+checkpoint into the fixture run, with which a Rust worker then plays.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import torch
+
+import tengu
+from tengu.train import TenguNet, concat, legal_logits, losses, to_torch
+
+TORCHRUN = [sys.executable, "-m", "torch.distributed.run"]
+
+
+def _env():
+    env = dict(os.environ)
+    env["OMP_NUM_THREADS"] = "1"
+    return env
+
+
+@pytest.fixture()
+def run_copy(run, tmp_path):
+    """A copy of the fixture run (its step-0 checkpoint and shards) to train in."""
+    dst = tmp_path / "run"
+    shutil.copytree(run, dst)
+    return dst
+
+
+def test_the_network_matches_the_naming_table_and_the_checkpoint(run, tmp_path):
+    step, path, manifest = tengu.newest_checkpoint(str(run))
+    assert step == 0 and manifest["step"] == 0
+    net = TenguNet.from_checkpoint(path, "dai-dai")
+    assert net.net == tengu.run_config(str(run))["net"]
+    mine = {n: list(a.shape) for n, a in net.tengu_tensors().items()}
+    assert mine == {n: list(s) for n, s in tengu.parameter_shapes(net.net)}
+    with pytest.raises(tengu.CheckpointError, match="maka-dai-dai"):
+        TenguNet.from_checkpoint(path, "maka-dai-dai")
+    other = tengu.net_config("dai-dai", "b1c8")
+    with pytest.raises(tengu.CheckpointError, match="missing|shape"):
+        tengu.write_checkpoint(str(tmp_path / "x.safetensors"), "dai-dai", other, 1,
+                               net.tengu_tensors())
+
+
+def _pytorch_policy(net, boards):
+    enc = tengu.Encoder(planes=net.net["planes"])
+    planes = torch.from_numpy(enc.encode_many(boards))
+    slots = [enc.legal_slots(b) for b in boards]
+    m = max(len(s) for s in slots)
+    frm = torch.zeros(len(boards), m, dtype=torch.int64)
+    to, code = frm.clone(), frm.clone()
+    mask = torch.zeros(len(boards), m, dtype=torch.bool)
+    for i, s in enumerate(slots):
+        n = len(s)
+        frm[i, :n], to[i, :n], code[i, :n] = (torch.from_numpy(s[:, j]) for j in range(3))
+        mask[i, :n] = True
+    with torch.no_grad():
+        out = net(planes)
+        policy = torch.softmax(legal_logits(out, frm, to, code, mask), 1)
+        wdl = torch.softmax(out.wdl, 1)
+    return [(policy[i, :len(s)].numpy(), wdl[i].numpy(), float(out.material[i, 0]))
+            for i, s in enumerate(slots)]
+
+
+def _positions():
+    boards = [tengu.Board()]
+    b = tengu.Board()
+    for i in range(12):
+        b.push(b.legal_moves()[(7 * i) % len(b.legal_moves())])
+        if i % 4 == 3:
+            boards.append(b.copy())
+    return boards
+
+
+def test_a_checkpoint_trained_in_pytorch_gives_the_rust_evaluator_the_same_outputs(run_copy, tmp_path):
+    weights = tmp_path / "trained.pt"
+    subprocess.run(TORCHRUN[:1] + ["-m", "tengu.train", "--run-location", str(run_copy), "--max-steps", "3",
+                                   "--batch-size", "8", "--no-publish", "--save-weights",
+                                   str(weights)], check=True, env=_env(), timeout=600)
+    meta_net = tengu.run_config(str(run_copy))["net"]
+    net = TenguNet(meta_net)
+    net.load_state_dict(torch.load(weights))
+    start = TenguNet.from_checkpoint(tengu.newest_checkpoint(str(run_copy))[1])
+    assert any(not torch.equal(a, b) for a, b in
+               zip(net.state_dict().values(), start.state_dict().values())), "no training happened"
+    path = tmp_path / "trained.safetensors"
+    net.save_checkpoint(str(path), "dai-dai", 3)
+    boards = _positions()
+    rust = tengu.evaluate(str(path), boards)
+    torch_out = _pytorch_policy(net, boards)
+    worst = 0.0
+    for (rp, rw, rm), (tp, tw, tm) in zip(rust, torch_out):
+        assert rp.shape == tp.shape
+        worst = max(worst, float(np.abs(rp - tp).max()), float(np.abs(rw - tw).max()),
+                    abs(rm - tm))
+    print(f"largest policy / WDL / material difference, Rust evaluator vs PyTorch: {worst:.2e}")
+    assert worst <= 1e-4
+
+
+def _reference_sgd(run, steps, batch, lr_at):
+    """One process, twice the batch: each step the two ranks' batches together."""
+    net = TenguNet.from_checkpoint(tengu.newest_checkpoint(str(run))[1])
+    opt = torch.optim.SGD(net.parameters(), lr=1.0)
+    readers = [tengu.ShardReader(str(run), rank=r, world_size=2, batch_size=batch,
+                                 split="train", drop_last=True) for r in range(2)]
+    train = tengu.run_config(str(run))["train"]
+    for step in range(steps):
+        b = to_torch(concat([r.next_batch() for r in readers]), torch.device("cpu"))
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step)
+        loss = losses(net, b).total(train["ownership_weight"], train["material_weight"])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return net
+
+
+def test_ddp_on_two_ranks_equals_one_process_at_twice_the_batch(run_copy, tmp_path):
+    weights = tmp_path / "ddp.pt"
+    steps, batch = 3, 4
+    t0 = time.time()
+    subprocess.run(TORCHRUN + ["--standalone", "--nproc_per_node=2", "-m", "tengu.train",
+                               "--run-location", str(run_copy), "--optimizer", "sgd", "--no-shuffle",
+                               "--max-steps", str(steps), "--batch-size", str(batch),
+                               "--no-publish", "--device", "cpu", "--save-weights", str(weights)],
+                   check=True, env=_env(), timeout=600)
+    print(f"torchrun 2 ranks, {steps} steps: {time.time() - t0:.1f} s")
+    train = tengu.run_config(str(run_copy))["train"]
+
+    def lr_at(step):
+        w = train["warmup_steps"]
+        return train["learning_rate"] * (step + 1) / w if step < w else train["learning_rate"]
+
+    # A larger learning rate than the warm-up's would make the comparison sharper, but the
+    # trainer's schedule is what is under test.
+    ref = _reference_sgd(run_copy, steps, batch, lr_at)
+    ddp = torch.load(weights)
+    start = TenguNet.from_checkpoint(tengu.newest_checkpoint(str(run_copy))[1]).state_dict()
+    # Compare the updates (the warm-up's learning rate is small: the weights alone would
+    # agree even if the ranks did not average their gradients).
+    scale = max(float((ref.state_dict()[k] - start[k]).abs().max()) for k in start)
+    assert scale > 0, "the reference did not train"
+    for name, value in ref.state_dict().items():
+        want, got = value - start[name], ddp[name] - start[name]
+        assert torch.allclose(got, want, rtol=1e-3, atol=1e-3 * scale), \
+            f"{name}: DDP update differs by {float((got - want).abs().max()):.3e} (scale {scale:.3e})"
+
+
+def test_a_failing_rank_ends_the_job_non_zero_in_bounded_time(run_copy):
+    t0 = time.time()
+    proc = subprocess.run(TORCHRUN + ["--standalone", "--nproc_per_node=2", "-m", "tengu.train",
+                                      "--run-location", str(run_copy), "--no-publish", "--device", "cpu",
+                                      "--batch-size", "2", "--max-steps", "50",
+                                      "--fail-at-step", "1", "--timeout", "30"],
+                          env=_env(), timeout=180, capture_output=True, text=True)
+    elapsed = time.time() - t0
+    assert proc.returncode != 0
+    assert "fails at step" in proc.stderr + proc.stdout
+    assert elapsed < 150, elapsed
+
+
+def test_rank_zero_publishes_a_checkpoint_rust_workers_load(run):
+    """Publishes into the fixture run itself (tests/python.rs then plays with it)."""
+    before = tengu.newest_checkpoint(str(run))[0]
+    t0 = time.time()
+    out = subprocess.run(TORCHRUN + ["--standalone", "--nproc_per_node=2", "-m", "tengu.train",
+                                     "--run-location", str(run), "--max-steps", "2", "--batch-size", "4",
+                                     "--device", "cpu"],
+                         check=True, env=_env(), timeout=600, capture_output=True, text=True)
+    print(out.stdout[-2000:], f"({time.time() - t0:.1f} s)")
+    step, path, manifest = tengu.newest_checkpoint(str(run))
+    assert step == before + 2 and manifest["lease"] >= 1
+    meta = tengu.read_checkpoint_meta(path, "dai-dai")
+    assert meta["step"] == step and meta["encoder_version"] == tengu.ENCODER_VERSION
+    # The Rust evaluator loads it.
+    (policy, wdl, _), = tengu.evaluate(path, [tengu.Board()])
+    assert abs(float(policy.sum()) - 1) < 1e-4 and abs(float(wdl.sum()) - 1) < 1e-4
+    # A second trainer cannot publish into the run while one holds the lease: the lease
+    # was released at the end, so a new one takes generation + 1.
+    lease = tengu.Lease(str(run), 1.0)
+    assert lease.generation == manifest["lease"] + 1
+    with pytest.raises(tengu.StoreError, match="committed already"):
+        lease.publish(step, path)
+    lease.release()

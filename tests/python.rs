@@ -1,0 +1,155 @@
+//! The Python package (`python/`, issue #31) under `cargo test`: this test makes a run the
+//! Rust way (a step-0 checkpoint by `tengu train`, shards by `tengu selfplay`), writes the
+//! Rust reader's hash of every row's planes and targets (the trainer's
+//! `Example::from_row_mixed` and the encoder) and a shard of another format version, then
+//! runs `scripts/python-test.sh` (builds the wheel with maturin, runs pytest), which checks
+//! the Python reader against those hashes, every row once across 2 ranks x 2 workers, DDP
+//! and the round trip of a checkpoint trained in PyTorch. Afterwards a Rust self-play worker
+//! plays with the checkpoint Python published.
+//!
+//! `TENGU_KEEP_FIXTURES=1` keeps the fixture run (its folder is printed) for running
+//! `TENGU_PY_FIXTURES=DIR TENGU_BIN=... scripts/python-test.sh` by hand.
+//! `TENGU_SKIP_PYTHON=1` skips it on a machine that cannot install the venv (PyPI).
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{p, tengu};
+
+const CONFIG: &str = r#"
+game = "dai-dai"
+[network]
+preset = "tiny"
+[search]
+visits = 8
+[selfplay]
+games_in_flight = 4
+cheap_visits = 2
+max_plies = 24
+rows_per_shard = 30
+[train]
+batch_size = 8
+holdout_every = 3
+"#;
+
+/// The Rust reader's view of every row of `run`, in shard name order:
+/// `[{"row": i, "held_out": bool, "sha256": hex}]`, the hash over the planes (f32), each
+/// legal move's `(from, to, code)` (i64), the policy (f32), WDL (f32), ownership (u8, mover's
+/// frame; nothing when the row has none) and material (f32), all little-endian.
+fn golden(run: &Path) -> serde_json::Value {
+    let store = tengu_store::RunStore::open(&p(run)).unwrap();
+    let variant = tengu_rules::Variant::dai_dai();
+    let encoder = tengu_model::Encoder::new(&variant);
+    let index = tengu_model::PolicyIndex::new(encoder.clone());
+    let weight = tengu_trainer::config::TrainConfig::default().search_value_weight;
+    let mut out = Vec::new();
+    let mut global = 0u64;
+    for entry in tengu_shard::list_run(&store).unwrap() {
+        let (_, rows) = tengu_shard::fetch(&store, &entry.key).unwrap();
+        for row in rows {
+            let ex = tengu_trainer::window::Example::from_row_mixed(&row, &variant, weight).unwrap();
+            let mut planes = vec![0.0f32; encoder.len()];
+            encoder.encode(&ex.position, ex.repetitions, &mut planes);
+            let mut bytes: Vec<u8> = planes.iter().flat_map(|x| x.to_le_bytes()).collect();
+            for &m in &ex.moves {
+                let s = index.slot(&ex.position, m).unwrap();
+                for v in [s.from as i64, s.to as i64, s.code as i64] {
+                    bytes.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            bytes.extend(ex.policy.iter().flat_map(|x| x.to_le_bytes()));
+            bytes.extend(ex.wdl.iter().flat_map(|x| x.to_le_bytes()));
+            bytes.extend_from_slice(&ex.ownership);
+            bytes.extend(ex.material.iter().flat_map(|x| x.to_le_bytes()));
+            out.push(serde_json::json!({
+                "row": global,
+                "held_out": tengu_trainer::window::is_held_out(entry.name(), row.game, 3),
+                "sha256": tengu_store::checkpoint::sha256_hex(&bytes),
+            }));
+            global += 1;
+        }
+    }
+    serde_json::Value::Array(out)
+}
+
+/// A run whose one shard has format version 1 (an older tengu's).
+fn old_version_run(dir: &Path, rows_from: &Path) -> std::path::PathBuf {
+    let run = dir.join("old-run");
+    std::fs::create_dir_all(run.join("shards")).unwrap();
+    std::fs::write(run.join("config.toml"), CONFIG).unwrap();
+    let first = tengu_shard::list(&rows_from.join("shards")).unwrap()[0].clone();
+    let (header, rows) = tengu_shard::read(&first).unwrap();
+    let old = tengu_store::framed::Format {
+        version: 1,
+        ..tengu_shard::FORMAT
+    };
+    std::fs::write(
+        run.join("shards").join(first.file_name().unwrap()),
+        old.encode(&header, &rows),
+    )
+    .unwrap();
+    run
+}
+
+#[test]
+fn python_package_against_the_rust_side() {
+    if std::env::var_os("TENGU_SKIP_PYTHON").is_some() {
+        eprintln!("TENGU_SKIP_PYTHON is set: the Python package is not tested");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = dir.path();
+    let config = fixtures.join("config.toml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let run = fixtures.join("run");
+    let (ok, _, err) = tengu(&["train", "--run", &p(&run), "--config", &p(&config), "--max-steps", "0", "--quiet"]);
+    assert!(ok, "{err}");
+    let (ok, _, err) = tengu(&[
+        "selfplay", "--run", &p(&run), "--games", "6", "--seed", "7", "--quiet", "--log", "warn",
+    ]);
+    assert!(ok, "{err}");
+    let rows = golden(&run);
+    assert!(rows.as_array().unwrap().len() >= 20, "too few rows: {rows}");
+    std::fs::write(fixtures.join("golden.json"), rows.to_string()).unwrap();
+    old_version_run(fixtures, &run);
+
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/python-test.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .env("TENGU_PY_FIXTURES", fixtures)
+        .env("TENGU_BIN", env!("CARGO_BIN_EXE_tengu"))
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    eprintln!("{stderr}");
+    if !out.status.success() && std::env::var_os("TENGU_KEEP_FIXTURES").is_some() {
+        eprintln!("fixtures kept in {}", fixtures.display());
+        std::mem::forget(dir);
+        panic!("python tests failed");
+    }
+    assert!(out.status.success(), "python tests failed:\n{stdout}\n{stderr}");
+
+    // pytest published a checkpoint trained in PyTorch into the run (tests/test_train.py):
+    // a Rust self-play worker picks it up and plays with it.
+    let store = tengu_store::RunStore::open(&p(&run)).unwrap();
+    let newest = tengu_store::checkpoint::newest(&store).unwrap().unwrap();
+    assert!(newest > 0, "Python published no checkpoint into the run");
+    let before = tengu_shard::list_run(&store).unwrap().len();
+    let (ok, _, err) = tengu(&["selfplay", "--run", &p(&run), "--games", "1", "--seed", "9", "--quiet", "--log", "warn"]);
+    assert!(ok, "{err}");
+    let shards = tengu_shard::list_run(&store).unwrap();
+    assert!(shards.len() > before, "the worker wrote no shard");
+    let name = tengu_store::layout::weights_name(newest);
+    let played_with = shards.iter().any(|e| {
+        tengu_shard::fetch(&store, &e.key).is_ok_and(|(h, _)| h.model == name)
+    });
+    assert!(played_with, "no shard was played with {name}");
+    if std::env::var_os("TENGU_KEEP_FIXTURES").is_some() {
+        eprintln!("fixtures kept in {}", fixtures.display());
+        std::mem::forget(dir);
+    }
+}

@@ -186,12 +186,13 @@ fn one_step_matches_burn_losses_gradients_and_weights() {
         );
         let burn_now = named(&CpuTrainer::new(&variant, &burn.net(), &config, lr, 0.0).unwrap());
         // Each step moves a weight by up to about the learning rate, so a wrong sign shows as
-        // twice that. AdamW divides by sqrt(v) + 1e-5, so the float noise of a gradient that
-        // cancels to about 0 (the code bias above: 1e-7 or so) moves a weight by up to a few
-        // hundredths of the learning rate, in either backend.
+        // twice that a step. AdamW divides by sqrt(v) + 1e-5, so the float noise of a
+        // gradient that cancels to about 0 (the code bias above: 1e-7 or so) moves a weight
+        // by a few hundredths of the learning rate a step, in either backend, and the
+        // differences add up over the steps.
         let (worst, name) = worst_difference(&named(&ours), &burn_now, 1.0);
         assert!(
-            worst < 0.05 * lr as f32,
+            worst < 0.1 * lr as f32 * (step + 1) as f32,
             "step {step}: {name} differs from burn's by {worst:.2e}"
         );
     }

@@ -405,6 +405,10 @@ pub enum BenchWhat {
     /// Batched forward (positions/s at several batch sizes), training samples/s and GFLOP/s
     /// for network size presets and backends.
     Nn(BenchNnArgs),
+    /// Training throughput: samples/s, milliseconds a step and GFLOP/s (forward + backward,
+    /// counted from the network description) of the trainer's step on rows decoded as the
+    /// trainer decodes them, backends measured in turn, against the matrix kernel's peak.
+    Train(BenchTrainArgs),
     /// MCTS simulations per second with the uniform evaluator (search overhead) and with a
     /// network, the share of time outside the network, and self-play positions per hour.
     Search(BenchSearchArgs),
@@ -565,6 +569,36 @@ pub struct BenchNnArgs {
     /// Skip the training measurement.
     #[arg(long)]
     pub no_train: bool,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchTrainArgs {
+    /// Game of the rows: dai-dai or maka-dai-dai.
+    #[arg(long, default_value = "dai-dai")]
+    pub game: String,
+    /// Network size preset (an alias or `b<blocks>c<channels>`; the shipped CPU runs: cpu).
+    #[arg(long, default_value = "cpu")]
+    pub preset: String,
+    /// Rows per step (the shipped CPU run's `[train] batch_size`), 1 to 4,096.
+    #[arg(long, default_value_t = 64, value_parser = crate::ranges::whole::<usize>(1, 4096))]
+    pub batch: usize,
+    /// Backends whose trainers are measured (comma separated): `burn` (tengu's CPU
+    /// kernels), `burn-flex` (burn-flex's autodiff), `tch-cpu`, ... (builds with the feature).
+    #[arg(long, default_value = "burn,burn-flex", value_delimiter = ',')]
+    pub backends: Vec<String>,
+    /// Seconds each backend trains per round (above 0, at most 3,600).
+    #[arg(long, default_value_t = 10.0, value_parser = crate::ranges::real(crate::ranges::SECONDS))]
+    pub seconds: f64,
+    /// Rounds: every backend is measured once a round, in turn (A B A B ...), so that load
+    /// from other processes falls on all alike; the median round is reported. 1 to 100.
+    #[arg(long, default_value_t = 3, value_parser = crate::ranges::whole::<usize>(1, 100))]
+    pub rounds: usize,
+    /// Also print where a step's time goes, stage by stage (backends that measure it).
+    #[arg(long)]
+    pub profile: bool,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,

@@ -1,7 +1,7 @@
 //! The burn network behind the [`Evaluator`] trait, and a training step (policy
 //! cross-entropy over legal moves + WDL cross-entropy) used by tests and the trainer.
 
-use burn::module::Module;
+use burn::module::{Module, ModuleMapper, Param};
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
@@ -238,6 +238,36 @@ impl BurnTrainer {
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         self.net = Some(self.optim.step(self.learning_rate, net, grads));
         Ok(Losses::of(tensors))
+    }
+
+    /// The losses of the current weights on `batch` and the gradient of the step's
+    /// objective, as a network whose every parameter holds its gradient (same names and
+    /// shapes; for comparing another trainer's backward pass with burn's). No step.
+    pub fn gradients(&self, batch: &[TrainExample<'_>]) -> Result<(Losses, Net), EvalError> {
+        struct ToGradients(GradientsParams);
+        impl ModuleMapper for ToGradients {
+            fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+                let id = param.id;
+                let gradient = self
+                    .0
+                    .remove::<D>(id)
+                    .unwrap_or_else(|| param.val().zeros_like());
+                Param::initialized(id, gradient)
+            }
+        }
+        let net = self
+            .net
+            .as_ref()
+            .expect("network present between steps")
+            .clone();
+        let tensors = self.loss_tensors(&net, batch, &self.device)?;
+        let [policy_loss, value_loss, ownership_loss, material_loss] = tensors.clone();
+        let w = self.weights;
+        let loss =
+            policy_loss + value_loss + ownership_loss * w.ownership + material_loss * w.material;
+        let grads = GradientsParams::from_grads(loss.backward(), &net);
+        let gradients = net.valid().map(&mut ToGradients(grads));
+        Ok((Losses::of(tensors), gradients))
     }
 
     /// The losses of the current weights on `batch`, without a step (held-out data).

@@ -2,7 +2,7 @@
 //! channel-last activations, 3x3 convolutions as im2col + one matrix product (the `gemm`
 //! crate's AVX2/FMA kernels, chosen at run time), and a policy head that scores only the
 //! legal moves (`q(from) . k(to)` for a few hundred moves instead of burn's full `[A, A]`
-//! product). Inference only: training stays on burn; weights come from a burn [`Net`] (so
+//! product). Inference only (training: [`crate::cpu_train`]); weights come from a burn [`Net`] (so
 //! from the same safetensors checkpoints).
 //!
 //! Shapes (`A = N * N` squares, `C` channels, `K` the inner size of a product):
@@ -160,8 +160,9 @@ fn matmul(
 }
 
 /// im2col of a 3x3 "same" convolution: `col[pos, p, (tap, c)]` from `x[pos, p, c]`, zero
-/// outside the board.
-fn im2col3x3(x: &[f32], positions: usize, n: usize, c: usize, col: &mut [f32]) {
+/// outside the board. The three taps of a kernel row read neighbouring squares, so each
+/// kernel row is one copy of up to `3 c` floats.
+pub(crate) fn im2col3x3(x: &[f32], positions: usize, n: usize, c: usize, col: &mut [f32]) {
     let a = n * n;
     let row_len = 9 * c;
     for pos in 0..positions {
@@ -170,17 +171,22 @@ fn im2col3x3(x: &[f32], positions: usize, n: usize, c: usize, col: &mut [f32]) {
             for xx in 0..n {
                 let row = &mut col[(pos * a + y * n + xx) * row_len..][..row_len];
                 for ky in 0..3 {
-                    let sy = y as isize + ky as isize - 1;
-                    for kx in 0..3 {
-                        let sx = xx as isize + kx as isize - 1;
-                        let dst = &mut row[(3 * ky + kx) * c..(3 * ky + kx + 1) * c];
-                        if sy < 0 || sx < 0 || sy >= n as isize || sx >= n as isize {
-                            dst.fill(0.0);
-                        } else {
-                            let p = sy as usize * n + sx as usize;
-                            dst.copy_from_slice(&image[p * c..(p + 1) * c]);
-                        }
+                    let dst = &mut row[3 * ky * c..3 * (ky + 1) * c];
+                    let sy = y + ky;
+                    if sy == 0 || sy > n {
+                        dst.fill(0.0);
+                        continue;
                     }
+                    let base = (sy - 1) * n;
+                    // Source columns xx - 1 ..= xx + 1 that are on the board, and the tap
+                    // (kx) of the first of them.
+                    let (lo, hi) = (xx.saturating_sub(1), (xx + 1).min(n - 1));
+                    let first = lo + 1 - xx;
+                    let count = hi - lo + 1;
+                    dst[..first * c].fill(0.0);
+                    dst[first * c..(first + count) * c]
+                        .copy_from_slice(&image[(base + lo) * c..(base + hi + 1) * c]);
+                    dst[(first + count) * c..].fill(0.0);
                 }
             }
         }

@@ -195,6 +195,17 @@ impl NetConfig {
         self.inference_flops() + 2.0 * a * self.channels as f64 * aux as f64
     }
 
+    /// Multiply-adds x 2 per position of one training step: the forward pass
+    /// ([`NetConfig::flops`]), and a backward pass that computes each layer's weight
+    /// gradient and input gradient (each as many multiply-adds as the layer's forward) except
+    /// the stem's input gradient (the planes need none). The optimizer's elementwise work
+    /// is not counted.
+    pub fn train_flops(&self) -> f64 {
+        let a = (self.size * self.size) as f64;
+        let stem = 2.0 * a * self.planes as f64 * self.channels as f64;
+        3.0 * self.flops() - stem
+    }
+
     /// Multiply-adds x 2 per position that inference needs: the tower and the 1x1 heads
     /// search reads (policy query, key and codes, value), without the `[A, A]` pair product
     /// (only the legal moves' pairs are needed) and the ownership head.

@@ -19,6 +19,7 @@ pub mod candle_eval;
 pub mod checkpoint;
 pub mod cpu_eval;
 pub mod cpu_net;
+pub mod cpu_train;
 pub mod desc;
 pub mod encoder;
 pub mod evaluator;

@@ -23,8 +23,8 @@ use burn::nn::{Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::relu;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
-use crate::desc::{AUX_HORIZONS, CODES, OCCUPANCY_CLASSES, VALUE_HIDDEN};
 use crate::desc::NetConfig;
+use crate::desc::{AUX_HORIZONS, CODES, OCCUPANCY_CLASSES, VALUE_HIDDEN};
 
 impl NetConfig {
     /// A freshly initialised burn network of this architecture.
@@ -251,8 +251,8 @@ pub(crate) struct RawLayer {
     pub bias: Vec<f32>,
 }
 
-/// Every layer of a [`Net`] that inference needs (the ownership head is left out: search
-/// never reads it).
+/// Every layer of a [`Net`]: those inference needs, and the ownership head (which search
+/// never reads; training does).
 pub(crate) struct RawNet {
     pub stem: RawLayer,
     /// `[conv1, conv2, pool]` of each residual block.
@@ -264,6 +264,7 @@ pub(crate) struct RawNet {
     pub value_fc1: RawLayer,
     pub value_fc2: RawLayer,
     pub material_fc: RawLayer,
+    pub ownership: RawLayer,
 }
 
 fn raw_values<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, String> {
@@ -302,7 +303,7 @@ fn raw_linear(l: &Linear) -> Result<RawLayer, String> {
 }
 
 impl Net {
-    /// The inference layers as plain arrays.
+    /// Every layer as plain arrays.
     pub(crate) fn raw(&self) -> Result<RawNet, String> {
         Ok(RawNet {
             stem: raw_conv(&self.stem)?,
@@ -324,6 +325,7 @@ impl Net {
             value_fc1: raw_linear(&self.value_fc1)?,
             value_fc2: raw_linear(&self.value_fc2)?,
             material_fc: raw_linear(&self.material_fc)?,
+            ownership: raw_conv(&self.ownership)?,
         })
     }
 }

@@ -5,19 +5,22 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use serde_json::json;
 use tengu_model::backend::Backend;
-use tengu_model::desc::TrainExample;
 use tengu_model::desc::NetConfig;
+use tengu_model::desc::TrainExample;
 use tengu_model::{Encoder, EvalInput, Evaluator, UniformEvaluator};
 use tengu_rules::{Move, Position, Variant};
 use tengu_search::SearchConfig;
 use tengu_selfplay::{SelfPlay, SelfplayConfig};
 
-use crate::args::{BenchAgreeArgs, BenchArgs, BenchNnArgs, BenchSearchArgs, BenchWhat};
+use crate::args::{
+    BenchAgreeArgs, BenchArgs, BenchNnArgs, BenchSearchArgs, BenchTrainArgs, BenchWhat,
+};
 use crate::output::outln;
 
 pub fn run(args: BenchArgs) -> Result<()> {
     match args.what {
         BenchWhat::Nn(a) => nn(a),
+        BenchWhat::Train(a) => train(a),
         BenchWhat::Search(a) => search(a),
         BenchWhat::Agree(a) => agree(a),
         BenchWhat::Book(a) => book(a),
@@ -629,7 +632,7 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                 "train_gflop_per_position": gflop,
                 "forward": forward,
                 "train_samples_per_second": samples,
-                "train_gflops": samples * gflop * 3.0,
+                "train_gflops": samples * config.train_flops() / 1e9,
             }));
         }
     }
@@ -695,6 +698,172 @@ fn nn(args: BenchNnArgs) -> Result<()> {
             r["train_samples_per_second"].as_f64().unwrap(),
             r["train_gflops"].as_f64().unwrap()
         )?;
+    }
+    Ok(())
+}
+
+/// `tengu bench train`: the trainer's step at the run's batch size on synthetic self-play
+/// rows, decoded per step as the trainer decodes them (position, legal moves, targets),
+/// each backend in turn for `rounds` rounds.
+fn train(args: BenchTrainArgs) -> Result<()> {
+    let Some(variant) = Variant::builtin(&args.game) else {
+        bail!(
+            "unknown game {:?}; expected dai-dai or maka-dai-dai",
+            args.game
+        )
+    };
+    let encoder = Encoder::new(&variant);
+    let config = NetConfig::from_preset(&args.preset, encoder.planes(), encoder.size())
+        .context("--preset")?;
+    let backends = args
+        .backends
+        .iter()
+        .map(|name| name.parse::<Backend>().map_err(anyhow::Error::msg))
+        .collect::<Result<Vec<Backend>>>()?;
+    for b in &backends {
+        b.check()?;
+    }
+    let rows = synthetic_rows(&variant, 16 * args.batch.max(32), 7);
+    // One network's weights for every backend, so all train the same function.
+    let scratch = tempfile_dir()?;
+    let start_weights = scratch.join("start.safetensors");
+    let meta = tengu_model::checkpoint::CheckpointMeta {
+        encoder_version: tengu_model::ENCODER_VERSION,
+        game: variant.id().into(),
+        config: config.clone(),
+        step: 0,
+        parent: None,
+    };
+    Backend::Burn
+        .trainer(&variant, &config, None, 1e-3, 1e-4)?
+        .save(&meta, &start_weights)?;
+    let mut trainers = backends
+        .iter()
+        .map(|b| b.trainer(&variant, &config, Some(&start_weights), 1e-3, 1e-4))
+        .collect::<Result<Vec<_>, _>>()?;
+    let _ = std::fs::remove_dir_all(&scratch);
+    let flops = config.train_flops();
+    let peak = tengu_model::cpu_net::kernel_peak_gflops(512, 1.0);
+    // (decode seconds, step seconds, steps) per backend and round.
+    let mut rounds: Vec<Vec<(f64, f64, u64)>> = vec![Vec::new(); backends.len()];
+    let mut next_row = 0usize;
+    let mut step_once = |trainer: &mut Box<dyn tengu_model::Trainer>| -> Result<(f64, f64)> {
+        let t = Instant::now();
+        let examples: Vec<tengu_trainer::window::Example> = (0..args.batch)
+            .map(|_| {
+                next_row = (next_row + 1) % rows.len();
+                tengu_trainer::window::Example::from_row_mixed(&rows[next_row], &variant, 0.333)
+                    .map_err(anyhow::Error::msg)
+            })
+            .collect::<Result<_>>()?;
+        let batch: Vec<TrainExample> = examples.iter().map(|e| e.as_train()).collect();
+        let decoded = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        trainer.step(&batch)?;
+        Ok((decoded, t.elapsed().as_secs_f64()))
+    };
+    for trainer in trainers.iter_mut() {
+        step_once(trainer)?; // warm-up
+    }
+    for round in 0..args.rounds {
+        for (k, trainer) in trainers.iter_mut().enumerate() {
+            let start = Instant::now();
+            let (mut decode, mut step, mut steps) = (0.0, 0.0, 0u64);
+            while steps == 0 || start.elapsed().as_secs_f64() < args.seconds {
+                let (d, s) = step_once(trainer)?;
+                decode += d;
+                step += s;
+                steps += 1;
+            }
+            tracing::info!(
+                backend = backends[k].name(),
+                round,
+                samples_per_second = (steps * args.batch as u64) as f64 / (decode + step),
+                "trained"
+            );
+            rounds[k].push((decode, step, steps));
+        }
+    }
+    let mut results = Vec::new();
+    for (k, backend) in backends.iter().enumerate() {
+        let rate = |&(d, s, n): &(f64, f64, u64)| (n * args.batch as u64) as f64 / (d + s);
+        let mut order: Vec<&(f64, f64, u64)> = rounds[k].iter().collect();
+        order.sort_by(|a, b| rate(a).total_cmp(&rate(b)));
+        let &(decode, step, steps) = order[order.len() / 2];
+        let samples = rate(&(decode, step, steps));
+        let step_samples = (steps * args.batch as u64) as f64 / step;
+        let profile = trainers[k].profile();
+        let total: f64 = profile.iter().map(|(_, s)| s).sum();
+        results.push(json!({
+            "backend": backend.name(),
+            "samples_per_second": samples,
+            "samples_per_second_each_round": rounds[k].iter().map(rate).collect::<Vec<f64>>(),
+            "step_ms": 1e3 * step / steps as f64,
+            "decode_ms": 1e3 * decode / steps as f64,
+            "gflops": step_samples * flops / 1e9,
+            "peak_share": step_samples * flops / 1e9 / peak,
+            "profile": profile
+                .iter()
+                .map(|(stage, s)| json!({"stage": stage, "share": s / total.max(1e-12)}))
+                .collect::<Vec<_>>(),
+        }));
+    }
+    let report = json!({
+        "game": variant.id(),
+        "preset": args.preset,
+        "blocks": config.blocks,
+        "channels": config.channels,
+        "batch": args.batch,
+        "rounds": args.rounds,
+        "seconds_per_round": args.seconds,
+        "train_gflop_per_sample": flops / 1e9,
+        "kernel_peak_gflops_one_core": peak,
+        "results": results,
+    });
+    if args.json {
+        outln!("{report}")?;
+        return Ok(());
+    }
+    outln!(
+        "{} {} (b{}c{}), batch {}: {:.4} GFLOP a sample (forward + backward); matrix kernel peak {:.1} GFLOP/s on one core; median of {} rounds of {} s",
+        variant.id(),
+        args.preset,
+        config.blocks,
+        config.channels,
+        args.batch,
+        flops / 1e9,
+        peak,
+        args.rounds,
+        args.seconds
+    )?;
+    outln!(
+        "{:<13} {:>10} {:>9} {:>10} {:>9} {:>6}",
+        "backend",
+        "samples/s",
+        "step ms",
+        "decode ms",
+        "GFLOP/s",
+        "peak%"
+    )?;
+    for r in report["results"].as_array().into_iter().flatten() {
+        outln!(
+            "{:<13} {:>10.1} {:>9.1} {:>10.2} {:>9.2} {:>5.1}%",
+            r["backend"].as_str().unwrap_or(""),
+            r["samples_per_second"].as_f64().unwrap_or(0.0),
+            r["step_ms"].as_f64().unwrap_or(0.0),
+            r["decode_ms"].as_f64().unwrap_or(0.0),
+            r["gflops"].as_f64().unwrap_or(0.0),
+            100.0 * r["peak_share"].as_f64().unwrap_or(0.0)
+        )?;
+        if args.profile {
+            for stage in r["profile"].as_array().into_iter().flatten() {
+                outln!(
+                    "    {:<24} {:>5.1}%",
+                    stage["stage"].as_str().unwrap_or(""),
+                    100.0 * stage["share"].as_f64().unwrap_or(0.0)
+                )?;
+            }
+        }
     }
     Ok(())
 }

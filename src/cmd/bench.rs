@@ -747,12 +747,14 @@ fn train(args: BenchTrainArgs) -> Result<()> {
     // (decode seconds, step seconds, steps) per backend and round.
     let mut rounds: Vec<Vec<(f64, f64, u64)>> = vec![Vec::new(); backends.len()];
     let mut next_row = 0usize;
+    // The shipped config's value target (a third of the root value on full searches).
+    let mix = tengu_trainer::config::TrainConfig::default().value_target_mix();
     let mut step_once = |trainer: &mut Box<dyn tengu_model::Trainer>| -> Result<(f64, f64)> {
         let t = Instant::now();
         let examples: Vec<tengu_trainer::window::Example> = (0..args.batch)
             .map(|_| {
                 next_row = (next_row + 1) % rows.len();
-                tengu_trainer::window::Example::from_row_mixed(&rows[next_row], &variant, 0.333)
+                tengu_trainer::window::Example::from_row_mixed(&rows[next_row], &variant, mix, 0.0)
                     .map_err(anyhow::Error::msg)
             })
             .collect::<Result<_>>()?;

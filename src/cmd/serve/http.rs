@@ -45,6 +45,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         }))
         .route("/api/games", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().games) }))
         .route("/api/books", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().books) }))
+        .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/api/game", get(game))
         .route("/download/{*key}", get(download))
         .route("/run/{*key}", get(run_file))

@@ -157,8 +157,10 @@
   function drawChart(title, list, axis) {
     var W = 420, H = 230, L = 56, R = 10, T = 24, B = 30;
     var xs = [], ys = [];
-    list.forEach(function (s, i) {
-      if (!s.color) s.color = COLORS[i === 1 && list.length > 1 && s.tag.indexOf('heldout/') < 0 ? 2 : i % COLORS.length];
+    // Held-out series orange; the others take the palette in order, skipping orange.
+    var others = COLORS.filter(function (c, i) { return i !== 1; }), k = 0;
+    list.forEach(function (s) {
+      if (!s.color) s.color = others[k++ % others.length];
       s.points.forEach(function (p) { xs.push(p[0]); ys.push(p[1]); });
     });
     function range(v) {

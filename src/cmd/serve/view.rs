@@ -731,6 +731,19 @@ pub struct Reader {
     games: Mutex<HashMap<(String, usize), Arc<str>>>,
 }
 
+impl Drop for Reader {
+    /// The store's I/O runtime must not be dropped on an async thread (where the server's
+    /// runtime drops its state when it shuts down): it goes on a thread of its own.
+    fn drop(&mut self) {
+        let store = self.store.get_mut().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(store) = store {
+            let _ = std::thread::Builder::new()
+                .name("serve-reader-drop".into())
+                .spawn(move || drop(store));
+        }
+    }
+}
+
 /// Parsed games kept in memory.
 const GAMES_CACHED: usize = 256;
 

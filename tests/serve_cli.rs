@@ -105,12 +105,12 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
         .map(|e| e.unwrap().path())
         .collect();
     segments.sort();
-    let value_loss = segments
+    let losses: Vec<f64> = segments
         .iter()
         .flat_map(|s| std::fs::read_to_string(s).unwrap().lines().map(str::to_string).collect::<Vec<_>>())
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(&l).ok()?["value_loss"].as_f64())
-        .last()
-        .expect("a value loss in the loss log");
+        .collect();
+    let value_loss = *losses.last().expect("a value loss in the loss log");
     // ... and the final board of the newest self-play game, as tengu show draws it.
     let mut records: Vec<_> = std::fs::read_dir(run.join("games"))
         .unwrap()

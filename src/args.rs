@@ -46,6 +46,9 @@ pub enum Command {
     /// A run's scalars (losses, held-out losses, Elo, suite, games and rows per hour,
     /// CPU-hours) as a TensorBoard event file, once or following the run.
     Tensorboard(TensorboardArgs),
+    /// Watch a run in the browser: what it is doing now, its curves, its newest games
+    /// replayable move by move, its checkpoints and books; read-only, any run location.
+    Serve(ServeArgs),
     /// Score a checkpoint on the tactics suite (raw-policy top-1 / top-3, value sign), or
     /// build a suite with `tengu suite make`.
     Suite(SuiteArgs),
@@ -422,6 +425,45 @@ pub enum BenchWhat {
     /// checksum, decode), the cost of an incremental poll, and the self-play machines per
     /// training GPU that implies.
     Store(BenchStoreArgs),
+    /// `tengu serve`'s endpoints on a synthetic run (shards, checkpoints, loss log, games):
+    /// latency of each, and the server's CPU time under many polling viewers.
+    Serve(BenchServeArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchServeArgs {
+    /// Shards (each with a game record file) in the synthetic run, 1 to 100,000.
+    #[arg(long, default_value_t = 1000, value_parser = crate::ranges::whole::<usize>(1, 100_000))]
+    pub shards: usize,
+    /// Committed checkpoints in the synthetic run, 1 to 10,000.
+    #[arg(long, default_value_t = 100, value_parser = crate::ranges::whole::<usize>(1, 10_000))]
+    pub checkpoints: usize,
+    /// Requests timed per endpoint, 1 to 100,000.
+    #[arg(long, default_value_t = 200, value_parser = crate::ranges::whole::<usize>(1, 100_000))]
+    pub requests: usize,
+    /// Viewers polling /api/now every two seconds during the load phase, 0 to 1,000.
+    #[arg(long, default_value_t = 50, value_parser = crate::ranges::whole::<usize>(0, 1000))]
+    pub viewers: usize,
+    /// Seconds of the load phase, 1 to 3,600.
+    #[arg(long, default_value_t = 10.0, value_parser = crate::ranges::real(crate::ranges::Real::closed(1.0, 3600.0)))]
+    pub seconds: f64,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// The run: a directory, file://, s3://, gs:// or az:// location. Only read; one that
+    /// does not exist yet is watched until it does.
+    pub run: String,
+    /// Address to listen on. The default answers this machine only; 0.0.0.0:8080 exposes
+    /// the run to anyone who can reach the machine.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: std::net::SocketAddr,
+    /// Seconds between two looks at the run, 0.2 to 3,600 (default 2 for a directory, 15
+    /// for an object store, where every look costs a few requests).
+    #[arg(long, value_parser = crate::ranges::real(crate::ranges::Real::closed(0.2, 3600.0)))]
+    pub poll: Option<f64>,
 }
 
 #[derive(clap::Args, Debug)]

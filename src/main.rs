@@ -47,6 +47,7 @@ fn main() {
         Command::Tournament(args) => cmd::arena::run_tournament(args),
         Command::Ladder(args) => cmd::ladder::run(args),
         Command::Tensorboard(args) => cmd::tensorboard::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
         Command::Suite(args) => cmd::suite::run(args),
         Command::Xboard(args) => cmd::xboard::run(args),
         Command::Play(args) => cmd::play::run(args),

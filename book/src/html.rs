@@ -124,8 +124,8 @@ pub fn write_html(
         stats.bytes += text.len() as u64;
         Ok(())
     };
-    put(&dir.join("book.css"), BOOK_CSS)?;
-    put(&dir.join("book.js"), BOOK_JS)?;
+    put(&dir.join("book.css"), &format!("{BOOK_CSS}{BOARD_CSS}"))?;
+    put(&dir.join("book.js"), &format!("{BOARD_JS}\n{BOOK_JS}"))?;
     put(
         &dir.join("index.html"),
         &index_page(title, root_key, nodes.len()),
@@ -387,6 +387,67 @@ fn index_page(title: &str, root_key: &str, pages: usize) -> String {
     )
 }
 
+/// The board drawing shared by the HTML book (`book.js`) and `tengu serve`'s game viewer:
+/// a global `tenguBoard(N)` returning an inline SVG `#board` of `N` = `{size, stm, files,
+/// ranks, board, last}` (`board`: N*N strings in display order, "" or "b"/"w" + token;
+/// `last`: display indices of the last move's squares). Hooks as in the module docs.
+pub const BOARD_JS: &str = r#"// tengu board: tenguBoard(N) draws N.board (display order, "" or "b"/"w" + token) as SVG.
+function tenguBoard(N) {
+  'use strict';
+  var SVG = 'http://www.w3.org/2000/svg';
+  function sv(tag, attrs, text) {
+    var e = document.createElementNS(SVG, tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  var n = N.size, cell = 32, left = 20, top = 16, w = left + n * cell + 2, h = top + n * cell + 2;
+  var s = sv('svg', { id: 'board', viewBox: '0 0 ' + w + ' ' + h, width: w, height: h,
+    role: 'img', 'aria-label': 'board, ' + N.stm + ' to move' });
+  var last = N.last || [];
+  for (var c = 0; c < n; c++)
+    s.appendChild(sv('text', { 'class': 'label file', x: left + (c + 0.5) * cell, y: top / 2 }, N.files[c]));
+  for (var r = 0; r < n; r++)
+    s.appendChild(sv('text', { 'class': 'label rank', x: left / 2, y: top + (r + 0.5) * cell }, N.ranks[r]));
+  for (var i = 0; i < n * n; i++) {
+    var x = left + (i % n) * cell, y = top + Math.floor(i / n) * cell;
+    var sq = sv('rect', { 'class': last.indexOf(i) >= 0 ? 'square last' : 'square',
+      x: x, y: y, width: cell, height: cell, 'data-square': i });
+    sq.appendChild(sv('title', {}, N.files[i % n] + N.ranks[Math.floor(i / n)]));
+    s.appendChild(sq);
+  }
+  for (i = 0; i < n * n; i++) {
+    var t = N.board[i];
+    if (!t) continue;
+    var black = t[0] === 'b', token = t.slice(1);
+    x = left + (i % n) * cell; y = top + Math.floor(i / n) * cell;
+    var cx = x + cell / 2, cy = y + cell / 2;
+    var g = sv('g', { 'class': 'piece ' + (black ? 'black' : 'white'), 'data-square': i,
+      'data-token': token, 'data-color': black ? 'b' : 'w' });
+    // A shogi piece pointing up (towards White) for Black; White's turned 180 degrees.
+    if (!black) g.setAttribute('transform', 'rotate(180 ' + cx + ' ' + cy + ')');
+    g.appendChild(sv('polygon', { points: [cx, y + 2, x + cell - 5, y + 7, x + cell - 3, y + cell - 2,
+      x + 3, y + cell - 2, x + 5, y + 7].join(' ') }));
+    var size = token.length <= 2 ? 12 : token.length === 3 ? 10 : 8.5;
+    g.appendChild(sv('text', { x: cx, y: cy + 2.5, 'font-size': size }, token));
+    s.appendChild(g);
+  }
+  return s;
+}
+"#;
+
+/// The board's style (`#board` and its squares, labels and pieces), shared like [`BOARD_JS`].
+pub const BOARD_CSS: &str = r#"#board { display: block; max-width: 100%; height: auto; margin: 0.6em 0; }
+#board .square { fill: #f3dca8; stroke: #8a6d3b; stroke-width: 0.6; }
+#board .square.last { fill: #e9b35f; }
+#board .label { font-size: 10px; fill: #555; text-anchor: middle; dominant-baseline: central; }
+#board .piece { pointer-events: none; }
+#board .piece polygon { fill: #fff8e6; stroke: #6b5124; stroke-width: 0.7; }
+#board .piece.white polygon { fill: #e4e4ee; stroke: #444466; }
+#board .piece text { text-anchor: middle; dominant-baseline: central; font-weight: 600; fill: #111; }
+#board .piece.white text { fill: #a01818; }
+"#;
+
 const BOOK_CSS: &str = r#"/* tengu opening book */
 body { font-family: system-ui, sans-serif; margin: 1em; color: #222; background: #fff; }
 main { max-width: 60em; }
@@ -397,15 +458,6 @@ a { color: #1a4fa0; }
 #path .num { color: #888; margin: 0 0.2em 0 0.6em; }
 #path .sep { color: #aaa; margin: 0 0.2em; }
 #value { margin: 0.4em 0; }
-#board { display: block; max-width: 100%; height: auto; margin: 0.6em 0; }
-#board .square { fill: #f3dca8; stroke: #8a6d3b; stroke-width: 0.6; }
-#board .square.last { fill: #e9b35f; }
-#board .label { font-size: 10px; fill: #555; text-anchor: middle; dominant-baseline: central; }
-#board .piece { pointer-events: none; }
-#board .piece polygon { fill: #fff8e6; stroke: #6b5124; stroke-width: 0.7; }
-#board .piece.white polygon { fill: #e4e4ee; stroke: #444466; }
-#board .piece text { text-anchor: middle; dominant-baseline: central; font-weight: 600; fill: #111; }
-#board .piece.white text { fill: #a01818; }
 table#moves { border-collapse: collapse; margin: 0.6em 0; font-variant-numeric: tabular-nums; }
 #moves th, #moves td { padding: 0.15em 0.6em; text-align: right; border-bottom: 1px solid #ddd; }
 #moves th { background: #f2f2f2; }
@@ -439,41 +491,6 @@ const BOOK_JS: &str = r#"// tengu opening book: draws the page's NODE (a constan
   function pct(x) { return typeof x === 'number' ? (100 * x).toFixed(1) : '\u2013'; }
   function score(v) { return typeof v.w === 'number' && typeof v.d === 'number' ? v.w + v.d / 2 : null; }
   function scoreText(v) { return pct(score(v)) + ' \u00b1 ' + pct(v.e); }
-
-  function board() {
-    var n = N.size, cell = 32, left = 20, top = 16, w = left + n * cell + 2, h = top + n * cell + 2;
-    var s = sv('svg', { id: 'board', viewBox: '0 0 ' + w + ' ' + h, width: w, height: h,
-      role: 'img', 'aria-label': 'board, ' + N.stm + ' to move' });
-    var last = N.last || [];
-    for (var c = 0; c < n; c++)
-      s.appendChild(sv('text', { 'class': 'label file', x: left + (c + 0.5) * cell, y: top / 2 }, N.files[c]));
-    for (var r = 0; r < n; r++)
-      s.appendChild(sv('text', { 'class': 'label rank', x: left / 2, y: top + (r + 0.5) * cell }, N.ranks[r]));
-    for (var i = 0; i < n * n; i++) {
-      var x = left + (i % n) * cell, y = top + Math.floor(i / n) * cell;
-      var sq = sv('rect', { 'class': last.indexOf(i) >= 0 ? 'square last' : 'square',
-        x: x, y: y, width: cell, height: cell, 'data-square': i });
-      sq.appendChild(sv('title', {}, N.files[i % n] + N.ranks[Math.floor(i / n)]));
-      s.appendChild(sq);
-    }
-    for (i = 0; i < n * n; i++) {
-      var t = N.board[i];
-      if (!t) continue;
-      var black = t[0] === 'b', token = t.slice(1);
-      x = left + (i % n) * cell; y = top + Math.floor(i / n) * cell;
-      var cx = x + cell / 2, cy = y + cell / 2;
-      var g = sv('g', { 'class': 'piece ' + (black ? 'black' : 'white'), 'data-square': i,
-        'data-token': token, 'data-color': black ? 'b' : 'w' });
-      // A shogi piece pointing up (towards White) for Black; White's turned 180 degrees.
-      if (!black) g.setAttribute('transform', 'rotate(180 ' + cx + ' ' + cy + ')');
-      g.appendChild(sv('polygon', { points: [cx, y + 2, x + cell - 5, y + 7, x + cell - 3, y + cell - 2,
-        x + 3, y + cell - 2, x + 5, y + 7].join(' ') }));
-      var size = token.length <= 2 ? 12 : token.length === 3 ? 10 : 8.5;
-      g.appendChild(sv('text', { x: cx, y: cy + 2.5, 'font-size': size }, token));
-      s.appendChild(g);
-    }
-    return s;
-  }
 
   function path() {
     var p = el('nav', { id: 'path' });
@@ -518,7 +535,7 @@ const BOOK_JS: &str = r#"// tengu opening book: draws the page's NODE (a constan
   page.appendChild(el('p', { id: 'value' }, 'Ply ' + N.ply + ', ' + N.stm + ' to move. Value: win ' + pct(N.value.w) +
     '%, draw ' + pct(N.value.d) + '%, loss ' + pct(N.value.l) + '%, score ' + scoreText(N.value) + '%, ' +
     N.value.v + ' visits.'));
-  page.appendChild(board());
+  page.appendChild(tenguBoard(N));
   page.appendChild(el('p', { 'class': 'legend' }, 'Black\u2019s pieces point up, White\u2019s (red) point down; ' +
     'highlighted squares: the last move. Values are from ' + N.stm + '\u2019s view; score = win + draw / 2.'));
   page.appendChild(moves());

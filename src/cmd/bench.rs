@@ -25,6 +25,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         BenchWhat::Agree(a) => agree(a),
         BenchWhat::Book(a) => book(a),
         BenchWhat::Store(a) => store(a),
+        BenchWhat::Serve(a) => super::serve::bench::run(a),
     }
 }
 

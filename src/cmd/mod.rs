@@ -7,6 +7,7 @@ pub mod perft;
 pub mod play;
 pub mod run;
 pub mod selfplay;
+pub mod serve;
 pub mod setup;
 pub mod shards;
 pub mod show;

@@ -14,6 +14,7 @@
 //! cpu/<role>-<host>-<pid>.txt                   CPU seconds of each process
 //! curves.svg, elo.jsonl, suite.jsonl, arena/    derived files and evaluations
 //! ladder/ladder.json, .txt, .svg, <matches>/    the compute ladder (`tengu ladder`)
+//! books/<name>/index.html, ...                  HTML book exports (`tengu serve` links them)
 //! ```
 //! `<stem>` = `<unix ms:013>-<host>-<pid>-<sequence:05>`: unique across workers and
 //! machines, and ordered by time so a listing with `start-after` finds new shards.

@@ -58,6 +58,36 @@ pub fn generations(store: &RunStore) -> Result<Vec<u64>, StoreError> {
     Ok(g)
 }
 
+/// What a reader (`tengu serve`) sees of a run's newest trainer lease, without taking it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Observed {
+    /// The lease record; `None` when it is unreadable (being written, damaged).
+    pub record: Option<LeaseRecord>,
+    pub generation: u64,
+    /// The heartbeat counter (grows while the holder lives); `None` before the first beat.
+    pub beat: Option<u64>,
+    /// Whether the holder released the lease (stopped cleanly).
+    pub released: bool,
+}
+
+/// The newest trainer lease of a run and its heartbeat; `None` when no trainer ever ran.
+/// Read-only: a viewer compares `beat` between two looks to tell a live trainer.
+pub fn observe(store: &RunStore) -> Result<Option<Observed>, StoreError> {
+    let Some(generation) = generations(store)?.last().copied() else {
+        return Ok(None);
+    };
+    let record = store
+        .get_text(&lease_key(generation))?
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let heartbeat = read_heartbeat(store, generation)?;
+    Ok(Some(Observed {
+        record,
+        generation,
+        beat: heartbeat.as_ref().map(|h| h.beat),
+        released: heartbeat.is_some_and(|h| h.released),
+    }))
+}
+
 fn read_heartbeat(store: &RunStore, generation: u64) -> Result<Option<Heartbeat>, StoreError> {
     Ok(store
         .get_text(&heartbeat_key(generation))?
@@ -224,8 +254,13 @@ mod tests {
     fn a_live_holder_refuses_a_second_trainer_and_a_dead_one_is_taken_over() {
         let dir = tempfile::tempdir().unwrap();
         let store = RunStore::open(&dir.path().display().to_string()).unwrap();
+        assert_eq!(observe(&store).unwrap(), None);
         let first = Lease::acquire(&store, 0.5, &mut |_| {}).unwrap();
         assert_eq!(first.generation(), 1);
+        let seen = observe(&store).unwrap().unwrap();
+        assert_eq!((seen.generation, seen.released), (1, false));
+        assert_eq!(seen.record.unwrap().pid, std::process::id());
+        assert!(seen.beat.is_some());
         let err = Lease::acquire(&store, 0.5, &mut |_| {})
             .err()
             .unwrap()
@@ -234,6 +269,7 @@ mod tests {
         first.check(&store).unwrap();
         // Released: the next one starts at once.
         first.release();
+        assert!(observe(&store).unwrap().unwrap().released);
         let t = Instant::now();
         let second = Lease::acquire(&store, 5.0, &mut |_| {}).unwrap();
         assert!(t.elapsed() < Duration::from_secs(2));

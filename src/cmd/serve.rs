@@ -1,0 +1,143 @@
+//! `tengu serve RUN [--addr 127.0.0.1:8080]`: watch a run in the browser. One process,
+//! read-only over any run location; the page and its assets are compiled in. A watcher
+//! thread looks at the run every `--poll` seconds (`view.rs`); an HTTP/1 server (axum on a
+//! two-thread tokio runtime) answers from the newest look (`http.rs`); the page polls
+//! `/api/now` and refetches what changed (`page.js`).
+
+pub mod bench;
+mod http;
+pub mod view;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use tengu_store::Location;
+
+use crate::args::ServeArgs;
+use crate::output::outln;
+
+pub fn run(args: ServeArgs) -> Result<()> {
+    let location = Location::parse(&args.run).with_context(|| format!("RUN {}", args.run))?;
+    let poll = Duration::from_secs_f64(args.poll.unwrap_or(match location {
+        Location::Local(_) => 2.0,
+        // An object store bills requests: a look every 15 s is about 6 requests a time.
+        Location::Url(_) => 15.0,
+    }));
+    let stop = super::stop_flag("stopping the server")?;
+    let server = Server::start(location, args.addr, poll, stop.clone())?;
+    if !server.addr.ip().is_loopback() {
+        tracing::warn!(addr = %server.addr, "serving beyond this machine: anyone who reaches the address sees the run");
+    }
+    outln!("tengu serve: {} on http://{}/ (Ctrl-C stops)", server.location, server.addr)?;
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    server.stop();
+    Ok(())
+}
+
+/// A running server: the watcher thread and the HTTP runtime.
+pub struct Server {
+    /// Where it listens (the port chosen when `--addr` said 0).
+    pub addr: SocketAddr,
+    pub location: String,
+    stop: Arc<AtomicBool>,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl Server {
+    /// Binds `addr`, takes a first look at the run and starts serving; returns at once.
+    /// A run that is missing or damaged still serves (the page says what is wrong); an
+    /// address that cannot be bound is an error.
+    pub fn start(
+        location: Location,
+        addr: SocketAddr,
+        poll: Duration,
+        stop: Arc<AtomicBool>,
+    ) -> Result<Server> {
+        let listener = std::net::TcpListener::bind(addr)
+            .with_context(|| format!("cannot listen on {addr} (--addr)"))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let shown = location.display();
+        let shared = view::watch(location, poll, stop.clone())
+            .context("cannot start the watcher thread")?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("serve-http")
+            .enable_io()
+            .build()
+            .context("cannot start the HTTP runtime")?;
+        let listener = {
+            let _inside = runtime.enter();
+            tokio::net::TcpListener::from_std(listener)?
+        };
+        let app = http::router(shared);
+        runtime.spawn(async move {
+            if let Err(e) = axum::serve(listener, app).await {
+                tracing::error!("the HTTP server stopped: {e}");
+            }
+        });
+        tracing::info!(location = %shown, %addr, "serving");
+        Ok(Server {
+            addr,
+            location: shown,
+            stop,
+            runtime,
+        })
+    }
+
+    /// Stops the watcher and the server.
+    pub fn stop(self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.runtime.shutdown_timeout(Duration::from_secs(2));
+    }
+}
+
+/// A GET of `path` from a server at `addr` over plain HTTP/1.1 (the bench's and the tests'
+/// client): the status code and the body.
+pub fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<(u16, Vec<u8>)> {
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw)?;
+    let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, "not an HTTP response");
+    let end = raw.windows(4).position(|w| w == b"\r\n\r\n").ok_or_else(bad)?;
+    let head = String::from_utf8_lossy(&raw[..end]).to_string();
+    let status: u16 = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(bad)?;
+    let mut body = raw[end + 4..].to_vec();
+    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        body = unchunk(&body).ok_or_else(bad)?;
+    }
+    Ok((status, body))
+}
+
+/// The payload of a chunked HTTP body.
+fn unchunk(mut b: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    loop {
+        let line = b.windows(2).position(|w| w == b"\r\n")?;
+        let size = usize::from_str_radix(std::str::from_utf8(&b[..line]).ok()?.split(';').next()?.trim(), 16).ok()?;
+        b = &b[line + 2..];
+        if size == 0 {
+            return Some(out);
+        }
+        out.extend_from_slice(b.get(..size)?);
+        b = b.get(size + 2..)?;
+    }
+}
+
+#[cfg(test)]
+mod tests;

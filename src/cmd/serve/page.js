@@ -1,0 +1,382 @@
+// tengu serve: the page's script. Polls /api/now every two seconds; when the run's
+// version changes (a checkpoint, games, curves or books are new) it refetches those.
+// Draws curves as inline SVG with hover values, replays games with tenguBoard (board.js).
+// Test hooks: #now-checkpoint[data-step], #now-trainer[data-state], .chart[data-chart] with
+// .chart-legend span.last[data-tag][data-value], #viewer[data-key][data-index][data-ply]
+// [data-plies], #board (see board.js), #checkpoint-table tr[data-step].
+(function () {
+  'use strict';
+  var POLL_MS = 2000;
+  var state = { version: -1, curves: null, game: null, ply: 0, chosen: null };
+
+  function $(id) { return document.getElementById(id); }
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  function sv(tag, attrs, text) {
+    var e = document.createElementNS('http://www.w3.org/2000/svg', tag);
+    for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  function num(x, digits) {
+    if (typeof x !== 'number' || !isFinite(x)) return '\u2013';
+    var a = Math.abs(x);
+    if (digits != null) return x.toFixed(digits);
+    if (a >= 1e6) return x.toExponential(3);
+    if (a >= 100) return x.toFixed(0);
+    if (a >= 1) return x.toFixed(3);
+    return x.toPrecision(4);
+  }
+  function when(unix) {
+    if (typeof unix !== 'number') return '\u2013';
+    return new Date(unix * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  }
+  function get(url) {
+    return fetch(url, { cache: 'no-store' }).then(function (r) {
+      return r.json().then(function (body) {
+        if (!r.ok) throw new Error(body && body.error ? body.error : url + ': status ' + r.status);
+        return body;
+      });
+    });
+  }
+
+  // ---- Now ----
+  function showNow(now) {
+    $('run-location').textContent = now.location || '';
+    $('run-game').textContent = now.game ? '(' + now.game + ')' : '';
+    document.title = 'tengu serve: ' + (now.location || '');
+    var problem = $('problem');
+    problem.hidden = !now.problem;
+    problem.textContent = now.problem || '';
+    var c = now.newest_checkpoint, cd = $('now-checkpoint');
+    cd.textContent = c ? c.name + ' (step ' + c.step + ', ' + when(c.unix_time) + ')' : 'none yet';
+    cd.dataset.step = c ? c.step : '';
+    $('now-step').textContent = now.step == null ? 'no training step yet' : String(now.step);
+    var t = now.trainer || {}, td = $('now-trainer');
+    td.textContent = (t.state || '\u2013') + (t.detail ? ': ' + t.detail : '');
+    td.dataset.state = t.state || '';
+    $('now-selfplay').textContent = (now.games || 0) + ' games, ' + (now.rows || 0) + ' rows in ' +
+      (now.shards || 0) + ' shards';
+    $('now-rates').textContent = now.games_per_hour == null ? 'not measured yet (under a minute of shards in the last hour)'
+      : num(now.games_per_hour, 0) + ' games, ' + num(now.rows_per_hour, 0) + ' rows an hour (last hour)';
+    $('now-cpu').textContent = num(now.cpu_hours, 3);
+    var w = now.workers || [];
+    $('now-workers').textContent = w.length ? w.map(function (x) {
+      return x.worker + ' (' + x.shards + ' shards, last ' + when(x.last_shard_unix) + ')';
+    }).join('; ') : 'none in the last 15 minutes';
+    var ul = $('now-problems');
+    ul.textContent = '';
+    (now.problems || []).forEach(function (p) { ul.appendChild(el('li', {}, p)); });
+  }
+
+  function poll() {
+    get('/api/now').then(function (now) {
+      $('live').className = '';
+      showNow(now);
+      if (now.version !== state.version) {
+        state.version = now.version;
+        refresh();
+      }
+    }).catch(function (e) {
+      $('live').className = 'stale';
+      var p = $('problem');
+      p.hidden = false;
+      p.textContent = 'The server does not answer: ' + e.message;
+    }).then(function () { setTimeout(poll, POLL_MS); });
+  }
+
+  function refresh() {
+    get('/api/curves').then(function (c) { state.curves = c; drawCurves(); }).catch(report);
+    get('/api/checkpoints').then(showCheckpoints).catch(report);
+    get('/api/games').then(showGames).catch(report);
+    get('/api/books').then(showBooks).catch(report);
+  }
+
+  function report(e) {
+    var ul = $('now-problems');
+    ul.appendChild(el('li', {}, e.message));
+  }
+
+  // ---- Curves ----
+  var COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
+  // Charts: title and the tags drawn in it (a function of the tag).
+  var CHARTS = [
+    ['policy loss', function (t) { return t === 'loss/policy' || t === 'heldout/policy'; }],
+    ['value loss', function (t) { return t === 'loss/value' || t === 'heldout/value'; }],
+    ['ownership loss', function (t) { return t === 'loss/ownership' || t === 'heldout/ownership'; }],
+    ['material loss', function (t) { return t === 'loss/material' || t === 'heldout/material'; }],
+    ['Elo: rating chain and against baselines', function (t) { return t.indexOf('elo/') === 0; }],
+    ['score against baselines', function (t) { return t.indexOf('score/') === 0; }],
+    ['tactics suite', function (t) { return t === 'suite/top1' || t === 'suite/top3' || t === 'suite/value_sign'; }],
+    ['games per hour', function (t) { return t === 'run/games_per_hour'; }],
+    ['rows per hour', function (t) { return t === 'run/rows_per_hour'; }],
+    ['training samples / s', function (t) { return t === 'train/samples_per_second'; }],
+    ['CPU-hours', function (t) { return t === 'run/cpu_hours'; }],
+  ];
+
+  /// x of a step on the chosen axis: interpolated in the loss log's step -> (hours, CPU-hours).
+  function xOf(step, axis) {
+    if (axis === 'step') return step;
+    var col = axis === 'hours' ? 1 : 2, a = state.curves.axes || [];
+    var pts = a.filter(function (r) { return typeof r[col] === 'number'; });
+    if (!pts.length) return null;
+    if (step <= pts[0][0]) return pts[0][col];
+    for (var i = 1; i < pts.length; i++) {
+      if (step <= pts[i][0]) {
+        var p = pts[i - 1], q = pts[i], f = (step - p[0]) / ((q[0] - p[0]) || 1);
+        return p[col] + f * (q[col] - p[col]);
+      }
+    }
+    return pts[pts.length - 1][col];
+  }
+
+  function drawCurves() {
+    var box = $('charts');
+    box.textContent = '';
+    var series = (state.curves && state.curves.series) || {};
+    var axis = $('x-axis').value;
+    var tags = Object.keys(series);
+    var drawn = 0;
+    CHARTS.forEach(function (chart) {
+      var mine = tags.filter(chart[1]).filter(function (t) { return series[t].length; });
+      if (!mine.length) return;
+      box.appendChild(drawChart(chart[0], mine.map(function (t) {
+        var pts = series[t].map(function (p) { return [xOf(p[0], axis), p[1], p[0]]; })
+          .filter(function (p) { return typeof p[0] === 'number'; });
+        return { tag: t, points: pts, color: t.indexOf('heldout/') === 0 ? COLORS[1] : null };
+      }), axis));
+      drawn++;
+    });
+    if (!drawn) box.appendChild(el('p', { 'class': 'legend' }, 'No curves yet: the trainer has logged no step.'));
+  }
+
+  function drawChart(title, list, axis) {
+    var W = 420, H = 230, L = 56, R = 10, T = 24, B = 30;
+    var xs = [], ys = [];
+    // Held-out series orange; the others take the palette in order, skipping orange.
+    var others = COLORS.filter(function (c, i) { return i !== 1; }), k = 0;
+    list.forEach(function (s) {
+      if (!s.color) s.color = others[k++ % others.length];
+      s.points.forEach(function (p) { xs.push(p[0]); ys.push(p[1]); });
+    });
+    function range(v) {
+      var lo = Math.min.apply(null, v), hi = Math.max.apply(null, v);
+      if (!isFinite(lo)) return [0, 1];
+      if (hi - lo < 1e-12) return [lo - 0.5, hi + 0.5];
+      return [lo, hi];
+    }
+    var rx = range(xs), ry = range(ys);
+    function sx(x) { return L + (x - rx[0]) / (rx[1] - rx[0]) * (W - L - R); }
+    function sy(y) { return H - B - (y - ry[0]) / (ry[1] - ry[0]) * (H - T - B); }
+    var wrap = el('div', { 'class': 'chart', 'data-chart': title });
+    var svg = sv('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H });
+    svg.appendChild(sv('text', { 'class': 'title', x: L, y: 15 }, title));
+    svg.appendChild(sv('rect', { 'class': 'frame', x: L, y: T, width: W - L - R, height: H - T - B }));
+    [[ry[1], sy(ry[1])], [ry[0], sy(ry[0])]].forEach(function (t) {
+      svg.appendChild(sv('text', { 'class': 'tick', x: L - 4, y: t[1] + 4, 'text-anchor': 'end' }, num(t[0])));
+    });
+    svg.appendChild(sv('text', { 'class': 'tick', x: L, y: H - B + 14 }, num(rx[0])));
+    svg.appendChild(sv('text', { 'class': 'tick', x: W - R, y: H - B + 14, 'text-anchor': 'end' }, num(rx[1])));
+    var label = { step: 'training step', hours: 'hours', cpu: 'CPU-hours' }[axis];
+    svg.appendChild(sv('text', { 'class': 'tick', x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle' }, label));
+    list.forEach(function (s) {
+      var pts = s.points.map(function (p) { return sx(p[0]).toFixed(1) + ',' + sy(p[1]).toFixed(1); });
+      if (s.points.length === 1) {
+        svg.appendChild(sv('circle', { cx: sx(s.points[0][0]), cy: sy(s.points[0][1]), r: 2.5, fill: s.color }));
+      }
+      svg.appendChild(sv('polyline', { points: pts.join(' '), stroke: s.color, 'data-tag': s.tag }));
+    });
+    var cursor = sv('line', { 'class': 'cursor', x1: 0, x2: 0, y1: T, y2: H - B, visibility: 'hidden' });
+    svg.appendChild(cursor);
+    wrap.appendChild(svg);
+    var legend = el('div', { 'class': 'chart-legend' });
+    list.forEach(function (s) {
+      var sw = el('span', { 'class': 'swatch' });
+      sw.style.background = s.color;
+      legend.appendChild(sw);
+      var last = s.points[s.points.length - 1];
+      legend.appendChild(document.createTextNode(s.tag + ' '));
+      legend.appendChild(el('span', { 'class': 'last', 'data-tag': s.tag, 'data-value': last ? last[1] : '' },
+        last ? num(last[1]) : '\u2013'));
+    });
+    wrap.appendChild(legend);
+    // Hover: each series' point nearest the pointer's x, in a tooltip.
+    svg.addEventListener('mousemove', function (ev) {
+      var box = svg.getBoundingClientRect();
+      var px = (ev.clientX - box.left) * W / box.width;
+      var x = rx[0] + (px - L) / (W - L - R) * (rx[1] - rx[0]);
+      var lines = [];
+      list.forEach(function (s) {
+        var best = null;
+        s.points.forEach(function (p) { if (!best || Math.abs(p[0] - x) < Math.abs(best[0] - x)) best = p; });
+        if (best) lines.push(s.tag + ': ' + num(best[1]) + '  (step ' + best[2] + (axis === 'step' ? '' : ', ' + label + ' ' + num(best[0])) + ')');
+      });
+      cursor.setAttribute('x1', Math.max(L, Math.min(W - R, px)));
+      cursor.setAttribute('x2', Math.max(L, Math.min(W - R, px)));
+      cursor.setAttribute('visibility', 'visible');
+      var tip = $('tooltip');
+      tip.hidden = false;
+      tip.textContent = lines.join('\n');
+      tip.style.left = (ev.pageX + 12) + 'px';
+      tip.style.top = (ev.pageY + 12) + 'px';
+    });
+    svg.addEventListener('mouseleave', function () {
+      cursor.setAttribute('visibility', 'hidden');
+      $('tooltip').hidden = true;
+    });
+    return wrap;
+  }
+
+  // ---- Games ----
+  function showGames(g) {
+    function fill(ul, list, label) {
+      ul.textContent = '';
+      if (!list.length) ul.appendChild(el('li', { 'class': 'none' }, 'none yet'));
+      list.forEach(function (f) {
+        var li = el('li', { 'data-key': f.key }, label(f));
+        if (state.chosen === f.key) li.className = 'chosen';
+        li.addEventListener('click', function () { loadGame(f.key, 0); });
+        ul.appendChild(li);
+      });
+    }
+    fill($('selfplay-games'), g.selfplay, function (f) {
+      return (f.unix_ms ? when(f.unix_ms / 1000) : f.stem) + (f.games ? ' \u2013 ' + f.games + ' games' : '');
+    });
+    fill($('arena-games'), g.arena, function (f) { return f.match + ' / ' + f.file; });
+    if (!state.chosen && g.selfplay.length) loadGame(g.selfplay[0].key, 0);
+  }
+
+  function loadGame(key, index) {
+    state.chosen = key;
+    Array.prototype.forEach.call(document.querySelectorAll('.game-list li'), function (li) {
+      li.className = li.dataset.key === key ? 'chosen' : '';
+    });
+    get('/api/game?key=' + encodeURIComponent(key) + '&index=' + index).then(function (g) {
+      state.game = g;
+      var sel = $('game-index');
+      sel.textContent = '';
+      for (var i = 0; i < g.count; i++) sel.appendChild(el('option', { value: i }, 'game ' + (i + 1) + ' of ' + g.count));
+      sel.value = g.index;
+      sel.hidden = g.count < 2;
+      var tag = function (n) { var t = g.tags.filter(function (x) { return x[0] === n; })[0]; return t ? t[1] : null; };
+      $('game-title').textContent = key + (g.count > 1 ? ' #' + (g.index + 1) : '') + ': ' +
+        (tag('Black') || 'Black') + ' (Black) vs ' + (tag('White') || 'White') + ' (White)';
+      $('game-result').textContent = 'Result ' + (g.result || '*') + (g.termination ? ', ' + g.termination : '') +
+        ' after ' + g.moves.length + ' plies.';
+      var w = $('game-warning');
+      w.hidden = !g.warning;
+      w.textContent = g.warning || '';
+      var ol = $('move-list');
+      ol.textContent = '';
+      g.moves.forEach(function (m, i) {
+        var li = el('li', { 'data-ply': i + 1, title: m.text }, m.hodges);
+        li.addEventListener('click', function () { showPly(i + 1); });
+        ol.appendChild(li);
+      });
+      var v = $('viewer');
+      v.dataset.key = key;
+      v.dataset.index = g.index;
+      v.dataset.plies = g.moves.length;
+      $('ply').max = g.moves.length;
+      showPly(g.moves.length);
+    }).catch(function (e) {
+      state.game = null;
+      $('game-title').textContent = key + ': cannot be shown';
+      var w = $('game-warning');
+      w.hidden = false;
+      w.textContent = e.message;
+      $('board-box').textContent = '';
+      $('move-list').textContent = '';
+      $('viewer').dataset.plies = 0;
+    });
+  }
+
+  function showPly(ply) {
+    var g = state.game;
+    if (!g) return;
+    ply = Math.max(0, Math.min(g.moves.length, ply));
+    state.ply = ply;
+    var board = g.start.slice();
+    for (var i = 0; i < ply; i++) {
+      g.moves[i].changes.forEach(function (c) { board[c[0]] = c[1]; });
+    }
+    var last = ply > 0 ? [g.moves[ply - 1].from, g.moves[ply - 1].to] : [];
+    var stm = ply % 2 === 0 ? g.start_stm : (g.start_stm === 'Black' ? 'White' : 'Black');
+    var box = $('board-box');
+    box.textContent = '';
+    box.appendChild(tenguBoard({ size: g.size, stm: stm, files: g.files, ranks: g.ranks, board: board, last: last }));
+    $('viewer').dataset.ply = ply;
+    $('ply').value = ply;
+    $('ply-label').textContent = 'ply ' + ply + ' / ' + g.moves.length + (ply > 0 ? ': ' + g.moves[ply - 1].hodges : '') +
+      ', ' + stm + ' to move';
+    Array.prototype.forEach.call(document.querySelectorAll('#move-list li'), function (li) {
+      li.className = Number(li.dataset.ply) === ply ? 'current' : '';
+    });
+  }
+
+  $('first').addEventListener('click', function () { showPly(0); });
+  $('prev').addEventListener('click', function () { showPly(state.ply - 1); });
+  $('next').addEventListener('click', function () { showPly(state.ply + 1); });
+  $('last').addEventListener('click', function () { showPly(Infinity); });
+  $('ply').addEventListener('input', function () { showPly(Number($('ply').value)); });
+  $('game-index').addEventListener('change', function () { loadGame(state.chosen, Number($('game-index').value)); });
+  document.addEventListener('keydown', function (ev) {
+    if (!state.game || ev.target.tagName === 'INPUT' || ev.target.tagName === 'SELECT') return;
+    var to = { ArrowLeft: state.ply - 1, ArrowRight: state.ply + 1, Home: 0, End: Infinity }[ev.key];
+    if (to != null) { showPly(to); ev.preventDefault(); }
+  });
+  $('x-axis').addEventListener('change', drawCurves);
+
+  // ---- Checkpoints ----
+  function showCheckpoints(list) {
+    var body = document.querySelector('#checkpoint-table tbody');
+    body.textContent = '';
+    if (!list.length) {
+      body.appendChild(el('tr')).appendChild(el('td', { colspan: 6 }, 'no committed checkpoint yet'));
+      return;
+    }
+    list.forEach(function (c) {
+      var tr = el('tr', { 'data-step': c.step, id: 'ckpt-' + c.step });
+      tr.appendChild(el('td', {}, String(c.step)));
+      tr.appendChild(el('td', {}, when(c.unix_time)));
+      tr.appendChild(el('td', {}, String(c.rows_seen)));
+      var w = el('td');
+      w.appendChild(el('a', { href: c.download, download: c.name }, c.name));
+      w.appendChild(el('br'));
+      w.appendChild(el('span', { title: c.sha256 }, c.sha256.slice(0, 12) + '\u2026 ' + (c.size / 1e6).toFixed(2) + ' MB'));
+      w.appendChild(el('br'));
+      w.appendChild(el('a', { href: c.manifest }, 'manifest'));
+      tr.appendChild(w);
+      var a = el('td');
+      if (!c.arena.length) a.textContent = '\u2013';
+      c.arena.forEach(function (r) {
+        var text = r.opponent != null
+          ? 'vs ' + r.opponent + ': Elo ' + num(r.elo, 0) + (typeof r.score === 'number' ? ', score ' + num(r.score, 3) : '')
+          : typeof r.rating === 'number' ? 'rating chain: ' + num(r.rating, 0) : JSON.stringify(r);
+        a.appendChild(el('div', {}, text));
+      });
+      tr.appendChild(a);
+      tr.appendChild(el('td')).appendChild(el('code', {}, c.xboard));
+      body.appendChild(tr);
+    });
+  }
+
+  // ---- Books ----
+  function showBooks(list) {
+    var ul = $('book-list');
+    ul.textContent = '';
+    if (!list.length) {
+      ul.appendChild(el('li', { 'class': 'legend' },
+        'No books in this run. tengu book export BOOK --html RUN/books/NAME puts one here.'));
+    }
+    list.forEach(function (b) {
+      ul.appendChild(el('li')).appendChild(el('a', { href: b.href, target: '_blank' }, b.name));
+    });
+  }
+
+  poll();
+})();

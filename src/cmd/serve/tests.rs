@@ -1,0 +1,249 @@
+//! The endpoints of `tengu serve` on runs made here, and its bad input: a location that
+//! does not exist or is not a run, damaged records and manifests, keys outside the run.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tengu_rules::{Game, Position, Record, Variant};
+use tengu_store::{layout, Location, RunStore};
+
+use super::view::board_tokens;
+use super::{http_get, Server};
+
+fn start(dir: &Path) -> Server {
+    Server::start(
+        Location::Local(dir.to_path_buf()),
+        "127.0.0.1:0".parse().unwrap(),
+        Duration::from_millis(200),
+        Arc::new(AtomicBool::new(false)),
+    )
+    .unwrap()
+}
+
+fn get(server: &Server, path: &str) -> (u16, Value) {
+    let (status, body) = http_get(server.addr, path).unwrap();
+    let v = serde_json::from_slice(&body)
+        .unwrap_or_else(|e| panic!("GET {path}: {e}: {}", String::from_utf8_lossy(&body)));
+    (status, v)
+}
+
+/// Every file under `dir` with its bytes (to show serve wrote nothing).
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.display().to_string(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A game of `plies` plies: each side plays its first legal move.
+fn game(plies: usize) -> Game {
+    let mut g = Game::new(Position::initial(Variant::dai_dai()));
+    for _ in 0..plies {
+        let m = g.position().legal_move_list()[0];
+        g.play_unchecked(m);
+    }
+    g
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !done() {
+        assert!(t.elapsed() < Duration::from_secs(20), "waited 20 s for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_missing_location_or_a_directory_that_is_not_a_run_is_said_on_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-run");
+    let server = start(&missing);
+    let (status, now) = get(&server, "/api/now");
+    assert_eq!(status, 200);
+    let problem = now["problem"].as_str().unwrap();
+    assert!(problem.contains("does not exist") && problem.contains("no-such-run"), "{problem}");
+    let (status, page) = http_get(server.addr, "/").unwrap();
+    assert!(status == 200 && String::from_utf8_lossy(&page).contains("id=\"problem\""));
+    let (status, err) = get(&server, "/api/game?key=games/x.records");
+    assert_eq!(status, 404, "{err}");
+    assert!(!missing.exists(), "serve created the run directory");
+    // The run appears: the watcher sees it without a restart.
+    std::fs::create_dir_all(&missing).unwrap();
+    wait_for("the not-a-run message", || {
+        get(&server, "/api/now").1["problem"]
+            .as_str()
+            .is_some_and(|p| p.contains("not a run") && p.contains("config.toml"))
+    });
+    std::fs::write(missing.join("config.toml"), "game = \"dai-dai\"\n").unwrap();
+    wait_for("the run", || get(&server, "/api/now").1["problem"].is_null());
+    assert_eq!(get(&server, "/api/now").1["game"], "dai-dai");
+    server.stop();
+}
+
+#[test]
+fn endpoints_show_the_run_and_refuse_damage_and_keys_outside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let store = RunStore::open(&run.display().to_string()).unwrap();
+    store.put(layout::CONFIG, b"game = \"dai-dai\"\n".to_vec()).unwrap();
+    let publish = |step: u64, weights: &[u8]| {
+        tengu_store::checkpoint::publish(
+            &store,
+            &tengu_store::checkpoint::Publication {
+                step,
+                weights,
+                optimizer: None,
+                lease: 1,
+                rows_seen: step * 10,
+                parent: None,
+            },
+        )
+        .unwrap()
+    };
+    publish(100, b"weights of step 100");
+    // A manifest that is not one: reported, the rest still shown.
+    store.put(&layout::manifest_key(150), b"{\"oops\":".to_vec()).unwrap();
+    store
+        .put(
+            &layout::train_log_key(0),
+            format!(
+                "{}\n{}\n",
+                json!({"step": 1, "unix_time": 1000.0, "value_loss": 1.25, "cpu_seconds": 36.0}),
+                json!({"step": 2, "unix_time": 1360.0, "value_loss": 0.75, "heldout_value_loss": 0.9, "cpu_seconds": 72.0})
+            )
+            .into_bytes(),
+        )
+        .unwrap();
+    store
+        .put(
+            "elo.jsonl",
+            format!("{}\n", json!({"opponent": "greedy", "step": 100, "elo": 42.5, "score": 0.56})).into_bytes(),
+        )
+        .unwrap();
+    let played = game(12);
+    let record = Record::new(played.clone(), &[("Black", "tengu"), ("White", "tengu")]).to_string();
+    let good = "games/1764000000000-h-1-00000.records";
+    let lines = format!(
+        "{}\n{}\n",
+        json!({"game": 0, "record": Record::new(game(3), &[]).to_string()}),
+        json!({"game": 1, "record": record})
+    );
+    store.put(good, lines.into_bytes()).unwrap();
+    let torn = "games/1764000000001-h-1-00001.records";
+    store.put(torn, b"{\"game\": 0, \"rec".to_vec()).unwrap();
+    let illegal = "games/1764000000002-h-1-00002.records";
+    let bad_record = "[Game \"Dai Dai Shogi\"]\n\n1. 1a>1z\n";
+    store
+        .put(illegal, format!("{}\n", json!({"game": 0, "record": bad_record})).into_bytes())
+        .unwrap();
+    let before = files(&run);
+
+    let server = start(&run);
+    let (_, now) = get(&server, "/api/now");
+    assert!(now["problem"].is_null(), "{now}");
+    assert_eq!(now["newest_checkpoint"]["step"], 100);
+    assert_eq!(now["step"], 2);
+    assert_eq!(now["trainer"]["state"], "not started");
+    let problems = now["problems"].to_string();
+    assert!(problems.contains("damaged checkpoint manifest") && problems.contains("150"), "{problems}");
+
+    let (_, curves) = get(&server, "/api/curves");
+    assert_eq!(curves["series"]["loss/value"], json!([[1.0, 1.25], [2.0, 0.75]]));
+    assert_eq!(curves["series"]["heldout/value"], json!([[2.0, 0.9]]));
+    assert_eq!(curves["series"]["elo/vs_greedy"], json!([[100.0, 42.5]]));
+    // Step 2 came 360 s (0.1 h) after step 1, at 0.02 CPU-hours.
+    let axes = curves["axes"].as_array().unwrap();
+    let last = axes.last().unwrap();
+    assert_eq!(last[0], 2);
+    assert!((last[1].as_f64().unwrap() - 0.1).abs() < 1e-9 && (last[2].as_f64().unwrap() - 0.02).abs() < 1e-6, "{last}");
+
+    let (_, checkpoints) = get(&server, "/api/checkpoints");
+    let c = &checkpoints[0];
+    assert_eq!(c["step"], 100);
+    assert_eq!(c["arena"][0]["elo"], 42.5);
+    let xboard = c["xboard"].as_str().unwrap();
+    assert!(xboard.starts_with("tengu xboard --checkpoint ") && xboard.ends_with("models/model-000000100.safetensors"), "{xboard}");
+    let (status, bytes) = http_get(server.addr, c["download"].as_str().unwrap()).unwrap();
+    assert_eq!((status, bytes.as_slice()), (200, &b"weights of step 100"[..]));
+
+    let (_, games) = get(&server, "/api/games");
+    let keys: Vec<&str> = games["selfplay"].as_array().unwrap().iter().map(|g| g["key"].as_str().unwrap()).collect();
+    assert_eq!(keys, [illegal, torn, good], "newest first");
+
+    // A game replays to its record's final position.
+    let (status, g) = get(&server, &format!("/api/game?key={good}&index=1"));
+    assert_eq!(status, 200, "{g}");
+    assert_eq!((g["count"].as_u64(), g["size"].as_u64()), (Some(2), Some(17)));
+    let moves = g["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 12);
+    let mut board: Vec<String> = serde_json::from_value(g["start"].clone()).unwrap();
+    for m in moves {
+        for ch in m["changes"].as_array().unwrap() {
+            board[ch[0].as_u64().unwrap() as usize] = ch[1].as_str().unwrap().to_string();
+        }
+    }
+    assert_eq!(board, board_tokens(played.position()));
+    assert_eq!(g["final"], played.position().to_string());
+    assert_eq!(g["tags"][1], json!(["Black", "tengu"]));
+
+    // Damage and keys outside the run: JSON errors that say what is wrong; still serving.
+    let (status, e) = get(&server, &format!("/api/game?key={torn}"));
+    assert!(status == 422 && e["error"].as_str().unwrap().contains(torn), "{status} {e}");
+    let (status, e) = get(&server, &format!("/api/game?key={illegal}"));
+    assert!(status == 422 && e["error"].as_str().unwrap().contains("game 0"), "{status} {e}");
+    let (status, e) = get(&server, &format!("/api/game?key={good}&index=5"));
+    assert!(status == 422 && e["error"].as_str().unwrap().contains("the file has 2"), "{status} {e}");
+    for path in [
+        "/api/game?key=config.toml",
+        "/download/config.toml",
+        "/download/models/model-000000150.json",
+        "/run/books/../config.toml",
+        "/no/such/page",
+    ] {
+        let (status, e) = get(&server, path);
+        assert_eq!(status, 404, "{path}: {e}");
+    }
+    let (status, _) = http_get(server.addr, "/api/game").unwrap();
+    assert_eq!(status, 400, "a game request without a key");
+
+    // A new checkpoint appears without asking twice; the version tells the page.
+    let version = now["version"].as_u64().unwrap();
+    publish(200, b"weights of step 200");
+    wait_for("checkpoint 200", || get(&server, "/api/now").1["newest_checkpoint"]["step"] == 200);
+    assert!(get(&server, "/api/now").1["version"].as_u64().unwrap() > version);
+    assert_eq!(get(&server, "/api/checkpoints").1[0]["step"], 200);
+    server.stop();
+    let mut after = files(&run);
+    after.retain(|(p, _)| !p.contains("model-000000200"));
+    assert_eq!(before, after, "serve wrote into the run");
+}
+
+#[test]
+fn the_page_and_its_assets_are_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path());
+    for (path, says) in [
+        ("/", "<script src=\"/assets/page.js\">"),
+        ("/assets/page.js", "function poll()"),
+        ("/assets/board.js", "function tenguBoard(N)"),
+        ("/assets/page.css", "#board .square"),
+    ] {
+        let (status, body) = http_get(server.addr, path).unwrap();
+        let body = String::from_utf8(body).unwrap();
+        assert!(status == 200 && body.contains(says), "{path}: {status}");
+    }
+    server.stop();
+}

@@ -1,0 +1,848 @@
+//! What `tengu serve` shows of a run, kept by one watcher thread that reads the run
+//! incrementally (new shards, records and checkpoints by `list_after`, as the trainer's
+//! window does) and publishes a [`Snapshot`] whose JSON documents are built once per change,
+//! so a page request never touches the store. Only game records, book pages and checkpoint
+//! downloads are read on request ([`Reader`]), and only keys the snapshot lists.
+//!
+//! Never writes to the run. A location that does not exist (yet), is not a run or cannot be
+//! read is a `problem` on the page and a warning in the log; the watcher keeps looking.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tengu_rules::{Color, Piece, Position, Record, Square};
+use tengu_store::layout::{self, ShardName};
+use tengu_store::{Location, RunStore, StoreError};
+
+/// Seconds over which games and rows per hour are measured (the last hour).
+const RATE_WINDOW_S: f64 = 3600.0;
+/// A worker is "seen lately" when it wrote a shard in the last this many seconds.
+const WORKER_RECENT_S: f64 = 900.0;
+/// The trainer counts as training while its step moved in the last this many seconds.
+const TRAINING_RECENT_S: f64 = 120.0;
+/// Newest games listed, of each kind.
+const GAMES_LISTED: usize = 100;
+/// Seconds between two listings of `arena/` and `books/` (many small files, rarely new).
+const SLOW_LOOK_S: f64 = 15.0;
+
+/// Why something the page asked for cannot be shown.
+#[derive(Debug, thiserror::Error)]
+pub enum ViewError {
+    #[error("{0} is not a game, book page or checkpoint of this run")]
+    Unknown(String),
+    #[error("the run location is not readable now: {0}")]
+    NoRun(String),
+    #[error("{key}: {problem}")]
+    Damaged { key: String, problem: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl ViewError {
+    /// The HTTP status of the error: 404 for what the run does not have, 422 for a damaged
+    /// file, 503 for a store that cannot be read now.
+    pub fn status(&self) -> u16 {
+        match self {
+            ViewError::Unknown(_) => 404,
+            ViewError::Damaged { .. } => 422,
+            ViewError::NoRun(_) | ViewError::Store(_) => 503,
+        }
+    }
+}
+
+/// The JSON documents of the page's endpoints at one look at the run.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// `/api/now`: what the run is doing.
+    pub now: Arc<str>,
+    /// `/api/curves`: every scalar series and the step -> (hours, CPU-hours) axes.
+    pub curves: Arc<str>,
+    /// `/api/checkpoints`: manifests, arena results, commands; newest first.
+    pub checkpoints: Arc<str>,
+    /// `/api/games`: the newest self-play and arena game files.
+    pub games: Arc<str>,
+    /// `/api/books`: the run's HTML book exports.
+    pub books: Arc<str>,
+    /// Keys a request may read: game files, book files, checkpoint files.
+    pub readable: Arc<Readable>,
+}
+
+/// Keys of the run that requests may read.
+#[derive(Debug, Default)]
+pub struct Readable {
+    pub games: std::collections::HashSet<String>,
+    /// Weights and manifest keys of committed checkpoints.
+    pub checkpoints: std::collections::HashSet<String>,
+    /// Prefixes (`books/<name>/`) of HTML book exports.
+    pub books: Vec<String>,
+}
+
+/// A checkpoint as the page lists it.
+#[derive(Clone, Debug)]
+struct Checkpoint {
+    manifest: tengu_store::checkpoint::Manifest,
+}
+
+/// The watcher's memory between looks.
+pub struct Watcher {
+    location: Location,
+    store: Option<RunStore>,
+    /// `game` of the run's `config.toml`.
+    game: Option<String>,
+    shards: Vec<ShardName>,
+    /// Shard names tengu did not write (counted, not read).
+    unnamed_shards: usize,
+    last_shard: Option<String>,
+    records: Vec<String>,
+    last_record: Option<String>,
+    checkpoints: Vec<Checkpoint>,
+    /// Damaged manifests by step (reported once each in the log).
+    damaged: BTreeMap<u64, String>,
+    /// What the curves were built from: the loss log's listing and the sizes of
+    /// `elo.jsonl` and `suite.jsonl`.
+    curves_from: Option<(Vec<tengu_store::Entry>, usize, usize)>,
+    curves: Arc<str>,
+    elo: Vec<Value>,
+    last_step: Option<u64>,
+    step_moved: Option<Instant>,
+    trainer_seen: Option<(u64, Option<u64>, Instant)>,
+    first_look: Instant,
+    arena_games: Vec<String>,
+    books: Vec<String>,
+    slow_look: Option<Instant>,
+    trainer_state: Option<tengu_store::lease::Observed>,
+    /// The run's CPU ledger total (self-play and training), seconds.
+    cpu_seconds: f64,
+    /// Bumped whenever checkpoints, games, books or curves change (the page refetches).
+    version: u64,
+    last_problem: Option<String>,
+}
+
+impl Watcher {
+    pub fn new(location: Location) -> Watcher {
+        Watcher {
+            location,
+            store: None,
+            game: None,
+            shards: Vec::new(),
+            unnamed_shards: 0,
+            last_shard: None,
+            records: Vec::new(),
+            last_record: None,
+            checkpoints: Vec::new(),
+            damaged: BTreeMap::new(),
+            curves_from: None,
+            curves: json!({"series": {}, "axes": []}).to_string().into(),
+            elo: Vec::new(),
+            last_step: None,
+            step_moved: None,
+            trainer_seen: None,
+            first_look: Instant::now(),
+            arena_games: Vec::new(),
+            books: Vec::new(),
+            slow_look: None,
+            trainer_state: None,
+            cpu_seconds: 0.0,
+            version: 0,
+            last_problem: None,
+        }
+    }
+
+    /// Looks at the run once and returns what to show. Never fails: a problem is part of
+    /// the snapshot (and logged when it first appears or changes).
+    pub fn look(&mut self) -> Snapshot {
+        let result = self.look_inner();
+        let problem = result.as_ref().err().cloned();
+        if problem != self.last_problem {
+            match &problem {
+                Some(p) => tracing::warn!(location = %self.location.display(), "{p}"),
+                None if self.last_problem.is_some() => {
+                    tracing::info!(location = %self.location.display(), "the run is readable again")
+                }
+                None => {}
+            }
+            self.last_problem = problem.clone();
+        }
+        self.snapshot(problem)
+    }
+
+    /// The store, opened once the location exists (opening a missing local directory would
+    /// create it, and serve never writes).
+    fn open(&mut self) -> Result<&RunStore, String> {
+        if self.store.is_none() {
+            if let Location::Local(dir) = &self.location {
+                if !dir.exists() {
+                    return Err(format!(
+                        "{} does not exist: no run there (start one with tengu run --config FILE --run {})",
+                        dir.display(),
+                        dir.display()
+                    ));
+                }
+                if !dir.is_dir() {
+                    return Err(format!("{} is not a directory, so not a run", dir.display()));
+                }
+            }
+            let store = RunStore::at(self.location.clone()).map_err(|e| e.to_string())?;
+            self.store = Some(store);
+        }
+        Ok(self.store.as_ref().expect("opened above"))
+    }
+
+    fn look_inner(&mut self) -> Result<(), String> {
+        let location = self.location.display();
+        self.open()?;
+        let store = self.store.take().expect("opened");
+        let result = self.read(&store);
+        self.store = Some(store);
+        result.map_err(|e| format!("{location}: {e}"))
+    }
+
+    fn read(&mut self, store: &RunStore) -> Result<(), String> {
+        let Some(config) = store.get_text(layout::CONFIG).map_err(|e| e.to_string())? else {
+            return Err(format!(
+                "not a run: it has no {} (start one with tengu run or tengu train --config)",
+                layout::CONFIG
+            ));
+        };
+        self.game = toml::from_str::<toml::Table>(&config)
+            .ok()
+            .and_then(|t| t.get("game").and_then(|g| g.as_str()).map(str::to_string));
+        let mut changed = false;
+
+        // New shards and game records: one listing request per 1,000 new keys.
+        let new = list_new(store, layout::SHARDS, self.last_shard.as_deref())?;
+        for e in new {
+            if !layout::is_shard(e.name()) {
+                continue;
+            }
+            match ShardName::parse(e.name()) {
+                Some(n) => self.shards.push(n),
+                None => self.unnamed_shards += 1,
+            }
+            self.last_shard = Some(e.name().to_string());
+        }
+        for e in list_new(store, layout::GAMES, self.last_record.as_deref())? {
+            if e.name().ends_with(".records") {
+                self.records.push(e.key.clone());
+                changed = true;
+            }
+            self.last_record = Some(e.name().to_string());
+        }
+
+        // New checkpoints: their manifests, read once each.
+        let newest = self.checkpoints.last().map(|c| c.manifest.step);
+        let steps = match newest {
+            Some(s) => tengu_store::checkpoint::committed_after(store, s),
+            None => tengu_store::checkpoint::committed(store),
+        }
+        .map_err(|e| e.to_string())?;
+        for step in steps {
+            if self.damaged.contains_key(&step) {
+                continue;
+            }
+            match tengu_store::checkpoint::manifest(store, step) {
+                Ok(manifest) => {
+                    self.checkpoints.push(Checkpoint { manifest });
+                    changed = true;
+                }
+                Err(e) => {
+                    tracing::warn!("damaged checkpoint manifest: {e}");
+                    self.damaged.insert(step, e.to_string());
+                    changed = true;
+                }
+            }
+        }
+
+        // The curves, rebuilt when the loss log, elo.jsonl or suite.jsonl changed.
+        let text = |key: &str| store.get_text(key).ok().flatten().unwrap_or_default();
+        let elo_text = text("elo.jsonl");
+        let train = store.list(layout::TRAIN_LOG).map_err(|e| e.to_string())?;
+        let from = (train, elo_text.len(), text("suite.jsonl").len());
+        if self.curves_from.as_ref() != Some(&from) {
+            match crate::cmd::tensorboard::run_scalars(store) {
+                Ok(scalars) => {
+                    let (curves, last_step) = curves_json(&scalars);
+                    self.curves = curves.to_string().into();
+                    if last_step != self.last_step {
+                        self.last_step = last_step;
+                        self.step_moved = Some(Instant::now());
+                    }
+                    self.elo = elo_text
+                        .lines()
+                        .filter_map(|l| serde_json::from_str(l).ok())
+                        .collect();
+                    self.curves_from = Some(from);
+                    changed = true;
+                }
+                Err(e) => tracing::warn!("the run's curves cannot be read now: {e:#}"),
+            }
+        }
+
+        if self.slow_look.is_none_or(|t| t.elapsed().as_secs_f64() >= SLOW_LOOK_S) {
+            self.slow_look = Some(Instant::now());
+            let mut arena: Vec<String> = store
+                .list("arena")
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .filter(|e| e.name().ends_with(".record"))
+                .map(|e| e.key)
+                .collect();
+            arena.sort_unstable_by(|a, b| b.cmp(a));
+            arena.truncate(GAMES_LISTED);
+            let books: Vec<String> = store
+                .list("books")
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .filter_map(|e| {
+                    let rest = e.key.strip_prefix("books/")?;
+                    let name = rest.strip_suffix("/index.html")?;
+                    (!name.contains('/')).then(|| name.to_string())
+                })
+                .collect();
+            if arena != self.arena_games || books != self.books {
+                self.arena_games = arena;
+                self.books = books;
+                changed = true;
+            }
+        }
+
+        // The trainer: its newest lease and whether the heartbeat moves.
+        match tengu_store::lease::observe(store) {
+            Ok(Some(o)) => {
+                let key = (o.generation, o.beat);
+                match &self.trainer_seen {
+                    Some((g, b, _)) if (*g, *b) == key => {}
+                    _ => self.trainer_seen = Some((o.generation, o.beat, Instant::now())),
+                }
+                self.trainer_state = Some(o);
+            }
+            Ok(None) => self.trainer_state = None,
+            Err(e) => tracing::warn!("the trainer lease cannot be read now: {e}"),
+        }
+        self.cpu_seconds = tengu_store::cpu::total(store);
+        if changed {
+            self.version += 1;
+        }
+        Ok(())
+    }
+}
+
+impl Watcher {
+    /// The snapshot of what the watcher knows, with `problem` (the last look's) on top.
+    fn snapshot(&self, problem: Option<String>) -> Snapshot {
+        let now_s = layout::unix_ms() as f64 / 1000.0;
+        let location = self.location.display();
+        let newest = self.checkpoints.last().map(|c| {
+            json!({
+                "step": c.manifest.step,
+                "name": layout::weights_name(c.manifest.step),
+                "unix_time": c.manifest.unix_time,
+                "rows_seen": c.manifest.rows_seen,
+            })
+        });
+        let (games, rows) = self
+            .shards
+            .iter()
+            .fold((0u64, 0u64), |(g, r), s| (g + u64::from(s.games), r + s.rows));
+        let (games_per_hour, rows_per_hour) = rates(&self.shards, now_s);
+        let mut problems: Vec<String> = self
+            .damaged
+            .values()
+            .map(|p| format!("damaged checkpoint manifest: {p}"))
+            .collect();
+        if self.unnamed_shards > 0 {
+            problems.push(format!(
+                "{} file(s) in shards/ without tengu's shard name are not counted",
+                self.unnamed_shards
+            ));
+        }
+        let now = json!({
+            "location": location,
+            "problem": problem,
+            "problems": problems,
+            "game": self.game,
+            "refreshed_unix": now_s,
+            "version": self.version,
+            "newest_checkpoint": newest,
+            "checkpoints": self.checkpoints.len(),
+            "step": self.last_step,
+            "shards": self.shards.len(),
+            "games": games,
+            "rows": rows,
+            "games_per_hour": games_per_hour,
+            "rows_per_hour": rows_per_hour,
+            "cpu_hours": self.cpu_seconds / 3600.0,
+            "trainer": self.trainer_json(),
+            "workers": workers(&self.shards, now_s),
+        });
+        let address = |key: &str| match &self.store {
+            Some(s) => s.address_of(key),
+            None => key.to_string(),
+        };
+        let local = matches!(self.location, Location::Local(_));
+        let mut readable = Readable::default();
+        let checkpoints: Vec<Value> = self
+            .checkpoints
+            .iter()
+            .rev()
+            .map(|c| {
+                let m = &c.manifest;
+                let weights = layout::weights_key(m.step);
+                let manifest = layout::manifest_key(m.step);
+                readable.checkpoints.insert(weights.clone());
+                readable.checkpoints.insert(manifest.clone());
+                let arena: Vec<&Value> = self
+                    .elo
+                    .iter()
+                    .filter(|l| l["step"].as_u64() == Some(m.step))
+                    .collect();
+                let xboard = if local {
+                    format!("tengu xboard --checkpoint {}", address(&weights))
+                } else {
+                    format!(
+                        "tengu xboard --checkpoint {} (after downloading it from {})",
+                        layout::weights_name(m.step),
+                        address(&weights)
+                    )
+                };
+                json!({
+                    "step": m.step,
+                    "name": layout::weights_name(m.step),
+                    "rows_seen": m.rows_seen,
+                    "sha256": m.weights.sha256,
+                    "size": m.weights.size,
+                    "unix_time": m.unix_time,
+                    "parent": m.parent,
+                    "lease": m.lease,
+                    "arena": arena,
+                    "xboard": xboard,
+                    "download": format!("/download/{weights}"),
+                    "manifest": format!("/download/{manifest}"),
+                })
+            })
+            .collect();
+        // Game records, newest first; a records file holds the games of one shard.
+        let games_of: HashMap<&str, u32> = self
+            .shards
+            .iter()
+            .map(|s| (s.stem.as_str(), s.games))
+            .collect();
+        let selfplay: Vec<Value> = self
+            .records
+            .iter()
+            .rev()
+            .take(GAMES_LISTED)
+            .map(|key| {
+                readable.games.insert(key.clone());
+                let stem = key
+                    .trim_start_matches("games/")
+                    .trim_end_matches(".records");
+                let unix_ms: Option<u64> = stem.split('-').next().and_then(|t| t.parse().ok());
+                json!({
+                    "key": key,
+                    "stem": stem,
+                    "unix_ms": unix_ms,
+                    "games": games_of.get(stem),
+                })
+            })
+            .collect();
+        let arena: Vec<Value> = self
+            .arena_games
+            .iter()
+            .map(|key| {
+                readable.games.insert(key.clone());
+                let parts: Vec<&str> = key.split('/').collect();
+                json!({
+                    "key": key,
+                    "match": parts.get(1),
+                    "file": parts.last(),
+                })
+            })
+            .collect();
+        let books: Vec<Value> = self
+            .books
+            .iter()
+            .map(|name| {
+                readable.books.push(format!("books/{name}/"));
+                json!({"name": name, "href": format!("/run/books/{name}/index.html")})
+            })
+            .collect();
+        Snapshot {
+            now: now.to_string().into(),
+            curves: self.curves.clone(),
+            checkpoints: Value::from(checkpoints).to_string().into(),
+            games: json!({"selfplay": selfplay, "arena": arena}).to_string().into(),
+            books: Value::from(books).to_string().into(),
+            readable: Arc::new(readable),
+        }
+    }
+
+    /// The trainer's state: `not started` (no lease yet), `stopped` (released, or no
+    /// heartbeat for its lease time), `training` (the step moved lately), `waiting for
+    /// rows` (alive, the step stands still), `unknown` (watching the heartbeat).
+    fn trainer_json(&self) -> Value {
+        let Some(o) = &self.trainer_state else {
+            return json!({"state": "not started", "detail": "no trainer has taken this run's lease"});
+        };
+        let who = o.record.as_ref().map_or_else(
+            || format!("lease generation {}", o.generation),
+            |r| format!("{} pid {} (lease generation {})", r.host, r.pid, o.generation),
+        );
+        let lease_s = o.record.as_ref().map_or(30.0, |r| r.lease_seconds).max(1.0);
+        let since_beat = self
+            .trainer_seen
+            .as_ref()
+            .map_or(f64::INFINITY, |(_, _, t)| t.elapsed().as_secs_f64());
+        let watched = self.first_look.elapsed().as_secs_f64();
+        let stepped = self
+            .step_moved
+            .map_or(f64::INFINITY, |t| t.elapsed().as_secs_f64());
+        let (state, detail) = if o.released {
+            ("stopped", format!("{who} released its lease"))
+        } else if since_beat <= lease_s && watched > since_beat {
+            if stepped <= TRAINING_RECENT_S {
+                ("training", format!("{who}, step {}", self.last_step.unwrap_or(0)))
+            } else {
+                (
+                    "waiting for rows",
+                    format!("{who} is alive, no new training step for {stepped:.0} s"),
+                )
+            }
+        } else if watched <= lease_s {
+            ("unknown", format!("{who}: watching its heartbeat"))
+        } else {
+            ("stopped", format!("{who}: no heartbeat for {since_beat:.0} s"))
+        };
+        json!({"state": state, "detail": detail, "generation": o.generation})
+    }
+}
+
+/// Objects of `dir` after the name `after` (all of them without one): one listing request
+/// per 1,000 new keys.
+fn list_new(store: &RunStore, dir: &str, after: Option<&str>) -> Result<Vec<tengu_store::Entry>, String> {
+    match after {
+        Some(after) => store.list_after(dir, after),
+        None => store.list(dir),
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// Games and rows per hour over the last hour of shards (by the writers' clocks); `None`
+/// when the shards of that hour span under a minute.
+fn rates(shards: &[ShardName], now_s: f64) -> (Option<f64>, Option<f64>) {
+    let from_ms = ((now_s - RATE_WINDOW_S) * 1000.0).max(0.0) as u64;
+    let first = shards.iter().map(|s| s.unix_ms).min();
+    let Some(first) = first else {
+        return (None, None);
+    };
+    let span_s = now_s - (first.max(from_ms) as f64 / 1000.0);
+    if span_s < 60.0 {
+        return (None, None);
+    }
+    let (g, r) = shards
+        .iter()
+        .filter(|s| s.unix_ms >= from_ms)
+        .fold((0u64, 0u64), |(g, r), s| (g + u64::from(s.games), r + s.rows));
+    let per_hour = |n: u64| n as f64 * 3600.0 / span_s;
+    (Some(per_hour(g)), Some(per_hour(r)))
+}
+
+/// The writers (`<host>-<pid>` of the shard stems) of shards in the last
+/// [`WORKER_RECENT_S`] seconds, with their newest shard's time and their shard count then.
+fn workers(shards: &[ShardName], now_s: f64) -> Vec<Value> {
+    let from_ms = ((now_s - WORKER_RECENT_S) * 1000.0).max(0.0) as u64;
+    let mut seen: BTreeMap<String, (u64, usize)> = BTreeMap::new();
+    for s in shards.iter().filter(|s| s.unix_ms >= from_ms) {
+        // <unix ms>-<host>-<pid>-<sequence>: the writer is what lies between.
+        let Some((_, rest)) = s.stem.split_once('-') else {
+            continue;
+        };
+        let Some((writer, _)) = rest.rsplit_once('-') else {
+            continue;
+        };
+        let e = seen.entry(writer.to_string()).or_insert((0, 0));
+        e.0 = e.0.max(s.unix_ms);
+        e.1 += 1;
+    }
+    seen.into_iter()
+        .map(|(w, (ms, n))| json!({"worker": w, "last_shard_unix": ms as f64 / 1000.0, "shards": n}))
+        .collect()
+}
+
+/// The curves document: `series` (tag -> `[[step, value], ...]`, the tags of
+/// `tengu tensorboard`), `axes` (`[[step, hours since the first loss-log line, CPU-hours]]`
+/// from the loss log, to place any series on the wall-time and CPU-hours axes; step 0 is the
+/// run's start) and the newest training step.
+fn curves_json(scalars: &[crate::tensorboard::Scalar]) -> (Value, Option<u64>) {
+    let mut series: BTreeMap<&str, Vec<[f64; 2]>> = BTreeMap::new();
+    // step -> (wall time, CPU-hours), from the loss log's tags.
+    let mut at: BTreeMap<i64, (Option<f64>, Option<f64>)> = BTreeMap::new();
+    let mut last_step = None;
+    for s in scalars {
+        series
+            .entry(s.tag.as_str())
+            .or_default()
+            .push([s.step as f64, shortest(s.value)]);
+        let log_tag = ["loss/", "heldout/", "train/", "run/"]
+            .iter()
+            .any(|p| s.tag.starts_with(p));
+        if log_tag {
+            let e = at.entry(s.step).or_default();
+            if s.wall_time > 0.0 {
+                e.0 = Some(s.wall_time);
+            }
+            if s.tag == "run/cpu_hours" {
+                e.1 = Some(shortest(s.value));
+            }
+            if s.tag.starts_with("loss/") {
+                last_step = last_step.max(Some(s.step.max(0) as u64));
+            }
+        }
+    }
+    let t0 = at.values().filter_map(|v| v.0).fold(f64::INFINITY, f64::min);
+    let mut axes: Vec<Value> = vec![json!([0, 0.0, 0.0])];
+    for (step, (wall, cpu)) in at.iter().filter(|(s, _)| **s > 0) {
+        let hours = wall.filter(|_| t0.is_finite()).map(|w| (w - t0) / 3600.0);
+        axes.push(json!([step, hours, cpu]));
+    }
+    // Non-finite values (a diverged loss) are not JSON numbers: left out.
+    let series: BTreeMap<&str, Vec<[f64; 2]>> = series
+        .into_iter()
+        .map(|(k, v)| (k, v.into_iter().filter(|p| p[1].is_finite()).collect()))
+        .collect();
+    (json!({"series": series, "axes": axes}), last_step)
+}
+
+/// The f64 whose shortest decimal form is the f32's (0.9f32 -> 0.9, not 0.8999999761581421):
+/// the scalars are f32 (TensorBoard's), the logs' numbers were decimals.
+fn shortest(v: f32) -> f64 {
+    v.to_string().parse().unwrap_or(f64::from(v))
+}
+
+/// The board of `pos` in display order (rank `a` first, each rank from file N to 1): ""
+/// for an empty square, else `b`/`w` and the piece's token without colour (`+GG`), the
+/// strings `tenguBoard` draws.
+pub fn board_tokens(pos: &Position) -> Vec<String> {
+    let v = pos.variant();
+    Square::all(pos.size())
+        .map(|s| match pos.piece_at(s) {
+            None => String::new(),
+            Some(p) => {
+                let token = tengu_rules::notation::piece_token(
+                    v,
+                    Piece {
+                        color: Color::Black,
+                        ty: p.ty,
+                    },
+                );
+                format!("{}{token}", if p.color == Color::Black { 'b' } else { 'w' })
+            }
+        })
+        .collect()
+}
+
+/// A game for the page: `size`, `files`, `ranks`, `tags`, the `start` board
+/// ([`board_tokens`]) and per move its text (RULES.md §12.3), Hodges notation, the display
+/// indices of its `from` and `to` squares and the squares it `changes`
+/// (`[[index, token]]`, `""` for emptied), so the page steps forward and back without
+/// replaying the rules; with `result`, `termination` and a `warning` when the result tag
+/// disagrees with the moves.
+pub fn game_json(record: &Record) -> Value {
+    let start = record.game.start();
+    let size = start.size();
+    let index = |s: Square| s.row() * size + s.col();
+    let mut pos = start.clone();
+    let mut board = board_tokens(&pos);
+    let mut moves = Vec::with_capacity(record.game.len());
+    for m in record.game.moves() {
+        let text = pos.move_text(m);
+        let hodges = pos.hodges(m);
+        pos.play(m);
+        let after = board_tokens(&pos);
+        let changes: Vec<Value> = after
+            .iter()
+            .zip(&board)
+            .enumerate()
+            .filter(|(_, (a, b))| a != b)
+            .map(|(i, (a, _))| json!([i, a]))
+            .collect();
+        board = after;
+        moves.push(json!({
+            "text": text,
+            "hodges": hodges,
+            "from": index(m.from()),
+            "to": index(m.to()),
+            "changes": changes,
+        }));
+    }
+    let files: Vec<String> = (1..=size).rev().map(|f| f.to_string()).collect();
+    let ranks: Vec<String> = (0..size).map(|r| ((b'a' + r as u8) as char).to_string()).collect();
+    let stm = |c: Color| if c == Color::Black { "Black" } else { "White" };
+    json!({
+        "game": start.variant().id(),
+        "size": size,
+        "files": files,
+        "ranks": ranks,
+        "tags": record.tags,
+        "start": board_tokens(start),
+        "start_stm": stm(start.side_to_move()),
+        "moves": moves,
+        "final": pos.to_string(),
+        "final_stm": stm(pos.side_to_move()),
+        "result": record.tag("Result"),
+        "termination": record.tag("Termination"),
+        "warning": record.result_mismatch().map(|m| m.to_string()),
+    })
+}
+
+/// The game records of one file: a worker's `games/<stem>.records` (JSON lines of
+/// `{"game": g, "record": text}`) or an arena's `.record` (one record's text).
+pub fn records_of(key: &str, text: &str) -> Result<Vec<String>, ViewError> {
+    if key.ends_with(".record") {
+        return Ok(vec![text.to_string()]);
+    }
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, l)| {
+            let v: Value = serde_json::from_str(l).map_err(|e| ViewError::Damaged {
+                key: key.into(),
+                problem: format!("line {}: not a JSON line: {e}", i + 1),
+            })?;
+            v["record"]
+                .as_str()
+                .map(str::to_string)
+                .ok_or_else(|| ViewError::Damaged {
+                    key: key.into(),
+                    problem: format!("line {}: no \"record\" text", i + 1),
+                })
+        })
+        .collect()
+}
+
+/// Reads what a request asks for: game records (parsed games cached: records are written
+/// once under unique names), book pages and checkpoint files.
+pub struct Reader {
+    location: Location,
+    store: Mutex<Option<RunStore>>,
+    games: Mutex<HashMap<(String, usize), Arc<str>>>,
+}
+
+impl Drop for Reader {
+    /// The store's I/O runtime must not be dropped on an async thread (where the server's
+    /// runtime drops its state when it shuts down): it goes on a thread of its own.
+    fn drop(&mut self) {
+        let store = self.store.get_mut().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(store) = store {
+            let _ = std::thread::Builder::new()
+                .name("serve-reader-drop".into())
+                .spawn(move || drop(store));
+        }
+    }
+}
+
+/// Parsed games kept in memory.
+const GAMES_CACHED: usize = 256;
+
+impl Reader {
+    pub fn new(location: Location) -> Reader {
+        Reader {
+            location,
+            store: Mutex::new(None),
+            games: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The bytes of `key` (one the snapshot lists).
+    pub fn get(&self, key: &str) -> Result<Vec<u8>, ViewError> {
+        let mut store = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        if store.is_none() {
+            if let Location::Local(dir) = &self.location {
+                if !dir.is_dir() {
+                    return Err(ViewError::NoRun(format!("{} is not a directory", dir.display())));
+                }
+            }
+            *store = Some(RunStore::at(self.location.clone())?);
+        }
+        let store = store.as_ref().expect("opened above");
+        store
+            .get(key)?
+            .ok_or_else(|| ViewError::Unknown(key.to_string()))
+    }
+
+    /// Game `index` (from 0) of the file `key`, as [`game_json`] with `key`, `index` and
+    /// `count` (games in the file) added.
+    pub fn game(&self, key: &str, index: usize) -> Result<Arc<str>, ViewError> {
+        let id = (key.to_string(), index);
+        if let Some(g) = self.games.lock().unwrap_or_else(|e| e.into_inner()).get(&id) {
+            return Ok(g.clone());
+        }
+        let bytes = self.get(key)?;
+        let damaged = |problem: String| ViewError::Damaged {
+            key: key.to_string(),
+            problem,
+        };
+        let text = String::from_utf8(bytes).map_err(|_| damaged("not UTF-8 text".into()))?;
+        let records = records_of(key, &text)?;
+        let Some(record) = records.get(index) else {
+            return Err(damaged(format!(
+                "game {index} asked for, the file has {}",
+                records.len()
+            )));
+        };
+        let record = Record::parse(record).map_err(|e| damaged(format!("game {index}: {e}")))?;
+        let mut doc = game_json(&record);
+        doc["key"] = json!(key);
+        doc["index"] = json!(index);
+        doc["count"] = json!(records.len());
+        let doc: Arc<str> = doc.to_string().into();
+        let mut cache = self.games.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= GAMES_CACHED {
+            cache.clear();
+        }
+        cache.insert(id, doc.clone());
+        Ok(doc)
+    }
+}
+
+/// The shared state of the server: the newest snapshot and the reader.
+pub struct Shared {
+    pub snapshot: RwLock<Snapshot>,
+    pub reader: Reader,
+}
+
+impl Shared {
+    pub fn snapshot(&self) -> Snapshot {
+        self.snapshot.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// Starts the watcher thread: a look now (before returning, so the first page is complete),
+/// then one every `poll` until `stop`.
+pub fn watch(location: Location, poll: Duration, stop: Arc<AtomicBool>) -> std::io::Result<Arc<Shared>> {
+    let mut watcher = Watcher::new(location.clone());
+    let first = watcher.look();
+    let shared = Arc::new(Shared {
+        snapshot: RwLock::new(first),
+        reader: Reader::new(location),
+    });
+    let inner = shared.clone();
+    std::thread::Builder::new()
+        .name("serve-watcher".into())
+        .spawn(move || {
+            let mut last = Instant::now();
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(50).min(poll));
+                if last.elapsed() < poll {
+                    continue;
+                }
+                last = Instant::now();
+                let snapshot = watcher.look();
+                *inner.snapshot.write().unwrap_or_else(|e| e.into_inner()) = snapshot;
+            }
+        })?;
+    Ok(shared)
+}

@@ -1,0 +1,194 @@
+//! `tengu serve` as a user runs it: on a small run made by `tengu run`, the page in headless
+//! Chromium shows the loss log's numbers, replays a self-play game to the position
+//! `tengu show` gives for its record, and shows a checkpoint published meanwhile without a
+//! reload (scripts/browser-test.sh --serve; `TENGU_SKIP_BROWSER=1` skips the browser part).
+//! And a location that is not a run is said in the log and on the page, never a crash.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+use common::{p, tengu};
+
+const CONFIG: &str = r#"
+game = "dai-dai"
+[network]
+preset = "tiny"
+[search]
+visits = 8
+[selfplay]
+games_in_flight = 8
+cheap_visits = 2
+max_plies = 40
+rows_per_shard = 100
+checkpoint_poll_seconds = 0.5
+[train]
+batch_size = 16
+min_rows = 100
+steps_per_checkpoint = 10
+poll_seconds = 0.5
+"#;
+
+/// `tengu serve RUN` on a free port: the child and its address (from its first line).
+fn serve(run: &Path, stderr: &Path) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
+        .args(["serve", &p(run), "--addr", "127.0.0.1:0", "--poll", "0.5"])
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(stderr).unwrap())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    (child, addr)
+}
+
+/// The body of GET `path` from `addr`.
+fn get(addr: &str, path: &str) -> String {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+fn stop(mut child: Child) {
+    // SIGTERM: serve stops cleanly.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed() > Duration::from_secs(10) {
+            child.kill().unwrap();
+            panic!("tengu serve did not stop on SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The board rows of `tengu show --record`'s diagram: one token or `.` per square.
+fn show_board(record: &Path) -> Vec<Vec<String>> {
+    let (ok, out, err) = tengu(&["show", "--record", &p(record)]);
+    assert!(ok, "{err}");
+    out.lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            l.starts_with("  ") && t.len() > 2 && t.as_bytes()[0].is_ascii_lowercase() && t.as_bytes()[1] == b' '
+        })
+        .map(|l| l.split_whitespace().skip(1).map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), CONFIG).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
+        .args(["run", "--config", "tiny.toml", "--max-steps", "10", "--quiet"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = dir.path().join("runs/tiny");
+
+    // What the page must show: the loss log's last value loss ...
+    let mut segments: Vec<_> = std::fs::read_dir(run.join("train"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    segments.sort();
+    let losses: Vec<f64> = segments
+        .iter()
+        .flat_map(|s| std::fs::read_to_string(s).unwrap().lines().map(str::to_string).collect::<Vec<_>>())
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(&l).ok()?["value_loss"].as_f64())
+        .collect();
+    let value_loss = *losses.last().expect("a value loss in the loss log");
+    // ... and the final board of the newest self-play game, as tengu show draws it.
+    let mut records: Vec<_> = std::fs::read_dir(run.join("games"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".records"))
+        .collect();
+    records.sort();
+    let newest = records.last().expect("game records");
+    let first_line = std::fs::read_to_string(run.join("games").join(newest)).unwrap();
+    let line: serde_json::Value = serde_json::from_str(first_line.lines().next().unwrap()).unwrap();
+    let record = dir.path().join("game.record");
+    std::fs::write(&record, line["record"].as_str().unwrap()).unwrap();
+    let board = show_board(&record);
+    assert_eq!(board.len(), 17, "{board:?}");
+
+    let (server, addr) = serve(&run, &dir.path().join("serve.log"));
+    let now = get(&addr, "/api/now");
+    assert!(now.contains("\"problem\":null"), "{now}");
+
+    if std::env::var_os("TENGU_SKIP_BROWSER").is_some() {
+        eprintln!("TENGU_SKIP_BROWSER is set: the page is not checked in a browser");
+        stop(server);
+        return;
+    }
+    let marker = dir.path().join("ready-for-a-checkpoint");
+    let expect = serde_json::json!({
+        "loss": {"tag": "loss/value", "value": value_loss},
+        "game": {"key": format!("games/{newest}"), "index": 0, "board": board},
+        "publish": {"step": 1000, "marker": p(&marker)},
+    });
+    let expect_file = dir.path().join("expect.json");
+    std::fs::write(&expect_file, expect.to_string()).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/browser-test.sh");
+    let browser = Command::new("bash")
+        .arg(&script)
+        .args(["--serve", &format!("http://{addr}/"), &p(&expect_file)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // When the page has checked the run as it is, a new checkpoint is published.
+    let t = Instant::now();
+    while !marker.exists() && t.elapsed() < Duration::from_secs(240) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    if marker.exists() {
+        let store = tengu_store::RunStore::open(&p(&run)).unwrap();
+        tengu_store::checkpoint::publish_file(&store, 1000, &common::step_zero(&run)).unwrap();
+    }
+    let out = browser.wait_with_output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stop(server);
+    let log = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
+    assert!(
+        out.status.success() && text.contains(" passed, 0 failed"),
+        "browser test of tengu serve failed:\n{text}\nserve's log:\n{log}"
+    );
+    assert!(!log.contains("panicked"), "{log}");
+}
+
+#[test]
+fn a_location_that_is_not_a_run_is_said_in_the_log_and_on_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-run-here");
+    let (server, addr) = serve(&missing, &dir.path().join("serve.log"));
+    let now = get(&addr, "/api/now");
+    assert!(now.contains("does not exist"), "{now}");
+    let page = get(&addr, "/");
+    assert!(page.starts_with("HTTP/1.1 200") && page.contains("<title>tengu serve</title>"), "{page}");
+    stop(server);
+    let log = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
+    assert!(log.contains("does not exist") && log.contains("no-run-here"), "{log}");
+    assert!(!missing.exists(), "serve created the run directory");
+    // A location that cannot be one is refused at once, by name.
+    let (ok, _, err) = tengu(&["serve", "foo://x"]);
+    assert!(!ok && err.contains("unknown scheme \"foo\""), "{err}");
+}

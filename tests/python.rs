@@ -43,13 +43,15 @@ fn golden(run: &Path) -> serde_json::Value {
     let variant = tengu_rules::Variant::dai_dai();
     let encoder = tengu_model::Encoder::new(&variant);
     let index = tengu_model::PolicyIndex::new(encoder.clone());
-    let weight = tengu_trainer::config::TrainConfig::default().search_value_weight;
+    let train = tengu_trainer::config::TrainConfig::default();
+    let mix = train.value_target_mix();
     let mut out = Vec::new();
     let mut global = 0u64;
     for entry in tengu_shard::list_run(&store).unwrap() {
         let (_, rows) = tengu_shard::fetch(&store, &entry.key).unwrap();
-        for row in rows {
-            let ex = tengu_trainer::window::Example::from_row_mixed(&row, &variant, weight).unwrap();
+        let futures = tengu_trainer::window::future_values(&rows, train.future_value_plies);
+        for (row, future) in rows.iter().zip(futures) {
+            let ex = tengu_trainer::window::Example::from_row_mixed(row, &variant, mix, future).unwrap();
             let mut planes = vec![0.0f32; encoder.len()];
             encoder.encode(&ex.position, ex.repetitions, &mut planes);
             let mut bytes: Vec<u8> = planes.iter().flat_map(|x| x.to_le_bytes()).collect();

@@ -20,7 +20,7 @@ use tengu_model::{PolicyIndex, ENCODER_VERSION};
 use tengu_rules::Variant;
 use tengu_shard::Row;
 use tengu_store::RunStore;
-use tengu_trainer::window::{is_held_out, Example};
+use tengu_trainer::window::{future_values, is_held_out, Example, ValueTargetMix};
 
 use crate::run::{open_store, RunView};
 use crate::{f32_bytes, i64_bytes, CheckpointError, ShardError, ShardVersionError, StoreError};
@@ -40,6 +40,8 @@ struct PartRow {
     /// Index of the row among all rows of the run (shard name order).
     global: u64,
     row: Row,
+    /// The row's short-horizon value target (`tengu_trainer::window::future_values`).
+    future_value: f32,
 }
 
 /// Reads a run's shards as numpy batches (see the module documentation for the split).
@@ -63,7 +65,7 @@ pub struct ShardReader {
     shuffle_seed: Option<u64>,
     drop_last: bool,
     threads: usize,
-    search_weight: f32,
+    mix: ValueTargetMix,
     first_row: u64,
     end_row: u64,
     total_rows: u64,
@@ -86,9 +88,9 @@ fn decode(
     variant: &Arc<Variant>,
     encoder: &tengu_model::Encoder,
     index: &PolicyIndex,
-    search_weight: f32,
+    mix: ValueTargetMix,
 ) -> Result<Decoded, String> {
-    let ex = Example::from_row_mixed(&r.row, variant, search_weight)
+    let ex = Example::from_row_mixed(&r.row, variant, mix, r.future_value)
         .map_err(|e| format!("{} row {}: {e}", r.shard, r.global))?;
     let mut planes = vec![0.0f32; encoder.len()];
     encoder.encode(&ex.position, ex.repetitions, &mut planes);
@@ -134,6 +136,7 @@ fn load_part(
     first: u64,
     end: u64,
     holdout: Option<(u64, bool)>,
+    future_value_plies: u32,
 ) -> Result<(Vec<PartRow>, u64, usize), PyErr> {
     let entries = tengu_shard::list_run(store).map_err(|e| StoreError::new_err(e.to_string()))?;
     let mut offset = 0u64;
@@ -181,7 +184,9 @@ fn load_part(
         }
         let shard: Arc<str> = Arc::from(store.address_of(&entry.key));
         let name = entry.name().to_string();
-        for (i, row) in shard_rows.into_iter().enumerate() {
+        // Whole games are in one shard: their future values come from the whole shard.
+        let futures = future_values(&shard_rows, future_value_plies);
+        for (i, (row, future_value)) in shard_rows.into_iter().zip(futures).enumerate() {
             let global = lo + i as u64;
             if global < first || global >= end {
                 continue;
@@ -195,6 +200,7 @@ fn load_part(
                 shard: shard.clone(),
                 global,
                 row,
+                future_value,
             });
         }
     }
@@ -205,7 +211,7 @@ impl ShardReader {
     fn decode_batch(&self, picks: &[u32]) -> Result<Vec<Decoded>, String> {
         let threads = self.threads.max(1).min(picks.len().max(1));
         let chunk = picks.len().div_ceil(threads).max(1);
-        let (variant, encoder, index, w) = (&self.variant, &self.encoder, &self.index, self.search_weight);
+        let (variant, encoder, index, w) = (&self.variant, &self.encoder, &self.index, self.mix);
         let rows = &self.rows;
         std::thread::scope(|scope| {
             let handles: Vec<_> = picks
@@ -283,12 +289,13 @@ impl ShardReader {
         let part = (rank * num_workers + worker) as u128;
         let parts = (world_size * num_workers) as u128;
         let game = view.game.clone();
+        let plies = view.train.future_value_plies;
         // Count the rows first (names), then load this part's range.
         let loaded = py.allow_threads(|| -> PyResult<_> {
             let total = total_rows(&store)?;
             let first = (total as u128 * part / parts) as u64;
             let end = (total as u128 * (part + 1) / parts) as u64;
-            let (rows, counted, read) = load_part(&store, &game, first, end, holdout)?;
+            let (rows, counted, read) = load_part(&store, &game, first, end, holdout, plies)?;
             Ok((rows, first, end, counted, read))
         })?;
         let (rows, first_row, end_row, total_rows, shards_read) = loaded;
@@ -309,7 +316,7 @@ impl ShardReader {
             shuffle_seed,
             drop_last,
             threads,
-            search_weight: view.train.search_value_weight,
+            mix: view.train.value_target_mix(),
             first_row,
             end_row,
             total_rows,

@@ -23,7 +23,7 @@
 //! (a few hundred kilobytes).
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use gemm::{gemm, Parallelism};
 use tengu_rules::Variant;
@@ -386,32 +386,6 @@ impl Layers {
 // ---------------------------------------------------------------------------------------
 // The trainer
 
-/// Time spent per stage of a training step (see `tengu bench train --profile`).
-#[derive(Clone, Debug, Default)]
-pub struct StepProfile {
-    stages: Vec<(&'static str, Duration)>,
-}
-
-impl StepProfile {
-    fn lap(&mut self, stage: &'static str, since: &mut Instant) {
-        let now = Instant::now();
-        let spent = now - *since;
-        *since = now;
-        match self.stages.iter_mut().find(|(s, _)| *s == stage) {
-            Some((_, total)) => *total += spent,
-            None => self.stages.push((stage, spent)),
-        }
-    }
-
-    /// `(stage, seconds)` in the order the stages first ran.
-    pub fn seconds(&self) -> Vec<(&'static str, f64)> {
-        self.stages
-            .iter()
-            .map(|(s, d)| (*s, d.as_secs_f64()))
-            .collect()
-    }
-}
-
 /// Buffers reused from step to step: the im2col scratch and the activation and gradient
 /// arrays (tens of megabytes a step, which fresh allocations would fault in again).
 #[derive(Default)]
@@ -491,7 +465,8 @@ pub struct CpuTrainer {
     /// Buffers reused between steps.
     scratch: Scratch,
     /// Time per stage of the steps so far.
-    pub profile: StepProfile,
+    /// Time spent per stage of a training step (see `tengu bench train --profile`).
+    pub profile: crate::cpu_net::Profile,
 }
 
 impl CpuTrainer {
@@ -566,7 +541,7 @@ impl CpuTrainer {
             learning_rate,
             weights: LossWeights::default(),
             scratch: Scratch::default(),
-            profile: StepProfile::default(),
+            profile: crate::cpu_net::Profile::default(),
         })
     }
 

@@ -166,7 +166,24 @@ fn one_step_matches_burn_losses_gradients_and_weights() {
     for (name, g) in &grads {
         assert!(g.iter().any(|&v| v != 0.0), "{name} has no gradient");
     }
-    let (worst, name) = worst_difference(&grads, &burn_grads, gradient_floor(&burn_grads));
+    // A gradient that cancels to zero (the plain-move code bias: the softmax's gradient sums
+    // to zero over the moves) is float noise in both backends, whose size varies with
+    // burn-flex's threading: it must be noise in ours too, and is not compared digit by digit.
+    let floor = gradient_floor(&burn_grads);
+    let noise = |v: &Vec<f32>| v.iter().fold(0.0f32, |m, x| m.max(x.abs())) < floor;
+    let (grads, burn_grads): (Named, Named) = grads
+        .into_iter()
+        .zip(burn_grads)
+        .filter(|((name, ours), (_, theirs))| {
+            if noise(theirs) {
+                assert!(noise(ours), "{name}: burn's gradient cancels to noise, ours does not");
+                false
+            } else {
+                true
+            }
+        })
+        .unzip();
+    let (worst, name) = worst_difference(&grads, &burn_grads, floor);
     assert!(
         worst < 1e-3,
         "gradient of {name} differs from burn's by {worst:.2e} of its size"
@@ -223,7 +240,24 @@ fn the_cpu_preset_matches_burn_gradients() {
     let burn_grads = named(&CpuTrainer::new(&variant, &burn_grads, &config, 1e-3, 0.0).unwrap());
     let (losses, grads) = ours.gradients(&batch).unwrap();
     assert!((losses.policy - burn_losses.policy).abs() <= 1e-5 * (1.0 + burn_losses.policy));
-    let (worst, name) = worst_difference(&grads, &burn_grads, gradient_floor(&burn_grads));
+    // A gradient that cancels to zero (the plain-move code bias: the softmax's gradient sums
+    // to zero over the moves) is float noise in both backends, whose size varies with
+    // burn-flex's threading: it must be noise in ours too, and is not compared digit by digit.
+    let floor = gradient_floor(&burn_grads);
+    let noise = |v: &Vec<f32>| v.iter().fold(0.0f32, |m, x| m.max(x.abs())) < floor;
+    let (grads, burn_grads): (Named, Named) = grads
+        .into_iter()
+        .zip(burn_grads)
+        .filter(|((name, ours), (_, theirs))| {
+            if noise(theirs) {
+                assert!(noise(ours), "{name}: burn's gradient cancels to noise, ours does not");
+                false
+            } else {
+                true
+            }
+        })
+        .unzip();
+    let (worst, name) = worst_difference(&grads, &burn_grads, floor);
     // Four blocks deep, a bias's gradient (a sum over every square of the batch that mostly
     // cancels) keeps about two and a half digits in either backend.
     assert!(

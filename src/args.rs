@@ -498,7 +498,7 @@ pub struct BenchStoreArgs {
     pub game: String,
     /// Rows one self-play machine makes per hour (default: configs/run/dai-dai-gpu.toml
     /// measured on one H200, docs/gpu.md); above 0, at most 10^12.
-    #[arg(long, default_value_t = 1_800_000.0, value_parser = crate::ranges::real(crate::ranges::Real::above(0.0, 1e12)))]
+    #[arg(long, default_value_t = 3_400_000.0, value_parser = crate::ranges::real(crate::ranges::Real::above(0.0, 1e12)))]
     pub machine_rows_per_hour: f64,
     /// Print one JSON object instead of text.
     #[arg(long)]

@@ -27,6 +27,11 @@ pub struct TchNet {
     pub config: NetConfig,
     vs: nn::VarStore,
     params: HashMap<String, Tensor>,
+    /// Element type the forward pass computes in: `Float`, or `BFloat16` once
+    /// [`TchNet::prepare_for_inference`] cast the weights.
+    compute_kind: Kind,
+    /// Whether convolutions run on NHWC strides (see [`TchNet::prepare_for_inference`]).
+    channels_last: bool,
 }
 
 /// Outputs of [`TchNet::forward`], shaped as burn's `NetOutput` ([`crate::net`]).
@@ -68,7 +73,28 @@ impl TchNet {
             config: config.clone(),
             vs,
             params,
+            compute_kind: Kind::Float,
+            channels_last: false,
         }
+    }
+
+    /// Readies the weights for inference alone (the net can no longer train): cast to
+    /// `kind` (bf16 on a GPU runs on tensor cores without autocast's cast of every weight
+    /// on every call) and, with `channels_last`, convolution weights on NHWC strides, the
+    /// layout of cuDNN's tensor-core kernels (libtorch picks a convolution's layout from the
+    /// strides of its input and weight; tch has no memory-format argument).
+    pub fn prepare_for_inference(&mut self, kind: Kind, channels_last: bool) {
+        tch::no_grad(|| {
+            for tensor in self.params.values_mut() {
+                let mut t = tensor.detach().to_kind(kind);
+                if channels_last && t.dim() == 4 {
+                    t = to_channels_last(&t);
+                }
+                *tensor = t;
+            }
+        });
+        self.compute_kind = kind;
+        self.channels_last = channels_last;
     }
 
     fn p(&self, name: &str) -> &Tensor {
@@ -98,11 +124,18 @@ impl TchNet {
         let size = input.size();
         let (b, n) = (size[0], size[2]);
         let a = n * n;
-        let mut x = self.conv("stem", input).relu();
+        let kind = self.compute_kind;
+        let input = input.to_kind(kind);
+        let input = if self.channels_last {
+            to_channels_last(&input)
+        } else {
+            input
+        };
+        let mut x = self.conv("stem", &input).relu();
         for i in 0..self.config.blocks {
             let h = self.conv(&format!("blocks.{i}.conv1"), &x).relu();
             let c = h.size()[1];
-            let pooled = h.mean_dim(&[2i64, 3][..], false, Kind::Float);
+            let pooled = h.mean_dim(&[2i64, 3][..], false, kind);
             let bias = self
                 .linear(&format!("blocks.{i}.pool"), &pooled)
                 .reshape([b, c, 1, 1]);
@@ -120,7 +153,7 @@ impl TchNet {
         let v = self
             .conv("value_conv", &x)
             .relu()
-            .mean_dim(&[2i64, 3][..], false, Kind::Float);
+            .mean_dim(&[2i64, 3][..], false, kind);
         let hidden = self.linear("value_fc1", &v).relu();
         let wdl = self.linear("value_fc2", &hidden);
         let material = self.linear("material_fc", &hidden).tanh();
@@ -194,6 +227,73 @@ impl TchNet {
     }
 }
 
+/// `t [B, C, H, W]` with the same shape and values on NHWC strides.
+fn to_channels_last(t: &Tensor) -> Tensor {
+    t.permute([0, 2, 3, 1]).contiguous().permute([0, 3, 1, 2])
+}
+
+/// How a [`TchEvaluator`] runs its network on the device. The default on a GPU is every
+/// feature on; `TENGU_TCH_INFERENCE` (a comma list of `bf16-weights`, `channels-last`,
+/// `cudnn-benchmark`, or `autocast` for none of them) chooses others, to measure them
+/// against each other (docs/gpu.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TchInference {
+    /// bf16 evaluators cast the weights once (else autocast casts them on every call).
+    pub bf16_weights: bool,
+    /// Convolutions on NHWC strides.
+    pub channels_last: bool,
+    /// cuDNN times its algorithms for each new input shape and keeps the fastest; batches
+    /// are then padded to a multiple of [`BENCHMARK_BATCH_STEP`] rows so that a search's
+    /// varying batch sizes meet few shapes.
+    pub cudnn_benchmark: bool,
+}
+
+/// Rows a batch is padded to a multiple of when cuDNN benchmarks its shapes.
+pub const BENCHMARK_BATCH_STEP: usize = 32;
+
+impl TchInference {
+    /// Every feature on a GPU, none on the CPU; `TENGU_TCH_INFERENCE` overrides.
+    pub fn for_device(device: Device) -> TchInference {
+        let gpu = device != Device::Cpu;
+        let default = TchInference {
+            bf16_weights: gpu,
+            channels_last: gpu,
+            cudnn_benchmark: gpu,
+        };
+        match std::env::var("TENGU_TCH_INFERENCE") {
+            Ok(list) => TchInference::parse(&list).unwrap_or_else(|problem| {
+                tracing::warn!("TENGU_TCH_INFERENCE: {problem}; using {default:?}");
+                default
+            }),
+            Err(_) => default,
+        }
+    }
+
+    /// `list`: comma-separated features, or `autocast` / empty for none.
+    pub fn parse(list: &str) -> Result<TchInference, String> {
+        let mut out = TchInference {
+            bf16_weights: false,
+            channels_last: false,
+            cudnn_benchmark: false,
+        };
+        for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match item {
+                "autocast" => {}
+                "bf16-weights" => out.bf16_weights = true,
+                "channels-last" => out.channels_last = true,
+                "cudnn-benchmark" => out.cudnn_benchmark = true,
+                other => {
+                    return Err(format!(
+                        "unknown feature {other:?} (bf16-weights, channels-last, \
+                         cudnn-benchmark, autocast)"
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// Positions below which a batch is encoded on the calling thread alone (a thread's start
 /// costs about as much as encoding a few positions).
 const POSITIONS_PER_ENCODE_THREAD: usize = 8;
@@ -230,29 +330,35 @@ fn encode_rows(
 /// Encodes a batch for tch: planes, pair/code indices and the padding mask, on
 /// [`encode_threads`] threads for large batches. `host_planes`: a reusable host buffer
 /// (see [`TchEvaluator`]) to encode the planes into; `None` allocates one.
+/// `device_rows` (>= the batch) is the row count of the uploaded planes: rows past the
+/// batch are zeros (padding to a shape cuDNN has timed); the index tensors have the
+/// batch's rows alone.
 fn encode_batch(
     encoder: &Encoder,
     index: &PolicyIndex,
     batch: &[(&Position, &[Move], u32)],
     device: Device,
     host_planes: Option<&Tensor>,
+    device_rows: usize,
 ) -> Result<(Tensor, Tensor, Tensor, Tensor, Vec<usize>), EvalError> {
     let n = encoder.size() as i64;
     let b = batch.len() as i64;
+    let device_rows = device_rows.max(batch.len());
     let len = encoder.len();
     let m = batch.iter().map(|x| x.1.len()).max().unwrap_or(0).max(1);
     let planes_tensor = match host_planes {
-        Some(buffer) => buffer.narrow(0, 0, b),
-        None => Tensor::empty([b, len as i64], (Kind::Float, Device::Cpu)),
+        Some(buffer) => buffer.narrow(0, 0, device_rows as i64),
+        None => Tensor::empty([device_rows as i64, len as i64], (Kind::Float, Device::Cpu)),
     };
-    // SAFETY: `planes_tensor` is a contiguous f32 CPU tensor of `b * len` elements (a
-    // leading slice of a contiguous buffer, or fresh), and nothing else reads or writes it
-    // while this slice lives: a reused buffer's previous upload finished before the previous
-    // evaluation returned (its results were copied back on the same stream).
-    let planes: &mut [f32] = unsafe {
-        std::slice::from_raw_parts_mut(planes_tensor.data_ptr() as *mut f32, batch.len() * len)
+    // SAFETY: `planes_tensor` is a contiguous f32 CPU tensor of `device_rows * len`
+    // elements (a leading slice of a contiguous buffer, or fresh), and nothing else reads or
+    // writes it while this slice lives: a reused buffer's previous upload finished before
+    // the previous evaluation returned (its results were copied back on the same stream).
+    let all_planes: &mut [f32] = unsafe {
+        std::slice::from_raw_parts_mut(planes_tensor.data_ptr() as *mut f32, device_rows * len)
     };
-    planes.fill(0.0);
+    all_planes.fill(0.0);
+    let planes = &mut all_planes[..batch.len() * len];
     let mut pair = vec![0i64; batch.len() * m];
     let mut code = vec![0i64; batch.len() * m];
     let mut pad = vec![true; batch.len() * m];
@@ -288,7 +394,7 @@ fn encode_batch(
     // the forward pass on the same stream waits for it.
     let pinned = host_planes.is_some() && device != Device::Cpu;
     let input = planes_tensor
-        .reshape([b, encoder.planes() as i64, n, n])
+        .reshape([device_rows as i64, encoder.planes() as i64, n, n])
         .to_device_(device, Kind::Float, pinned, false);
     let pair = Tensor::from_slice(&pair)
         .reshape([b, m as i64])
@@ -328,6 +434,7 @@ pub struct TchEvaluator {
     encoder: Encoder,
     index: PolicyIndex,
     bf16: bool,
+    inference: TchInference,
     label: String,
     /// Host buffer of input planes, `[rows, encoder.len()]` f32, reused by every batch
     /// (grown to the largest): page-locked when the network is on a GPU, so uploads need
@@ -340,19 +447,43 @@ pub struct TchEvaluator {
 }
 
 impl TchEvaluator {
+    /// An evaluator with the inference features of [`TchInference::for_device`].
     pub fn new(
         variant: &Variant,
         net: TchNet,
         bf16: bool,
         label: impl Into<String>,
     ) -> TchEvaluator {
+        let inference = TchInference::for_device(net.device());
+        TchEvaluator::with_inference(variant, net, bf16, inference, label)
+    }
+
+    /// An evaluator with the given inference features (tests use them on the CPU).
+    pub fn with_inference(
+        variant: &Variant,
+        mut net: TchNet,
+        bf16: bool,
+        inference: TchInference,
+        label: impl Into<String>,
+    ) -> TchEvaluator {
         let encoder = Encoder::for_network(variant, net.config.planes);
+        let cast = bf16 && inference.bf16_weights;
+        if cast || inference.channels_last {
+            let kind = if cast { Kind::BFloat16 } else { Kind::Float };
+            net.prepare_for_inference(kind, inference.channels_last);
+        }
+        if inference.cudnn_benchmark {
+            // Process-wide; the trainer's fixed batch shape gains from it too.
+            tch::Cuda::cudnn_set_benchmark(true);
+        }
+        tracing::debug!(?inference, bf16, "tch evaluator");
         TchEvaluator {
             game: variant.id().into(),
             index: PolicyIndex::new(encoder.clone()),
             encoder,
             net,
             bf16,
+            inference,
             label: label.into(),
             seconds: [0.0; 3],
             host_planes: None,
@@ -398,28 +529,38 @@ impl Evaluator for TchEvaluator {
             .collect();
         let start = std::time::Instant::now();
         let device = self.net.device();
-        let host = self.host_planes(batch.len());
-        let (input, pair_idx, code_idx, pad, counts) =
-            encode_batch(&self.encoder, &self.index, &items, device, Some(&host))?;
+        let device_rows = if self.inference.cudnn_benchmark {
+            batch.len().next_multiple_of(BENCHMARK_BATCH_STEP)
+        } else {
+            batch.len()
+        };
+        let host = self.host_planes(device_rows);
+        let (input, pair_idx, code_idx, pad, counts) = encode_batch(
+            &self.encoder,
+            &self.index,
+            &items,
+            device,
+            Some(&host),
+            device_rows,
+        )?;
         let encoded = std::time::Instant::now();
+        let rows = batch.len() as i64;
         let (logits, wdl, material) = tch::no_grad(|| {
-            let out = if self.bf16 {
+            let out = if self.bf16 && !self.inference.bf16_weights {
                 tch::autocast(true, || self.net.forward(&input))
             } else {
                 self.net.forward(&input)
             };
+            // The padding rows' outputs are dropped before anything reads them.
+            let real = |t: &Tensor| t.narrow(0, 0, rows).to_kind(Kind::Float);
             let logits = legal_logits(
-                &out.pair.to_kind(Kind::Float),
-                &out.code.to_kind(Kind::Float),
+                &real(&out.pair),
+                &real(&out.code),
                 &pair_idx,
                 &code_idx,
                 &pad,
             );
-            (
-                logits,
-                out.wdl.to_kind(Kind::Float),
-                out.material.to_kind(Kind::Float),
-            )
+            (logits, real(&out.wdl), real(&out.material))
         });
         let m = logits.size()[1] as usize;
         let to_vec = |t: Tensor| {
@@ -607,7 +748,7 @@ impl TchTrainer {
             .collect();
         let device = self.net.device();
         let (input, pair_idx, code_idx, pad, _) =
-            encode_batch(&self.encoder, &self.index, &items, device, None)?;
+            encode_batch(&self.encoder, &self.index, &items, device, None, items.len())?;
         let m = pad.size()[1] as usize;
         let mut target = vec![0.0f32; batch.len() * m];
         let mut wdl_target = vec![0.0f32; batch.len() * 3];

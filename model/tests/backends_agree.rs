@@ -12,7 +12,7 @@ use burn::tensor::Device;
 use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer};
 use tengu_model::checkpoint::{self, CheckpointMeta};
 use tengu_model::desc::NetConfig;
-use tengu_model::tch_net::{TchEvaluator, TchNet, TchTrainer};
+use tengu_model::tch_net::{TchEvaluator, TchInference, TchNet, TchTrainer};
 use tengu_model::{Encoder, Evaluation, Evaluator, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
 
@@ -150,6 +150,42 @@ fn parallel_encoding_and_the_reused_host_buffer_change_no_evaluation() {
     assert_eq!(max_difference(&one_thread, &four_threads), 0.0);
     let diff = max_difference(&one_thread[40..], &tail);
     assert!(diff < 1e-5, "{diff}");
+}
+
+#[test]
+fn the_gpu_inference_features_change_no_evaluation_beyond_their_precision() {
+    // Every feature a GPU evaluator turns on, run here on CPU libtorch: NHWC strides and
+    // batches padded for cuDNN's timed shapes change nothing but float order; bf16
+    // weights round to bf16's 8 significant bits.
+    let variant = Variant::dai_dai();
+    let config = preset(&variant, "b2c16");
+    let path = temp_file("inference-features.safetensors");
+    TchNet::new(&config, tch::Device::Cpu)
+        .save(&meta(&variant, &config), &path)
+        .unwrap();
+    let load = |bf16: bool, inference: &str| {
+        let (net, _) = TchNet::load(&path, variant.id(), tch::Device::Cpu).unwrap();
+        let inference = TchInference::parse(inference).unwrap();
+        TchEvaluator::with_inference(&variant, net, bf16, inference, "tch")
+    };
+    // 37 positions: padded to 64 rows with cuDNN benchmarking.
+    let ps = positions(&variant, 37, 9);
+    let plain = evaluate(&mut load(false, ""), &ps);
+    let mut fast = load(false, "channels-last,cudnn-benchmark");
+    let diff = max_difference(&plain, &evaluate(&mut fast, &ps));
+    assert!(diff < 1e-5, "channels-last and padding: {diff}");
+    // A smaller batch after a larger one: the padding rows are zeros, not old planes.
+    let diff = max_difference(&plain[30..], &evaluate(&mut fast, &ps[30..]));
+    assert!(diff < 1e-5, "a smaller padded batch: {diff}");
+    let bf16 = evaluate(
+        &mut load(true, "bf16-weights,channels-last,cudnn-benchmark"),
+        &ps,
+    );
+    let diff = max_difference(&plain, &bf16);
+    eprintln!("bf16 weights on the CPU: max |difference| {diff:.2e}");
+    assert!(diff > 0.0, "bf16 weights computed in f32");
+    assert!(diff < 5e-2, "bf16 weights: {diff}");
+    assert!(TchInference::parse("bf16-weights,nhwc").is_err());
 }
 
 #[test]

@@ -105,32 +105,42 @@ impl Dense {
 }
 
 /// `dst[m, n] (row stride dst_rs) = (accumulate ? dst : 0) + lhs[m, k] . rhs[k, n]`, with
-/// `lhs(i, j)` at `lhs[i * lhs_rs + j * lhs_cs]` and `rhs` row-major.
+/// `lhs(i, j)` at `lhs[i * lhs_rs + j * lhs_cs]` and `rhs(j, o)` at
+/// `rhs[j * rhs_rs + o * rhs_cs]`; one thread.
 #[allow(clippy::too_many_arguments)]
-fn matmul(
+pub(crate) fn product(
+    (m, n, k): (usize, usize, usize),
     dst: &mut [f32],
     dst_rs: usize,
     accumulate: bool,
     lhs: &[f32],
-    lhs_rs: usize,
-    lhs_cs: usize,
-    rhs: &Dense,
-    m: usize,
+    (lhs_rs, lhs_cs): (usize, usize),
+    rhs: &[f32],
+    (rhs_rs, rhs_cs): (usize, usize),
 ) {
-    let (k, n) = (rhs.k, rhs.n);
-    if m == 0 {
+    if m == 0 || n == 0 {
         return;
     }
-    // The bounds the raw-pointer kernel relies on.
     assert!(
         (m - 1) * dst_rs + n <= dst.len(),
-        "matmul destination too small"
+        "product: destination too small"
     );
+    if k == 0 {
+        if !accumulate {
+            for i in 0..m {
+                dst[i * dst_rs..i * dst_rs + n].fill(0.0);
+            }
+        }
+        return;
+    }
     assert!(
         (m - 1) * lhs_rs + (k - 1) * lhs_cs < lhs.len(),
-        "matmul input too small"
+        "product: lhs too small"
     );
-    assert_eq!(rhs.weight.len(), k * n);
+    assert!(
+        (k - 1) * rhs_rs + (n - 1) * rhs_cs < rhs.len(),
+        "product: rhs too small"
+    );
     // SAFETY: every index the kernel touches is within the slices (asserted above), the
     // destination does not alias the inputs (a `&mut` borrow), and no other thread
     // touches them.
@@ -146,9 +156,9 @@ fn matmul(
             lhs.as_ptr(),
             lhs_cs as isize,
             lhs_rs as isize,
-            rhs.weight.as_ptr(),
-            1,
-            n as isize,
+            rhs.as_ptr(),
+            rhs_cs as isize,
+            rhs_rs as isize,
             1.0,
             1.0,
             false,
@@ -157,6 +167,32 @@ fn matmul(
             Parallelism::None,
         );
     }
+}
+
+/// `dst[m, n] (row stride dst_rs) = (accumulate ? dst : 0) + lhs[m, k] . rhs[k, n]`, with
+/// `lhs(i, j)` at `lhs[i * lhs_rs + j * lhs_cs]` and `rhs` row-major.
+#[allow(clippy::too_many_arguments)]
+fn matmul(
+    dst: &mut [f32],
+    dst_rs: usize,
+    accumulate: bool,
+    lhs: &[f32],
+    lhs_rs: usize,
+    lhs_cs: usize,
+    rhs: &Dense,
+    m: usize,
+) {
+    assert_eq!(rhs.weight.len(), rhs.k * rhs.n);
+    product(
+        (m, rhs.n, rhs.k),
+        dst,
+        dst_rs,
+        accumulate,
+        lhs,
+        (lhs_rs, lhs_cs),
+        &rhs.weight,
+        (rhs.n, 1),
+    );
 }
 
 /// im2col of a 3x3 "same" convolution: `col[pos, p, (tap, c)]` from `x[pos, p, c]`, zero

@@ -25,11 +25,10 @@
 use std::path::Path;
 use std::time::Instant;
 
-use gemm::{gemm, Parallelism};
 use tengu_rules::Variant;
 
 use crate::checkpoint::{self, CheckpointError, CheckpointMeta};
-use crate::cpu_net::im2col3x3;
+use crate::cpu_net::{im2col3x3, product};
 use crate::desc::{parameter_shapes, LossWeights, Losses, NetConfig, TrainExample};
 use crate::desc::{AUX_HORIZONS, CODES, OCCUPANCY_CLASSES};
 use crate::encoder::Encoder;
@@ -50,71 +49,6 @@ const STATE_MAGIC: &[u8; 16] = b"tengu-adamw-v1\0\0";
 
 // ---------------------------------------------------------------------------------------
 // Matrix products
-
-/// `dst[m, n] (row stride dst_rs) = (accumulate ? dst : 0) + lhs[m, k] . rhs[k, n]`, with
-/// `lhs(i, j)` at `lhs[i * lhs_rs + j * lhs_cs]` and `rhs(j, o)` at
-/// `rhs[j * rhs_rs + o * rhs_cs]`; one thread.
-#[allow(clippy::too_many_arguments)]
-fn product(
-    (m, n, k): (usize, usize, usize),
-    dst: &mut [f32],
-    dst_rs: usize,
-    accumulate: bool,
-    lhs: &[f32],
-    (lhs_rs, lhs_cs): (usize, usize),
-    rhs: &[f32],
-    (rhs_rs, rhs_cs): (usize, usize),
-) {
-    if m == 0 || n == 0 {
-        return;
-    }
-    assert!(
-        (m - 1) * dst_rs + n <= dst.len(),
-        "product: destination too small"
-    );
-    if k == 0 {
-        if !accumulate {
-            for i in 0..m {
-                dst[i * dst_rs..i * dst_rs + n].fill(0.0);
-            }
-        }
-        return;
-    }
-    assert!(
-        (m - 1) * lhs_rs + (k - 1) * lhs_cs < lhs.len(),
-        "product: lhs too small"
-    );
-    assert!(
-        (k - 1) * rhs_rs + (n - 1) * rhs_cs < rhs.len(),
-        "product: rhs too small"
-    );
-    // SAFETY: every index the kernel touches is within the slices (asserted above), the
-    // destination does not alias the inputs (a `&mut` borrow), and no other thread
-    // touches them.
-    unsafe {
-        gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            dst_rs as isize,
-            accumulate,
-            lhs.as_ptr(),
-            lhs_cs as isize,
-            lhs_rs as isize,
-            rhs.as_ptr(),
-            rhs_cs as isize,
-            rhs_rs as isize,
-            1.0,
-            1.0,
-            false,
-            false,
-            false,
-            Parallelism::None,
-        );
-    }
-}
 
 /// `out[j] += sum over rows of x[row, j]` (`x [rows, out.len()]`).
 fn add_column_sums(x: &[f32], out: &mut [f32]) {

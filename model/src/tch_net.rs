@@ -340,7 +340,7 @@ fn encode_batch(
     device: Device,
     host_planes: Option<&Tensor>,
     device_rows: usize,
-) -> Result<(Tensor, Tensor, Tensor, Tensor, Vec<usize>), EvalError> {
+) -> Result<(Tensor, Tensor, Tensor, Tensor, Vec<usize>, std::time::Instant), EvalError> {
     let n = encoder.size() as i64;
     let b = batch.len() as i64;
     let device_rows = device_rows.max(batch.len());
@@ -390,6 +390,9 @@ fn encode_batch(
             })
         })?;
     }
+    // The uploads below start here; the evaluator's profile tells the two apart (on a GPU
+    // shared by several processes a synchronous copy waits for the others' time slices).
+    let encoded_at = std::time::Instant::now();
     // From page-locked memory the upload needs no staging copy and may run asynchronously;
     // the forward pass on the same stream waits for it.
     let pinned = host_planes.is_some() && device != Device::Cpu;
@@ -411,6 +414,7 @@ fn encode_batch(
         code,
         pad,
         batch.iter().map(|x| x.1.len()).collect(),
+        encoded_at,
     ))
 }
 
@@ -441,9 +445,10 @@ pub struct TchEvaluator {
     /// no staging copy, and never freshly allocated (a fresh 40 MB buffer a batch costs
     /// page faults the GPU waits on).
     host_planes: Option<Tensor>,
-    /// Seconds so far in [encode (CPU, into host tensors), device (upload, forward, legal
-    /// logits and the copy back, which waits for the GPU), softmax (CPU)].
-    seconds: [f64; 3],
+    /// Seconds so far in [encode (CPU, into host tensors), upload (starting the copies to
+    /// the device; the index tensors' copies are synchronous), device (forward, legal logits
+    /// and the copy back, which waits for the GPU), softmax (CPU)].
+    seconds: [f64; 4],
 }
 
 impl TchEvaluator {
@@ -485,7 +490,7 @@ impl TchEvaluator {
             bf16,
             inference,
             label: label.into(),
-            seconds: [0.0; 3],
+            seconds: [0.0; 4],
             host_planes: None,
         }
     }
@@ -535,7 +540,7 @@ impl Evaluator for TchEvaluator {
             batch.len()
         };
         let host = self.host_planes(device_rows);
-        let (input, pair_idx, code_idx, pad, counts) = encode_batch(
+        let (input, pair_idx, code_idx, pad, counts, encoded) = encode_batch(
             &self.encoder,
             &self.index,
             &items,
@@ -543,7 +548,7 @@ impl Evaluator for TchEvaluator {
             Some(&host),
             device_rows,
         )?;
-        let encoded = std::time::Instant::now();
+        let uploaded = std::time::Instant::now();
         let rows = batch.len() as i64;
         let (logits, wdl, material) = tch::no_grad(|| {
             let out = if self.bf16 && !self.inference.bf16_weights {
@@ -573,13 +578,14 @@ impl Evaluator for TchEvaluator {
         let on_host = std::time::Instant::now();
         let out = crate::evaluator::evaluations_from_logits(&logits, m, &counts, &wdl, &material);
         self.seconds[0] += (encoded - start).as_secs_f64();
-        self.seconds[1] += (on_host - encoded).as_secs_f64();
-        self.seconds[2] += on_host.elapsed().as_secs_f64();
+        self.seconds[1] += (uploaded - encoded).as_secs_f64();
+        self.seconds[2] += (on_host - uploaded).as_secs_f64();
+        self.seconds[3] += on_host.elapsed().as_secs_f64();
         Ok(out)
     }
 
     fn profile(&self) -> Vec<(&'static str, f64)> {
-        ["encode", "device", "softmax"]
+        ["encode", "upload", "device", "softmax"]
             .into_iter()
             .zip(self.seconds)
             .collect()
@@ -747,7 +753,7 @@ impl TchTrainer {
             .map(|e| (e.position, e.moves, e.repetitions))
             .collect();
         let device = self.net.device();
-        let (input, pair_idx, code_idx, pad, _) =
+        let (input, pair_idx, code_idx, pad, _, _) =
             encode_batch(&self.encoder, &self.index, &items, device, None, items.len())?;
         let m = pad.size()[1] as usize;
         let mut target = vec![0.0f32; batch.len() * m];

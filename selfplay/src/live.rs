@@ -61,9 +61,7 @@ impl LiveGame {
     pub fn parse(bytes: &[u8]) -> Result<(LiveGame, Record), LiveError> {
         let live: LiveGame = serde_json::from_slice(bytes)?;
         if live.format != FORMAT {
-            return Err(LiveError::Format {
-                found: live.format,
-            });
+            return Err(LiveError::Format { found: live.format });
         }
         let record = Record::parse(&live.record)?;
         if live.values.len() != record.game.len() {
@@ -228,11 +226,23 @@ mod tests {
         let later: Vec<&LiveGame> = seen.iter().filter(|l| l.game == first.game).collect();
         assert!(later.len() > 10);
         let plies: Vec<usize> = later.iter().map(|l| l.values.len()).collect();
-        assert!(plies.windows(2).all(|w| w[0] <= w[1]) && plies[plies.len() - 1] > plies[0], "{plies:?}");
+        assert!(
+            plies.windows(2).all(|w| w[0] <= w[1]) && plies[plies.len() - 1] > plies[0],
+            "{plies:?}"
+        );
         let last = later.last().unwrap();
-        assert!(last.values.iter().all(|v| v.is_some_and(|v| (-1.0..=1.0).contains(&v))), "{:?}", last.values);
+        assert!(
+            last.values
+                .iter()
+                .all(|v| v.is_some_and(|v| (-1.0..=1.0).contains(&v))),
+            "{:?}",
+            last.values
+        );
         publisher.remove(&store);
-        assert!(store.get(&key).unwrap().is_none(), "the live game is removed when the worker stops");
+        assert!(
+            store.get(&key).unwrap().is_none(),
+            "the live game is removed when the worker stops"
+        );
     }
 
     #[test]
@@ -254,7 +264,13 @@ mod tests {
         live.format = FORMAT.into();
         parse(&live).unwrap();
         live.values = vec![Some(0.5)];
-        assert!(matches!(parse(&live), Err(LiveError::Values { values: 1, plies: 0 })));
+        assert!(matches!(
+            parse(&live),
+            Err(LiveError::Values {
+                values: 1,
+                plies: 0
+            })
+        ));
         live.values.clear();
         live.record = "[Game \"Chess\"]\n".into();
         assert!(matches!(parse(&live), Err(LiveError::Record(_))));

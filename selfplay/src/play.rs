@@ -302,7 +302,10 @@ impl SelfPlay {
                 *v = Some(p.row.search_value);
             }
         }
-        let tags = [("Black", slot.model.as_str()), ("White", slot.model.as_str())];
+        let tags = [
+            ("Black", slot.model.as_str()),
+            ("White", slot.model.as_str()),
+        ];
         Some(InFlight {
             number: slot.number,
             model: slot.model.clone(),

@@ -1,7 +1,9 @@
 //! `tengu serve` as a user runs it: on a small run made by `tengu run`, the page in headless
 //! Chromium shows the loss log's numbers, replays a self-play game to the position
 //! `tengu show` gives for its record, and shows a checkpoint published meanwhile without a
-//! reload (scripts/browser-test.sh --serve; `TENGU_SKIP_BROWSER=1` skips the browser part).
+//! reload, a self-play worker's game in progress updating as it goes, and the search's value
+//! of a replayed move (scripts/browser-test.sh --serve; `TENGU_SKIP_BROWSER=1` skips the
+//! browser part).
 //! And a location that is not a run is said in the log and on the page, never a crash.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -24,6 +26,7 @@ cheap_visits = 2
 max_plies = 40
 rows_per_shard = 100
 checkpoint_poll_seconds = 0.5
+live_game_seconds = 0.5
 [train]
 batch_size = 16
 min_rows = 100
@@ -125,6 +128,18 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
     std::fs::write(&record, line["record"].as_str().unwrap()).unwrap();
     let board = show_board(&record);
     assert_eq!(board.len(), 17, "{board:?}");
+    // The search's value of its last move, beside the record.
+    let last_value = line["values"]
+        .as_array()
+        .and_then(|v| v.last())
+        .and_then(|v| v.as_f64())
+        .unwrap_or_else(|| panic!("no value of the last move in {line}"));
+    // `tengu run` stopped its worker, which took its game in progress away.
+    let live_dir = run.join("live");
+    assert!(
+        !live_dir.exists() || std::fs::read_dir(&live_dir).unwrap().next().is_none(),
+        "a stopped worker left its game in progress"
+    );
 
     let (server, addr) = serve(&run, &dir.path().join("serve.log"));
     let now = get(&addr, "/api/now");
@@ -138,11 +153,19 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
     let marker = dir.path().join("ready-for-a-checkpoint");
     let expect = serde_json::json!({
         "loss": {"tag": "loss/value", "value": value_loss},
-        "game": {"key": format!("games/{newest}"), "index": 0, "board": board},
+        "game": {"key": format!("games/{newest}"), "index": 0, "board": board, "last_value": last_value},
+        "live": true,
         "publish": {"step": 1000, "marker": p(&marker)},
     });
     let expect_file = dir.path().join("expect.json");
     std::fs::write(&expect_file, expect.to_string()).unwrap();
+    // A worker playing on: its game in progress must show and move on the page.
+    let worker = Command::new(env!("CARGO_BIN_EXE_tengu"))
+        .args(["selfplay", "--run", &p(&run), "--quiet", "--seed", "5"])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.path().join("worker.log")).unwrap())
+        .spawn()
+        .unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/browser-test.sh");
     let browser = Command::new("bash")
         .arg(&script)
@@ -166,13 +189,20 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    stop(worker);
     stop(server);
     let log = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
+    let worker_log = std::fs::read_to_string(dir.path().join("worker.log")).unwrap();
+    assert!(
+        std::fs::read_dir(&live_dir).map_or(true, |mut d| d.next().is_none()),
+        "the worker stopped by SIGTERM left its game in progress:\n{worker_log}"
+    );
     assert!(
         out.status.success() && text.contains(" passed, 0 failed"),
         "browser test of tengu serve failed:\n{text}\nserve's log:\n{log}"
     );
     assert!(!log.contains("panicked"), "{log}");
+    eprintln!("{text}");
 }
 
 #[test]

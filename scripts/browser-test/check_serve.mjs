@@ -5,10 +5,14 @@
 //
 // EXPECT: { "loss": {"tag": "loss/value", "value": 0.93},     the loss log's last value
 //           "game": {"key": "games/...records", "index": 0,
-//                    "board": [["GG", ".", "gg", ...], ...]}, `tengu show`'s final board
+//                    "board": [["GG", ".", "gg", ...], ...],  `tengu show`'s final board
+//                    "last_value": 0.42},                   the search's value of its last move
+//           "live": true,                                   a worker is playing on
 //           "publish": {"step": 1000, "marker": "/tmp/.../ready"} }
 // Checks: the curves show the loss log's last value and hover values; the game replays to
-// the final position of `tengu show`, one move back marks the last move; then writes the
+// the final position of `tengu show`, one move back marks the last move, the last move shows
+// the search's value of the records file; a worker's game in progress appears in the Live
+// panel with its last move marked and moves on without a reload; then writes the
 // marker file, and the test publishes checkpoint `step`, which must appear in Now and in the
 // checkpoint table without a reload. Without EXPECT it only loads the page. With SHOTS=FILE
 // it saves a PNG of the page (the game at its end). Prints what it checked; exits 1 with a
@@ -71,6 +75,7 @@ async function main() {
       check(Math.abs(shown - expect.loss.value) <= 1e-6 * Math.max(1, Math.abs(expect.loss.value)),
         `curves: ${expect.loss.tag} last value ${shown}, the loss log says ${expect.loss.value}`);
       const chart = last.locator('xpath=ancestor::div[contains(@class, "chart")]').locator('svg');
+      await chart.scrollIntoViewIfNeeded();
       const box = await chart.boundingBox();
       await page.mouse.move(box.x + box.width - 20, box.y + box.height / 2);
       const tip = await page.locator('#tooltip').evaluate((t) => t.hidden ? '' : t.textContent);
@@ -105,10 +110,37 @@ async function main() {
       log(`ok  game ${g.key} #${g.index}: ${plies} plies replayed, ${drawn.length} pieces as tengu show draws the final position`);
       const lastMarked = await page.locator('#board rect.square.last').count();
       check(lastMarked >= 1 && lastMarked <= 2, `the last move marks ${lastMarked} squares`);
+      if (g.last_value != null) {
+        const v = Number(await page.locator('#ply-value').getAttribute('data-value'));
+        check(Math.abs(v - g.last_value) <= 1e-6, `game ${g.key}: the last move shows value ${v}, the records file says ${g.last_value}`);
+        log(`ok  game ${g.key}: the last move shows the search's value "${await page.locator('#ply-value').textContent()}"`);
+      }
       await page.locator('#prev').click();
       check(Number(await page.locator('#viewer').getAttribute('data-ply')) === plies - 1, 'the back button did not go one move back');
       await page.locator('#last').click();
       noErrors('game');
+    }
+
+    if (expect && expect.live) {
+      // A game in progress: shown with its last move marked, then moving on without a reload.
+      await page.waitForSelector('#live-viewer:not([data-unix-ms=""]):not([data-plies="0"])', { timeout: 60000 }).catch(() => {
+        throw new Fail('no game in progress appeared in the Live panel within 60 s');
+      });
+      const live = page.locator('#live-viewer');
+      const first = { ms: await live.getAttribute('data-unix-ms'), plies: Number(await live.getAttribute('data-plies')) };
+      check((await live.getAttribute('data-stale')) === '0', 'the game in progress is marked stale');
+      const pieces = await page.locator('#live-board g.piece').count();
+      check(pieces > 0, 'the live board shows no pieces');
+      const marked = await page.locator('#live-board rect.square.last').count();
+      check(marked >= 1 && marked <= 2, `the live board marks ${marked} squares as the last move`);
+      check(await page.locator('#board-box #board').count() === 1, 'the live board took the replay board\'s place');
+      await page.waitForFunction((ms) => document.querySelector('#live-viewer').dataset.unixMs !== ms, first.ms, { timeout: 30000 })
+        .catch(() => { throw new Fail('the game in progress did not move on within 30 s'); });
+      const second = { ms: await live.getAttribute('data-unix-ms'), plies: Number(await live.getAttribute('data-plies')) };
+      check(await page.evaluate(() => window.__tenguNoReload === true), 'the page was reloaded');
+      log(`ok  live: ${await live.getAttribute('data-key')} at ply ${first.plies}, then ply ${second.plies} ` +
+        `(${(Number(second.ms) - Number(first.ms)) / 1000} s later) without a reload; "${await page.locator('#live-status').textContent()}"`);
+      noErrors('live');
     }
 
     if (process.env.SHOTS) {

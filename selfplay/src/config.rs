@@ -54,6 +54,10 @@ pub struct SelfplayConfig {
     pub rows_per_shard: usize,
     /// Seconds between looks for a newer checkpoint (between games).
     pub checkpoint_poll_seconds: f64,
+    /// Seconds between two writes of the game in progress that the worker shows
+    /// (`live/<host>-<pid>.json`, `tengu serve`'s Live panel): one small object replaced in
+    /// place, deleted when the worker stops. 0: none.
+    pub live_game_seconds: f64,
     /// Openings file (the format of `tengu match --openings`: one opening a line, moves
     /// from the initial position), read and checked once when a worker starts; a relative
     /// path is relative to the directory the worker is started in. None: no openings.
@@ -101,6 +105,7 @@ impl Default for SelfplayConfig {
             target_horizon: tengu_shard::TARGET_HORIZON,
             rows_per_shard: 2000,
             checkpoint_poll_seconds: 10.0,
+            live_game_seconds: 15.0,
             openings: None,
             opening_share: 0.0,
             restart_share: 0.0,
@@ -162,6 +167,11 @@ impl SelfplayConfig {
             "be at least 1 when restart_share is above 0",
         )?;
         check_fraction("selfplay.careless_share", self.careless_share)?;
+        check(
+            self.live_game_seconds.is_finite() && self.live_game_seconds >= 0.0,
+            "selfplay.live_game_seconds",
+            "be 0 (off) or a positive number of seconds",
+        )?;
         check(
             self.rows_per_shard >= 1,
             "selfplay.rows_per_shard",

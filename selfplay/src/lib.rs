@@ -3,9 +3,10 @@
 //! (`tengu-shard`) into a run (`tengu-store`).
 
 pub mod config;
+pub mod live;
 pub mod openings;
 pub mod play;
 pub mod worker;
 
 pub use config::SelfplayConfig;
-pub use play::{FinishedGame, SelfPlay};
+pub use play::{FinishedGame, InFlight, SelfPlay};

@@ -42,6 +42,21 @@ pub struct FinishedGame {
     pub careless: Option<Color>,
 }
 
+/// A game being played, as [`SelfPlay::game_in_flight`] gives it.
+#[derive(Clone, Debug)]
+pub struct InFlight {
+    /// The game's number in this worker (games started before it).
+    pub number: u64,
+    /// The checkpoint that plays it.
+    pub model: String,
+    /// The record so far; result `*`.
+    pub record: Record,
+    /// Per ply from the game's start: the root value of the search that chose the move,
+    /// from the view of the side that moved (-1..1); `None` for moves not searched (an
+    /// opening's, a restart's earlier moves).
+    pub values: Vec<Option<f32>>,
+}
+
 /// Material and occupancy of every position of a finished game (Black's view), for the
 /// rows' future targets.
 pub struct FutureTargets {
@@ -109,6 +124,8 @@ struct PendingRow {
 }
 
 struct Slot {
+    /// The game's number in this worker (games started before it).
+    number: u64,
     /// Model generation and name this game is played with (fixed for the whole game).
     generation: usize,
     model: String,
@@ -270,6 +287,33 @@ impl SelfPlay {
         self.slots.iter().filter(|s| s.is_some()).count()
     }
 
+    /// A game in flight to show as it goes (`crate::live`): game `follow` (a number of
+    /// [`InFlight::number`]) while it is in flight, else the one with the most plies. Its
+    /// record so far (result `*`) and the searches' values per ply.
+    pub fn game_in_flight(&self, follow: Option<u64>) -> Option<InFlight> {
+        let slots = || self.slots.iter().flatten();
+        let slot = slots()
+            .find(|s| Some(s.number) == follow)
+            .or_else(|| slots().max_by_key(|s| (s.game.len(), std::cmp::Reverse(s.number))))?;
+        let plies = slot.game.len();
+        let mut values = vec![None; plies];
+        for p in &slot.rows {
+            if let Some(v) = values.get_mut(p.row.ply as usize) {
+                *v = Some(p.row.search_value);
+            }
+        }
+        let tags = [
+            ("Black", slot.model.as_str()),
+            ("White", slot.model.as_str()),
+        ];
+        Some(InFlight {
+            number: slot.number,
+            model: slot.model.clone(),
+            record: Record::new(slot.game.clone(), &tags),
+            values,
+        })
+    }
+
     /// Finished games since the last call.
     pub fn take_finished(&mut self) -> Vec<FinishedGame> {
         std::mem::take(&mut self.finished)
@@ -282,6 +326,7 @@ impl SelfPlay {
             && self.rng.gen::<f32>() < self.config.careless_share)
             .then(|| Color::ALL[self.rng.gen_range(0..2)]);
         let mut slot = Slot {
+            number: self.games_started.saturating_sub(1),
             generation: self.generation,
             model: self.model.clone(),
             game,

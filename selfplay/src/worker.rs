@@ -93,8 +93,12 @@ impl Output {
         let mut rows: Vec<Row> = Vec::with_capacity(self.rows);
         let mut records = String::new();
         for (g, game) in self.games.iter().enumerate() {
+            // The search's value per ply beside the record (crate::live::move_values): the
+            // record format (RULES.md §12.4) has no place for it.
+            let values = crate::live::move_values(&game.rows, game.record.game.len());
             records.push_str(
-                &serde_json::json!({"game": g, "record": game.record.to_string()}).to_string(),
+                &serde_json::json!({"game": g, "record": game.record.to_string(), "values": values})
+                    .to_string(),
             );
             records.push('\n');
             rows.extend(game.rows.iter().cloned().map(|r| Row {
@@ -120,7 +124,7 @@ impl Output {
             created_unix: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
-            writer: format!("{}-{}", layout::host_name(), std::process::id()),
+            writer: layout::writer_name(),
         };
         tengu_shard::put(store, &name, &header, &rows)?;
         tracing::info!(shard = %store.address_of(&name.key()), rows = rows.len(), games = self.games.len(), "wrote shard");
@@ -215,6 +219,7 @@ pub fn run(
     let mut last_poll = Instant::now();
     let poll = Duration::from_secs_f64(options.selfplay.checkpoint_poll_seconds.max(0.1));
     let mut cpu = tengu_store::cpu::CpuLedger::new(store, "worker");
+    let mut live = crate::live::Publisher::new(options.selfplay.live_game_seconds);
     loop {
         cpu.record(store, false);
         if options.stop.load(Ordering::Relaxed) {
@@ -278,6 +283,7 @@ pub fn run(
             progress.rows += out.flush(store, &model_of_shard)? as u64;
             progress.shards += 1;
         }
+        live.publish(store, &play);
         progress.moves = play.stats.moves;
         progress.simulations = play.stats.simulations;
         progress.seconds = start.elapsed().as_secs_f64();
@@ -288,6 +294,7 @@ pub fn run(
         };
         on_progress(&progress);
     }
+    live.remove(store);
     // Finished games are never lost: whatever is done goes into a last shard.
     let model_of_shard = out.games.first().map_or(model, |g| g.model.clone());
     let written = out.flush(store, &model_of_shard)?;

@@ -12,6 +12,7 @@
 //! trainer/ingest-<step:09>.json                 what the trainer had read at a checkpoint
 //! train/<step:09>.jsonl                         loss log lines after checkpoint <step>
 //! cpu/<role>-<host>-<pid>.txt                   CPU seconds of each process
+//! live/<host>-<pid>.json                        a worker's game in progress (replaced in place)
 //! curves.svg, elo.jsonl, suite.jsonl, arena/    derived files and evaluations
 //! ladder/ladder.json, .txt, .svg, <matches>/    the compute ladder (`tengu ladder`)
 //! books/<name>/index.html, ...                  HTML book exports (`tengu serve` links them)
@@ -26,6 +27,8 @@ pub const GAMES: &str = "games";
 pub const TRAINER: &str = "trainer";
 pub const TRAIN_LOG: &str = "train";
 pub const CPU: &str = "cpu";
+/// Games in progress, one object per self-play worker (`tengu_selfplay::live`).
+pub const LIVE: &str = "live";
 /// The compute ladder's report (`tengu ladder`), drawn into `curves.svg`.
 pub const LADDER_REPORT: &str = "ladder/ladder.json";
 /// Extension of shards.
@@ -128,6 +131,17 @@ pub fn unique_stem(sequence: u64) -> String {
         host_name(),
         std::process::id()
     )
+}
+
+/// The name of this process as a writer of the run: `<host>-<pid>` (shard headers, the
+/// live game's key).
+pub fn writer_name() -> String {
+    format!("{}-{}", host_name(), std::process::id())
+}
+
+/// Key of the game in progress that the worker `writer` ([`writer_name`]) shows.
+pub fn live_key(writer: &str) -> String {
+    format!("{LIVE}/{writer}.json")
 }
 
 /// Milliseconds since the Unix epoch by this machine's clock.

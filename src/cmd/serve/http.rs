@@ -9,6 +9,8 @@
 //! | `/api/now` | what the run is doing (polled by the page every two seconds) |
 //! | `/api/curves`, `/api/checkpoints`, `/api/games`, `/api/books` | see `view.rs` |
 //! | `/api/game?key=K&index=I` | game I of the game file K, for the replay |
+//! | `/api/live` | the workers' games in progress (`live/`), summaries |
+//! | `/api/live/game?key=K` | the game in progress K, as a replayed game |
 //! | `/download/models/<file>` | a committed checkpoint's weights or manifest |
 //! | `/run/books/<name>/...` | a book's HTML export inside the run |
 //!
@@ -45,6 +47,8 @@ pub fn router(shared: Arc<Shared>) -> Router {
         }))
         .route("/api/games", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().games) }))
         .route("/api/books", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().books) }))
+        .route("/api/live", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().live) }))
+        .route("/api/live/game", get(live_game))
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/api/game", get(game))
         .route("/download/{*key}", get(download))
@@ -54,7 +58,9 @@ pub fn router(shared: Arc<Shared>) -> Router {
 }
 
 async fn page_css() -> Response {
-    let css = format!("{}{}", tengu_book::html::BOARD_CSS, PAGE_CSS);
+    // The live board is a second board on the page: the same style under its own id.
+    let board = tengu_book::html::BOARD_CSS;
+    let css = format!("{board}{}{PAGE_CSS}", board.replace("#board", "#live-board"));
     (
         [(header::CONTENT_TYPE, HeaderValue::from_static("text/css; charset=utf-8"))],
         css,
@@ -94,6 +100,18 @@ struct GameQuery {
     key: String,
     #[serde(default)]
     index: usize,
+}
+
+#[derive(serde::Deserialize)]
+struct LiveQuery {
+    key: String,
+}
+
+async fn live_game(State(s): State<Arc<Shared>>, Query(q): Query<LiveQuery>) -> Response {
+    match s.snapshot().live_games.get(&q.key) {
+        Some(doc) => json(doc.clone()),
+        None => error(&ViewError::Unknown(q.key)),
+    }
 }
 
 async fn game(State(s): State<Arc<Shared>>, Query(q): Query<GameQuery>) -> Response {

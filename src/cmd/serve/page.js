@@ -3,11 +3,15 @@
 // Draws curves as inline SVG with hover values, replays games with tenguBoard (board.js).
 // Test hooks: #now-checkpoint[data-step], #now-trainer[data-state], .chart[data-chart] with
 // .chart-legend span.last[data-tag][data-value], #viewer[data-key][data-index][data-ply]
-// [data-plies], #board (see board.js), #checkpoint-table tr[data-step].
+// [data-plies], #ply-value[data-value] (the search's value of the move shown), #board (see
+// board.js), #checkpoint-table tr[data-step], #live-list li[data-key][data-stale],
+// #live-viewer[data-key][data-plies][data-unix-ms][data-stale] with #live-board (a second
+// board.js board) and #live-value[data-value].
 (function () {
   'use strict';
   var POLL_MS = 2000;
-  var state = { version: -1, curves: null, game: null, ply: 0, chosen: null };
+  var state = { version: -1, curves: null, game: null, ply: 0, chosen: null,
+    liveVersion: -1, live: null, liveChosen: null, liveShown: null };
 
   function $(id) { return document.getElementById(id); }
   function el(tag, attrs, text) {
@@ -35,6 +39,11 @@
     if (typeof unix !== 'number') return '\u2013';
     return new Date(unix * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
   }
+  /// A search value (from the view of the side that moved) as text: "+0.231".
+  function signed(v) { return (v > 0 ? '+' : v < 0 ? '\u2212' : '\u00b1') + Math.abs(v).toFixed(3); }
+  function other(c) { return c === 'Black' ? 'White' : 'Black'; }
+  /// The side that played move `ply` (1-based) of game `g`.
+  function moverOf(g, ply) { return (ply - 1) % 2 === 0 ? g.start_stm : other(g.start_stm); }
   function get(url) {
     return fetch(url, { cache: 'no-store' }).then(function (r) {
       return r.json().then(function (body) {
@@ -80,6 +89,10 @@
       if (now.version !== state.version) {
         state.version = now.version;
         refresh();
+      }
+      if (now.live_version !== state.liveVersion) {
+        state.liveVersion = now.live_version;
+        get('/api/live').then(showLive).catch(report);
       }
     }).catch(function (e) {
       $('live').className = 'stale';
@@ -273,7 +286,9 @@
       var ol = $('move-list');
       ol.textContent = '';
       g.moves.forEach(function (m, i) {
-        var li = el('li', { 'data-ply': i + 1, title: m.text }, m.hodges);
+        var li = el('li', { 'data-ply': i + 1, title: m.text + (typeof m.value === 'number'
+          ? ': search value ' + signed(m.value) + ' for ' + moverOf(g, i + 1) : '') }, m.hodges);
+        if (typeof m.value === 'number') li.appendChild(el('span', { 'class': 'value' }, ' ' + signed(m.value)));
         li.addEventListener('click', function () { showPly(i + 1); });
         ol.appendChild(li);
       });
@@ -313,6 +328,11 @@
     $('ply').value = ply;
     $('ply-label').textContent = 'ply ' + ply + ' / ' + g.moves.length + (ply > 0 ? ': ' + g.moves[ply - 1].hodges : '') +
       ', ' + stm + ' to move';
+    var mv = ply > 0 ? g.moves[ply - 1] : null, pv = $('ply-value');
+    var known = mv && typeof mv.value === 'number';
+    pv.textContent = known ? 'search value ' + signed(mv.value) + ' for ' + moverOf(g, ply)
+      : mv ? '(no search value for this move)' : '';
+    pv.dataset.value = known ? mv.value : '';
     Array.prototype.forEach.call(document.querySelectorAll('#move-list li'), function (li) {
       li.className = Number(li.dataset.ply) === ply ? 'current' : '';
     });
@@ -330,6 +350,85 @@
     if (to != null) { showPly(to); ev.preventDefault(); }
   });
   $('x-axis').addEventListener('change', drawCurves);
+
+  // ---- Live: the workers' games in progress ----
+  function showLive(doc) {
+    state.live = doc;
+    var games = doc.games || [], ul = $('live-list');
+    ul.textContent = '';
+    if (!games.length) {
+      ul.appendChild(el('li', { 'class': 'none' },
+        'no game in progress (workers show one every selfplay.live_game_seconds)'));
+    }
+    games.forEach(function (x) {
+      var text = x.problem ? x.problem
+        : x.writer + ', game ' + x.game + ': ply ' + x.plies + (x.last ? ' (' + x.last + ')' : '') +
+          (x.stale ? ' \u2013 stale, last written ' + when(x.unix_ms / 1000) : '');
+      var li = el('li', { 'data-key': x.key, 'data-stale': x.stale ? '1' : '0' }, text);
+      if (x.problem) li.className = 'problem';
+      else if (x.stale) li.className = 'stale';
+      if (!x.problem) li.addEventListener('click', function () { state.liveChosen = x.key; showLive(state.live); });
+      ul.appendChild(li);
+    });
+    var shown = games.filter(function (x) { return !x.problem; });
+    var pick = shown.filter(function (x) { return x.key === state.liveChosen; })[0] ||
+      shown.filter(function (x) { return !x.stale; })[0] || shown[0];
+    Array.prototype.forEach.call(ul.querySelectorAll('li'), function (li) {
+      if (pick && li.dataset.key === pick.key) li.classList.add('chosen');
+    });
+    if (!pick) {
+      state.liveShown = null;
+      $('live-title').textContent = 'no game in progress';
+      $('live-board-box').textContent = '';
+      $('live-status').textContent = '';
+      $('live-moves').textContent = '';
+      var v = $('live-viewer');
+      v.dataset.key = ''; v.dataset.plies = 0; v.dataset.unixMs = ''; v.dataset.stale = '';
+      return;
+    }
+    var id = pick.key + '@' + pick.unix_ms;
+    if (state.liveShown === id) {
+      $('live-viewer').dataset.stale = pick.stale ? '1' : '0';
+      return;
+    }
+    get('/api/live/game?key=' + encodeURIComponent(pick.key)).then(function (g) {
+      state.liveShown = g.key + '@' + g.unix_ms;
+      drawLive(g, pick.stale);
+    }).catch(function (e) {
+      $('live-status').textContent = pick.key + ': ' + e.message;
+    });
+  }
+
+  function drawLive(g, stale) {
+    var n = g.moves.length, board = g.start.slice();
+    g.moves.forEach(function (m) { m.changes.forEach(function (c) { board[c[0]] = c[1]; }); });
+    var last = n ? g.moves[n - 1] : null;
+    var stm = n % 2 === 0 ? g.start_stm : other(g.start_stm);
+    var svg = tenguBoard({ size: g.size, stm: stm, files: g.files, ranks: g.ranks, board: board,
+      last: last ? [last.from, last.to] : [] });
+    svg.id = 'live-board';
+    var box = $('live-board-box');
+    box.textContent = '';
+    box.appendChild(svg);
+    $('live-title').textContent = g.writer + ', game ' + g.game + ' with ' + g.model +
+      (stale ? ' (stale: its worker stopped writing)' : '');
+    var st = $('live-status'), known = last && typeof last.value === 'number';
+    st.textContent = 'ply ' + n + (last ? ', last move ' + last.hodges : '') + ', ' + stm +
+      ' to move; written ' + when(g.unix_ms / 1000) + ' ';
+    st.appendChild(el('span', { id: 'live-value', 'data-value': known ? last.value : '' },
+      known ? '(search value ' + signed(last.value) + ' for ' + moverOf(g, n) + ')' : ''));
+    var ol = $('live-moves'), from = Math.max(0, n - 12);
+    ol.textContent = '';
+    g.moves.slice(from).forEach(function (m, i) {
+      ol.appendChild(el('li', { value: from + i + 1 },
+        m.hodges + (typeof m.value === 'number' ? ' ' + signed(m.value) : '')));
+    });
+    var v = $('live-viewer');
+    v.dataset.key = g.key;
+    v.dataset.plies = n;
+    v.dataset.unixMs = g.unix_ms;
+    v.dataset.stale = stale ? '1' : '0';
+  }
 
   // ---- Checkpoints ----
   function showCheckpoints(list) {

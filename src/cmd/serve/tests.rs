@@ -247,3 +247,78 @@ fn the_page_and_its_assets_are_served() {
     }
     server.stop();
 }
+
+#[test]
+fn games_in_progress_are_shown_as_they_go_stale_ones_marked_damaged_ones_said() {
+    use tengu_selfplay::live::{LiveGame, FORMAT};
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let store = RunStore::open(&run.display().to_string()).unwrap();
+    store.put(layout::CONFIG, b"game = \"dai-dai\"\n".to_vec()).unwrap();
+    let live = |plies: usize, unix_ms: u64| {
+        let record = Record::new(game(plies), &[("Black", "m"), ("White", "m")]).to_string();
+        let values = (0..plies).map(|p| (p > 0).then_some(p as f32 / 100.0)).collect();
+        let doc = LiveGame {
+            format: FORMAT.into(),
+            writer: "h-1".into(),
+            game: 3,
+            unix_ms,
+            interval_seconds: 1.0,
+            model: "model-000000100.safetensors".into(),
+            record,
+            values,
+        };
+        serde_json::to_vec(&doc).unwrap()
+    };
+    store.put("live/h-1.json", live(4, layout::unix_ms())).unwrap();
+    // A worker gone an hour ago, and an object that is not a live game.
+    store.put("live/h-2.json", live(2, layout::unix_ms() - 3_600_000)).unwrap();
+    store.put("live/h-3.json", b"{\"format\": \"tengu-li".to_vec()).unwrap();
+    // A record line with the search's values, and one whose values do not fit its moves.
+    let values: Vec<Option<f32>> = vec![None, Some(0.25), Some(-0.5)];
+    let lines = format!(
+        "{}\n{}\n",
+        json!({"game": 0, "record": Record::new(game(3), &[]).to_string(), "values": values}),
+        json!({"game": 1, "record": Record::new(game(3), &[]).to_string(), "values": [0.1]})
+    );
+    let key = "games/1764000000000-h-1-00000.records";
+    store.put(key, lines.into_bytes()).unwrap();
+
+    let server = start(&run);
+    let (_, now) = get(&server, "/api/now");
+    let version = now["live_version"].as_u64().unwrap();
+    assert!(now["problems"].to_string().contains("live/h-3.json"), "{now}");
+    let (_, list) = get(&server, "/api/live");
+    let games = list["games"].as_array().unwrap();
+    let by_key = |k: &str| games.iter().find(|g| g["key"] == k).unwrap_or_else(|| panic!("{k} in {list}"));
+    assert_eq!((by_key("live/h-1.json")["stale"].as_bool(), by_key("live/h-1.json")["plies"].as_u64()), (Some(false), Some(4)));
+    assert_eq!(by_key("live/h-1.json")["value"], json!(0.03));
+    assert_eq!(by_key("live/h-2.json")["stale"], true);
+    assert_eq!(games[0]["key"], "live/h-1.json", "fresh games first: {list}");
+    let problem = by_key("live/h-3.json")["problem"].as_str().unwrap();
+    assert!(problem.contains("live/h-3.json") && problem.contains("not a live game object"), "{problem}");
+    let (status, g) = get(&server, "/api/live/game?key=live/h-1.json");
+    assert_eq!(status, 200, "{g}");
+    let moves = g["moves"].as_array().unwrap();
+    assert_eq!((moves.len(), &moves[0]["value"], &moves[3]["value"]), (4, &json!(null), &json!(0.03)));
+    assert_eq!(g["writer"], "h-1");
+    assert_eq!(get(&server, "/api/live/game?key=live/h-3.json").0, 404);
+
+    // The game goes on: the page learns it from the version; the worker stops: it goes.
+    store.put("live/h-1.json", live(6, layout::unix_ms())).unwrap();
+    wait_for("the longer game", || get(&server, "/api/live/game?key=live/h-1.json").1["moves"].as_array().is_some_and(|m| m.len() == 6));
+    assert!(get(&server, "/api/now").1["live_version"].as_u64().unwrap() > version);
+    store.delete("live/h-1.json").unwrap();
+    wait_for("the stopped worker's game to go", || get(&server, "/api/live").1["games"].as_array().unwrap().len() == 2);
+
+    // A replayed self-play game carries the search's value of each move.
+    let (_, g) = get(&server, &format!("/api/game?key={key}&index=0"));
+    let shown: Vec<&Value> = g["moves"].as_array().unwrap().iter().map(|m| &m["value"]).collect();
+    assert_eq!(shown, [&json!(null), &json!(0.25), &json!(-0.5)]);
+    assert!(g["warning"].is_null(), "{g}");
+    let (status, g) = get(&server, &format!("/api/game?key={key}&index=1"));
+    assert_eq!(status, 200);
+    assert!(g["moves"][0]["value"].is_null());
+    assert!(g["warning"].as_str().unwrap().contains("1 search values for 3 plies"), "{g}");
+    server.stop();
+}

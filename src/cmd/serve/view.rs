@@ -27,6 +27,12 @@ const TRAINING_RECENT_S: f64 = 120.0;
 const GAMES_LISTED: usize = 100;
 /// Seconds between two listings of `arena/` and `books/` (many small files, rarely new).
 const SLOW_LOOK_S: f64 = 15.0;
+/// Games in progress read per look (the first objects of `live/` by name).
+const LIVE_LISTED: usize = 32;
+/// A game in progress is stale (its worker gone) when not rewritten for this many of its
+/// worker's intervals, and at least [`LIVE_STALE_MIN_S`] seconds.
+const LIVE_STALE_INTERVALS: f64 = 4.0;
+const LIVE_STALE_MIN_S: f64 = 60.0;
 
 /// Why something the page asked for cannot be shown.
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +72,10 @@ pub struct Snapshot {
     pub games: Arc<str>,
     /// `/api/books`: the run's HTML book exports.
     pub books: Arc<str>,
+    /// `/api/live`: the workers' games in progress (summaries).
+    pub live: Arc<str>,
+    /// `/api/live/game?key=K`: each game in progress as [`game_json`], by key.
+    pub live_games: Arc<HashMap<String, Arc<str>>>,
     /// Keys a request may read: game files, book files, checkpoint files.
     pub readable: Arc<Readable>,
 }
@@ -118,6 +128,10 @@ pub struct Watcher {
     cpu_seconds: f64,
     /// Bumped whenever checkpoints, games, books or curves change (the page refetches).
     version: u64,
+    /// The games in progress by key (`live/<writer>.json`).
+    live: BTreeMap<String, Live>,
+    /// Bumped whenever a game in progress changes, appears, goes or goes stale.
+    live_version: u64,
     last_problem: Option<String>,
 }
 
@@ -147,6 +161,8 @@ impl Watcher {
             trainer_state: None,
             cpu_seconds: 0.0,
             version: 0,
+            live: BTreeMap::new(),
+            live_version: 0,
             last_problem: None,
         }
     }
@@ -323,6 +339,7 @@ impl Watcher {
             Err(e) => tracing::warn!("the trainer lease cannot be read now: {e}"),
         }
         self.cpu_seconds = tengu_store::cpu::total(store);
+        self.look_at_live(store)?;
         if changed {
             self.version += 1;
         }
@@ -330,7 +347,106 @@ impl Watcher {
     }
 }
 
+/// A worker's game in progress as last read.
+struct Live {
+    bytes: Vec<u8>,
+    /// The summary and the game document, or why the object cannot be shown.
+    shown: Result<(Value, Arc<str>), String>,
+    /// When it was written (the worker's clock) and the worker's interval, seconds.
+    unix_s: f64,
+    interval_s: f64,
+    stale: bool,
+}
+
+impl Live {
+    fn read(key: &str, bytes: Vec<u8>) -> Live {
+        let shown = tengu_selfplay::live::LiveGame::parse(&bytes).map(|(live, record)| {
+            let mut doc = game_json(&record, Some(&live.values));
+            let summary = json!({
+                "key": key,
+                "writer": live.writer,
+                "game": live.game,
+                "unix_ms": live.unix_ms,
+                "model": live.model,
+                "plies": record.game.len(),
+                "last": doc["moves"].as_array().and_then(|m| m.last()).map(|m| m["hodges"].clone()),
+                "value": live.values.last().copied().flatten().map(shortest),
+            });
+            for k in ["key", "writer", "game", "unix_ms", "model"] {
+                doc[k] = summary[k].clone();
+            }
+            (summary, doc.to_string().into())
+        });
+        let (unix_s, interval_s) = match &shown {
+            Ok((s, _)) => (
+                s["unix_ms"].as_f64().unwrap_or(0.0) / 1000.0,
+                serde_json::from_slice::<Value>(&bytes).ok().and_then(|v| v["interval_seconds"].as_f64()).unwrap_or(0.0),
+            ),
+            Err(_) => (0.0, 0.0),
+        };
+        if let Err(e) = &shown {
+            tracing::warn!("{key}: cannot show this game in progress: {e}");
+        }
+        Live {
+            bytes,
+            shown: shown.map_err(|e| format!("{key}: cannot show this game in progress: {e}")),
+            unix_s,
+            interval_s,
+            stale: false,
+        }
+    }
+}
+
 impl Watcher {
+    /// Reads the workers' games in progress (`live/`): one listing, then each object (they
+    /// are small and replaced in place); a changed, new, gone or newly stale one bumps
+    /// `live_version`.
+    fn look_at_live(&mut self, store: &RunStore) -> Result<(), String> {
+        let listed: Vec<String> = store
+            .list(layout::LIVE)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .filter(|e| e.name().ends_with(".json"))
+            .take(LIVE_LISTED)
+            .map(|e| e.key)
+            .collect();
+        let mut changed = false;
+        let before = self.live.len();
+        self.live.retain(|k, _| listed.contains(k));
+        changed |= self.live.len() != before;
+        for key in listed {
+            // Gone between the listing and the read (its worker stopped): left out.
+            let bytes = match store.get(&key) {
+                Ok(Some(bytes)) => bytes,
+                Ok(None) => {
+                    changed |= self.live.remove(&key).is_some();
+                    continue;
+                }
+                // Kept as last read; the next look tries again.
+                Err(e) => {
+                    tracing::warn!("{key}: cannot read this game in progress now: {e}");
+                    continue;
+                }
+            };
+            if self.live.get(&key).is_some_and(|l| l.bytes == bytes) {
+                continue;
+            }
+            self.live.insert(key.clone(), Live::read(&key, bytes));
+            changed = true;
+        }
+        let now_s = layout::unix_ms() as f64 / 1000.0;
+        for l in self.live.values_mut() {
+            let stale = l.shown.is_ok()
+                && now_s - l.unix_s > (LIVE_STALE_INTERVALS * l.interval_s).max(LIVE_STALE_MIN_S);
+            changed |= stale != l.stale;
+            l.stale = stale;
+        }
+        if changed {
+            self.live_version += 1;
+        }
+        Ok(())
+    }
+
     /// The snapshot of what the watcher knows, with `problem` (the last look's) on top.
     fn snapshot(&self, problem: Option<String>) -> Snapshot {
         let now_s = layout::unix_ms() as f64 / 1000.0;
@@ -353,6 +469,11 @@ impl Watcher {
             .values()
             .map(|p| format!("damaged checkpoint manifest: {p}"))
             .collect();
+        for l in self.live.values() {
+            if let Err(e) = &l.shown {
+                problems.push(e.clone());
+            }
+        }
         if self.unnamed_shards > 0 {
             problems.push(format!(
                 "{} file(s) in shards/ without tengu's shard name are not counted",
@@ -366,6 +487,7 @@ impl Watcher {
             "game": self.game,
             "refreshed_unix": now_s,
             "version": self.version,
+            "live_version": self.live_version,
             "newest_checkpoint": newest,
             "checkpoints": self.checkpoints.len(),
             "step": self.last_step,
@@ -470,7 +592,26 @@ impl Watcher {
                 json!({"name": name, "href": format!("/run/books/{name}/index.html")})
             })
             .collect();
+        // Games in progress: the fresh ones first, then by writer.
+        let mut live: Vec<(&String, &Live)> = self.live.iter().collect();
+        live.sort_by_key(|(k, l)| (l.stale, *k));
+        let mut live_games = HashMap::new();
+        let live: Vec<Value> = live
+            .into_iter()
+            .map(|(key, l)| match &l.shown {
+                Ok((summary, doc)) => {
+                    live_games.insert(key.clone(), doc.clone());
+                    let mut s = summary.clone();
+                    s["stale"] = json!(l.stale);
+                    s["age_s"] = json!((now_s - l.unix_s).max(0.0));
+                    s
+                }
+                Err(problem) => json!({"key": key, "problem": problem, "stale": false}),
+            })
+            .collect();
         Snapshot {
+            live: json!({"games": live}).to_string().into(),
+            live_games: Arc::new(live_games),
             now: now.to_string().into(),
             curves: self.curves.clone(),
             checkpoints: Value::from(checkpoints).to_string().into(),
@@ -648,17 +789,19 @@ pub fn board_tokens(pos: &Position) -> Vec<String> {
 /// ([`board_tokens`]) and per move its text (RULES.md §12.3), Hodges notation, the display
 /// indices of its `from` and `to` squares and the squares it `changes`
 /// (`[[index, token]]`, `""` for emptied), so the page steps forward and back without
-/// replaying the rules; with `result`, `termination` and a `warning` when the result tag
-/// disagrees with the moves.
-pub fn game_json(record: &Record) -> Value {
+/// replaying the rules, and its search `value` (`values`: per ply, from the view of the side
+/// that moved; null where unknown); with `result`, `termination` and a `warning` when the
+/// result tag disagrees with the moves.
+pub fn game_json(record: &Record, values: Option<&[Option<f32>]>) -> Value {
     let start = record.game.start();
     let size = start.size();
     let index = |s: Square| s.row() * size + s.col();
     let mut pos = start.clone();
     let mut board = board_tokens(&pos);
     let mut moves = Vec::with_capacity(record.game.len());
-    for m in record.game.moves() {
+    for (ply, m) in record.game.moves().enumerate() {
         let text = pos.move_text(m);
+        let value = values.and_then(|v| v.get(ply).copied().flatten()).map(shortest);
         let hodges = pos.hodges(m);
         pos.play(m);
         let after = board_tokens(&pos);
@@ -676,6 +819,7 @@ pub fn game_json(record: &Record) -> Value {
             "from": index(m.from()),
             "to": index(m.to()),
             "changes": changes,
+            "value": value,
         }));
     }
     let files: Vec<String> = (1..=size).rev().map(|f| f.to_string()).collect();
@@ -698,11 +842,23 @@ pub fn game_json(record: &Record) -> Value {
     })
 }
 
+/// One game of a game file: its record's text and, where the file has them, the search's
+/// values per ply (see [`game_json`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameLine {
+    pub record: String,
+    pub values: Option<Vec<Option<f32>>>,
+}
+
 /// The game records of one file: a worker's `games/<stem>.records` (JSON lines of
-/// `{"game": g, "record": text}`) or an arena's `.record` (one record's text).
-pub fn records_of(key: &str, text: &str) -> Result<Vec<String>, ViewError> {
+/// `{"game": g, "record": text, "values": [...]}`; older workers wrote no values) or an
+/// arena's `.record` (one record's text).
+pub fn records_of(key: &str, text: &str) -> Result<Vec<GameLine>, ViewError> {
     if key.ends_with(".record") {
-        return Ok(vec![text.to_string()]);
+        return Ok(vec![GameLine {
+            record: text.to_string(),
+            values: None,
+        }]);
     }
     text.lines()
         .filter(|l| !l.trim().is_empty())
@@ -712,13 +868,23 @@ pub fn records_of(key: &str, text: &str) -> Result<Vec<String>, ViewError> {
                 key: key.into(),
                 problem: format!("line {}: not a JSON line: {e}", i + 1),
             })?;
-            v["record"]
+            let record = v["record"]
                 .as_str()
                 .map(str::to_string)
                 .ok_or_else(|| ViewError::Damaged {
                     key: key.into(),
                     problem: format!("line {}: no \"record\" text", i + 1),
-                })
+                })?;
+            let values = match v.get("values") {
+                None | Some(Value::Null) => None,
+                Some(values) => Some(serde_json::from_value(values.clone()).map_err(|e| {
+                    ViewError::Damaged {
+                        key: key.into(),
+                        problem: format!("line {}: \"values\" are not numbers or nulls: {e}", i + 1),
+                    }
+                })?),
+            };
+            Ok(GameLine { record, values })
         })
         .collect()
 }
@@ -787,14 +953,25 @@ impl Reader {
         };
         let text = String::from_utf8(bytes).map_err(|_| damaged("not UTF-8 text".into()))?;
         let records = records_of(key, &text)?;
-        let Some(record) = records.get(index) else {
+        let Some(line) = records.get(index) else {
             return Err(damaged(format!(
                 "game {index} asked for, the file has {}",
                 records.len()
             )));
         };
-        let record = Record::parse(record).map_err(|e| damaged(format!("game {index}: {e}")))?;
-        let mut doc = game_json(&record);
+        let record =
+            Record::parse(&line.record).map_err(|e| damaged(format!("game {index}: {e}")))?;
+        let values = line.values.as_deref();
+        let mismatch = values.filter(|v| v.len() != record.game.len()).map(|v| v.len());
+        let mut doc = game_json(&record, values.filter(|_| mismatch.is_none()));
+        if let Some(n) = mismatch {
+            let note = format!("{n} search values for {} plies: not shown", record.game.len());
+            tracing::warn!("{key}: game {index}: {note}");
+            doc["warning"] = json!(match doc["warning"].as_str() {
+                Some(w) => format!("{w}; {note}"),
+                None => note,
+            });
+        }
         doc["key"] = json!(key);
         doc["index"] = json!(index);
         doc["count"] = json!(records.len());

@@ -17,7 +17,7 @@ import pytest
 import tengu
 
 BATCH = 8
-PASSES_PER_ROW = 1.0
+PASSES_PER_ROW = 0.25
 WINDOW_ROWS = 90
 EVERY = 4
 
@@ -148,7 +148,13 @@ def test_tengu_run_trains_with_the_pytorch_trainer(tmp_path, exe, env):
         assert want <= set(l), sorted(want - set(l))
         # passes_per_row: the rows drawn never pass the rows written times the passes.
         assert l["step"] * BATCH <= l["rows_seen"] * PASSES_PER_ROW, l
-        assert l["window_rows"] >= 40 and l["window_rows"] <= l["rows_seen"], l
+        # min_rows, and the window: at most one shard (30 rows and the games that end
+        # with them) beyond window_rows.
+        assert 40 <= l["window_rows"] < WINDOW_ROWS + 130 and l["window_rows"] <= l["rows_seen"], l
+    # The window slid over the run, and the trainer waited for rows while it trained (the
+    # throttle), not only before its first step.
+    assert lines[-1]["rows_seen"] > 3 * WINDOW_ROWS, lines[-1]
+    assert log.count("waiting for rows") >= 2, log[-3000:]
     # Held-out losses at the checkpoints (every third game is held out).
     held = [l for l in lines if "heldout_value_loss" in l]
     assert held and all(l["step"] % EVERY == 0 for l in held), held

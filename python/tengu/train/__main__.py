@@ -24,6 +24,8 @@ world size, so a step sees the configured batch). Collective operations time out
 torchrun then ends the job with a non-zero status. The optimizer state is kept as a
 PyTorch file beside the run (``trainer/torch-optimizer-<step>.pt``, local runs only); a
 restart elsewhere resets the AdamW moments (the Rust trainer cannot read them either).
+"""
+
 from __future__ import annotations
 
 import argparse

@@ -162,8 +162,8 @@ class Follow:
             self.opt.step()
             n = b["planes"].shape[0]
             targets = float((b["policy"].sum(1) > 0).sum())
-            totals = self._sum([float(parts.policy) * n, float(parts.value) * n,
-                                float(parts.ownership) * n, float(parts.material) * n,
+            totals = self._sum([parts.policy.item() * n, parts.value.item() * n,
+                                parts.ownership.item() * n, parts.material.item() * n,
                                 targets, float(n)])
             step += 1
             elapsed = time.time() - rate_start[0]
@@ -200,8 +200,8 @@ class Follow:
                     line["heldout_rows"] = held["rows"]
             self.log.push(json.dumps(_finite(line)))
             if step % 10 == 0 or checkpoint_due:
-                print(f"step {step} loss {float(loss):.4f} policy {float(parts.policy):.4f} "
-                      f"value {float(parts.value):.4f} {samples_per_second:.1f} samples/s "
+                print(f"step {step} loss {loss.item():.4f} policy {parts.policy.item():.4f} "
+                      f"value {parts.value.item():.4f} {samples_per_second:.1f} samples/s "
                       f"window {len(self.window)}", flush=True)
             if checkpoint_due:
                 last = self._checkpoint(step, last)

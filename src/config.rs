@@ -385,11 +385,18 @@ mod tests {
         let default = RunConfig::parse("", "x.toml").unwrap();
         assert_eq!(default.train.engine, TrainEngine::Rust);
         assert_eq!(default.train.python, "python3");
-        let python = RunConfig::parse("[train]\nengine = \"python\"\npython = \"/opt/py/bin/python\"\n", "x.toml").unwrap();
+        let python = RunConfig::parse(
+            "[train]\nengine = \"python\"\npython = \"/opt/py/bin/python\"\n",
+            "x.toml",
+        )
+        .unwrap();
         assert_eq!(python.train.engine, TrainEngine::Python);
         assert_eq!(python.train.python, "/opt/py/bin/python");
         let e = RunConfig::parse("[train]\nengine = \"torch\"\n", "x.toml").unwrap_err();
-        assert!(e.contains("x.toml") && e.contains("rust") && e.contains("python"), "{e}");
+        assert!(
+            e.contains("x.toml") && e.contains("rust") && e.contains("python"),
+            "{e}"
+        );
         let e = RunConfig::parse("[train]\npython = \" \"\n", "x.toml").unwrap_err();
         assert!(e.contains("train.python"), "{e}");
     }

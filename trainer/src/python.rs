@@ -98,7 +98,10 @@ mod tests {
     fn a_missing_interpreter_is_an_error_naming_it_and_the_settings() {
         let e = check("/nonexistent/python3-for-tengu").unwrap_err();
         let text = e.to_string();
-        assert!(matches!(e, PythonTrainerError::Interpreter { .. }), "{text}");
+        assert!(
+            matches!(e, PythonTrainerError::Interpreter { .. }),
+            "{text}"
+        );
         assert!(
             text.contains("/nonexistent/python3-for-tengu")
                 && text.contains("train.python")
@@ -112,14 +115,25 @@ mod tests {
         // `false` stands in for an interpreter whose `-c` program fails.
         let e = check("false").unwrap_err();
         assert!(matches!(e, PythonTrainerError::Package { .. }), "{e}");
-        assert!(e.to_string().contains("cannot import the tengu package"), "{e}");
+        assert!(
+            e.to_string().contains("cannot import the tengu package"),
+            "{e}"
+        );
     }
 
     #[test]
     fn the_command_line_stops_at_the_step_limit() {
         assert_eq!(
             args("runs/x", Some(5)),
-            ["-u", "-m", "tengu.train", "--run-location", "runs/x", "--max-steps", "5"]
+            [
+                "-u",
+                "-m",
+                "tengu.train",
+                "--run-location",
+                "runs/x",
+                "--max-steps",
+                "5"
+            ]
         );
         assert!(!args("runs/x", None).contains(&"--max-steps".to_string()));
     }

@@ -380,6 +380,28 @@ mod tests {
     }
 
     #[test]
+    fn the_trainer_engine_is_rust_python_or_refused() {
+        use tengu_trainer::TrainEngine;
+        let default = RunConfig::parse("", "x.toml").unwrap();
+        assert_eq!(default.train.engine, TrainEngine::Rust);
+        assert_eq!(default.train.python, "python3");
+        let python = RunConfig::parse(
+            "[train]\nengine = \"python\"\npython = \"/opt/py/bin/python\"\n",
+            "x.toml",
+        )
+        .unwrap();
+        assert_eq!(python.train.engine, TrainEngine::Python);
+        assert_eq!(python.train.python, "/opt/py/bin/python");
+        let e = RunConfig::parse("[train]\nengine = \"torch\"\n", "x.toml").unwrap_err();
+        assert!(
+            e.contains("x.toml") && e.contains("rust") && e.contains("python"),
+            "{e}"
+        );
+        let e = RunConfig::parse("[train]\npython = \" \"\n", "x.toml").unwrap_err();
+        assert!(e.contains("train.python"), "{e}");
+    }
+
+    #[test]
     fn the_shipped_run_configs_parse() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/run");
         let mut seen = 0;

@@ -4,8 +4,9 @@
 //! `Example::from_row_mixed` and the encoder) and a shard of another format version, then
 //! runs `scripts/python-test.sh` (builds the wheel with maturin, runs pytest), which checks
 //! the Python reader against those hashes, every row once across 2 ranks x 2 workers, DDP
-//! and the round trip of a checkpoint trained in PyTorch. Afterwards a Rust self-play worker
-//! plays with the checkpoint Python published.
+//! and the round trip of a checkpoint trained in PyTorch, and `tengu run` with the PyTorch
+//! trainer (`python/tests/test_run.py`: a tiny run of its own, the lease, a stop and a
+//! resume). Afterwards a Rust self-play worker plays with the checkpoint Python published.
 //!
 //! `TENGU_KEEP_FIXTURES=1` keeps the fixture run (its folder is printed) for running
 //! `TENGU_PY_FIXTURES=DIR TENGU_BIN=... scripts/python-test.sh` by hand.

@@ -6,7 +6,9 @@
 //! * [`reader`]: `ShardReader` over `tengu_shard` and `tengu_store` (every row of a run
 //!   exactly once across ranks x loader workers), targets from `tengu_trainer::window`;
 //! * [`run`]: run configs, checkpoints (`tengu_model::checkpoint`), the trainer lease and
-//!   checkpoint publication (`tengu_store`), the Rust evaluator.
+//!   checkpoint publication (`tengu_store`), the Rust evaluator;
+//! * [`window`]: `RunWindow`, `TrainLog`, `CpuLedger`: a run followed as the Rust trainer
+//!   follows it (`tengu_trainer::window`, `log`, `curves`; `tengu_store::cpu`).
 //!
 //! Errors become Python exceptions of the classes below, each naming its cause; no input
 //! makes the interpreter crash (a Rust panic would surface as `pyo3.PanicException`).
@@ -18,6 +20,7 @@ mod encode;
 mod reader;
 mod run;
 mod svg;
+mod window;
 
 pyo3::create_exception!(_tengu, TenguError, pyo3::exceptions::PyException, "Base class of tengu's errors.");
 pyo3::create_exception!(_tengu, PositionError, TenguError, "A position text or QBoard FEN that cannot be parsed, or an unknown game.");
@@ -61,6 +64,10 @@ fn _tengu(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run::evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(run::newest_checkpoint, m)?)?;
     m.add_class::<run::Lease>()?;
+    m.add_class::<window::RunWindow>()?;
+    m.add_class::<window::TrainLog>()?;
+    m.add_class::<window::CpuLedger>()?;
+    m.add_function(wrap_pyfunction!(window::write_curves, m)?)?;
     Ok(())
 }
 

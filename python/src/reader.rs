@@ -73,7 +73,7 @@ pub struct ShardReader {
 }
 
 /// A row decoded into the arrays of one batch entry.
-struct Decoded {
+pub(crate) struct Decoded {
     planes: Vec<f32>,
     slots: Vec<(u16, u16, u8)>,
     policy: Vec<f32>,
@@ -83,15 +83,18 @@ struct Decoded {
     full_search: bool,
 }
 
-fn decode(
-    r: &PartRow,
+/// Decodes one row with its short-horizon value target (`future_value`) as the Rust
+/// trainer does (`Example::from_row_mixed`), planes by `encoder`; the message says what does
+/// not fit the game's rules.
+pub(crate) fn decode_row(
+    row: &Row,
+    future_value: f32,
     variant: &Arc<Variant>,
     encoder: &tengu_model::Encoder,
     index: &PolicyIndex,
     mix: ValueTargetMix,
 ) -> Result<Decoded, String> {
-    let ex = Example::from_row_mixed(&r.row, variant, mix, r.future_value)
-        .map_err(|e| format!("{} row {}: {e}", r.shard, r.global))?;
+    let ex = Example::from_row_mixed(row, variant, mix, future_value)?;
     let mut planes = vec![0.0f32; encoder.len()];
     encoder.encode(&ex.position, ex.repetitions, &mut planes);
     let slots = ex
@@ -99,7 +102,7 @@ fn decode(
         .iter()
         .map(|&m| index.slot(&ex.position, m).map(|s| (s.from, s.to, s.code)))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("{} row {}: {e}", r.shard, r.global))?;
+        .map_err(|e| e.to_string())?;
     Ok(Decoded {
         planes,
         slots,
@@ -107,7 +110,40 @@ fn decode(
         wdl: ex.wdl,
         ownership: ex.ownership,
         material: ex.material,
-        full_search: r.row.full_search,
+        full_search: row.full_search,
+    })
+}
+
+fn decode(
+    r: &PartRow,
+    variant: &Arc<Variant>,
+    encoder: &tengu_model::Encoder,
+    index: &PolicyIndex,
+    mix: ValueTargetMix,
+) -> Result<Decoded, String> {
+    decode_row(&r.row, r.future_value, variant, encoder, index, mix)
+        .map_err(|e| format!("{} row {}: {e}", r.shard, r.global))
+}
+
+/// `decode` applied to every item on up to `threads` scoped threads, results in order.
+pub(crate) fn decode_parallel<T: Sync>(
+    items: &[T],
+    threads: usize,
+    decode: impl Fn(&T) -> Result<Decoded, String> + Sync,
+) -> Result<Vec<Result<Decoded, String>>, String> {
+    let threads = threads.max(1).min(items.len().max(1));
+    let chunk = items.len().div_ceil(threads).max(1);
+    let decode = &decode;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(decode).collect::<Vec<_>>()))
+            .collect();
+        let mut out = Vec::with_capacity(items.len());
+        for h in handles {
+            out.extend(h.join().map_err(|_| "a decoding thread panicked".to_string())?);
+        }
+        Ok(out)
     })
 }
 
@@ -209,27 +245,11 @@ fn load_part(
 
 impl ShardReader {
     fn decode_batch(&self, picks: &[u32]) -> Result<Vec<Decoded>, String> {
-        let threads = self.threads.max(1).min(picks.len().max(1));
-        let chunk = picks.len().div_ceil(threads).max(1);
         let (variant, encoder, index, w) = (&self.variant, &self.encoder, &self.index, self.mix);
         let rows = &self.rows;
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = picks
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|&i| decode(&rows[i as usize], variant, encoder, index, w))
-                            .collect::<Result<Vec<_>, String>>()
-                    })
-                })
-                .collect();
-            let mut out = Vec::with_capacity(picks.len());
-            for h in handles {
-                out.extend(h.join().map_err(|_| "a decoding thread panicked".to_string())??);
-            }
-            Ok(out)
-        })
+        decode_parallel(picks, self.threads, |&i| decode(&rows[i as usize], variant, encoder, index, w))?
+            .into_iter()
+            .collect()
     }
 }
 
@@ -419,58 +439,8 @@ impl ShardReader {
         let decoded = py
             .allow_threads(|| this.decode_batch(&picks))
             .map_err(ShardError::new_err)?;
-        let b = decoded.len();
-        let m = decoded.iter().map(|d| d.slots.len()).max().unwrap_or(0).max(1);
-        let n = self.encoder.size();
-        let area = n * n;
-        let horizons = tengu_model::desc::AUX_HORIZONS;
-        let mut planes = Vec::with_capacity(b * self.encoder.len());
-        let mut from = vec![0i64; b * m];
-        let mut to = vec![0i64; b * m];
-        let mut code = vec![0i64; b * m];
-        let mut count = vec![0i64; b];
-        let mut policy = vec![0.0f32; b * m];
-        let mut policy_weight = vec![0.0f32; b];
-        let mut wdl = Vec::with_capacity(b * 3);
-        let mut ownership = vec![0u8; b * horizons * area];
-        let mut has_ownership = vec![0.0f32; b];
-        let mut material = Vec::with_capacity(b * horizons);
-        let mut global = Vec::with_capacity(b);
-        for (i, d) in decoded.iter().enumerate() {
-            planes.extend_from_slice(&d.planes);
-            for (j, &(f, t, c)) in d.slots.iter().enumerate() {
-                from[i * m + j] = f as i64;
-                to[i * m + j] = t as i64;
-                code[i * m + j] = c as i64;
-                policy[i * m + j] = d.policy[j];
-            }
-            count[i] = d.slots.len() as i64;
-            policy_weight[i] = if d.full_search { 1.0 } else { 0.0 };
-            wdl.extend_from_slice(&d.wdl);
-            if d.ownership.len() == horizons * area {
-                ownership[i * horizons * area..(i + 1) * horizons * area].copy_from_slice(&d.ownership);
-                has_ownership[i] = 1.0;
-            }
-            material.extend_from_slice(&d.material);
-        }
-        for &p in &picks {
-            global.push(self.rows[p as usize].global as i64);
-        }
-        let p = self.encoder.planes();
-        let dict = PyDict::new(py);
-        dict.set_item("planes", (f32_bytes(py, &planes), "float32", vec![b, p, n, n]))?;
-        dict.set_item("move_from", (i64_bytes(py, &from), "int64", vec![b, m]))?;
-        dict.set_item("move_to", (i64_bytes(py, &to), "int64", vec![b, m]))?;
-        dict.set_item("move_code", (i64_bytes(py, &code), "int64", vec![b, m]))?;
-        dict.set_item("move_count", (i64_bytes(py, &count), "int64", vec![b]))?;
-        dict.set_item("policy", (f32_bytes(py, &policy), "float32", vec![b, m]))?;
-        dict.set_item("policy_weight", (f32_bytes(py, &policy_weight), "float32", vec![b]))?;
-        dict.set_item("wdl", (f32_bytes(py, &wdl), "float32", vec![b, 3]))?;
-        dict.set_item("ownership", (PyByteArray::new(py, &ownership), "uint8", vec![b, horizons, area]))?;
-        dict.set_item("has_ownership", (f32_bytes(py, &has_ownership), "float32", vec![b]))?;
-        dict.set_item("material", (f32_bytes(py, &material), "float32", vec![b, horizons]))?;
-        dict.set_item("row", (i64_bytes(py, &global), "int64", vec![b]))?;
-        Ok(Some(dict))
+        let global: Vec<i64> = picks.iter().map(|&p| self.rows[p as usize].global as i64).collect();
+        batch_dict(py, &decoded, &self.encoder, &global).map(Some)
     }
 }
 
@@ -486,4 +456,62 @@ fn total_rows(store: &RunStore) -> PyResult<u64> {
         };
     }
     Ok(total)
+}
+
+/// The arrays of a batch of decoded rows as a dict of `(bytearray, dtype, shape)` (the
+/// keys and shapes of `ShardReader.next_batch`); `rows` becomes its `row` entry.
+pub(crate) fn batch_dict<'py>(
+    py: Python<'py>,
+    decoded: &[Decoded],
+    encoder: &tengu_model::Encoder,
+    rows: &[i64],
+) -> PyResult<Bound<'py, PyDict>> {
+    let b = decoded.len();
+    let m = decoded.iter().map(|d| d.slots.len()).max().unwrap_or(0).max(1);
+    let n = encoder.size();
+    let area = n * n;
+    let horizons = tengu_model::desc::AUX_HORIZONS;
+    let mut planes = Vec::with_capacity(b * encoder.len());
+    let mut from = vec![0i64; b * m];
+    let mut to = vec![0i64; b * m];
+    let mut code = vec![0i64; b * m];
+    let mut count = vec![0i64; b];
+    let mut policy = vec![0.0f32; b * m];
+    let mut policy_weight = vec![0.0f32; b];
+    let mut wdl = Vec::with_capacity(b * 3);
+    let mut ownership = vec![0u8; b * horizons * area];
+    let mut has_ownership = vec![0.0f32; b];
+    let mut material = Vec::with_capacity(b * horizons);
+    for (i, d) in decoded.iter().enumerate() {
+        planes.extend_from_slice(&d.planes);
+        for (j, &(f, t, c)) in d.slots.iter().enumerate() {
+            from[i * m + j] = f as i64;
+            to[i * m + j] = t as i64;
+            code[i * m + j] = c as i64;
+            policy[i * m + j] = d.policy[j];
+        }
+        count[i] = d.slots.len() as i64;
+        policy_weight[i] = if d.full_search { 1.0 } else { 0.0 };
+        wdl.extend_from_slice(&d.wdl);
+        if d.ownership.len() == horizons * area {
+            ownership[i * horizons * area..(i + 1) * horizons * area].copy_from_slice(&d.ownership);
+            has_ownership[i] = 1.0;
+        }
+        material.extend_from_slice(&d.material);
+    }
+    let p = encoder.planes();
+    let dict = PyDict::new(py);
+    dict.set_item("planes", (f32_bytes(py, &planes), "float32", vec![b, p, n, n]))?;
+    dict.set_item("move_from", (i64_bytes(py, &from), "int64", vec![b, m]))?;
+    dict.set_item("move_to", (i64_bytes(py, &to), "int64", vec![b, m]))?;
+    dict.set_item("move_code", (i64_bytes(py, &code), "int64", vec![b, m]))?;
+    dict.set_item("move_count", (i64_bytes(py, &count), "int64", vec![b]))?;
+    dict.set_item("policy", (f32_bytes(py, &policy), "float32", vec![b, m]))?;
+    dict.set_item("policy_weight", (f32_bytes(py, &policy_weight), "float32", vec![b]))?;
+    dict.set_item("wdl", (f32_bytes(py, &wdl), "float32", vec![b, 3]))?;
+    dict.set_item("ownership", (PyByteArray::new(py, &ownership), "uint8", vec![b, horizons, area]))?;
+    dict.set_item("has_ownership", (f32_bytes(py, &has_ownership), "float32", vec![b]))?;
+    dict.set_item("material", (f32_bytes(py, &material), "float32", vec![b, horizons]))?;
+    dict.set_item("row", (i64_bytes(py, rows), "int64", vec![b]))?;
+    Ok(dict)
 }

@@ -39,18 +39,29 @@ from ._tengu import (  # noqa: F401  (the public API)
     ShardVersionError,
     StoreError,
     TenguError,
+    TrainLog,
+    CpuLedger,
     read_records,
+    write_curves,
 )
 
 __all__ = [
     "AUX_HORIZONS", "CODES", "ENCODER_VERSION", "MATERIAL_SCALE", "OCCUPANCY_CLASSES",
     "RULES_VERSION", "SHARD_FORMAT_VERSION", "VALUE_HIDDEN",
-    "Board", "Encoder", "ShardReader", "Lease",
+    "Board", "Encoder", "ShardReader", "RunWindow", "Lease", "TrainLog", "CpuLedger",
     "TenguError", "PositionError", "MoveError", "RecordError", "ShardError",
     "ShardVersionError", "RunConfigError", "CheckpointError", "StoreError",
     "read_records", "run_config", "net_config", "parameter_shapes", "write_checkpoint",
-    "read_checkpoint_meta", "evaluate", "newest_checkpoint",
+    "read_checkpoint_meta", "evaluate", "newest_checkpoint", "write_curves",
 ]
+
+
+def _batch(raw: dict) -> Dict[str, np.ndarray]:
+    """A native batch as numpy arrays, with ``move_mask`` bool ``[B, M]`` added."""
+    batch = {k: _array(v) for k, v in raw.items()}
+    m = batch["move_from"].shape[1]
+    batch["move_mask"] = np.arange(m)[None, :] < batch["move_count"][:, None]
+    return batch
 
 
 def _array(spec: Tuple[bytearray, str, List[int]]) -> np.ndarray:
@@ -162,12 +173,7 @@ class ShardReader:
     def next_batch(self) -> Optional[Dict[str, np.ndarray]]:
         """The next batch of this pass, or ``None`` after its last."""
         raw = self._native.next_batch()
-        if raw is None:
-            return None
-        batch = {k: _array(v) for k, v in raw.items()}
-        m = batch["move_from"].shape[1]
-        batch["move_mask"] = np.arange(m)[None, :] < batch["move_count"][:, None]
-        return batch
+        return None if raw is None else _batch(raw)
 
     def __iter__(self) -> Iterator[Dict[str, np.ndarray]]:
         if not self._fresh:
@@ -178,6 +184,55 @@ class ShardReader:
             if batch is None:
                 return
             yield batch
+
+
+class RunWindow:
+    """A run followed as the Rust trainer follows it: the sliding window of its newest rows
+    (``[train] window_rows``; held-out games kept apart), read incrementally by
+    ``ingest()``, with the ingest state saved beside each checkpoint (``save_state`` /
+    ``resume``) so that a restarted trainer neither reads a shard twice nor misses one.
+
+    ``RunWindow(run, planes=None, threads=0)``. ``sample(step, batch_size, seed=0, rank=0,
+    world_size=1)`` draws the batch of a step as ``tengu train`` does (the same generator
+    and seed rule; ranks take consecutive parts of one draw), ``held_out(max_rows)`` the
+    held-out rows the Rust trainer measures (value target: the result alone); both are
+    dicts of arrays as ``ShardReader`` gives (``row``: the index in the window or among the
+    held-out rows), or ``None`` when there are no such rows.
+    """
+
+    def __init__(self, run: str, planes: Optional[int] = None, threads: int = 0) -> None:
+        self._native = _tengu.RunWindow(str(run), planes, threads)
+
+    def __len__(self) -> int:
+        """Rows in the window (held-out rows excluded)."""
+        return len(self._native)
+
+    rows_seen = property(lambda self: self._native.rows_seen,
+                         doc="rows of every shard seen since the run began")
+    games_seen = property(lambda self: self._native.games_seen)
+    held_out_rows = property(lambda self: self._native.held_out_rows)
+
+    def ingest(self) -> int:
+        """Reads shards not seen before; returns the rows added to the window."""
+        return self._native.ingest()
+
+    def resume(self, step: int) -> bool:
+        """Restores the ingest state of checkpoint ``step``; ``False`` when it has none."""
+        return self._native.resume(int(step))
+
+    def save_state(self, step: int) -> None:
+        """Writes the ingest state of checkpoint ``step`` (before publishing it)."""
+        self._native.save_state(int(step))
+
+    def sample(self, step: int, batch_size: int, seed: int = 0, rank: int = 0,
+               world_size: int = 1) -> Optional[Dict[str, np.ndarray]]:
+        raw = self._native.sample(int(step), int(batch_size), int(seed), int(rank),
+                                  int(world_size))
+        return None if raw is None else _batch(raw)
+
+    def held_out(self, max_rows: int) -> Optional[Dict[str, np.ndarray]]:
+        raw = self._native.held_out(int(max_rows))
+        return None if raw is None else _batch(raw)
 
 
 def run_config(run: str) -> dict:

@@ -82,7 +82,7 @@ def _positions():
 
 def test_a_checkpoint_trained_in_pytorch_gives_the_rust_evaluator_the_same_outputs(run_copy, tmp_path):
     weights = tmp_path / "trained.pt"
-    subprocess.run(TORCHRUN[:1] + ["-m", "tengu.train", "--run-location", str(run_copy), "--max-steps", "3",
+    subprocess.run(TORCHRUN[:1] + ["-m", "tengu.train", "--run-location", str(run_copy), "--max-steps", "3", "--epochs", "1",
                                    "--batch-size", "8", "--no-publish", "--save-weights",
                                    str(weights)], check=True, env=_env(), timeout=600)
     meta_net = tengu.run_config(str(run_copy))["net"]
@@ -128,7 +128,7 @@ def test_ddp_on_two_ranks_equals_one_process_at_twice_the_batch(run_copy, tmp_pa
     steps, batch = 3, 4
     t0 = time.time()
     subprocess.run(TORCHRUN + ["--standalone", "--nproc_per_node=2", "-m", "tengu.train",
-                               "--run-location", str(run_copy), "--optimizer", "sgd", "--no-shuffle",
+                               "--run-location", str(run_copy), "--epochs", "1", "--optimizer", "sgd", "--no-shuffle",
                                "--max-steps", str(steps), "--batch-size", str(batch),
                                "--no-publish", "--device", "cpu", "--save-weights", str(weights)],
                    check=True, env=_env(), timeout=600)
@@ -157,7 +157,7 @@ def test_ddp_on_two_ranks_equals_one_process_at_twice_the_batch(run_copy, tmp_pa
 def test_a_failing_rank_ends_the_job_non_zero_in_bounded_time(run_copy):
     t0 = time.time()
     proc = subprocess.run(TORCHRUN + ["--standalone", "--nproc_per_node=2", "-m", "tengu.train",
-                                      "--run-location", str(run_copy), "--no-publish", "--device", "cpu",
+                                      "--run-location", str(run_copy), "--epochs", "1", "--no-publish", "--device", "cpu",
                                       "--batch-size", "2", "--max-steps", "50",
                                       "--fail-at-step", "1", "--timeout", "30"],
                           env=_env(), timeout=180, capture_output=True, text=True)
@@ -172,7 +172,7 @@ def test_rank_zero_publishes_a_checkpoint_rust_workers_load(run):
     before = tengu.newest_checkpoint(str(run))[0]
     t0 = time.time()
     out = subprocess.run(TORCHRUN + ["--standalone", "--nproc_per_node=2", "-m", "tengu.train",
-                                     "--run-location", str(run), "--max-steps", "2", "--batch-size", "4",
+                                     "--run-location", str(run), "--epochs", "1", "--max-steps", "2", "--batch-size", "4",
                                      "--device", "cpu"],
                          check=True, env=_env(), timeout=600, capture_output=True, text=True)
     print(out.stdout[-2000:], f"({time.time() - t0:.1f} s)")

@@ -4,7 +4,7 @@ use std::io::IsTerminal as _;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use tengu_trainer::supervise::{self, RunOptions};
+use tengu_trainer::supervise::{self, RunOptions, TrainerProcess};
 
 use crate::args::RunArgs;
 use crate::cmd::selfplay::stop_flag;
@@ -40,6 +40,17 @@ pub fn run(args: RunArgs) -> Result<()> {
         crate::cmd::setup::Role::Owner,
     )?;
     let config = setup.config.clone();
+    let trainer = match config.train.engine {
+        tengu_trainer::TrainEngine::Rust => TrainerProcess::Rust,
+        tengu_trainer::TrainEngine::Python => {
+            // Checked before the run is written: a missing interpreter or package leaves
+            // the run as it was.
+            let python = tengu_trainer::python::interpreter(&config.train.python);
+            tengu_trainer::python::check(&python)?;
+            tracing::info!(%python, "the PyTorch trainer trains this run (train.engine = \"python\")");
+            TrainerProcess::Python { python }
+        }
+    };
     let store = setup.open()?;
     // The effective configuration, which every process of the run reads.
     store
@@ -68,6 +79,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let options = RunOptions {
         exe: std::env::current_exe().context("cannot find the tengu binary")?,
+        trainer,
         run: run.clone(),
         workers: config.selfplay.workers,
         backend: args.backend.clone(),

@@ -53,6 +53,25 @@ pub struct TrainConfig {
     /// How far back (seconds, by the shard names' clocks) each look for new shards reaches
     /// before the newest shard seen: covers clock differences between machines.
     pub listing_lookback_seconds: f64,
+    /// The trainer `tengu run` starts: `rust` (`tengu train`) or `python` (the PyTorch
+    /// trainer of the `tengu` Python package, `PYTHON -m tengu.train`; see
+    /// [`crate::python`]). Either holds the run's trainer lease, so only one publishes.
+    pub engine: TrainEngine,
+    /// The interpreter of the `python` engine: a command on `PATH` or a path (the
+    /// environment variable `TENGU_PYTHON` overrides it on a machine).
+    pub python: String,
+}
+
+/// Which implementation trains a run under `tengu run` (`train.engine`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TrainEngine {
+    /// `tengu train`: burn on CPU, tch on one GPU.
+    #[default]
+    Rust,
+    /// `python -m tengu.train`: PyTorch (one process; several GPUs through `torchrun`, see
+    /// the deploy examples).
+    Python,
 }
 
 impl Default for TrainConfig {
@@ -77,6 +96,8 @@ impl Default for TrainConfig {
             material_weight: 1.0,
             lease_seconds: 30.0,
             listing_lookback_seconds: 600.0,
+            engine: TrainEngine::Rust,
+            python: "python3".into(),
         }
     }
 }
@@ -137,6 +158,11 @@ impl TrainConfig {
             self.lease_seconds >= 1.0 && self.listing_lookback_seconds >= 0.0,
             "train.lease_seconds",
             "be at least 1 and train.listing_lookback_seconds not negative",
+        )?;
+        check(
+            !self.python.trim().is_empty(),
+            "train.python",
+            "name a Python interpreter (a command or a path)",
         )?;
         check(
             self.steps_per_checkpoint >= 1,

@@ -13,10 +13,22 @@ use tengu_search::players::PlayerSpec;
 use tengu_store::checkpoint as published;
 use tengu_store::{layout, RunStore};
 
+/// Which trainer process `tengu run` starts (`train.engine`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TrainerProcess {
+    /// `tengu train` of the same binary.
+    Rust,
+    /// The PyTorch trainer, `python -m tengu.train`, run by this interpreter (checked with
+    /// [`crate::python::check`] before the run is written).
+    Python { python: String },
+}
+
 /// What to supervise.
 pub struct RunOptions {
     /// The `tengu` binary.
     pub exe: PathBuf,
+    /// The trainer to start.
+    pub trainer: TrainerProcess,
     pub run: PathBuf,
     pub workers: usize,
     /// The network backend of every child (`--backend`; None: the config's).
@@ -165,6 +177,8 @@ fn read_ratings(store: &RunStore) -> (Vec<(String, f64)>, std::collections::BTre
 
 struct Proc {
     name: String,
+    /// The program (the `tengu` binary, or the Python interpreter of the trainer).
+    program: PathBuf,
     args: Vec<String>,
     child: Child,
     restarts: u32,
@@ -292,19 +306,27 @@ pub fn run(
     let store =
         RunStore::open(&options.run.display().to_string()).map_err(std::io::Error::other)?;
     let run_arg = options.run.display().to_string();
-    let mut args: Vec<String> = vec![
-        "train".into(),
-        "--quiet".into(),
-        "--run".into(),
-        run_arg.clone(),
-    ];
-    if let Some(m) = options.max_steps {
-        args.extend(["--max-steps".into(), m.to_string()]);
-    }
-    args.extend(options.backend_args());
-    let mut trainer = spawn(&options.exe, &args, &logs.join("trainer.log"))?;
-    tracing::info!(pid = trainer.id(), "started trainer");
-    let trainer_args = args;
+    let (trainer_program, trainer_args) = match &options.trainer {
+        TrainerProcess::Rust => {
+            let mut args: Vec<String> = vec![
+                "train".into(),
+                "--quiet".into(),
+                "--run".into(),
+                run_arg.clone(),
+            ];
+            if let Some(m) = options.max_steps {
+                args.extend(["--max-steps".into(), m.to_string()]);
+            }
+            args.extend(options.backend_args());
+            (options.exe.clone(), args)
+        }
+        TrainerProcess::Python { python } => (
+            PathBuf::from(python),
+            crate::python::args(&run_arg, options.max_steps),
+        ),
+    };
+    let mut trainer = spawn(&trainer_program, &trainer_args, &logs.join("trainer.log"))?;
+    tracing::info!(pid = trainer.id(), program = %trainer_program.display(), "started trainer");
     if let Err(e) = wait_for_step_zero(options, &store, &mut trainer, &logs) {
         terminate(&mut trainer);
         let _ = trainer.wait();
@@ -330,6 +352,7 @@ pub fn run(
         tracing::info!(pid = child.id(), "started {name}");
         procs.push(Proc {
             name,
+            program: options.exe.clone(),
             args,
             child,
             restarts: 0,
@@ -337,6 +360,7 @@ pub fn run(
     }
     procs.push(Proc {
         name: "trainer".into(),
+        program: trainer_program,
         args: trainer_args,
         child: trainer,
         restarts: 0,
@@ -390,7 +414,7 @@ pub fn run(
             }
             p.restarts += 1;
             restarts += 1;
-            p.child = spawn(&options.exe, &p.args, &logs.join(format!("{}.log", p.name)))?;
+            p.child = spawn(&p.program, &p.args, &logs.join(format!("{}.log", p.name)))?;
         }
         if trainer_done {
             break "trainer reached its step limit";

@@ -259,13 +259,18 @@ impl Window {
         Ok(added)
     }
 
-    /// A uniformly drawn row of the window, with its future search value.
+    /// A uniformly drawn row of the window, with its future search value: the row
+    /// [`Window::row_at`] `rng.gen_range(0..len)`.
     pub fn sample<R: Rng>(&self, rng: &mut R) -> Option<(&Row, f32)> {
         let total = self.len();
         if total == 0 {
             return None;
         }
-        let mut k = rng.gen_range(0..total);
+        self.row_at(rng.gen_range(0..total))
+    }
+
+    /// The window's `k`-th row (oldest shard first), with its future search value.
+    pub fn row_at(&self, mut k: usize) -> Option<(&Row, f32)> {
         for rows in self.shards.values() {
             if k < rows.len() {
                 let (row, future) = &rows[k];

@@ -3,23 +3,27 @@
 One process per device under ``torchrun`` (``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK`` from
 its environment; one process without it): DistributedDataParallel over gloo on CPUs, NCCL
 on GPUs (bf16 autocast there). It reads the run's ``config.toml`` (game, network, the
-``[train]`` table: batch size, learning rate and warm-up, weight decay, loss weights,
-held-out games, ``steps_per_checkpoint``), takes the run's trainer lease on rank 0 (exactly
-one trainer, Rust or Python, publishes into a run), starts from the run's newest committed
-checkpoint (resumable: run it again), trains passes over the run's shards (each rank its
-part, ``tengu.ShardReader``), and rank 0 publishes a checkpoint every
-``steps_per_checkpoint`` steps and at the end (weights, manifest and hash, through the Rust
-publish path), which the Rust workers pick up.
+``[train]`` table), takes the run's trainer lease on rank 0 (exactly one trainer, Rust or
+Python, publishes into a run), starts from the run's newest committed checkpoint
+(resumable: run it again) or publishes step 0 of a new run, and rank 0 publishes a
+checkpoint every ``steps_per_checkpoint`` steps and when it stops (weights, manifest and
+hash, through the Rust publish path), which the Rust workers pick up.
+
+By default it follows the run as ``tengu train`` does (``tengu.train.follow``): the sliding
+window of the newest ``window_rows`` rows, ``min_rows``, ``passes_per_row`` (it waits for
+new rows when ahead, looking every ``poll_seconds``), the loss log ``train/<step>.jsonl``
+with held-out losses at each checkpoint, ``curves.svg``, the CPU ledger; it runs until
+SIGTERM / SIGINT (then it publishes a last checkpoint and exits 0) or ``--max-steps``.
+``tengu run`` starts it so when the run's config says ``[train] engine = "python"``.
+``--epochs N`` instead trains N passes over the shards present at its start
+(``tengu.ShardReader``, each rank its part), with neither waiting nor loss log.
 
 ``--batch-size`` is rows per rank and step (default: ``[train] batch_size`` divided by the
 world size, so a step sees the configured batch). Collective operations time out after
 ``--timeout`` seconds, so a rank that dies makes the others fail instead of hanging, and
-torchrun then ends the job with a non-zero status.
-
-What it does not do (yet): the Rust trainer's sliding window and ``passes_per_row``
-throttle (it trains over the shards present when it starts, ``--epochs`` times), its
-held-out losses and loss log, and Rust-resumable optimizer state (the optimizer state is
-kept as a PyTorch file beside the run, ``trainer/torch-optimizer-<step>.pt``, for local runs).
+torchrun then ends the job with a non-zero status. The optimizer state is kept as a
+PyTorch file beside the run (``trainer/torch-optimizer-<step>.pt``, local runs only); a
+restart elsewhere resets the AdamW moments (the Rust trainer cannot read them either).
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
 
 import torch
@@ -44,8 +50,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     a.add_argument("--run-location", dest="run", required=True,
                    help="the run location (directory, file://, s3://); not --run, which torchrun's "
                    "own --run-path would take for an abbreviation")
-    a.add_argument("--max-steps", type=int, default=None, help="stop after this many steps in all")
-    a.add_argument("--epochs", type=int, default=1, help="passes over the shards")
+    a.add_argument("--max-steps", type=int, default=None,
+                   help="following the run: stop at this step (as tengu train --max-steps); "
+                   "with --epochs: after this many steps")
+    a.add_argument("--epochs", type=int, default=None,
+                   help="train this many passes over the shards present at the start instead "
+                   "of following the run")
     a.add_argument("--batch-size", type=int, default=None, help="rows per rank and step")
     a.add_argument("--device", default=None, help="cpu or cuda (default: cuda when there is one)")
     a.add_argument("--optimizer", choices=["adamw", "sgd"], default="adamw")
@@ -63,7 +73,22 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
+    """Runs the trainer; a tengu error (a bad config, a run another trainer holds, a shard
+    of another version) is one ``error: ...`` line on stderr and exit status 1, which
+    ``tengu run`` quotes."""
+    try:
+        return _main(argv)
+    except tengu.TenguError as e:
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+        return 1
+
+
+def _main(argv=None) -> int:
     args = parse_args(argv)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        # The loop ends at the next step; a last checkpoint is published.
+        signal.signal(sig, lambda *_: stop.set())
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
@@ -86,7 +111,7 @@ def main(argv=None) -> int:
     if newest is not None:
         step, path, _ = newest
         net = TenguNet.from_checkpoint(path, game)
-        parent = os.path.basename(path)
+        parent = f"model-{step:09}.safetensors"
     else:
         step, parent = 0, None
         net = TenguNet(config["net"])
@@ -103,6 +128,44 @@ def main(argv=None) -> int:
         opt.load_state_dict(torch.load(optimizer_file, map_location=device))
 
     batch = args.batch_size or max(1, train["batch_size"] // world)
+    autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda"
+                else torch.autocast("cpu", enabled=False))
+    if args.epochs is None:
+        from tengu.train.follow import Follow
+
+        publish = None
+        if lease:
+            def publish(at, parent_name, rows_seen):
+                return _publish(args.run, lease, net, opt, game, at, parent_name, rows_seen)
+        follow = Follow(run=args.run, train=train, net=net, model=model, opt=opt,
+                        device=device, autocast=autocast, rank=rank, world=world, batch=batch,
+                        seed=args.seed, threads=args.threads, max_steps=args.max_steps,
+                        stop=stop, publish=publish,
+                        learning_rate=lambda s: _learning_rate(train, s))
+        started, start_step = time.time(), step
+        parent = follow.start(step, parent)
+        step = follow.loop(step, parent)
+        if rank == 0:
+            elapsed = time.time() - started
+            print(f"tengu.train: stopped at step {step} ({step - start_step} steps in "
+                  f"{elapsed:.1f} s, {world} rank(s), {device.type})", flush=True)
+    else:
+        step = _train_epochs(args, train, net, model, opt, device, autocast, rank, world,
+                             batch, step, parent, lease, game)
+    if rank == 0 and args.save_weights:
+        torch.save(net.state_dict(), args.save_weights)
+    if lease:
+        lease.release()
+    if distributed:
+        dist.barrier()
+        dist.destroy_process_group()
+    return 0
+
+
+def _train_epochs(args, train, net, model, opt, device, autocast, rank, world, batch, step,
+                  parent, lease, game) -> int:
+    """``--epochs``: passes over the shards present now, each rank its part."""
+    distributed = world > 1
     reader = tengu.ShardReader(args.run, rank=rank, world_size=world, batch_size=batch,
                                planes=net.net["planes"], split="train", drop_last=True,
                                shuffle_seed=None if args.no_shuffle else args.seed,
@@ -114,12 +177,8 @@ def main(argv=None) -> int:
         dist.all_reduce(steps_per_pass, op=dist.ReduceOp.MIN)
     steps_per_pass = int(steps_per_pass.item())
     if steps_per_pass == 0:
-        print(f"tengu.train: rank {rank}: no full batch of {batch} rows in the run's shards",
-              file=sys.stderr)
-        return 2
+        raise tengu.ShardError(f"rank {rank}: no full batch of {batch} rows in the run's shards")
 
-    autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda"
-                else torch.autocast("cpu", enabled=False))
     start_step, started = step, time.time()
     rows = 0
     done = False
@@ -157,14 +216,7 @@ def main(argv=None) -> int:
               flush=True)
         if lease and step > start_step and step % train["steps_per_checkpoint"] != 0:
             _publish(args.run, lease, net, opt, game, step, parent, rows)
-        if args.save_weights:
-            torch.save(net.state_dict(), args.save_weights)
-    if lease:
-        lease.release()
-    if distributed:
-        dist.barrier()
-        dist.destroy_process_group()
-    return 0
+    return step
 
 
 def _learning_rate(train: dict, step: int) -> float:

@@ -1,0 +1,344 @@
+//! `RunWindow`: a run followed the way the Rust trainer follows it
+//! (`tengu_trainer::train::run`), for the PyTorch trainer: the sliding window of the newest
+//! rows (`tengu_trainer::window::Window`: incremental listing, held-out games kept apart,
+//! the ingest state saved with each checkpoint), batches drawn as the Rust trainer draws
+//! them, the loss log (`tengu_trainer::log::TrainLog`), `curves.svg` and the CPU ledger.
+//! Nothing here is a second implementation: each method calls the Rust trainer's code.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use tengu_model::PolicyIndex;
+use tengu_rules::Variant;
+use tengu_store::{layout, RunStore};
+use tengu_trainer::window::{IngestState, ValueTargetMix, Window};
+
+use crate::reader::{batch_dict, decode_parallel, decode_row, Decoded};
+use crate::run::{open_store, RunView};
+use crate::{CheckpointError, RunConfigError, ShardError, StoreError};
+
+fn store_err(e: impl std::fmt::Display) -> PyErr {
+    StoreError::new_err(e.to_string())
+}
+
+/// The run's sliding window of rows (`[train] window_rows`, `holdout_every`,
+/// `holdout_rows`, `listing_lookback_seconds`, `future_value_plies` of its `config.toml`).
+///
+/// `RunWindow(run, planes=None, threads=0)`: `planes` is a checkpoint's plane count (else
+/// the config's), `threads` the decoding threads (0: one per core).
+#[pyclass(module = "tengu._tengu")]
+pub struct RunWindow {
+    store: RunStore,
+    window: Window,
+    variant: Arc<Variant>,
+    encoder: tengu_model::Encoder,
+    index: PolicyIndex,
+    mix: ValueTargetMix,
+    threads: usize,
+}
+
+#[pymethods]
+impl RunWindow {
+    #[new]
+    #[pyo3(signature = (run, planes=None, threads=0))]
+    fn new(py: Python<'_>, run: &str, planes: Option<usize>, threads: usize) -> PyResult<RunWindow> {
+        let store = open_store(run)?;
+        let view = py.allow_threads(|| RunView::of_store(&store))?;
+        let variant = crate::variant_of(&view.game)
+            .map_err(|e| RunConfigError::new_err(format!("{}: {e}", store.display())))?;
+        let encoder = match planes {
+            Some(p) => tengu_model::Encoder::for_planes(&variant, p)
+                .map_err(|e| CheckpointError::new_err(e.to_string()))?,
+            None => view.encoder(&variant),
+        };
+        let t = &view.train;
+        let mut window = Window::with_holdout(t.window_rows, variant.id(), t.holdout_every, t.holdout_rows);
+        window.lookback_ms = (t.listing_lookback_seconds * 1000.0) as u64;
+        window.future_value_plies = t.future_value_plies;
+        let threads = if threads == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            threads
+        };
+        Ok(RunWindow {
+            store,
+            window,
+            index: PolicyIndex::new(encoder.clone()),
+            variant,
+            encoder,
+            mix: view.train.value_target_mix(),
+            threads,
+        })
+    }
+
+    /// Looks for new shards and reads those that belong in the window (the first look
+    /// lists the whole run); returns the rows added. Damaged shards are skipped (once).
+    fn ingest(&mut self, py: Python<'_>) -> PyResult<usize> {
+        let (window, store) = (&mut self.window, &self.store);
+        py.allow_threads(|| window.ingest(store)).map_err(store_err)
+    }
+
+    /// Rows in the window now (held-out rows excluded).
+    fn __len__(&self) -> usize {
+        self.window.len()
+    }
+
+    /// Rows of every shard seen since the run began (the `passes_per_row` throttle counts
+    /// against them); kept across restarts by the ingest state.
+    #[getter]
+    fn rows_seen(&self) -> u64 {
+        self.window.rows_seen
+    }
+
+    #[getter]
+    fn games_seen(&self) -> u64 {
+        self.window.games_seen
+    }
+
+    /// Held-out rows kept (at most `[train] holdout_rows`).
+    #[getter]
+    fn held_out_rows(&self) -> usize {
+        self.window.held_out().len()
+    }
+
+    /// Restores the ingest state saved with checkpoint `step` (`trainer/ingest-<step>.json`)
+    /// and reads the window's shards again; `False` when that checkpoint has none (the next
+    /// `ingest` then lists the whole run).
+    fn resume(&mut self, py: Python<'_>, step: u64) -> PyResult<bool> {
+        let (window, store) = (&mut self.window, &self.store);
+        py.allow_threads(|| {
+            let key = layout::ingest_key(step);
+            let Some(text) = store.get_text(&key).map_err(store_err)? else {
+                return Ok(false);
+            };
+            let state: IngestState = serde_json::from_str(&text)
+                .map_err(|e| StoreError::new_err(format!("{}: {e}", store.address_of(&key))))?;
+            window.resume(&state, store);
+            Ok(true)
+        })
+    }
+
+    /// Writes what the window has read as the ingest state of checkpoint `step` (before
+    /// the checkpoint is published, as the Rust trainer does).
+    fn save_state(&self, py: Python<'_>, step: u64) -> PyResult<()> {
+        let state = serde_json::to_vec(&self.window.state()).expect("ingest state serialises");
+        py.allow_threads(|| self.store.put(&layout::ingest_key(step), state))
+            .map_err(store_err)
+    }
+
+    /// The batch of step `step` (0-based: the step about to be taken), drawn as the Rust
+    /// trainer draws it: a `SmallRng` seeded by `seed` and the step, uniform over the
+    /// window, `batch_size * world_size` rows, of which rank `rank` takes the `rank`-th
+    /// `batch_size` (so the ranks together see the Rust trainer's batch of that size). A row
+    /// that does not decode is replaced by the draws that follow. A dict of
+    /// `(bytearray, dtype, shape)` as `ShardReader.next_batch` (`row`: the row's index in
+    /// the window), or `None` while the window is empty.
+    #[pyo3(signature = (step, batch_size, seed=0, rank=0, world_size=1))]
+    fn sample<'py>(
+        &self,
+        py: Python<'py>,
+        step: u64,
+        batch_size: usize,
+        seed: u64,
+        rank: usize,
+        world_size: usize,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
+        if batch_size == 0 || world_size == 0 || rank >= world_size {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "batch_size {batch_size}, rank {rank} of world_size {world_size}: need batch_size >= 1 and 0 <= rank < world_size"
+            )));
+        }
+        if self.window.is_empty() {
+            return Ok(None);
+        }
+        let total = self.window.len();
+        let parts = Parts {
+            window: &self.window,
+            variant: &self.variant,
+            encoder: &self.encoder,
+            index: &self.index,
+            mix: self.mix,
+        };
+        let display = self.store.display().to_string();
+        let decoded = py.allow_threads(|| -> Result<(Vec<Decoded>, Vec<i64>), String> {
+            let mut rng = SmallRng::seed_from_u64(seed ^ (step + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            // The Rust trainer's draws, by index (`Window::sample` draws `gen_range(0..len)`).
+            let mut draw = || {
+                use rand::Rng;
+                rng.gen_range(0..total)
+            };
+            let mine: Vec<usize> = (0..batch_size * world_size)
+                .map(|_| draw())
+                .skip(rank * batch_size)
+                .take(batch_size)
+                .collect();
+            let (mut out, mut ids) = (Vec::with_capacity(batch_size), Vec::with_capacity(batch_size));
+            let mut picks = mine;
+            // Rows that fail are replaced by further draws; a window of nothing but bad
+            // rows is an error, not an endless loop.
+            for _ in 0..100 {
+                let results = decode_parallel(&picks, self.threads, |&k| decode_at(&parts, k))?;
+                for (k, r) in picks.iter().zip(results) {
+                    match r {
+                        Ok(d) => {
+                            out.push(d);
+                            ids.push(*k as i64);
+                        }
+                        // As the Rust trainer, which logs and skips such a row.
+                        Err(_) => {}
+                    }
+                }
+                if out.len() == batch_size {
+                    return Ok((out, ids));
+                }
+                picks = (0..batch_size - out.len()).map(|_| draw()).collect();
+            }
+            Err(format!(
+                "{display}: no {batch_size} rows of the window could be decoded"
+            ))
+        });
+        let (decoded, ids) = decoded.map_err(ShardError::new_err)?;
+        batch_dict(py, &decoded, &self.encoder, &ids).map(Some)
+    }
+
+    /// Up to `max_rows` of the newest held-out rows, evenly spread over them (as the Rust
+    /// trainer's held-out losses pick them), with the game result alone as the value
+    /// target; rows that do not decode are left out. One dict as `sample` gives (`row`:
+    /// the index among the held-out rows), or `None` when there are none.
+    fn held_out<'py>(&self, py: Python<'py>, max_rows: usize) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let rows: Vec<&tengu_shard::Row> = self.window.held_out().collect();
+        if rows.is_empty() || max_rows == 0 {
+            return Ok(None);
+        }
+        let stride = rows.len().div_ceil(max_rows).max(1);
+        let picked: Vec<(usize, &tengu_shard::Row)> = rows.iter().copied().enumerate().step_by(stride).collect();
+        let (variant, encoder, index) = (&self.variant, &self.encoder, &self.index);
+        let results = py
+            .allow_threads(|| {
+                decode_parallel(&picked, self.threads, |(_, r)| {
+                    decode_row(r, 0.0, variant, encoder, index, ValueTargetMix::default())
+                })
+            })
+            .map_err(ShardError::new_err)?;
+        let (mut decoded, mut ids) = (Vec::new(), Vec::new());
+        for ((i, _), r) in picked.iter().zip(results) {
+            if let Ok(d) = r {
+                decoded.push(d);
+                ids.push(*i as i64);
+            }
+        }
+        if decoded.is_empty() {
+            return Ok(None);
+        }
+        batch_dict(py, &decoded, &self.encoder, &ids).map(Some)
+    }
+}
+
+/// What decoding a window row needs (shared by the decoding threads).
+struct Parts<'a> {
+    window: &'a Window,
+    variant: &'a Arc<Variant>,
+    encoder: &'a tengu_model::Encoder,
+    index: &'a PolicyIndex,
+    mix: ValueTargetMix,
+}
+
+/// Decodes the window's `k`-th row (oldest first) with its future value.
+fn decode_at(p: &Parts<'_>, k: usize) -> Result<Decoded, String> {
+    let (row, future) = p
+        .window
+        .row_at(k)
+        .ok_or_else(|| format!("row {k} is not in the window"))?;
+    decode_row(row, future, p.variant, p.encoder, p.index, p.mix)
+}
+
+/// The run's loss log (`train/<step>.jsonl`, `tengu_trainer::log::TrainLog`): the lines
+/// of the steps after checkpoint `step`. `TrainLog(run, step)` continues the log of a run
+/// resumed from checkpoint `step`, removing the segments written after it (steps trained
+/// again); `dropped` says how many went.
+#[pyclass(module = "tengu._tengu")]
+pub struct TrainLog {
+    store: RunStore,
+    log: tengu_trainer::log::TrainLog,
+    #[pyo3(get)]
+    dropped: usize,
+}
+
+#[pymethods]
+impl TrainLog {
+    #[new]
+    fn new(py: Python<'_>, run: &str, step: u64) -> PyResult<TrainLog> {
+        let store = open_store(run)?;
+        let (log, dropped) = py
+            .allow_threads(|| tengu_trainer::log::TrainLog::resume(&store, step))
+            .map_err(store_err)?;
+        Ok(TrainLog { store, log, dropped })
+    }
+
+    /// Adds one step's line (a JSON object as text); the segment is written every few
+    /// seconds.
+    fn push(&mut self, py: Python<'_>, line: &str) -> PyResult<()> {
+        let value: serde_json::Value = serde_json::from_str(line)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("a loss log line: {e}")))?;
+        if !value.is_object() {
+            return Err(pyo3::exceptions::PyValueError::new_err("a loss log line is a JSON object"));
+        }
+        let (log, store) = (&mut self.log, &self.store);
+        py.allow_threads(|| log.push(store, &value)).map_err(store_err)
+    }
+
+    /// Writes the current segment if it changed.
+    fn flush(&mut self, py: Python<'_>) -> PyResult<()> {
+        let (log, store) = (&mut self.log, &self.store);
+        py.allow_threads(|| log.flush(store)).map_err(store_err)
+    }
+
+    /// Writes the current segment and starts the one after checkpoint `step`.
+    fn next_segment(&mut self, py: Python<'_>, step: u64) -> PyResult<()> {
+        let (log, store) = (&mut self.log, &self.store);
+        py.allow_threads(|| log.next_segment(store, step)).map_err(store_err)
+    }
+}
+
+/// Draws the run's `curves.svg` from its loss log, ratings and suite results
+/// (`tengu_trainer::curves::write`).
+#[pyfunction]
+pub fn write_curves(py: Python<'_>, run: &str) -> PyResult<()> {
+    let store = open_store(run)?;
+    py.allow_threads(|| tengu_trainer::curves::write(&store)).map_err(store_err)
+}
+
+/// This process's entry in the run's CPU ledger (`cpu/<role>-<host>-<pid>.txt`,
+/// `tengu_store::cpu::CpuLedger`), which the compute ladder and the curves count.
+#[pyclass(module = "tengu._tengu")]
+pub struct CpuLedger {
+    store: RunStore,
+    ledger: tengu_store::cpu::CpuLedger,
+}
+
+#[pymethods]
+impl CpuLedger {
+    #[new]
+    #[pyo3(signature = (run, role="trainer"))]
+    fn new(run: &str, role: &str) -> PyResult<CpuLedger> {
+        let store = open_store(run)?;
+        let ledger = tengu_store::cpu::CpuLedger::new(&store, role);
+        Ok(CpuLedger { store, ledger })
+    }
+
+    /// Writes this process's CPU seconds if the last write is older than the interval (or
+    /// `force`); returns whether it wrote.
+    #[pyo3(signature = (force=false))]
+    fn record(&mut self, py: Python<'_>, force: bool) -> bool {
+        let (ledger, store) = (&mut self.ledger, &self.store);
+        py.allow_threads(|| ledger.record(store, force))
+    }
+
+    /// The run's CPU seconds over every process of its ledger.
+    fn total(&self, py: Python<'_>) -> f64 {
+        py.allow_threads(|| tengu_store::cpu::total(&self.store))
+    }
+}

@@ -177,33 +177,7 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
     }
     let refs: Vec<&Row> = rows.iter().collect();
     let max_rows = args.rows as usize;
-    // What a constant prediction of the measured rows' result shares would score: a value
-    // loss near it has learnt nothing from the position.
-    let stride = rows.len().div_ceil(max_rows).max(1);
-    let mut counts = [0usize; 3];
-    for r in rows.iter().step_by(stride) {
-        counts[(1 - i32::from(r.result).clamp(-1, 1)) as usize] += 1;
-    }
-    let measured: usize = counts.iter().sum();
-    let result_entropy: f64 = counts
-        .iter()
-        .filter(|&&c| c > 0)
-        .map(|&c| {
-            let p = c as f64 / measured.max(1) as f64;
-            -p * p.ln()
-        })
-        .sum();
-    if !args.json {
-        outln!(
-            "{} shards, {} rows; the measured rows' results (win/draw/loss {}/{}/{}) have entropy {:.4}: a value loss near it predicts nothing",
-            items.len(),
-            rows.len(),
-            counts[0],
-            counts[1],
-            counts[2],
-            result_entropy
-        )?;
-    }
+    let mut measured = Vec::new();
     for (checkpoint, meta) in checkpoints.iter().zip(&metas) {
         // A trainer computes the losses exactly as held-out losses are computed in training;
         // its learning rate is never used.
@@ -212,6 +186,19 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
         else {
             bail!("{}: no row fits the rules of {game}", args.path);
         };
+        measured.push(l);
+    }
+    // Every checkpoint is measured on the same rows, so their results are the first's.
+    let result_entropy = measured[0].result_entropy();
+    if !args.json {
+        let [wins, draws, losses] = measured[0].results;
+        outln!(
+            "{} shards, {} rows; the measured rows' results (win/draw/loss {wins}/{draws}/{losses}) have entropy {result_entropy:.4}: a value loss near it predicts nothing",
+            items.len(),
+            rows.len(),
+        )?;
+    }
+    for ((checkpoint, meta), l) in checkpoints.iter().zip(&metas).zip(&measured) {
         if args.json {
             outln!(
                 "{}",

@@ -208,6 +208,24 @@ pub struct HeldOut {
     pub ownership: f64,
     pub material: f64,
     pub rows: usize,
+    /// The measured rows' results from the mover's view: [wins, draws, losses].
+    pub results: [usize; 3],
+}
+
+impl HeldOut {
+    /// Entropy (nats) of the measured rows' result shares: the value loss of a constant
+    /// prediction of them, so a value loss near it has learnt nothing from the position.
+    pub fn result_entropy(&self) -> f64 {
+        let measured: usize = self.results.iter().sum();
+        self.results
+            .iter()
+            .filter(|&&c| c > 0)
+            .map(|&c| {
+                let p = c as f64 / measured.max(1) as f64;
+                -p * p.ln()
+            })
+            .sum()
+    }
 }
 
 /// Held-out losses of the current weights on up to `max_rows` of the newest held-out rows
@@ -235,11 +253,14 @@ pub fn losses_on_rows(
         return Ok(None);
     }
     let stride = rows.len().div_ceil(max_rows).max(1);
-    let examples: Vec<Example> = rows
-        .iter()
-        .step_by(stride)
-        .filter_map(|r| Example::from_row(r, variant).ok())
-        .collect();
+    let mut examples: Vec<Example> = Vec::new();
+    let mut results = [0usize; 3];
+    for row in rows.iter().step_by(stride) {
+        if let Ok(example) = Example::from_row(row, variant) {
+            results[(1 - i32::from(row.result).clamp(-1, 1)) as usize] += 1;
+            examples.push(example);
+        }
+    }
     if examples.is_empty() {
         return Ok(None);
     }
@@ -270,6 +291,7 @@ pub fn losses_on_rows(
         ownership: ownership / rows,
         material: material / rows,
         rows: examples.len(),
+        results,
     }))
 }
 

@@ -50,9 +50,10 @@ pub struct SearchConfig {
     /// (a rules fact, no values); 0: off.
     pub root_capture_share: f32,
     /// Where a leaf's material term (`material_utility`) comes from: `head` (the material
-    /// head's prediction) or `exchange` (the balance now plus what the side to move wins by
+    /// head's prediction), `exchange` (the balance now plus what the side to move wins by
     /// a capture-only search of `exchange_depth` plies: exact short tactics from the rules'
-    /// piece values and move generator, no network).
+    /// piece values and move generator, no network) or `gain` (only what that exchange
+    /// changes; the value head carries the balance).
     pub leaf_material: LeafMaterial,
     /// Plies of the capture-only search of `leaf_material = "exchange"`.
     pub exchange_depth: u32,
@@ -97,8 +98,23 @@ impl Default for SearchConfig {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LeafMaterial {
+    /// The material head's prediction.
     Head,
+    /// tanh((balance now + what the mover wins by exchange) / scale).
     Exchange,
+    /// Only what the pending exchange changes: tanh((balance + gain) / scale) - tanh(balance
+    /// / scale), so the value head judges the position and its material, and the capture
+    /// search adds the tactics pending at the leaf, which a network sees poorly (adding the
+    /// whole exchange material to the value counts the balance twice). Roots and leads as
+    /// with `Exchange`; needs `value_utility > 0`.
+    Gain,
+}
+
+impl LeafMaterial {
+    /// Whether a capture-only search runs at leaves and roots (exchange root ranking, leads).
+    pub fn uses_exchange(self) -> bool {
+        matches!(self, LeafMaterial::Exchange | LeafMaterial::Gain)
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,6 +161,12 @@ impl SearchConfig {
             self.gumbel_moves >= 2,
             "search.gumbel_moves",
             "be at least 2",
+        )?;
+        // With "gain" the material balance reaches the leaves only through the value head.
+        check(
+            self.leaf_material != LeafMaterial::Gain || self.value_utility > 0.0,
+            "search.value_utility",
+            "be above 0 with leaf_material = \"gain\"",
         )
     }
 }

@@ -65,8 +65,9 @@ fn weighted_utility(
 }
 
 /// The material term of a leaf at `pos` under `config.leaf_material`, in (-1, 1) from the
-/// leaf mover's view: the material head's prediction, or `tanh((balance + exchange gain) /
-/// MATERIAL_SCALE)` (balance and gain in piece units).
+/// leaf mover's view: the material head's prediction, `tanh((balance + exchange gain) /
+/// MATERIAL_SCALE)` (balance and gain in piece units), or with `gain` that minus
+/// `tanh(balance / MATERIAL_SCALE)`.
 pub fn material_term(
     out: &Evaluation,
     config: &SearchConfig,
@@ -86,16 +87,19 @@ fn material_term_and_lead(
 ) -> (f32, Option<Move>) {
     match config.leaf_material {
         LeafMaterial::Head => (out.material, None),
-        LeafMaterial::Exchange => {
+        LeafMaterial::Exchange | LeafMaterial::Gain => {
             let me = pos.side_to_move();
             let m = tengu_rules::values::material(pos, &terms.values);
             let best = crate::exchange::best_capture(pos, &terms.values, config.exchange_depth);
-            let balance =
-                m[me.index()] - m[me.opposite().index()] + best.map_or(0.0, |(_, won)| won);
-            (
-                (balance / tengu_model::desc::MATERIAL_SCALE).tanh(),
-                best.map(|(mv, _)| mv),
-            )
+            let balance = m[me.index()] - m[me.opposite().index()];
+            let scale = tengu_model::desc::MATERIAL_SCALE;
+            let after = ((balance + best.map_or(0.0, |(_, won)| won)) / scale).tanh();
+            let term = if config.leaf_material == LeafMaterial::Gain {
+                after - (balance / scale).tanh()
+            } else {
+                after
+            };
+            (term, best.map(|(mv, _)| mv))
         }
     }
 }

@@ -56,7 +56,7 @@ pub fn forced_capture_count(config: &SearchConfig, visits: u32) -> usize {
     (config.root_capture_share * visits as f32) as usize
 }
 
-/// With `leaf_material = "exchange"`, what each of `moves` (at `pos`) keeps by exchange:
+/// With `leaf_material = "exchange"` (or `"gain"`), what each of `moves` (at `pos`) keeps by exchange:
 /// the pieces it captures minus what the opponent then wins by captures (piece units; a
 /// quiet move that leaves a piece hanging scores below one that saves it), so the root
 /// races the moves that win or keep material; plus `root_mobility` times the mobility
@@ -69,7 +69,7 @@ pub fn root_exchange_values(
     moves: &[Move],
     terms: &LeafTerms,
 ) -> Option<Vec<f32>> {
-    if config.leaf_material != LeafMaterial::Exchange {
+    if !config.leaf_material.uses_exchange() {
         return None;
     }
     let mut work = pos.clone();

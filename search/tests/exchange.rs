@@ -90,6 +90,62 @@ fn exchange_leaf_material_is_the_balance_after_the_best_exchange() {
     .contains("search.exchange_depth"));
 }
 
+#[test]
+fn gain_leaf_material_is_only_what_the_pending_exchange_changes() {
+    let variant = Variant::dai_dai();
+    let terms = LeafTerms::new(&variant);
+    let pawn = value_of(&variant, "p");
+    let rook = value_of(&variant, "R");
+    let scale = tengu_model::desc::MATERIAL_SCALE;
+    let out = Evaluation {
+        policy: vec![],
+        wdl: [0.2, 0.6, 0.2],
+        material: -0.7,
+    };
+    let gain = SearchConfig {
+        leaf_material: LeafMaterial::Gain,
+        material_utility: 1.0,
+        value_utility: 1.0,
+        ..SearchConfig::default()
+    };
+    gain.validate().unwrap();
+    // Black is a rook up and takes a free pawn: the term is the pawn's step of the tanh.
+    let pos = compose('b', &["9q=K", "9a=k", "5i=R", "5e=p"]);
+    let balance = rook - pawn;
+    let expected = ((balance + pawn) / scale).tanh() - (balance / scale).tanh();
+    assert!((material_term(&out, &gain, &pos, &terms) - expected).abs() < 1e-6);
+    assert!(expected > 0.0);
+    // Nothing for White to take: no term at all ("exchange" gives the balance, which
+    // "gain" leaves to the value head).
+    let quiet = compose('w', &["9q=K", "9a=k", "5i=R", "13e=p"]);
+    assert_eq!(material_term(&out, &gain, &quiet, &terms), 0.0);
+    let exchange = SearchConfig {
+        leaf_material: LeafMaterial::Exchange,
+        ..gain.clone()
+    };
+    assert!(material_term(&out, &exchange, &quiet, &terms) < 0.0);
+    // The capture that starts the exchange still takes the node's first visit.
+    let lead = tengu_search::leaf::leaf_value_and_lead(
+        &out,
+        &gain,
+        &pos,
+        pos.legal_move_list().len(),
+        &terms,
+    )
+    .1
+    .expect("a winning capture");
+    assert_eq!(pos.move_text(lead), "5i>5e{5e}");
+    // The balance reaches the leaves only through the value head: a value weight is needed.
+    let refused = SearchConfig {
+        value_utility: 0.0,
+        ..gain
+    }
+    .validate()
+    .unwrap_err()
+    .to_string();
+    assert!(refused.contains("search.value_utility"), "{refused}");
+}
+
 /// A Gumbel root with exchange material (the other settings the defaults).
 fn exchange_root() -> SearchConfig {
     SearchConfig {

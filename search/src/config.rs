@@ -67,6 +67,13 @@ pub struct SearchConfig {
     /// the move's exchange value; an opponent that answers every single threat makes this
     /// worth little, one that does not (or a double threat) makes it worth most; 0: off.
     pub root_threat: f32,
+    /// A position that already occurred (in the game since the last capture, or on the
+    /// search path) counts as a draw where the search reaches it again (chess engines'
+    /// two-fold rule): the fourth occurrence that ends the game (RULES.md §5.5) is too deep
+    /// for a search of a few visits to see, so a player ahead shuffles into the repetition
+    /// its opponent then completes. With this, a player ahead avoids it and one behind
+    /// seeks it. false: only the game's own end by repetition is a draw.
+    pub repetition_draw: bool,
 }
 
 impl Default for SearchConfig {
@@ -90,6 +97,7 @@ impl Default for SearchConfig {
             exchange_depth: 4,
             root_mobility: 0.0,
             root_threat: 0.0,
+            repetition_draw: false,
         }
     }
 }

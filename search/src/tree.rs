@@ -220,7 +220,10 @@ impl Tree {
             path.push((node, edge));
             let child = self.nodes[node as usize].child[edge];
             if child == NONE {
-                if let Some(value) = terminal_value(&game, max_plies) {
+                let repeated = config.repetition_draw && game.repetitions() >= 2;
+                if let Some(value) =
+                    terminal_value(&game, max_plies).or(repeated.then_some(0.0))
+                {
                     self.expand(&path, Vec::new(), Vec::new(), value, true, None);
                     return Leaf::Done;
                 }

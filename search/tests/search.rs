@@ -399,3 +399,63 @@ fn the_mobility_term_adds_the_log_ratio_of_legal_moves() {
     .to_string();
     assert!(err.contains("search.mobility_utility"), "{err}");
 }
+
+/// Plays `moves` (coordinate text) from `pos`.
+fn play_line(pos: Position, moves: &[&str]) -> Game {
+    let mut game = Game::new(pos);
+    for text in moves {
+        let mv = game.position().parse_move(text).unwrap();
+        game.play(mv).unwrap();
+    }
+    game
+}
+
+/// Exchange material and PUCT: every quiet move of these positions is worth the same.
+fn material_search(repetition_draw: bool) -> SearchConfig {
+    SearchConfig {
+        material_utility: 1.0,
+        value_utility: 0.0,
+        leaf_material: tengu_search::LeafMaterial::Exchange,
+        repetition_draw,
+        ..config(RootSelection::Puct)
+    }
+}
+
+/// The policy-target weight of `text` in a 400-visit search of `game`, and the move chosen.
+fn weight_and_best(game: &Game, config: &SearchConfig, text: &str) -> (f32, String) {
+    let pos = game.position();
+    let mv = pos.parse_move(text).unwrap();
+    let result = search_game(game, &mut UniformEvaluator, config, 400, 600, 3)
+        .unwrap()
+        .unwrap();
+    let weight = result
+        .policy
+        .iter()
+        .find(|(m, _)| *m == mv)
+        .map_or(0.0, |(_, w)| *w);
+    (weight, pos.move_text(result.best))
+}
+
+#[test]
+fn with_repetition_draws_a_side_ahead_avoids_a_repeated_position_and_one_behind_seeks_it() {
+    // Black is a rook up; both sides have shuffled once, so the start position stands for
+    // the second time and Black's 5i>5h (White's 9a>8a) would recreate a position seen once.
+    let ahead = play_line(
+        compose('b', &["9q=K", "9a=k", "5i=R"]),
+        &["5i>5h", "9a>8a", "5h>5i", "8a>9a"],
+    );
+    let (off, _) = weight_and_best(&ahead, &material_search(false), "5i>5h");
+    let (on, best) = weight_and_best(&ahead, &material_search(true), "5i>5h");
+    assert!(off > 0.01, "without the rule the shuffle is one quiet move of many: {off}");
+    assert!(on < off / 4.0, "the side ahead still shuffles: {on} against {off}");
+    assert_ne!(best, "5i>5h");
+    // The same with White to move, a rook down: the repetition is its best result.
+    let behind = play_line(
+        compose('w', &["9q=K", "9a=k", "5i=R"]),
+        &["9a>8a", "5i>5h", "8a>9a", "5h>5i"],
+    );
+    let (on, best) = weight_and_best(&behind, &material_search(true), "9a>8a");
+    let (off, _) = weight_and_best(&behind, &material_search(false), "9a>8a");
+    assert_eq!(best, "9a>8a", "the side behind seeks the draw");
+    assert!(on > 4.0 * off, "{on} against {off} without the rule");
+}

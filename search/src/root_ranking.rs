@@ -3,7 +3,7 @@
 
 use tengu_rules::{Move, Position};
 
-use crate::config::{LeafMaterial, SearchConfig};
+use crate::config::SearchConfig;
 use crate::leaf::LeafTerms;
 use crate::tree::Node;
 

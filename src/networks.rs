@@ -78,11 +78,18 @@ pub struct ValueLoss {
 const MANIFEST: &str = include_str!("../networks/manifest.json");
 
 /// The files of every shipped network: name, weights, search settings (TOML).
-const FILES: &[(&str, &[u8], &str)] = &[(
-    "dai-dai",
-    include_bytes!("../networks/dai-dai.safetensors"),
-    include_str!("../networks/dai-dai.toml"),
-)];
+const FILES: &[(&str, &[u8], &str)] = &[
+    (
+        "dai-dai",
+        include_bytes!("../networks/dai-dai.safetensors"),
+        include_str!("../networks/dai-dai.toml"),
+    ),
+    (
+        "maka-dai-dai",
+        include_bytes!("../networks/maka-dai-dai.safetensors"),
+        include_str!("../networks/maka-dai-dai.toml"),
+    ),
+];
 
 /// One line on where a shipped network comes from and how it measured, for the log.
 impl std::fmt::Display for ShippedNetwork {

@@ -114,6 +114,25 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
     let results =
         std::fs::read_to_string(run.join("ladder/step-100-vs-random/results.jsonl")).unwrap();
     assert_eq!(results.lines().count(), 2);
+
+    // A ladder sent elsewhere (another cap) writes its report there and leaves the run's alone.
+    let report_before = std::fs::read(run.join("ladder/ladder.json")).unwrap();
+    let elsewhere = dir.path().join("longer-cap");
+    let elsewhere_text = p(&elsewhere);
+    let mut other = args.to_vec();
+    let cap = other.len() - 2;
+    other[cap] = "8";
+    other.extend(["--out", elsewhere_text.as_str()]);
+    let (ok, _, err) = tengu(&other);
+    assert!(ok, "{err}");
+    let other_report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(elsewhere.join("ladder.json")).unwrap()).unwrap();
+    assert_eq!(other_report["max_plies"], 8);
+    assert_eq!(
+        std::fs::read(run.join("ladder/ladder.json")).unwrap(),
+        report_before,
+        "the run's own ladder report was replaced"
+    );
 }
 
 #[test]

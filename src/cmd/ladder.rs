@@ -314,8 +314,10 @@ pub fn run(args: LadderArgs) -> Result<()> {
         tengu_store::atomic::write_atomic(&path, text.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    // The run keeps the report too (curves.svg draws it), also on an object store.
-    if store.local_dir().is_none() || args.out.is_some() {
+    // A run on an object store keeps the report too (curves.svg draws it). A local run's
+    // own report is its `ladder/`: a ladder sent elsewhere with --out (another cap, other
+    // opponents) must not replace it.
+    if store.local_dir().is_none() {
         store.put(
             tengu_store::layout::LADDER_REPORT,
             json.clone().into_bytes(),

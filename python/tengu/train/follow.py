@@ -51,19 +51,18 @@ class Follow:
 
     # -- collectives (no-ops on one process) ------------------------------------------
 
-    def _max(self, values: List[float]) -> List[float]:
+    def _reduce(self, values: List[float], op) -> List[float]:
         if not self.distributed:
             return values
         t = torch.tensor(values, dtype=torch.float64, device=self.device)
-        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+        dist.all_reduce(t, op=op)
         return t.tolist()
 
+    def _max(self, values: List[float]) -> List[float]:
+        return self._reduce(values, dist.ReduceOp.MAX)
+
     def _sum(self, values: List[float]) -> List[float]:
-        if not self.distributed:
-            return values
-        t = torch.tensor(values, dtype=torch.float64, device=self.device)
-        dist.all_reduce(t, op=dist.ReduceOp.SUM)
-        return t.tolist()
+        return self._reduce(values, dist.ReduceOp.SUM)
 
     def _ingest(self) -> None:
         """Every rank looks for new shards; under DDP again until all windows agree."""

@@ -56,10 +56,10 @@ pub fn forced_capture_count(config: &SearchConfig, visits: u32) -> usize {
     (config.root_capture_share * visits as f32) as usize
 }
 
-/// With `leaf_material = "exchange"` (or `"gain"`), what each of `moves` (at `pos`) keeps by exchange:
-/// the pieces it captures minus what the opponent then wins by captures (piece units; a
-/// quiet move that leaves a piece hanging scores below one that saves it), so the root
-/// races the moves that win or keep material; plus `root_mobility` times the mobility
+/// With `leaf_material = "exchange"` (or `"gain"`), what each of `moves` (at `pos`) keeps
+/// by exchange: the pieces it captures minus what the opponent then wins by captures
+/// (piece units; a quiet move that leaves a piece hanging scores below one that saves it),
+/// so the root races the moves that win or keep material; plus `root_mobility` times the mobility
 /// balance after the move (pseudo-legal moves, the mover's minus the opponent's) and
 /// `root_threat` times what the mover would then win by exchange if it moved again (a null
 /// move). `None` otherwise.

@@ -295,7 +295,8 @@ impl Tree {
         self.forced.clear();
     }
 
-    /// Keeps the subtree under root edge `edge` as the new tree (empty if never expanded).
+    /// Keeps the subtree under root edge `edge` as the new tree (empty if never expanded or
+    /// terminal).
     pub fn reuse(&mut self, edge: usize) {
         self.gumbel = None;
         self.forced.clear();
@@ -303,7 +304,9 @@ impl Tree {
             return;
         };
         let start = root.child[edge];
-        if start == NONE {
+        // A terminal child has no moves to search from: where the game really ends no search
+        // follows, and a `repetition_draw` is a draw only for the search, not for the game.
+        if start == NONE || self.nodes[start as usize].terminal {
             self.nodes.clear();
             return;
         }

@@ -459,3 +459,36 @@ fn with_repetition_draws_a_side_ahead_avoids_a_repeated_position_and_one_behind_
     assert_eq!(best, "9a>8a", "the side behind seeks the draw");
     assert!(on > 4.0 * off, "{on} against {off} without the rule");
 }
+
+#[test]
+fn a_child_drawn_only_by_repetition_draw_is_not_reused_as_the_next_root() {
+    use tengu_search::tree::{Leaf, Tree};
+    // As above: Black's 5i>5h recreates a position seen once, a draw for the search only.
+    let game = play_line(
+        compose('b', &["9q=K", "9a=k", "5i=R"]),
+        &["5i>5h", "9a>8a", "5h>5i", "8a>9a"],
+    );
+    let config = material_search(true);
+    let moves = game.position().legal_move_list();
+    let edge = moves
+        .iter()
+        .position(|&m| game.position().move_text(m) == "5i>5h")
+        .unwrap();
+    let uniform = vec![1.0 / moves.len() as f32; moves.len()];
+    let mut tree = Tree::default();
+    tree.expand(&[], moves.clone(), uniform, 0.0, false, None);
+    // Visit every root edge once (PUCT with equal priors), expanding leaves as uniform.
+    for _ in 0..2 * moves.len() {
+        if let Leaf::Evaluate { path, game } = tree.simulate(&game, &config, 600) {
+            let n = game.position().legal_move_list();
+            let p = vec![1.0 / n.len().max(1) as f32; n.len()];
+            tree.expand(&path, n, p, 0.0, false, None);
+        }
+    }
+    let child = tree.nodes[0].child[edge];
+    assert!(tree.nodes[child as usize].terminal, "the repeating move was not searched");
+    // The game goes on after 5i>5h (a third occurrence, not the fourth): the next search
+    // must start from an empty tree, not from a terminal root without moves.
+    tree.reuse(edge);
+    assert!(tree.is_empty());
+}

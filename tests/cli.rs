@@ -961,6 +961,20 @@ fn shards_losses_measures_checkpoints_on_the_same_rows() {
     assert_eq!(lines[0]["value_loss"], lines[1]["value_loss"]);
     assert_eq!(lines[0]["material_loss"], lines[1]["material_loss"]);
 
+    // As text: the rows' header once, then a line for each checkpoint.
+    let (ok, out, err) = tengu(&[
+        "shards", "losses", &shard, "--checkpoint", &network, "--checkpoint", &network,
+    ]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[0].starts_with("1 shards, 4 rows") && lines[0].contains("entropy 0.0000"), "{out}");
+    // The fixture's rows carry no policy target: said so, not "NaN".
+    assert!(
+        lines[1..].iter().all(|l| l.contains("4 rows: policy - (no row with a policy target), value")),
+        "{out}"
+    );
+
     // Bad input names its cause and fails.
     let (ok, _, err) = tengu(&["shards", "losses", "no/such/dir", "--checkpoint", &network]);
     assert!(!ok && err.contains("no/such/dir"), "{err}");

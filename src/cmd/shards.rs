@@ -177,8 +177,11 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
     }
     let refs: Vec<&Row> = rows.iter().collect();
     let max_rows = args.rows as usize;
-    let mut measured = Vec::new();
+    // Each checkpoint's line is printed as soon as it is measured (seconds each), so long
+    // lists show progress; the header needs the measured rows' results, known after the first.
+    let mut result_entropy = None;
     for (checkpoint, meta) in checkpoints.iter().zip(&metas) {
+        tracing::info!(checkpoint = %checkpoint.display(), step = meta.step, "measuring");
         // A trainer computes the losses exactly as held-out losses are computed in training;
         // its learning rate is never used.
         let trainer = backend.trainer(&variant, &meta.config, Some(checkpoint), 1e-3, 0.0)?;
@@ -186,33 +189,42 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
         else {
             bail!("{}: no row fits the rules of {game}", args.path);
         };
-        measured.push(l);
-    }
-    // Every checkpoint is measured on the same rows, so their results are the first's.
-    let result_entropy = measured[0].result_entropy();
-    if !args.json {
-        let [wins, draws, losses] = measured[0].results;
-        outln!(
-            "{} shards, {} rows; the measured rows' results (win/draw/loss {wins}/{draws}/{losses}) have entropy {result_entropy:.4}: a value loss near it predicts nothing",
-            items.len(),
-            rows.len(),
-        )?;
-    }
-    for ((checkpoint, meta), l) in checkpoints.iter().zip(&metas).zip(&measured) {
+        // Every checkpoint is measured on the same rows, so their results are the first's.
+        let entropy = match result_entropy {
+            Some(entropy) => entropy,
+            None => {
+                let entropy = l.result_entropy();
+                if !args.json {
+                    let [wins, draws, losses] = l.results;
+                    outln!(
+                        "{} shards, {} rows; the measured rows' results (win/draw/loss {wins}/{draws}/{losses}) have entropy {entropy:.4}: a value loss near it predicts nothing",
+                        items.len(),
+                        rows.len(),
+                    )?;
+                }
+                result_entropy = Some(entropy);
+                entropy
+            }
+        };
         if args.json {
             outln!(
                 "{}",
                 json!({"checkpoint": checkpoint.display().to_string(), "step": meta.step, "rows": l.rows,
-                    "policy_loss": l.policy, "value_loss": l.value, "result_entropy": result_entropy,
+                    "policy_loss": l.policy, "value_loss": l.value, "result_entropy": entropy,
                     "ownership_loss": l.ownership, "material_loss": l.material})
             )?;
         } else {
+            // No measured row with a policy target (NaN): nothing to report.
+            let policy = if l.policy.is_nan() {
+                "- (no row with a policy target)".to_string()
+            } else {
+                format!("{:.4}", l.policy)
+            };
             outln!(
-                "{}: step {}, {} rows: policy {:.4}, value {:.4} (against the result), ownership {:.4}, material {:.4}",
+                "{}: step {}, {} rows: policy {policy}, value {:.4} (against the result), ownership {:.4}, material {:.4}",
                 checkpoint.display(),
                 meta.step,
                 l.rows,
-                l.policy,
                 l.value,
                 l.ownership,
                 l.material

@@ -224,7 +224,8 @@ impl HeldOut {
                 let p = c as f64 / measured.max(1) as f64;
                 -p * p.ln()
             })
-            .sum()
+            // From +0.0: one result alone gives -0.0 terms, which would print as "-0.0000".
+            .fold(0.0, |sum, h| sum + h)
     }
 }
 

@@ -178,9 +178,9 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
     let refs: Vec<&Row> = rows.iter().collect();
     let max_rows = args.rows as usize;
     // Each checkpoint's line is printed as soon as it is measured (seconds each), so long
-    // lists show progress; the header needs the measured rows' results, known after the first.
-    let mut result_entropy = None;
-    for (checkpoint, meta) in checkpoints.iter().zip(&metas) {
+    // lists show progress; the header follows the first measurement, which knows the rows'
+    // results (every checkpoint is measured on the same rows, so the same results).
+    for (k, (checkpoint, meta)) in checkpoints.iter().zip(&metas).enumerate() {
         tracing::info!(checkpoint = %checkpoint.display(), step = meta.step, "measuring");
         // A trainer computes the losses exactly as held-out losses are computed in training;
         // its learning rate is never used.
@@ -189,23 +189,15 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
         else {
             bail!("{}: no row fits the rules of {game}", args.path);
         };
-        // Every checkpoint is measured on the same rows, so their results are the first's.
-        let entropy = match result_entropy {
-            Some(entropy) => entropy,
-            None => {
-                let entropy = l.result_entropy();
-                if !args.json {
-                    let [wins, draws, losses] = l.results;
-                    outln!(
-                        "{} shards, {} rows; the measured rows' results (win/draw/loss {wins}/{draws}/{losses}) have entropy {entropy:.4}: a value loss near it predicts nothing",
-                        items.len(),
-                        rows.len(),
-                    )?;
-                }
-                result_entropy = Some(entropy);
-                entropy
-            }
-        };
+        let entropy = l.result_entropy();
+        if k == 0 && !args.json {
+            let [wins, draws, losses] = l.results;
+            outln!(
+                "{} shards, {} rows; the measured rows' results (win/draw/loss {wins}/{draws}/{losses}) have entropy {entropy:.4}: a value loss near it predicts nothing",
+                items.len(),
+                rows.len(),
+            )?;
+        }
         if args.json {
             outln!(
                 "{}",

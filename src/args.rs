@@ -428,6 +428,29 @@ pub enum BenchWhat {
     /// `tengu serve`'s endpoints on a synthetic run (shards, checkpoints, loss log, games):
     /// latency of each, and the server's CPU time under many polling viewers.
     Serve(BenchServeArgs),
+    /// The judge's teacher (alpha-beta with the exchange count at its horizon): labels per
+    /// second and per CPU-hour at each depth, nodes a label, and how far its score moves
+    /// from one leaf's count, on positions of random games.
+    Teacher(BenchTeacherArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchTeacherArgs {
+    /// Game: dai-dai or maka-dai-dai.
+    #[arg(long, default_value = "dai-dai")]
+    pub game: String,
+    /// Teacher depths to measure, in plies (each 1 to 4).
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3", value_parser = crate::ranges::whole::<u32>(1, 4))]
+    pub depths: Vec<u32>,
+    /// Positions labelled at each depth, 1 to 100,000.
+    #[arg(long, default_value_t = 40, value_parser = crate::ranges::whole::<usize>(1, 100_000))]
+    pub positions: usize,
+    /// Plies of the exchange search at the teacher's horizon (the search's `exchange_depth`), 1 to 8.
+    #[arg(long, default_value_t = 4, value_parser = crate::ranges::whole::<u32>(1, 8))]
+    pub exchange_depth: u32,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -205,6 +205,7 @@ fn run_with_shards(count: usize) -> tempfile::TempDir {
         game_plies: 1,
         material_future: [0.0; 2],
         occupancy_future: Vec::new(),
+        teacher: None,
     };
     for i in 0..count {
         tengu_shard::write(

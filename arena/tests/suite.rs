@@ -48,6 +48,7 @@ impl Evaluator for Oracle {
                     policy,
                     wdl: [w, 1.0 - w - l, l],
                     material: 0.0,
+                    residual: 0.0,
                 }
             })
             .collect())

@@ -45,6 +45,7 @@ impl Evaluator for KeyedEvaluator {
                     policy,
                     wdl: [w, d, 1.0 - w - d],
                     material: 0.0,
+                    residual: 0.0,
                 }
             })
             .collect())

@@ -335,6 +335,7 @@ impl Evaluator for CandleEvaluator {
                 policy,
                 wdl,
                 material: out.material[horizons * i],
+                residual: 0.0,
             });
         }
         self.profile.lap("legal moves, softmax", &mut clock);

@@ -97,6 +97,7 @@ impl Evaluator for CpuEvaluator {
                     policy,
                     wdl,
                     material: value.material,
+                    residual: 0.0,
                 });
             }
             self.profile.lap("legal moves, softmax", &mut clock);

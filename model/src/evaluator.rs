@@ -28,6 +28,12 @@ pub struct Evaluation {
     /// `tanh(balance / MATERIAL_SCALE)` in (-1, 1) (the material head; 0 for evaluators
     /// without one). Search may add it to the value ([`crate::desc::MATERIAL_SCALE`]).
     pub material: f32,
+    /// The judge's learned correction to the search leaf's exchange count, on its logit
+    /// scale: the leaf's material term becomes `tanh((balance + exchange gain) /
+    /// MATERIAL_SCALE + residual)` (search's `residual_utility` weighs it); trained toward a
+    /// deeper search's score (`tengu_search::teacher`). 0 for evaluators without the head
+    /// and for an untrained network (its last layer starts at zero).
+    pub residual: f32,
 }
 
 impl Evaluation {
@@ -119,6 +125,7 @@ pub fn evaluations_from_logits(
                 policy,
                 wdl: w,
                 material: material.get(2 * i).copied().unwrap_or(0.0),
+                residual: 0.0,
             }
         })
         .collect()
@@ -158,6 +165,7 @@ impl Evaluator for UniformEvaluator {
                     policy: vec![1.0 / n as f32; n],
                     wdl: [0.0, 1.0, 0.0],
                     material: 0.0,
+                    residual: 0.0,
                 }
             })
             .collect())
@@ -206,6 +214,7 @@ impl Evaluator for RandomEvaluator {
                     policy,
                     wdl,
                     material: 0.0,
+                    residual: 0.0,
                 }
             })
             .collect())

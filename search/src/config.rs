@@ -74,6 +74,12 @@ pub struct SearchConfig {
     /// its opponent then completes. With this, a player ahead avoids it and one behind
     /// seeks it. false: only the game's own end by repetition is a draw.
     pub repetition_draw: bool,
+    /// Weight of the network's learned correction to the exchange count (the judge's
+    /// residual head, `Evaluation::residual`) with `leaf_material = "exchange"`: a leaf's
+    /// material term becomes tanh((balance + exchange gain) / scale + this * correction),
+    /// so 0, or an untrained network whose correction is 0, plays exactly as the exchange
+    /// count does; 1 uses the correction as trained (toward a deeper search's score).
+    pub residual_utility: f32,
 }
 
 impl Default for SearchConfig {
@@ -98,6 +104,7 @@ impl Default for SearchConfig {
             root_mobility: 0.0,
             root_threat: 0.0,
             repetition_draw: false,
+            residual_utility: 0.0,
         }
     }
 }
@@ -170,6 +177,21 @@ impl SearchConfig {
             "search.gumbel_moves",
             "be at least 2",
         )?;
+        check(
+            (0.0..=2.0).contains(&self.residual_utility),
+            "search.residual_utility",
+            "be in [0, 2]",
+        )?;
+        // The correction is learned on the exchange count's scale; elsewhere it means nothing.
+        if self.residual_utility > 0.0
+            && (self.leaf_material != LeafMaterial::Exchange || self.material_utility == 0.0)
+        {
+            return Err(ConfigError::Needs {
+                key: "search.residual_utility",
+                when: "above 0",
+                needs: "leaf_material = \"exchange\" and material_utility above 0",
+            });
+        }
         // With "gain" the material balance reaches the leaves only through the value head.
         check(
             self.leaf_material != LeafMaterial::Gain || self.value_utility > 0.0,

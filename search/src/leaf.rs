@@ -66,8 +66,9 @@ fn weighted_utility(
 
 /// The material term of a leaf at `pos` under `config.leaf_material`, in (-1, 1) from the
 /// leaf mover's view: the material head's prediction, `tanh((balance + exchange gain) /
-/// MATERIAL_SCALE)` (balance and gain in piece units), or with `gain` that minus
-/// `tanh(balance / MATERIAL_SCALE)`.
+/// MATERIAL_SCALE + residual_utility * residual)` (balance and gain in piece units,
+/// `residual` the network's learned correction), or with `gain` `tanh((balance + gain) /
+/// MATERIAL_SCALE)` minus `tanh(balance / MATERIAL_SCALE)`.
 pub fn material_term(
     out: &Evaluation,
     config: &SearchConfig,
@@ -93,11 +94,18 @@ fn material_term_and_lead(
             let best = crate::exchange::best_capture(pos, &terms.values, config.exchange_depth);
             let balance = m[me.index()] - m[me.opposite().index()];
             let scale = tengu_model::desc::MATERIAL_SCALE;
-            let after = ((balance + best.map_or(0.0, |(_, won)| won)) / scale).tanh();
+            let counted = (balance + best.map_or(0.0, |(_, won)| won)) / scale;
             let term = if config.leaf_material == LeafMaterial::Gain {
-                after - (balance / scale).tanh()
+                counted.tanh() - (balance / scale).tanh()
             } else {
-                after
+                // The judge: the exchange count plus the network's learned correction,
+                // both on the tanh's logit scale (0 for an untrained network); with the
+                // weight 0 the count alone, bit for bit.
+                if config.residual_utility > 0.0 {
+                    (counted + config.residual_utility * out.residual).tanh()
+                } else {
+                    counted.tanh()
+                }
             };
             (term, best.map(|(mv, _)| mv))
         }

@@ -16,6 +16,7 @@ pub mod players;
 pub mod root_ranking;
 pub mod search;
 pub mod selection;
+pub mod teacher;
 pub mod tree;
 
 pub use config::{LeafMaterial, RootSelection, SearchConfig};

@@ -229,7 +229,25 @@ pub struct AlphaBetaPlayer {
     budget: Duration,
     max_depth: u32,
     rng: SmallRng,
+    horizon: Horizon,
 }
+
+/// What alpha-beta counts where its depth runs out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Horizon {
+    /// Material (each piece's value, royals at most 100) plus 0.01 a legal move: the
+    /// fixed-depth yardstick of the ladder, which must not change.
+    Static,
+    /// The exchange count a search leaf uses (`leaf_material = "exchange"`): the material
+    /// balance (royals excluded) plus what the mover wins by at most `exchange_depth`
+    /// captures ([`crate::exchange::exchange_gain`]). A search to depth `d` with it sees
+    /// `d` plies further than one leaf's count: the judge's teacher ([`crate::teacher`]).
+    Exchange { exchange_depth: u32 },
+}
+
+/// Value of a lost position (no legal move) for its mover, before the depth bonus that
+/// prefers the longer defence: lower than any material balance.
+pub const LOST: f32 = -10_000.0;
 
 struct OutOfTime;
 
@@ -258,11 +276,56 @@ impl AlphaBetaPlayer {
             budget,
             max_depth,
             rng: SmallRng::seed_from_u64(seed),
+            horizon: Horizon::Static,
+        }
+    }
+
+    /// The same search with `horizon` counted where the depth runs out.
+    pub fn with_horizon(mut self, horizon: Horizon) -> AlphaBetaPlayer {
+        self.horizon = horizon;
+        self
+    }
+
+    /// The value (piece units, the mover's view) of `pos` searched full width to `depth`
+    /// plies, with the player's horizon, no clock; and the positions visited. A lost
+    /// position is worth about [`LOST`].
+    pub fn fixed_depth_value(&self, pos: &Position, depth: u32) -> (f32, u64) {
+        let stop = Stop::new();
+        let mut search = AbSearch {
+            deadline: None,
+            stop: &stop,
+            nodes: 0,
+        };
+        let mut work = pos.clone();
+        let mut pv = Vec::new();
+        let value = self
+            .negamax(
+                &mut work,
+                depth,
+                f32::NEG_INFINITY,
+                f32::INFINITY,
+                &mut search,
+                &mut pv,
+            )
+            .unwrap_or_else(|OutOfTime| unreachable!("no deadline and an unset stop"));
+        (value, search.nodes)
+    }
+
+    /// The horizon's value of `pos` (with `moves` legal moves) for its mover.
+    fn evaluate(&self, pos: &Position, moves: usize) -> f32 {
+        match self.horizon {
+            Horizon::Static => self.static_value(pos, moves),
+            Horizon::Exchange { exchange_depth } => {
+                let me = pos.side_to_move();
+                let m = tengu_rules::values::material(pos, &self.values);
+                m[me.index()] - m[me.opposite().index()]
+                    + crate::exchange::exchange_gain(pos, &self.values, exchange_depth)
+            }
         }
     }
 
     /// Material of the side to move minus the opponent's, plus 0.01 per legal move.
-    fn evaluate(&self, pos: &Position, moves: usize) -> f32 {
+    fn static_value(&self, pos: &Position, moves: usize) -> f32 {
         let me = pos.side_to_move();
         let mut material = 0.0;
         for color in [me, me.opposite()] {
@@ -294,7 +357,7 @@ impl AlphaBetaPlayer {
         let mut moves = Vec::new();
         pos.legal_moves(&mut moves);
         if moves.is_empty() {
-            return Ok(-10_000.0 - depth as f32); // no legal move loses (RULES.md §5.3)
+            return Ok(LOST - depth as f32); // no legal move loses (RULES.md §5.3)
         }
         if depth == 0 {
             return Ok(self.evaluate(pos, moves.len()));

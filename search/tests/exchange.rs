@@ -68,6 +68,7 @@ fn exchange_leaf_material_is_the_balance_after_the_best_exchange() {
         policy: vec![],
         wdl: [0.2, 0.6, 0.2],
         material: -0.7,
+        residual: 0.0,
     };
     let head = SearchConfig {
         material_utility: 1.0,
@@ -101,6 +102,7 @@ fn gain_leaf_material_is_only_what_the_pending_exchange_changes() {
         policy: vec![],
         wdl: [0.2, 0.6, 0.2],
         material: -0.7,
+        residual: 0.0,
     };
     let gain = SearchConfig {
         leaf_material: LeafMaterial::Gain,
@@ -213,6 +215,7 @@ fn a_node_gives_its_first_visit_to_the_capture_that_starts_its_best_exchange() {
         policy: vec![],
         wdl: [0.2, 0.6, 0.2],
         material: -0.7,
+        residual: 0.0,
     };
     let exchange = SearchConfig {
         leaf_material: LeafMaterial::Exchange,

@@ -275,6 +275,7 @@ fn the_mobility_balance_adds_the_log_ratio_of_both_sides_moves() {
         policy: Vec::new(),
         wdl: [0.5, 0.2, 0.3],
         material: 0.0,
+        residual: 0.0,
     };
     // Black: a king and a rook on an open board; White: a king alone.
     let pos = compose('b', &["9q=K", "9a=k", "1q=R"]);
@@ -332,6 +333,7 @@ fn head_utility_weighs_value_and_material() {
         policy: Vec::new(),
         wdl: [0.7, 0.2, 0.1],
         material: -0.4,
+        residual: 0.0,
     };
     let with = |value_utility: f32, material_utility: f32| {
         head_utility(
@@ -352,6 +354,7 @@ fn head_utility_weighs_value_and_material() {
     // Kept in [-1, 1].
     let strong = tengu_model::Evaluation {
         material: 0.9,
+        residual: 0.0,
         ..out
     };
     let config = SearchConfig {
@@ -368,6 +371,7 @@ fn the_mobility_term_adds_the_log_ratio_of_legal_moves() {
         policy: vec![],
         wdl: [0.5, 0.2, 0.3],
         material: 0.4,
+        residual: 0.0,
     };
     let base = SearchConfig {
         material_utility: 0.5,

@@ -83,6 +83,14 @@ pub struct SelfplayConfig {
     /// the loose pieces and unanswered threats that a weak opponent leaves, and learn what
     /// they are worth.
     pub careless_share: f32,
+    /// Share of rows (0..=1) whose position the judge's teacher labels
+    /// (`tengu_search::teacher`: alpha-beta `teacher_depth` plies with the search's exchange
+    /// count at its horizon), the residual head's target. The worker spends the CPU, so the
+    /// run's ledger counts the labels. 0: no labels.
+    pub teacher_share: f32,
+    /// Plies the teacher searches full width (1..=4; about 0.1-1 s a position at 3 on
+    /// Dai Dai Shogi).
+    pub teacher_depth: u32,
 }
 
 impl Default for SelfplayConfig {
@@ -112,6 +120,8 @@ impl Default for SelfplayConfig {
             restart_archive_games: 200,
             restart_min_plies: 20,
             careless_share: 0.0,
+            teacher_share: 0.0,
+            teacher_depth: 3,
         }
     }
 }
@@ -167,6 +177,12 @@ impl SelfplayConfig {
             "be at least 1 when restart_share is above 0",
         )?;
         check_fraction("selfplay.careless_share", self.careless_share)?;
+        check_fraction("selfplay.teacher_share", self.teacher_share)?;
+        check(
+            (1..=4).contains(&self.teacher_depth),
+            "selfplay.teacher_depth",
+            "be in 1..=4",
+        )?;
         check(
             self.live_game_seconds.is_finite() && self.live_game_seconds >= 0.0,
             "selfplay.live_game_seconds",

@@ -11,9 +11,10 @@ use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
 use tengu_rules::{Color, Game, Move, Opening, Position, Record, Variant};
 use tengu_search::driver::{evaluate_pending, Descent, RootPlan, Search};
 use tengu_search::leaf::LeafTerms;
+use tengu_search::teacher::Teacher;
 use tengu_search::tree::terminal_value;
 use tengu_search::SearchConfig;
-use tengu_shard::Row;
+use tengu_shard::{Row, TeacherLabel};
 
 use crate::config::SelfplayConfig;
 
@@ -154,6 +155,9 @@ pub struct PlayStats {
     pub evaluations: u64,
     pub moves: u64,
     pub games: u64,
+    /// Rows the judge's teacher labelled, and the wall seconds it spent on them.
+    pub labels: u64,
+    pub label_seconds: f64,
 }
 
 /// The self-play engine of one worker.
@@ -183,6 +187,8 @@ pub struct SelfPlay {
     archive: std::collections::VecDeque<Arc<[Move]>>,
     /// The variant's terms of the leaf value (mobility reference, piece values).
     leaf_terms: LeafTerms,
+    /// The judge's teacher, when `config.teacher_share` is above 0.
+    teacher: Option<Teacher>,
 }
 
 impl SelfPlay {
@@ -195,6 +201,8 @@ impl SelfPlay {
         let slots = (0..config.games_in_flight).map(|_| None).collect();
         let piece_values = tengu_rules::values::piece_values(&variant);
         let leaf_terms = LeafTerms::new(&variant);
+        let teacher = (config.teacher_share > 0.0)
+            .then(|| Teacher::new(&variant, config.teacher_depth, search.exchange_depth));
         SelfPlay {
             variant,
             search,
@@ -212,6 +220,7 @@ impl SelfPlay {
             openings: Vec::new(),
             archive: std::collections::VecDeque::new(),
             leaf_terms,
+            teacher,
         }
     }
 
@@ -525,6 +534,21 @@ impl SelfPlay {
             .map(|(e, w)| (pos.move_text(root.moves[e]), w))
             .collect();
         let mover = pos.side_to_move();
+        // No draw from the generator without a teacher: runs without labels play as before.
+        let teacher = match &self.teacher {
+            Some(t) if self.rng.gen::<f32>() < self.config.teacher_share => {
+                let start = std::time::Instant::now();
+                let label = t.label(pos);
+                self.stats.labels += 1;
+                self.stats.label_seconds += start.elapsed().as_secs_f64();
+                Some(TeacherLabel {
+                    depth: label.depth as u8,
+                    base: label.base,
+                    score: label.score,
+                })
+            }
+            _ => None,
+        };
         slot.rows.push(PendingRow {
             row: Row {
                 position: pos.to_string(),
@@ -538,6 +562,7 @@ impl SelfPlay {
                 game_plies: 0,
                 material_future: [0.0; 2],
                 occupancy_future: Vec::new(),
+                teacher,
             },
             mover,
         });

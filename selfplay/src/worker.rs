@@ -74,6 +74,9 @@ pub struct WorkerProgress {
     pub model: String,
     pub false_resignations: u64,
     pub resignation_checks: u64,
+    /// Rows the judge's teacher labelled (`selfplay.teacher_share`) and the seconds it took.
+    pub labels: u64,
+    pub label_seconds: f64,
 }
 
 struct Output {
@@ -286,6 +289,8 @@ pub fn run(
         live.publish(store, &play);
         progress.moves = play.stats.moves;
         progress.simulations = play.stats.simulations;
+        progress.labels = play.stats.labels;
+        progress.label_seconds = play.stats.label_seconds;
         progress.seconds = start.elapsed().as_secs_f64();
         progress.average_game_plies = if progress.games > 0 {
             plies_total as f64 / progress.games as f64

@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 use tengu_store::framed::{Format, FrameError};
 
 pub const MAGIC: &[u8; 8] = b"TENGUSHD";
-/// Version 2 added the future material and occupancy targets to every row.
-pub const FORMAT_VERSION: u32 = 2;
+/// Version 2 added the future material and occupancy targets to every row; version 3 the
+/// teacher's label ([`Row::teacher`]).
+pub const FORMAT_VERSION: u32 = 3;
 /// The shard's frame.
 pub const FORMAT: Format = Format {
     kind: "shard",
@@ -76,6 +77,22 @@ pub struct Row {
     /// board order (`row * N + col` of `tengu_rules::Square`), 0 empty, 1 the mover's
     /// piece, 2 the opponent's.
     pub occupancy_future: Vec<u8>,
+    /// A deeper search's judgement of the position (`selfplay.teacher_share` of the rows):
+    /// the target of the judge's residual head. `None`: not labelled.
+    pub teacher: Option<TeacherLabel>,
+}
+
+/// What the judge's teacher (`tengu_search::teacher`: alpha-beta `depth` plies full width
+/// with the exchange count at its horizon) said of a row's position; piece units, the
+/// mover's view. The residual head learns `score - base` (on the value's scale).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TeacherLabel {
+    /// Plies the teacher searched full width.
+    pub depth: u8,
+    /// What one search leaf counts: the balance plus the mover's exchange gain.
+    pub base: f32,
+    /// The teacher's score (a won or lost position clamped to +-100).
+    pub score: f32,
 }
 
 /// Plies ahead of the short-horizon material and occupancy targets by default

@@ -18,6 +18,7 @@ fn sample() -> (ShardHeader, Vec<Row>) {
             game_plies: 10,
             material_future: [i as f32, -(i as f32)],
             occupancy_future: vec![(i % 3) as u8; 8],
+            teacher: None,
         })
         .collect();
     let header = ShardHeader {

@@ -26,6 +26,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         BenchWhat::Book(a) => book(a),
         BenchWhat::Store(a) => store(a),
         BenchWhat::Serve(a) => super::serve::bench::run(a),
+        BenchWhat::Teacher(a) => teacher(a),
     }
 }
 
@@ -66,6 +67,7 @@ fn synthetic_rows(
             game_plies: 200,
             material_future: [rng.gen_range(-5.0..5.0), rng.gen_range(-9.0..9.0)],
             occupancy_future: (0..2 * n * n).map(|_| rng.gen_range(0..3)).collect(),
+            teacher: None,
         });
         let m = moves[rng.gen_range(0..moves.len())];
         pos.play(m);
@@ -465,6 +467,68 @@ fn search(args: BenchSearchArgs) -> Result<()> {
             r["positions_per_hour"].as_f64().unwrap_or(0.0),
             100.0 * r["share_outside_evaluator"].as_f64().unwrap_or(0.0)
         )?;
+    }
+    Ok(())
+}
+
+/// The judge's teacher at each depth on the same positions (every 4th of random 80-ply
+/// walks, skipping the first 20 plies, where nothing is in contact).
+fn teacher(args: crate::args::BenchTeacherArgs) -> Result<()> {
+    let Some(variant) = Variant::builtin(&args.game) else {
+        bail!(
+            "unknown game {:?}; expected dai-dai or maka-dai-dai",
+            args.game
+        )
+    };
+    // 15 of every 80 positions pass the filter below.
+    let positions: Vec<Position> = sample_positions(&variant, args.positions * 80 / 15 + 80)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % 80 >= 20 && i % 4 == 0)
+        .map(|(_, p)| p)
+        .take(args.positions)
+        .collect();
+    let mut rows = Vec::new();
+    for &depth in &args.depths {
+        let teacher = tengu_search::teacher::Teacher::new(&variant, depth, args.exchange_depth);
+        let cpu = tengu_store::cpu::process_seconds();
+        let start = Instant::now();
+        let (mut nodes, mut moved, mut changed) = (0u64, 0.0f64, 0usize);
+        for (k, pos) in positions.iter().enumerate() {
+            let label = teacher.label(pos);
+            nodes += label.nodes;
+            let delta = (label.score - label.base).abs() as f64;
+            moved += delta;
+            changed += usize::from(delta > 0.5);
+            tracing::debug!(depth, position = k, score = label.score, base = label.base, "labelled");
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        let cpu_seconds = tengu_store::cpu::process_seconds() - cpu;
+        let n = positions.len() as f64;
+        let row = serde_json::json!({
+            "depth": depth,
+            "positions": positions.len(),
+            "seconds": seconds,
+            "labels_per_second": n / seconds.max(1e-9),
+            "labels_per_cpu_hour": 3600.0 * n / cpu_seconds.max(1e-9),
+            "nodes_per_label": nodes as f64 / n,
+            "mean_abs_score_minus_base": moved / n,
+            "share_moved_half_a_piece": changed as f64 / n,
+        });
+        if !args.json {
+            println!(
+                "depth {depth}: {:.1} labels/s, {:.0} labels a CPU-hour, {:.0} nodes a label; |score - leaf count| {:.2} piece units on average, {:.0}% of positions moved by more than half a piece",
+                row["labels_per_second"].as_f64().unwrap_or(0.0),
+                row["labels_per_cpu_hour"].as_f64().unwrap_or(0.0),
+                row["nodes_per_label"].as_f64().unwrap_or(0.0),
+                moved / n,
+                100.0 * changed as f64 / n,
+            );
+        }
+        rows.push(row);
+    }
+    if args.json {
+        println!("{}", serde_json::json!({"game": args.game, "exchange_depth": args.exchange_depth, "depths": rows}));
     }
     Ok(())
 }

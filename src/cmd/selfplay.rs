@@ -75,8 +75,13 @@ pub fn run(args: SelfplayArgs) -> Result<()> {
     let mut last_games = u64::MAX;
     let summary = worker::run(&options, &mut |p| {
         let positions_per_second = p.moves as f64 / p.seconds.max(1e-9);
+        let labels = if p.labels > 0 {
+            format!(", {} teacher labels ({:.0}% of the time)", p.labels, 100.0 * p.label_seconds / p.seconds.max(1e-9))
+        } else {
+            String::new()
+        };
         bar.set_message(format!(
-            "{} games, {} positions ({:.1}/s), avg {:.0} plies, {} shards, model {}",
+            "{} games, {} positions ({:.1}/s), avg {:.0} plies, {} shards{labels}, model {}",
             p.games, p.moves, positions_per_second, p.average_game_plies, p.shards, p.model
         ));
         bar.tick();
@@ -93,6 +98,8 @@ pub fn run(args: SelfplayArgs) -> Result<()> {
         positions_per_second = summary.moves as f64 / summary.seconds.max(1e-9),
         false_resignations = summary.false_resignations,
         resignation_checks = summary.resignation_checks,
+        teacher_labels = summary.labels,
+        teacher_seconds = format!("{:.1}", summary.label_seconds),
         "self-play worker stopped"
     );
     Ok(())

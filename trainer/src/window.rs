@@ -444,6 +444,7 @@ mod tests {
             game_plies: 10,
             material_future: [10.0, -20.0],
             occupancy_future: occupancy,
+            teacher: None,
         }
     }
 

@@ -1,0 +1,167 @@
+//! The judge's teacher (alpha-beta with the exchange count at its horizon) and the learned
+//! correction a leaf adds to that count (`residual_utility`).
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use tengu_model::desc::MATERIAL_SCALE;
+use tengu_model::Evaluation;
+use tengu_rules::notation::parse_piece;
+use tengu_rules::values::piece_values;
+use tengu_rules::{Position, Variant};
+use tengu_search::config::ConfigError;
+use tengu_search::leaf::{material_term, LeafTerms};
+use tengu_search::teacher::{Teacher, DECIDED};
+use tengu_search::{LeafMaterial, SearchConfig};
+
+mod common;
+use common::compose;
+
+fn exchange_config() -> SearchConfig {
+    SearchConfig {
+        leaf_material: LeafMaterial::Exchange,
+        material_utility: 1.0,
+        exchange_depth: 4,
+        ..SearchConfig::default()
+    }
+}
+
+fn evaluation(residual: f32) -> Evaluation {
+    Evaluation {
+        policy: vec![],
+        wdl: [0.2, 0.6, 0.2],
+        material: -0.7,
+        residual,
+    }
+}
+
+/// Positions of a random game from the initial position (with captures as it goes).
+fn random_positions(variant: &std::sync::Arc<Variant>, plies: usize, seed: u64) -> Vec<Position> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut pos = Position::initial(variant.clone());
+    let mut out = Vec::new();
+    for _ in 0..plies {
+        let moves = pos.legal_move_list();
+        if moves.is_empty() {
+            break;
+        }
+        // Captures first when there are some, so the material changes.
+        let captures: Vec<_> = moves.iter().copied().filter(|m| m.is_capture()).collect();
+        let pool = if captures.is_empty() || rng.gen_bool(0.5) {
+            &moves
+        } else {
+            &captures
+        };
+        let m = pool[rng.gen_range(0..pool.len())];
+        pos.play(m);
+        out.push(pos.clone());
+    }
+    out
+}
+
+#[test]
+fn the_teachers_base_is_what_a_search_leaf_counts() {
+    let variant = Variant::dai_dai();
+    let teacher = Teacher::new(&variant, 2, 4);
+    let terms = LeafTerms::new(&variant);
+    let config = exchange_config();
+    for pos in random_positions(&variant, 120, 7).iter().step_by(10) {
+        let leaf = material_term(&evaluation(0.0), &config, pos, &terms);
+        let base = teacher.base(pos);
+        assert!(
+            ((base / MATERIAL_SCALE).tanh() - leaf).abs() < 1e-6,
+            "{pos}: teacher base {base}, leaf term {leaf}"
+        );
+    }
+}
+
+#[test]
+fn one_ply_of_teacher_is_the_best_reply_count_of_every_move() {
+    // Depth 1 by brute force: the mover's best move by the opponent's count after it.
+    let variant = Variant::dai_dai();
+    let teacher = Teacher::new(&variant, 1, 4);
+    for pos in random_positions(&variant, 60, 11).iter().step_by(20) {
+        let mut best = f32::NEG_INFINITY;
+        for m in pos.legal_move_list() {
+            let mut child = pos.clone();
+            child.play(m);
+            let reply = if child.legal_move_list().is_empty() {
+                -DECIDED
+            } else {
+                teacher.base(&child)
+            };
+            best = best.max(-reply);
+        }
+        let label = teacher.label(pos);
+        assert_eq!(label.depth, 1);
+        assert!(
+            (label.score - best.clamp(-DECIDED, DECIDED)).abs() < 1e-4,
+            "{pos}: teacher {} against brute force {best}",
+            label.score
+        );
+        assert!(label.nodes > 1);
+    }
+}
+
+#[test]
+fn the_teacher_sees_a_fork_that_one_leaf_does_not() {
+    // Black's rook on 5i can go to 5e, between two loose White pawns on rank e: White saves
+    // one and the rook takes the other. No capture is there now, so one leaf counts the
+    // balance alone; three plies see the pawn won.
+    let variant = Variant::dai_dai();
+    let pawn = piece_values(&variant)[parse_piece(&variant, "p").unwrap().ty];
+    let pos = compose('b', &["9q=K", "9a=k", "5i=R", "2e=p", "12e=p"]);
+    let teacher = Teacher::new(&variant, 3, 4);
+    let label = teacher.label(&pos);
+    let one_ply = Teacher::new(&variant, 1, 4).label(&pos);
+    assert!(
+        (one_ply.score - label.base).abs() < 1e-4,
+        "one ply sees nothing to win: {one_ply:?}"
+    );
+    assert!(
+        label.score >= label.base + pawn - 1e-4,
+        "three plies win a pawn ({pawn}): {label:?}"
+    );
+    // Deterministic: the same label again.
+    assert_eq!(teacher.label(&pos), label);
+}
+
+#[test]
+fn a_correction_moves_the_leaf_count_on_its_logit_scale_only_when_weighed() {
+    let variant = Variant::dai_dai();
+    let terms = LeafTerms::new(&variant);
+    let pos = compose('b', &["9q=K", "9a=k", "5i=R", "5e=p"]);
+    let plain = exchange_config();
+    let count = material_term(&evaluation(0.0), &plain, &pos, &terms);
+    // Weight 0: any correction is ignored, bit for bit.
+    assert_eq!(material_term(&evaluation(0.8), &plain, &pos, &terms), count);
+    let weighed = SearchConfig {
+        residual_utility: 1.0,
+        ..exchange_config()
+    };
+    assert_eq!(material_term(&evaluation(0.0), &weighed, &pos, &terms), count);
+    let moved = material_term(&evaluation(0.8), &weighed, &pos, &terms);
+    assert!((moved - (count.atanh() + 0.8).tanh()).abs() < 1e-5, "{moved} from {count}");
+}
+
+#[test]
+fn a_correction_needs_the_exchange_count() {
+    let head = SearchConfig {
+        residual_utility: 1.0,
+        material_utility: 1.0,
+        ..SearchConfig::default()
+    };
+    assert!(matches!(
+        head.validate(),
+        Err(ConfigError::Needs { key: "search.residual_utility", .. })
+    ));
+    let too_much = SearchConfig {
+        residual_utility: 3.0,
+        ..exchange_config()
+    };
+    assert!(too_much.validate().is_err());
+    let fine = SearchConfig {
+        residual_utility: 1.0,
+        ..exchange_config()
+    };
+    assert_eq!(fine.validate(), Ok(()));
+}

@@ -100,3 +100,55 @@ fn capped_games_can_be_adjudicated_on_material() {
         assert!(g.rows.iter().all(|r| r.result != 0));
     }
 }
+
+/// Games of `config` with the uniform evaluator until `games` finish.
+fn play_games(config: SelfplayConfig, games: usize, seed: u64) -> Vec<tengu_selfplay::play::FinishedGame> {
+    let variant = tengu_rules::Variant::dai_dai();
+    let search = SearchConfig {
+        visits: 8,
+        ..SearchConfig::default()
+    };
+    let mut play = SelfPlay::new(variant, search, config, seed);
+    play.game_limit = Some(games as u64);
+    let mut eval: Box<dyn Evaluator> = Box::new(UniformEvaluator);
+    let mut out = Vec::new();
+    while out.len() < games {
+        play.step(eval.as_mut()).unwrap();
+        out.extend(play.take_finished());
+    }
+    out
+}
+
+#[test]
+fn the_teacher_labels_its_share_of_rows_with_what_it_computes() {
+    use tengu_search::teacher::Teacher;
+    let base = SelfplayConfig {
+        games_in_flight: 2,
+        cheap_visits: 2,
+        max_plies: 24,
+        ..SelfplayConfig::default()
+    };
+    let labelled = SelfplayConfig {
+        teacher_share: 1.0,
+        teacher_depth: 1,
+        ..base.clone()
+    };
+    let games = play_games(labelled, 2, 5);
+    let teacher = Teacher::new(&tengu_rules::Variant::dai_dai(), 1, 4);
+    let variant = tengu_rules::Variant::dai_dai();
+    for row in games.iter().flat_map(|g| &g.rows) {
+        let label = row.teacher.expect("every row labelled at share 1");
+        let pos = tengu_rules::Position::parse_for(variant.clone(), &row.position).unwrap();
+        let again = teacher.label(&pos);
+        assert_eq!(label.depth, 1);
+        assert_eq!((label.base, label.score), (again.base, again.score), "{}", row.position);
+    }
+    // Share 0: no row is labelled.
+    let unlabelled = play_games(base.clone(), 2, 5);
+    assert!(unlabelled.iter().flat_map(|g| &g.rows).all(|r| r.teacher.is_none()));
+    // About half at share 0.5.
+    let half = play_games(SelfplayConfig { teacher_share: 0.5, ..base }, 2, 5);
+    let rows: Vec<_> = half.iter().flat_map(|g| &g.rows).collect();
+    let share = rows.iter().filter(|r| r.teacher.is_some()).count() as f64 / rows.len() as f64;
+    assert!((0.2..0.8).contains(&share), "{share} of {} rows", rows.len());
+}

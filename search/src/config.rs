@@ -53,7 +53,9 @@ pub struct SearchConfig {
     /// head's prediction), `exchange` (the balance now plus what the side to move wins by
     /// a capture-only search of `exchange_depth` plies: exact short tactics from the rules'
     /// piece values and move generator, no network) or `gain` (only what that exchange
-    /// changes; the value head carries the balance).
+    /// changes; the value head carries the balance) or `teacher` (the judge's teacher at
+    /// every leaf: a deeper, slower count, for measuring what a learned correction could
+    /// reach).
     pub leaf_material: LeafMaterial,
     /// Plies of the capture-only search of `leaf_material = "exchange"`.
     pub exchange_depth: u32,
@@ -80,6 +82,8 @@ pub struct SearchConfig {
     /// so 0, or an untrained network whose correction is 0, plays exactly as the exchange
     /// count does; 1 uses the correction as trained (toward a deeper search's score).
     pub residual_utility: f32,
+    /// Plies of the teacher's search at every leaf with `leaf_material = "teacher"` (1..=4).
+    pub leaf_teacher_depth: u32,
 }
 
 impl Default for SearchConfig {
@@ -105,6 +109,7 @@ impl Default for SearchConfig {
             root_threat: 0.0,
             repetition_draw: false,
             residual_utility: 0.0,
+            leaf_teacher_depth: 2,
         }
     }
 }
@@ -123,12 +128,21 @@ pub enum LeafMaterial {
     /// whole exchange material to the value counts the balance twice). Roots and leads as
     /// with `Exchange`; needs `value_utility > 0`.
     Gain,
+    /// The judge's teacher at every leaf (`tengu_search::teacher`: alpha-beta
+    /// `leaf_teacher_depth` plies full width with the exchange count at its horizon), as
+    /// tanh(score / scale): what a residual head that learned its teacher perfectly would
+    /// give, at the teacher's cost a leaf (milliseconds, not microseconds). The ceiling of
+    /// `residual_utility`, for measurement. Roots and leads as with `Exchange`.
+    Teacher,
 }
 
 impl LeafMaterial {
     /// Whether a capture-only search runs at leaves and roots (exchange root ranking, leads).
     pub fn uses_exchange(self) -> bool {
-        matches!(self, LeafMaterial::Exchange | LeafMaterial::Gain)
+        matches!(
+            self,
+            LeafMaterial::Exchange | LeafMaterial::Gain | LeafMaterial::Teacher
+        )
     }
 }
 
@@ -181,6 +195,11 @@ impl SearchConfig {
             (0.0..=2.0).contains(&self.residual_utility),
             "search.residual_utility",
             "be in [0, 2]",
+        )?;
+        check(
+            (1..=4).contains(&self.leaf_teacher_depth),
+            "search.leaf_teacher_depth",
+            "be in 1..=4",
         )?;
         // The correction is learned on the exchange count's scale; elsewhere it means nothing.
         if self.residual_utility > 0.0

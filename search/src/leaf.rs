@@ -88,6 +88,17 @@ fn material_term_and_lead(
 ) -> (f32, Option<Move>) {
     match config.leaf_material {
         LeafMaterial::Head => (out.material, None),
+        LeafMaterial::Teacher => {
+            let teacher = crate::teacher::Teacher::with_values(
+                terms.values.clone(),
+                config.leaf_teacher_depth,
+                config.exchange_depth,
+            );
+            let score = teacher.label(pos).score;
+            let best = crate::exchange::best_capture(pos, &terms.values, config.exchange_depth);
+            let scale = tengu_model::desc::MATERIAL_SCALE;
+            ((score / scale).tanh(), best.map(|(mv, _)| mv))
+        }
         LeafMaterial::Exchange | LeafMaterial::Gain => {
             let me = pos.side_to_move();
             let m = tengu_rules::values::material(pos, &terms.values);

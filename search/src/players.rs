@@ -271,8 +271,18 @@ impl AlphaBetaPlayer {
         max_depth: u32,
         seed: u64,
     ) -> AlphaBetaPlayer {
+        AlphaBetaPlayer::with_values(piece_values(variant), budget, max_depth, seed)
+    }
+
+    /// [`AlphaBetaPlayer::new`] with the variant's piece values given.
+    pub fn with_values(
+        values: Vec<f32>,
+        budget: Duration,
+        max_depth: u32,
+        seed: u64,
+    ) -> AlphaBetaPlayer {
         AlphaBetaPlayer {
-            values: piece_values(variant),
+            values,
             budget,
             max_depth,
             rng: SmallRng::seed_from_u64(seed),

@@ -12,6 +12,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use tengu_rules::values::piece_values;
 use tengu_rules::{Position, Variant};
 
 use crate::players::{AlphaBetaPlayer, Horizon};
@@ -45,8 +46,14 @@ impl Teacher {
     /// captures at its horizon (the search config's `exchange_depth`, so the teacher and
     /// its student count material alike).
     pub fn new(variant: &Arc<Variant>, depth: u32, exchange_depth: u32) -> Teacher {
+        Teacher::with_values(piece_values(variant), depth, exchange_depth)
+    }
+
+    /// [`Teacher::new`] with the variant's piece values already at hand
+    /// (`tengu_rules::values::piece_values`, which costs move generations to compute).
+    pub fn with_values(values: Vec<f32>, depth: u32, exchange_depth: u32) -> Teacher {
         Teacher {
-            search: AlphaBetaPlayer::new(variant, Duration::MAX, depth, 0)
+            search: AlphaBetaPlayer::with_values(values, Duration::MAX, depth, 0)
                 .with_horizon(Horizon::Exchange { exchange_depth }),
             depth: depth.max(1),
             exchange_depth,

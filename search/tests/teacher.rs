@@ -165,3 +165,21 @@ fn a_correction_needs_the_exchange_count() {
     };
     assert_eq!(fine.validate(), Ok(()));
 }
+
+#[test]
+fn a_teacher_leaf_counts_the_teachers_score() {
+    let variant = Variant::dai_dai();
+    let terms = LeafTerms::new(&variant);
+    let pos = compose('b', &["9q=K", "9a=k", "5i=R", "2e=p", "12e=p"]);
+    let config = SearchConfig {
+        leaf_material: LeafMaterial::Teacher,
+        leaf_teacher_depth: 3,
+        ..exchange_config()
+    };
+    assert_eq!(config.validate(), Ok(()));
+    let score = Teacher::new(&variant, 3, 4).label(&pos).score;
+    let term = material_term(&evaluation(0.0), &config, &pos, &terms);
+    assert!(((score / MATERIAL_SCALE).tanh() - term).abs() < 1e-6);
+    // Above the exchange count, which sees no capture here.
+    assert!(term > material_term(&evaluation(0.0), &exchange_config(), &pos, &terms));
+}

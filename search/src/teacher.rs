@@ -78,7 +78,10 @@ impl Teacher {
     /// What one leaf counts at `pos` (piece units, the mover's view): the teacher's
     /// horizon value, as `crate::leaf::material_term` computes it before its `tanh`.
     pub fn base(&self, pos: &Position) -> f32 {
-        self.search.fixed_depth_value(pos, 0).0.clamp(-DECIDED, DECIDED)
+        self.search
+            .fixed_depth_value(pos, 0)
+            .0
+            .clamp(-DECIDED, DECIDED)
     }
 
     pub fn exchange_depth(&self) -> u32 {

@@ -138,9 +138,15 @@ fn a_correction_moves_the_leaf_count_on_its_logit_scale_only_when_weighed() {
         residual_utility: 1.0,
         ..exchange_config()
     };
-    assert_eq!(material_term(&evaluation(0.0), &weighed, &pos, &terms), count);
+    assert_eq!(
+        material_term(&evaluation(0.0), &weighed, &pos, &terms),
+        count
+    );
     let moved = material_term(&evaluation(0.8), &weighed, &pos, &terms);
-    assert!((moved - (count.atanh() + 0.8).tanh()).abs() < 1e-5, "{moved} from {count}");
+    assert!(
+        (moved - (count.atanh() + 0.8).tanh()).abs() < 1e-5,
+        "{moved} from {count}"
+    );
 }
 
 #[test]
@@ -152,7 +158,10 @@ fn a_correction_needs_the_exchange_count() {
     };
     assert!(matches!(
         head.validate(),
-        Err(ConfigError::Needs { key: "search.residual_utility", .. })
+        Err(ConfigError::Needs {
+            key: "search.residual_utility",
+            ..
+        })
     ));
     let too_much = SearchConfig {
         residual_utility: 3.0,

@@ -102,7 +102,11 @@ fn capped_games_can_be_adjudicated_on_material() {
 }
 
 /// Games of `config` with the uniform evaluator until `games` finish.
-fn play_games(config: SelfplayConfig, games: usize, seed: u64) -> Vec<tengu_selfplay::play::FinishedGame> {
+fn play_games(
+    config: SelfplayConfig,
+    games: usize,
+    seed: u64,
+) -> Vec<tengu_selfplay::play::FinishedGame> {
     let variant = tengu_rules::Variant::dai_dai();
     let search = SearchConfig {
         visits: 8,
@@ -141,14 +145,33 @@ fn the_teacher_labels_its_share_of_rows_with_what_it_computes() {
         let pos = tengu_rules::Position::parse_for(variant.clone(), &row.position).unwrap();
         let again = teacher.label(&pos);
         assert_eq!(label.depth, 1);
-        assert_eq!((label.base, label.score), (again.base, again.score), "{}", row.position);
+        assert_eq!(
+            (label.base, label.score),
+            (again.base, again.score),
+            "{}",
+            row.position
+        );
     }
     // Share 0: no row is labelled.
     let unlabelled = play_games(base.clone(), 2, 5);
-    assert!(unlabelled.iter().flat_map(|g| &g.rows).all(|r| r.teacher.is_none()));
+    assert!(unlabelled
+        .iter()
+        .flat_map(|g| &g.rows)
+        .all(|r| r.teacher.is_none()));
     // About half at share 0.5.
-    let half = play_games(SelfplayConfig { teacher_share: 0.5, ..base }, 2, 5);
+    let half = play_games(
+        SelfplayConfig {
+            teacher_share: 0.5,
+            ..base
+        },
+        2,
+        5,
+    );
     let rows: Vec<_> = half.iter().flat_map(|g| &g.rows).collect();
     let share = rows.iter().filter(|r| r.teacher.is_some()).count() as f64 / rows.len() as f64;
-    assert!((0.2..0.8).contains(&share), "{share} of {} rows", rows.len());
+    assert!(
+        (0.2..0.8).contains(&share),
+        "{share} of {} rows",
+        rows.len()
+    );
 }

@@ -9,9 +9,10 @@ use tengu_search::players::PlayerSpec;
 pub struct Cli {
     /// Log filter: a level (off, error, warn, info, debug, trace) or comma-separated
     /// directives `TARGET=LEVEL` with an optional default level (e.g.
-    /// `info,tengu_trainer=debug`). `RUST_LOG`, when set, replaces it.
-    #[arg(long, global = true, default_value = "info", value_parser = crate::logging::check_filter)]
-    pub log: String,
+    /// `info,tengu_trainer=debug`). `RUST_LOG`, when set, replaces it. Default `info`, and
+    /// `warn` for `tengu xboard` (a GUI shows an engine's stderr as errors).
+    #[arg(long, global = true, value_parser = crate::logging::check_filter)]
+    pub log: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -60,6 +61,17 @@ pub enum Command {
     /// Opening books built by search: `build`, `probe`, `export` (JSON lines, openings,
     /// HTML), `openings` (balanced arena openings), `info`.
     Book(BookArgs),
+}
+
+impl Command {
+    /// The log filter without `--log` or `RUST_LOG`: `info`, but `warn` for the engine,
+    /// whose stderr a GUI shows as errors (QBoard colours every line of it red).
+    pub fn default_log(&self) -> &'static str {
+        match self {
+            Command::Xboard(_) => "warn",
+            _ => "info",
+        }
+    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -942,7 +954,7 @@ mod tests {
         };
         let cli =
             Cli::try_parse_from(std::iter::once("tengu".into()).chain(command.args())).unwrap();
-        assert_eq!(cli.log, "warn");
+        assert_eq!(cli.log.as_deref(), Some("warn"));
         let Command::Match(m) = cli.command else {
             panic!("not a match")
         };

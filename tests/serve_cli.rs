@@ -1,9 +1,11 @@
-//! `tengu serve` as a user runs it: on a small run made by `tengu run`, the page in headless
-//! Chromium shows the loss log's numbers, replays a self-play game to the position
-//! `tengu show` gives for its record, and shows a checkpoint published meanwhile without a
-//! reload, a self-play worker's game in progress updating as it goes, and the search's value
-//! of a replayed move (scripts/browser-test.sh --serve; `TENGU_SKIP_BROWSER=1` skips the
-//! browser part).
+//! `tengu serve` as a user runs it: on a small run made by `tengu run`, with the kept run's
+//! compute ladder and Elo records, a resumed trainer session and damaged game files added,
+//! the page in headless Chromium shows the ladder, the loss log's numbers in readable
+//! curves, replays a self-play game to the position `tengu show` gives for its record with
+//! the search's values from one side's view, shows what damaged files still hold, a
+//! checkpoint published meanwhile without a reload and a self-play worker's game in progress
+//! updating as it goes (scripts/browser-test.sh --serve, which lists every check;
+//! `TENGU_SKIP_BROWSER=1` skips the browser part).
 //! And a location that is not a run is said in the log and on the page, never a crash.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -113,7 +115,32 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
         .flat_map(|s| std::fs::read_to_string(s).unwrap().lines().map(str::to_string).collect::<Vec<_>>())
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(&l).ok()?["value_loss"].as_f64())
         .collect();
-    let value_loss = *losses.last().expect("a value loss in the loss log");
+    let last_line: serde_json::Value = segments
+        .iter()
+        .flat_map(|s| std::fs::read_to_string(s).unwrap().lines().map(str::to_string).collect::<Vec<_>>())
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(&l).ok())
+        .last()
+        .expect("a loss log");
+    assert!(!losses.is_empty(), "no value loss in the loss log");
+    // A second trainer session three hours later (the run stopped and resumed): 30 steps,
+    // enough to be smoothed, with held-out losses.
+    let (last_step, last_time) = (last_line["step"].as_u64().unwrap(), last_line["unix_time"].as_f64().unwrap());
+    let resumed: Vec<serde_json::Value> = (1..=30u64)
+        .map(|i| {
+            serde_json::json!({"step": last_step + i, "unix_time": last_time + 3.0 * 3600.0 + 10.0 * i as f64,
+                "value_loss": 0.5 + 0.01 * (i % 5) as f64, "policy_loss": 3.0, "heldout_value_loss": 0.9})
+        })
+        .collect();
+    let value_loss = resumed.last().unwrap()["value_loss"].as_f64().unwrap();
+    let segment = run.join(tengu_store::layout::train_log_key(last_step + 1));
+    std::fs::write(&segment, resumed.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    // The kept run's compute ladder (its report, chart, 810 game records) and Elo records.
+    let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/dai-dai-cpu-2026-11-25");
+    copy_dir(&baseline.join("ladder"), &run.join("ladder"));
+    std::fs::copy(baseline.join("elo.jsonl"), run.join("elo.jsonl")).unwrap();
+    let ladder: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(baseline.join("ladder/ladder.json")).unwrap()).unwrap();
+    let ladder_games = count_files(&run.join("ladder"), ".record");
     // ... and the final board of the newest self-play game, as tengu show draws it.
     let mut records: Vec<_> = std::fs::read_dir(run.join("games"))
         .unwrap()
@@ -134,6 +161,29 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
         .and_then(|v| v.last())
         .and_then(|v| v.as_f64())
         .unwrap_or_else(|| panic!("no value of the last move in {line}"));
+    // Values are the mover's; the page shows Black's view.
+    let parsed = tengu_rules::Record::parse(line["record"].as_str().unwrap()).unwrap();
+    let first_mover_black = parsed.game.start().side_to_move() == tengu_rules::Color::Black;
+    let last_mover_black = first_mover_black == (parsed.game.len() % 2 == 1);
+    let last_black_value = if last_mover_black { last_value } else { -last_value };
+    // Damaged game files: one with a torn last line after two intact games, one with
+    // nothing intact (names that sort newest).
+    let all_lines: Vec<String> = records
+        .iter()
+        .flat_map(|r| {
+            std::fs::read_to_string(run.join("games").join(r))
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(all_lines.len() >= 2, "two games to copy: {all_lines:?}");
+    let damaged = "games/9999999999999-test-1-00000.records";
+    let torn = format!("{}\n{}\n{{\"game\": 9, \"rec", all_lines[0], all_lines[1]);
+    std::fs::write(run.join(damaged), torn).unwrap();
+    let unreadable = "games/9999999999998-test-1-00000.records";
+    std::fs::write(run.join(unreadable), "{\"game\": 0, \"record\": \"[Game").unwrap();
     // `tengu run` stopped its worker, which took its game in progress away.
     let live_dir = run.join("live");
     assert!(
@@ -152,8 +202,13 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
     }
     let marker = dir.path().join("ready-for-a-checkpoint");
     let expect = serde_json::json!({
-        "loss": {"tag": "loss/value", "value": value_loss},
-        "game": {"key": format!("games/{newest}"), "index": 0, "board": board, "last_value": last_value},
+        "loss": {"tag": "loss/value", "value": value_loss, "sessions": 2},
+        "game": {"key": format!("games/{newest}"), "index": 0, "board": board, "last_value": last_value,
+                 "last_black_value": last_black_value},
+        "ladder": {"rungs": ladder["rungs"].as_array().unwrap().len(), "first_elo": ladder["rungs"][0]["elo"],
+                   "games": ladder_games},
+        "damaged": {"key": damaged, "games": 2, "line": 3},
+        "unreadable": unreadable,
         "live": true,
         "publish": {"step": 1000, "marker": p(&marker)},
     });
@@ -203,6 +258,35 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
     );
     assert!(!log.contains("panicked"), "{log}");
     eprintln!("{text}");
+}
+
+/// Copies the files under `from` to `to`, directories included.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+/// Files under `dir` whose names end with `suffix`.
+fn count_files(dir: &Path, suffix: &str) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| {
+            if e.file_type().unwrap().is_dir() {
+                count_files(&e.path(), suffix)
+            } else {
+                usize::from(e.file_name().to_string_lossy().ends_with(suffix))
+            }
+        })
+        .sum()
 }
 
 #[test]

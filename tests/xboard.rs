@@ -431,3 +431,43 @@ fn without_a_checkpoint_the_engine_plays_the_shipped_network() {
         assert!(log.contains("shipped network (networks/manifest.json)"), "{log}");
     }
 }
+
+/// Started as an engine (no `--log`), tengu writes nothing to stderr but warnings: QBoard
+/// shows every stderr line in red in its engine pane and logs it as "Error while running
+/// process". `--log info` still asks for the rest.
+#[test]
+fn as_an_engine_it_logs_only_warnings_unless_asked() {
+    let cache = tempfile::tempdir().unwrap();
+    let play = |log: &[&str]| -> String {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
+            .args(log)
+            .args(["xboard", "--movetime", "20000"])
+            .env("TENGU_CACHE", cache.path())
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(b"xboard\nprotover 2\nnew\nvariant maka\ngo\n")
+            .unwrap();
+        stdin.flush().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        stdout
+            .lines()
+            .map(|l| l.unwrap())
+            .find(|l| l.starts_with("move "))
+            .expect("a move");
+        stdin.write_all(b"quit\n").unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let quiet = play(&[]);
+    assert!(quiet.is_empty(), "stderr of an engine started without --log:\n{quiet}");
+    let asked = play(&["--log", "info"]);
+    assert!(asked.contains("INFO") && asked.contains("shipped network"), "{asked}");
+}

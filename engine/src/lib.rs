@@ -1,5 +1,6 @@
 //! tengu as an engine: the XBoard/CECP protocol that QBoard drives (`xboard`), its move
-//! notation and time manager, and play in the terminal (`terminal`).
+//! notation and time manager, what a GUI's relay gets wrong (`relay`), and play in the
+//! terminal (`terminal`).
 //!
 //! The search itself is the shared [`tengu_search::players::Player`] interface
 //! with its [`Limits`](tengu_search::search::Limits): the same players the arena uses.
@@ -7,6 +8,7 @@
 pub mod clock;
 pub mod fen;
 pub mod notation;
+pub mod relay;
 pub mod terminal;
 pub mod xboard;
 

@@ -445,8 +445,24 @@ impl<W: Write> Engine<W> {
             return self.send(&[format!("Illegal move ({reason}): {text}")]);
         }
         match parse_move(self.game.position(), text) {
-            Err(reason) => self.send(&[format!("Illegal move ({reason}): {text}")]),
+            Err(reason) => {
+                // Said in the refusal itself: QBoard shows the text of an `Illegal move`
+                // line in a dialog and skips any `tellusererror` in the same chunk.
+                let line = match crate::relay::promotion_split(&self.game, text) {
+                    Some(split) => format!("Illegal move ({reason}; {}): {text}", split.explain()),
+                    None => format!("Illegal move ({reason}): {text}"),
+                };
+                tracing::warn!("refused the relayed move {text}: {line}");
+                self.send(&[line]);
+            }
             Ok(m) => {
+                if crate::relay::ambiguous_in_relay(m) && !text.ends_with(['+', '=']) {
+                    tracing::warn!(
+                        "{text}: a multi-step move that may promote came without a mark and \
+                         is read as not promoting; QBoard drops the mark of multi-step moves, \
+                         so if the GUI shows it promoted, its board and this engine's now differ"
+                    );
+                }
                 self.game.play_unchecked(m);
                 if !self.check_end(true) {
                     self.maybe_move();

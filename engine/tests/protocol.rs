@@ -572,3 +572,62 @@ fn a_relayed_pass_with_a_square_number_is_a_pass() {
     let e = parse_move(&passed, "@@@64").unwrap_err();
     assert!(e.contains("pass may not follow a pass"), "{e}");
 }
+
+/// QBoard relays a promoting multi-leg move without its `+` (issue #44): the receiving
+/// engine reads it unpromoted, the GUI and the mover have it promoted. When a move legal
+/// only for the promoted piece arrives, the refusal comes at once and names the likely
+/// cause: the earlier move, its ply and QBoard's dropped promotion.
+#[test]
+fn a_move_legal_only_after_a_dropped_promotion_is_refused_with_the_cause() {
+    let mut e = engine(30);
+    feed(&mut e, &["xboard", "protover 2", "new", "force", &format!("setboard {C1}")]);
+    // The Lion's double move with a promotion choice, relayed as QBoard does: no mark.
+    let relayed = "j10j11,j11j12";
+    let out = feed(&mut e, &[&format!("usermove {relayed}")]);
+    assert!(out.is_empty(), "{out}");
+    let read = e.game().moves().last().unwrap();
+    assert!(read.promotion_optional() && !read.promotes(), "read as {read:?}");
+    // White answers with its first legal move.
+    let white = move_text(e.game().position().legal_move_list()[0], 19);
+    let out = feed(&mut e, &[&format!("usermove {white}")]);
+    assert!(out.is_empty(), "{out}");
+
+    // The mover's view: the Lion promoted (a Furious Fiend, with the lion dog's 3-step moves).
+    let mut theirs = Game::new(Position::parse(C1).unwrap());
+    theirs.play(parse_move(theirs.position(), &format!("{relayed}+")).unwrap()).unwrap();
+    assert!(theirs.moves().last().unwrap().promotes());
+    theirs.play(parse_move(theirs.position(), &white).unwrap()).unwrap();
+    let to = read.to();
+    let only_promoted = theirs
+        .position()
+        .legal_move_list()
+        .iter()
+        .map(|&m| (m, move_text(m, 19)))
+        .find(|(m, t)| m.from() == to && parse_move(e.game().position(), t).is_err())
+        .map(|(_, t)| t)
+        .expect("a move of the promoted piece that the unpromoted one lacks");
+
+    let before = e.game().len();
+    let out = feed(&mut e, &[&format!("usermove {only_promoted}"), "ping 7"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    let refusal = lines[0];
+    assert!(refusal.starts_with("Illegal move (") && refusal.ends_with(&format!("): {only_promoted}")), "{refusal}");
+    assert!(
+        refusal.contains(&format!("the multi-step move {relayed} at ply 1 promoted"))
+            && refusal.contains("QBoard passes multi-step moves on without their promotion mark"),
+        "{refusal}"
+    );
+    // One pair of parentheses: the reason's, as CECP writes it.
+    assert_eq!(refusal.matches(['(', ')']).count(), 2, "{refusal}");
+    assert_eq!(lines[1], "pong 7");
+    assert_eq!(e.game().len(), before, "a refused move changes nothing");
+
+    // A move illegal in both views keeps its plain reason.
+    let out = feed(&mut e, &["usermove a1a2"]);
+    assert!(out.starts_with("Illegal move (") && !out.contains("QBoard"), "{out}");
+    // And with the mark, the promoting double move is read as the GUI shows it: no split.
+    feed(&mut e, &[&format!("setboard {C1}"), &format!("usermove {relayed}+"), &format!("usermove {white}")]);
+    let out = feed(&mut e, &[&format!("usermove {only_promoted}")]);
+    assert!(!out.contains("Illegal"), "{out}");
+}

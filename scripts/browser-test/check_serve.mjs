@@ -3,20 +3,31 @@
 //
 //   node scripts/browser-test/check_serve.mjs URL EXPECT    (see scripts/browser-test.sh)
 //
-// EXPECT: { "loss": {"tag": "loss/value", "value": 0.93},     the loss log's last value
+// EXPECT: { "loss": {"tag": "loss/value", "value": 0.93,     the loss log's last value
+//                    "sessions": 2},                        trainer sessions in the loss log
 //           "game": {"key": "games/...records", "index": 0,
 //                    "board": [["GG", ".", "gg", ...], ...],  `tengu show`'s final board
-//                    "last_value": 0.42},                   the search's value of its last move
+//                    "last_value": 0.42,                    the search's value of its last move
+//                    "last_black_value": -0.42},            the same from Black's view
+//           "ladder": {"rungs": 5, "first_elo": 225.4, "games": 810},   ladder/ladder.json
+//           "damaged": {"key": "games/...", "games": 2, "line": 3},     a file with a torn line
+//           "unreadable": "games/...",                      a file with no intact game
 //           "live": true,                                   a worker is playing on
 //           "publish": {"step": 1000, "marker": "/tmp/.../ready"} }
-// Checks: the curves show the loss log's last value and hover values; the game replays to
-// the final position of `tengu show`, one move back marks the last move, the last move shows
-// the search's value of the records file; a worker's game in progress appears in the Live
-// panel with its last move marked and moves on without a reload; then writes the
-// marker file, and the test publishes checkpoint `step`, which must appear in Now and in the
-// checkpoint table without a reload. Without EXPECT it only loads the page. With SHOTS=FILE
-// it saves a PNG of the page (the game at its end). Prints what it checked; exits 1 with a
-// FAIL line on the first failure.
+// Checks: the ladder's table and chart; the curves show the loss log's last value, smoothed,
+// held-out on top, tick labels, no line across the pause between trainer sessions, the Elo
+// chart without the chain's own matches and with intervals, hover values that go when the
+// axis changes; the game replays to the final position of `tengu show`, one move back marks
+// the last move, the last move shows the search's value from Black's view, the value graph
+// takes a click to its ply, the result line sits above the board, pieces are named on
+// hover; the intact games of a damaged file are shown with the damaged line named, a file
+// that cannot be shown clears the viewer; a ladder game shows its result and no values; a
+// worker's game in progress appears in the Live panel with its last move marked, moves on
+// without a reload, and its worker is seen in Now; then writes the marker file, and the
+// test publishes checkpoint `step`, which must appear in Now and in the checkpoint table
+// without a reload. Without EXPECT it only loads the page. With SHOTS=FILE it saves a PNG of
+// the page (the game at its end). Prints what it checked; exits 1 with a FAIL line on the
+// first failure.
 
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
@@ -67,6 +78,23 @@ async function main() {
     // A marker that a reload would lose.
     await page.evaluate(() => { window.__tenguNoReload = true; });
 
+    if (expect && expect.ladder) {
+      // The ladder: one row per rung of ladder.json, its chart served, its games listed.
+      const rows = page.locator('#ladder-table tr[data-step]');
+      await rows.first().waitFor();
+      check(await rows.count() === expect.ladder.rungs, `ladder: ${await rows.count()} rungs shown, ladder.json has ${expect.ladder.rungs}`);
+      const elo = Number(await rows.first().getAttribute('data-elo'));
+      check(Math.abs(elo - expect.ladder.first_elo) < 1e-6, `ladder: first rung Elo ${elo}, ladder.json says ${expect.ladder.first_elo}`);
+      await page.waitForFunction(() => { const i = document.querySelector('#ladder-svg'); return i.complete && i.naturalWidth > 0; })
+        .catch(() => { throw new Fail('ladder: the chart ladder.svg did not load'); });
+      await page.waitForSelector('#arena-games li[data-key^="ladder/"]', { state: 'attached' });
+      const listed = await page.locator('#arena-games li[data-key^="ladder/"]').count();
+      check(listed === expect.ladder.games, `ladder: ${listed} games listed, the run has ${expect.ladder.games}`);
+      const label = await page.locator('#arena-games li[data-key^="ladder/"]').first().textContent();
+      check(/(1-0|0-1|1\/2-1\/2), \d+ plies/.test(label) && label.includes('(Black) vs'), `ladder: a game's list entry says "${label}"`);
+      log(`ok  ladder: ${expect.ladder.rungs} rungs (first at Elo ${elo.toFixed(1)}), chart loaded, ${listed} games listed ("${label}")`);
+    }
+
     if (expect) {
       // Curves: the loss log's last value in the legend, hover values in the tooltip.
       const last = page.locator(`.chart-legend span.last[data-tag="${expect.loss.tag}"]`);
@@ -81,11 +109,31 @@ async function main() {
       const tip = await page.locator('#tooltip').evaluate((t) => t.hidden ? '' : t.textContent);
       check(tip.includes(expect.loss.tag + ': '), `curves: hovering shows no value of ${expect.loss.tag}: "${tip}"`);
       log(`ok  curves: ${expect.loss.tag} = ${shown} as in the loss log; hover shows "${tip.split('\n')[0]}"`);
+      // Smoothed, one line per trainer session, held-out drawn last (on top), ticks on both axes.
+      const c = page.locator('.chart[data-chart="value loss"]');
+      const smoothed = await c.locator(`polyline.smoothed[data-tag="${expect.loss.tag}"]`).count();
+      check(smoothed === expect.loss.sessions, `curves: ${smoothed} smoothed lines of ${expect.loss.tag}, the loss log has ${expect.loss.sessions} sessions`);
+      check(await c.locator(`polyline.raw[data-tag="${expect.loss.tag}"]`).count() === expect.loss.sessions, 'curves: the raw values are not drawn beside the smoothed line');
+      const order = await c.locator('polyline').evaluateAll((ps) => ps.map((p) => p.dataset.tag));
+      const firstHeld = order.findIndex((t) => t.startsWith('heldout/'));
+      check(firstHeld > 0 && order.slice(firstHeld).every((t) => t.startsWith('heldout/')), `curves: held-out lines are not drawn last: ${order.join(' ')}`);
+      const xt = await c.locator('text.tick.x').count(), yt = await c.locator('text.tick.y').count();
+      check(xt >= 3 && yt >= 3, `curves: ${xt} x and ${yt} y tick labels`);
+      const eloChart = page.locator('.chart[data-chart^="Elo"]');
+      check(await eloChart.locator('polyline[data-tag^="elo/vs_model-"]').count() === 0, 'curves: the Elo chart draws the chain\'s own matches');
+      check(await eloChart.locator('.band[data-tag="elo/vs_greedy"]').count() === 1, 'curves: no interval band for elo/vs_greedy');
+      // The tooltip goes when the axis changes under it.
+      await page.mouse.move(box.x + box.width - 20, box.y + box.height / 2);
+      await page.locator('#x-axis').selectOption('hours');
+      check(await page.locator('#tooltip').evaluate((t) => t.hidden), 'curves: the tooltip stayed after the axis changed');
+      const hoursSmoothed = await page.locator(`.chart[data-chart="value loss"] polyline.smoothed[data-tag="${expect.loss.tag}"]`).count();
+      check(hoursSmoothed === expect.loss.sessions, `curves: on the hours axis ${hoursSmoothed} lines, not one per session`);
+      await page.locator('#x-axis').selectOption('step');
+      log(`ok  curves: smoothed, ${expect.loss.sessions} sessions apart, held-out on top, ${xt}/${yt} ticks, Elo with intervals and without the chain's matches; the tooltip goes with the axis`);
 
       // The game: chosen from the list, replayed to its end, compared with tengu show.
       const g = expect.game;
-      await page.locator(`#selfplay-games li[data-key="${g.key}"]`).click();
-      if (g.index > 0) await page.locator('#game-index').selectOption(String(g.index));
+      await page.locator(`#selfplay-games li[data-key="${g.key}"][data-index="${g.index}"]`).click();
       await page.waitForSelector(`#viewer[data-key="${g.key}"][data-index="${g.index}"]`);
       await page.locator('#first').click();
       const plies = Number(await page.locator('#viewer').getAttribute('data-plies'));
@@ -112,13 +160,75 @@ async function main() {
       check(lastMarked >= 1 && lastMarked <= 2, `the last move marks ${lastMarked} squares`);
       if (g.last_value != null) {
         const v = Number(await page.locator('#ply-value').getAttribute('data-value'));
-        check(Math.abs(v - g.last_value) <= 1e-6, `game ${g.key}: the last move shows value ${v}, the records file says ${g.last_value}`);
+        const mv = Number(await page.locator('#ply-value').getAttribute('data-mover-value'));
+        check(Math.abs(mv - g.last_value) <= 1e-6, `game ${g.key}: the last move's value ${mv}, the records file says ${g.last_value}`);
+        check(Math.abs(v - g.last_black_value) <= 1e-6, `game ${g.key}: the last move shows ${v} for Black, expected ${g.last_black_value}`);
         log(`ok  game ${g.key}: the last move shows the search's value "${await page.locator('#ply-value').textContent()}"`);
+        // The value graph: a click in its middle goes to the middle of the game.
+        const graph = page.locator('#value-graph');
+        check(Number(await graph.getAttribute('data-points')) > 0, 'the value graph has no points');
+        const gb = await graph.boundingBox();
+        await page.mouse.click(gb.x + 30 + (gb.width - 36) / 2, gb.y + gb.height / 2);
+        const at = Number(await page.locator('#viewer').getAttribute('data-ply'));
+        check(Math.abs(at - plies / 2) <= 1, `a click in the value graph's middle went to ply ${at} of ${plies}`);
+        log(`ok  value graph: ${await graph.getAttribute('data-points')} values; a click in its middle went to ply ${at} of ${plies}`);
+        await page.locator('#last').click();
       }
+      // The result line is above the board, not below the fold; pieces have names.
+      const result = await page.locator('#game-result').boundingBox(), boardBox = await page.locator('#board').boundingBox();
+      check(result.y + result.height <= boardBox.y, `the result line (y ${result.y}) is not above the board (y ${boardBox.y})`);
+      const titles = await page.locator('#board g.piece').evaluateAll((ps) => ps.map((p) => [p.dataset.token, (p.querySelector('title') || {}).textContent || '']));
+      const unnamed = titles.filter(([t, name]) => !/^(Black|White) /.test(name) || name.endsWith(' ' + t));
+      check(titles.length > 0 && unnamed.length === 0, `pieces without a name on hover: ${unnamed.slice(0, 5).join('; ')}`);
+      log(`ok  result line above the board; pieces named on hover (e.g. "${titles[0][1]}")`);
       await page.locator('#prev').click();
       check(Number(await page.locator('#viewer').getAttribute('data-ply')) === plies - 1, 'the back button did not go one move back');
       await page.locator('#last').click();
       noErrors('game');
+    }
+
+    if (expect && expect.damaged) {
+      // A file with a torn line: its intact games listed and shown, the line named.
+      const d = expect.damaged;
+      const file = page.locator(`#selfplay-games li[data-file="${d.key}"]`);
+      const text = await file.textContent();
+      check(text.includes(`${d.games} games`) && text.includes(`line ${d.line}`), `damaged file: the list says "${text}"`);
+      await file.locator(`li[data-index="${d.games - 1}"]`).click();
+      await page.waitForSelector(`#viewer[data-key="${d.key}"][data-index="${d.games - 1}"]`);
+      const warning = await page.locator('#game-warning').textContent();
+      check(warning.includes(`line ${d.line}`), `damaged file: the warning "${warning}" does not name line ${d.line}`);
+      log(`ok  damaged file: "${text.slice(0, 80)}"; game ${d.games} shown with "${warning.slice(0, 80)}"`);
+    }
+
+    if (expect && expect.unreadable) {
+      // A file that cannot be shown clears the viewer: no control of the game before stays.
+      await page.locator(`#selfplay-games li[data-key="${expect.unreadable}"]`).click();
+      await page.waitForSelector(`#viewer[data-key="${expect.unreadable}"][data-failed="1"]`);
+      const left = await page.evaluate(() => ({
+        index: !document.querySelector('#game-index').hidden, label: document.querySelector('#ply-label').textContent,
+        board: document.querySelectorAll('#board-box #board').length, moves: document.querySelectorAll('#move-list li').length,
+        result: document.querySelector('#game-result').textContent, slider: document.querySelector('#ply').max,
+      }));
+      check(!left.index && left.label === '' && left.board === 0 && left.moves === 0 && left.result === '' && left.slider === '0',
+        `a failed load left the previous game's controls: ${JSON.stringify(left)}`);
+      log(`ok  unreadable file: the viewer says "${(await page.locator('#game-warning').textContent()).slice(0, 80)}" and shows nothing else`);
+      // Its 422 answer is what this check asked for: Chromium's console line about it is no error.
+      for (let i = errors.length - 1; i >= 0; i--) if (errors[i].includes('status of 422')) errors.splice(i, 1);
+    }
+
+    if (expect && expect.ladder) {
+      // A ladder game: its result, no search values and no note about them per move.
+      const li = page.locator('#arena-games li[data-key^="ladder/"]').first();
+      await li.evaluate((e) => { e.closest('details').open = true; });
+      const key = await li.getAttribute('data-key');
+      await li.click();
+      await page.waitForSelector(`#viewer[data-key="${key}"]:not([data-failed="1"])`);
+      const pv = await page.locator('#ply-value').textContent();
+      check(pv === '', `ladder game: the value line says "${pv}"`);
+      check((await page.locator('#value-box').textContent()).includes('No search values'), 'ladder game: no word on the missing values');
+      check(/^Result (1-0|0-1|1\/2-1\/2)/.test(await page.locator('#game-result').textContent()), 'ladder game: no result');
+      log(`ok  ladder game ${key}: "${await page.locator('#game-result').textContent()}", no values claimed`);
+      noErrors('ladder game');
     }
 
     if (expect && expect.live) {
@@ -138,12 +248,16 @@ async function main() {
         .catch(() => { throw new Fail('the game in progress did not move on within 30 s'); });
       const second = { ms: await live.getAttribute('data-unix-ms'), plies: Number(await live.getAttribute('data-plies')) };
       check(await page.evaluate(() => window.__tenguNoReload === true), 'the page was reloaded');
+      await page.waitForSelector('#now-workers .worker[data-playing="1"]', { timeout: 10000 })
+        .catch(() => { throw new Fail('Now does not count the worker playing in the Live panel'); });
       log(`ok  live: ${await live.getAttribute('data-key')} at ply ${first.plies}, then ply ${second.plies} ` +
         `(${(Number(second.ms) - Number(first.ms)) / 1000} s later) without a reload; "${await page.locator('#live-status').textContent()}"`);
       noErrors('live');
     }
 
     if (process.env.SHOTS) {
+      // Without EXPECT nothing above waited for the curves, the lists and the game.
+      if (!expect) await page.waitForSelector('#viewer:not([data-plies="0"]) #board', { timeout: 30000 }).catch(() => {});
       await page.mouse.move(0, 0);
       await page.screenshot({ path: process.env.SHOTS, fullPage: true });
       log(`ok  screenshot ${process.env.SHOTS}`);

@@ -166,9 +166,29 @@ pub fn run_scalars(store: &RunStore) -> Result<Vec<Scalar>> {
     };
     out.extend(elo_scalars(&json_lines(&text("elo.jsonl")?)));
     out.extend(suite_scalars(&json_lines(&text("suite.jsonl")?)));
+    fill_wall_times(&mut out);
     // Stable: each tag keeps its sources' order, which is step order.
     out.sort_by(|a, b| a.tag.cmp(&b.tag).then(a.step.cmp(&b.step)));
     Ok(out)
+}
+
+/// Gives a scalar whose line has no time (the rating chain's first line, step 0) the
+/// earliest time of another scalar of its step, else the run's earliest: with 0 TensorBoard
+/// dates it 1970 and its relative axis spans 57 years.
+fn fill_wall_times(scalars: &mut [Scalar]) {
+    let mut at_step: HashMap<i64, f64> = HashMap::new();
+    let mut earliest = f64::INFINITY;
+    for s in scalars.iter().filter(|s| s.wall_time > 0.0) {
+        let t = at_step.entry(s.step).or_insert(s.wall_time);
+        *t = t.min(s.wall_time);
+        earliest = earliest.min(s.wall_time);
+    }
+    if !earliest.is_finite() {
+        return;
+    }
+    for s in scalars.iter_mut().filter(|s| s.wall_time <= 0.0) {
+        s.wall_time = at_step.get(&s.step).copied().unwrap_or(earliest);
+    }
 }
 
 /// The lines of a JSON-lines text that parse (a line being written is skipped).
@@ -317,6 +337,17 @@ mod tests {
                 "score/vs_alphabeta:600000:2"
             ]
         );
+        // The chain's line has no time: it takes its step's (else the run's earliest).
+        let mut timed = e.clone();
+        timed.push(Scalar {
+            tag: "elo/chain".into(),
+            step: 0,
+            wall_time: 0.0,
+            value: 0.0,
+        });
+        fill_wall_times(&mut timed);
+        let times: Vec<f64> = timed.iter().map(|s| s.wall_time).collect();
+        assert_eq!(times, [5.0, 5.0, 5.0, 5.0]);
         let mut exported = Exported::default();
         assert_eq!(exported.new_scalars(e.clone()).len(), 3);
         assert!(exported.new_scalars(e).is_empty(), "nothing twice");

@@ -7,12 +7,13 @@
 //! | `/` | the page (`page.html`) |
 //! | `/assets/page.js`, `/assets/page.css`, `/assets/board.js` | its script, style, board drawing |
 //! | `/api/now` | what the run is doing (polled by the page every two seconds) |
-//! | `/api/curves`, `/api/checkpoints`, `/api/games`, `/api/books` | see `view.rs` |
+//! | `/api/curves`, `/api/checkpoints`, `/api/games`, `/api/books`, `/api/ladder` | see `view.rs` |
 //! | `/api/game?key=K&index=I` | game I of the game file K, for the replay |
 //! | `/api/live` | the workers' games in progress (`live/`), summaries |
 //! | `/api/live/game?key=K` | the game in progress K, as a replayed game |
 //! | `/download/models/<file>` | a committed checkpoint's weights or manifest |
 //! | `/run/books/<name>/...` | a book's HTML export inside the run |
+//! | `/run/ladder/ladder.svg` (`.txt`, `.json`) | the compute ladder's chart and report |
 //!
 //! Errors are JSON `{"error": "..."}` with 404 (not in the run), 422 (a damaged file) or
 //! 503 (the store cannot be read now), and a warning in the log.
@@ -47,6 +48,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         }))
         .route("/api/games", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().games) }))
         .route("/api/books", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().books) }))
+        .route("/api/ladder", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().ladder) }))
         .route("/api/live", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().live) }))
         .route("/api/live/game", get(live_game))
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
@@ -158,7 +160,8 @@ async fn download(State(s): State<Arc<Shared>>, Path(key): Path<String>) -> Resp
 }
 
 async fn run_file(State(s): State<Arc<Shared>>, Path(key): Path<String>) -> Response {
-    let listed = s.snapshot().readable.books.iter().any(|b| key.starts_with(b.as_str()));
+    let readable = s.snapshot().readable;
+    let listed = readable.books.iter().any(|b| key.starts_with(b.as_str())) || readable.files.contains(&key);
     if !listed || key.split('/').any(|part| part == ".." || part.is_empty()) {
         return error(&ViewError::Unknown(key));
     }
@@ -167,6 +170,8 @@ async fn run_file(State(s): State<Arc<Shared>>, Path(key): Path<String>) -> Resp
         Some("js") => "text/javascript; charset=utf-8",
         Some("css") => "text/css; charset=utf-8",
         Some("svg") => "image/svg+xml",
+        Some("json") => "application/json",
+        Some("txt") => "text/plain; charset=utf-8",
         _ => "application/octet-stream",
     };
     match read(&s, key).await {

@@ -1,16 +1,21 @@
 // tengu serve: the page's script. Polls /api/now every two seconds; when the run's
 // version changes (a checkpoint, games, curves or books are new) it refetches those.
 // Draws curves as inline SVG with hover values, replays games with tenguBoard (board.js).
-// Test hooks: #now-checkpoint[data-step], #now-trainer[data-state], .chart[data-chart] with
-// .chart-legend span.last[data-tag][data-value], #viewer[data-key][data-index][data-ply]
-// [data-plies], #ply-value[data-value] (the search's value of the move shown), #board (see
-// board.js), #checkpoint-table tr[data-step], #live-list li[data-key][data-stale],
+// Test hooks: #now-checkpoint[data-step], #now-trainer[data-state], #now-workers
+// .worker[data-worker][data-playing], #ladder-table tr[data-step][data-elo], .chart[data-chart]
+// with .chart-legend span.last[data-tag][data-value][data-smoothed], polyline[data-tag]
+// (.raw, .smoothed; one per trainer session), .band[data-tag], text.tick.x / .tick.y;
+// #viewer[data-key][data-index][data-ply][data-plies][data-failed], #ply-value[data-value]
+// (the search's value of the move shown, from Black's view) [data-mover-value],
+// #value-graph[data-points] (Black's view over the game; a click goes to that ply), #board
+// (see board.js; each piece's <title> and its square's name it), game lists
+// li[data-key][data-index], #checkpoint-table tr[data-step], #live-list li[data-key][data-stale],
 // #live-viewer[data-key][data-plies][data-unix-ms][data-stale] with #live-board (a second
 // board.js board) and #live-value[data-value].
 (function () {
   'use strict';
   var POLL_MS = 2000;
-  var state = { version: -1, curves: null, game: null, ply: 0, chosen: null,
+  var state = { version: -1, curves: null, game: null, ply: 0, chosen: null, chosenIndex: 0,
     liveVersion: -1, live: null, liveChosen: null, liveShown: null };
 
   function $(id) { return document.getElementById(id); }
@@ -44,6 +49,12 @@
   function other(c) { return c === 'Black' ? 'White' : 'Black'; }
   /// The side that played move `ply` (1-based) of game `g`.
   function moverOf(g, ply) { return (ply - 1) % 2 === 0 ? g.start_stm : other(g.start_stm); }
+  /// The search's value of move `ply` (1-based) from Black's view (values are the mover's).
+  function blackValue(g, ply) {
+    var v = g.moves[ply - 1].value;
+    if (typeof v !== 'number') return null;
+    return moverOf(g, ply) === 'Black' ? v : -v;
+  }
   function get(url) {
     return fetch(url, { cache: 'no-store' }).then(function (r) {
       return r.json().then(function (body) {
@@ -73,10 +84,14 @@
     $('now-rates').textContent = now.games_per_hour == null ? 'not measured yet (under a minute of shards in the last hour)'
       : num(now.games_per_hour, 0) + ' games, ' + num(now.rows_per_hour, 0) + ' rows an hour (last hour)';
     $('now-cpu').textContent = num(now.cpu_hours, 3);
-    var w = now.workers || [];
-    $('now-workers').textContent = w.length ? w.map(function (x) {
-      return x.worker + ' (' + x.shards + ' shards, last ' + when(x.last_shard_unix) + ')';
-    }).join('; ') : 'none in the last 15 minutes';
+    var w = now.workers || [], wd = $('now-workers');
+    wd.textContent = w.length ? '' : 'none in the last 15 minutes';
+    w.forEach(function (x) {
+      var playing = x.playing != null;
+      var shards = x.shards ? x.shards + ' shards, last ' + when(x.last_shard_unix) : 'no shard in the last 15 minutes';
+      wd.appendChild(el('span', { 'class': 'worker', 'data-worker': x.worker, 'data-playing': playing ? '1' : '0' },
+        x.worker + ' (' + (playing ? 'playing game ' + x.playing + ' now; ' : '') + shards + ')'));
+    });
     var ul = $('now-problems');
     ul.textContent = '';
     (now.problems || []).forEach(function (p) { ul.appendChild(el('li', {}, p)); });
@@ -107,6 +122,7 @@
     get('/api/checkpoints').then(showCheckpoints).catch(report);
     get('/api/games').then(showGames).catch(report);
     get('/api/books').then(showBooks).catch(report);
+    get('/api/ladder').then(showLadder).catch(report);
   }
 
   function report(e) {
@@ -114,22 +130,62 @@
     ul.appendChild(el('li', {}, e.message));
   }
 
+  // ---- Ladder ----
+  function showLadder(doc) {
+    var l = doc.ladder, legend = $('ladder-legend'), layout = document.querySelector('.ladder-layout');
+    var body = document.querySelector('#ladder-table tbody');
+    body.textContent = '';
+    if (!l || !l.report) {
+      layout.hidden = true;
+      legend.className = l && l.problem ? 'problem' : 'legend';
+      legend.textContent = l && l.problem ? l.problem
+        : 'No compute ladder in this run yet: tengu ladder --run RUN writes one.';
+      return;
+    }
+    var r = l.report;
+    layout.hidden = false;
+    legend.className = 'legend';
+    legend.textContent = r.game + ': each rung is the checkpoint nearest to a CPU-hours target, rated against ' +
+      r.opponents.join(', ') + ' and the rung before (' + r.games_per_match + ' games a match, ' + r.visits +
+      ' visits, ' + r.max_plies + ' plies at most); Elo by maximum likelihood, ' + r.opponents[0] + ' = 0, with 95% intervals.';
+    // A new report is a new picture: the address changes with it.
+    $('ladder-svg').src = l.svg + '?rungs=' + r.rungs.length + '&e=' + r.rungs.map(function (x) { return Math.round(x.elo); }).join('_');
+    r.rungs.forEach(function (rung) {
+      var tr = el('tr', { 'data-step': rung.step, 'data-elo': rung.elo });
+      tr.appendChild(el('td', {}, num(rung.cpu_hours, 2) + ' (target ' + rung.target_hours + ')'));
+      tr.appendChild(el('td', {}, String(rung.step)));
+      tr.appendChild(el('td', {}, (rung.elo >= 0 ? '+' : '') + num(rung.elo, 0) + ' (' + num(rung.elo_low, 0) + ' .. ' + num(rung.elo_high, 0) + ')'));
+      var m = el('td');
+      rung.matches.forEach(function (x) {
+        m.appendChild(el('div', {}, 'vs ' + x.opponent + ': +' + x.wins + ' =' + x.draws + ' \u2212' + x.losses +
+          ', score ' + num(x.score, 3)));
+      });
+      tr.appendChild(m);
+      tr.appendChild(el('td', {}, num(rung.value_loss, 3) + ' (' + num(rung.heldout_value_loss, 3) + ')'));
+      body.appendChild(tr);
+    });
+  }
+
   // ---- Curves ----
   var COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
+  // The chain's own matches (elo/vs_model-...) place it: the chain line says them.
+  function baseline(t) { return t.indexOf('/vs_model-') < 0; }
   // Charts: title and the tags drawn in it (a function of the tag).
   var CHARTS = [
     ['policy loss', function (t) { return t === 'loss/policy' || t === 'heldout/policy'; }],
     ['value loss', function (t) { return t === 'loss/value' || t === 'heldout/value'; }],
     ['ownership loss', function (t) { return t === 'loss/ownership' || t === 'heldout/ownership'; }],
     ['material loss', function (t) { return t === 'loss/material' || t === 'heldout/material'; }],
-    ['Elo: rating chain and against baselines', function (t) { return t.indexOf('elo/') === 0; }],
-    ['score against baselines', function (t) { return t.indexOf('score/') === 0; }],
+    ['Elo: rating chain and against baselines', function (t) { return t.indexOf('elo/') === 0 && baseline(t); }],
+    ['score against baselines', function (t) { return t.indexOf('score/') === 0 && baseline(t); }],
     ['tactics suite', function (t) { return t === 'suite/top1' || t === 'suite/top3' || t === 'suite/value_sign'; }],
     ['games per hour', function (t) { return t === 'run/games_per_hour'; }],
     ['rows per hour', function (t) { return t === 'run/rows_per_hour'; }],
     ['training samples / s', function (t) { return t === 'train/samples_per_second'; }],
     ['CPU-hours', function (t) { return t === 'run/cpu_hours'; }],
   ];
+  // Series this long are smoothed (measurements taken now and then are not).
+  var SMOOTH_FROM = 20;
 
   /// x of a step on the chosen axis: interpolated in the loss log's step -> (hours, CPU-hours).
   function xOf(step, axis) {
@@ -147,12 +203,55 @@
     return pts[pts.length - 1][col];
   }
 
+  /// Exponential moving average with TensorBoard's debiasing: weight w in [0, 1).
+  function smooth(values, w) {
+    var out = [], acc = 0, n = 0;
+    values.forEach(function (v) {
+      n++;
+      acc = acc * w + (1 - w) * v;
+      out.push(w > 0 ? acc / (1 - Math.pow(w, n)) : v);
+    });
+    return out;
+  }
+
+  /// The points split where a trainer session starts (no line across the pause).
+  function sessions(points) {
+    var starts = (state.curves && state.curves.sessions) || [], parts = [], cur = [];
+    points.forEach(function (p, i) {
+      if (i > 0 && starts.some(function (s) { return points[i - 1][2] < s && s <= p[2]; })) {
+        parts.push(cur);
+        cur = [];
+      }
+      cur.push(p);
+    });
+    if (cur.length) parts.push(cur);
+    return parts;
+  }
+
+  /// About `count` round tick values covering [lo, hi].
+  function ticks(lo, hi, count) {
+    var span = hi - lo;
+    if (!(span > 0)) return [lo];
+    var step = Math.pow(10, Math.floor(Math.log10(span / count)));
+    var err = span / count / step;
+    if (err >= 7.5) step *= 10; else if (err >= 3.5) step *= 5; else if (err >= 1.5) step *= 2;
+    var out = [];
+    for (var v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+    return out;
+  }
+
   function drawCurves() {
+    $('tooltip').hidden = true;
     var box = $('charts');
     box.textContent = '';
     var series = (state.curves && state.curves.series) || {};
-    var axis = $('x-axis').value;
-    var tags = Object.keys(series);
+    var intervals = (state.curves && state.curves.intervals) || {};
+    var axis = $('x-axis').value, w = Number($('smoothing').value);
+    $('smoothing-label').textContent = w.toFixed(2);
+    // Training series first, held-out ones last: drawn on top.
+    var tags = Object.keys(series).sort(function (a, b) {
+      return (a.indexOf('heldout/') === 0) - (b.indexOf('heldout/') === 0) || (a < b ? -1 : a > b ? 1 : 0);
+    });
     var drawn = 0;
     CHARTS.forEach(function (chart) {
       var mine = tags.filter(chart[1]).filter(function (t) { return series[t].length; });
@@ -160,7 +259,11 @@
       box.appendChild(drawChart(chart[0], mine.map(function (t) {
         var pts = series[t].map(function (p) { return [xOf(p[0], axis), p[1], p[0]]; })
           .filter(function (p) { return typeof p[0] === 'number'; });
-        return { tag: t, points: pts, color: t.indexOf('heldout/') === 0 ? COLORS[1] : null };
+        var band = (intervals[t] || []).map(function (b) { return [xOf(b[0], axis), b[1], b[2], b[0]]; })
+          .filter(function (b) { return typeof b[0] === 'number'; });
+        var smoothed = pts.length >= SMOOTH_FROM && w > 0 ? smooth(pts.map(function (p) { return p[1]; }), w) : null;
+        return { tag: t, points: pts, band: band, smoothed: smoothed, heldout: t.indexOf('heldout/') === 0,
+          color: t.indexOf('heldout/') === 0 ? COLORS[1] : null };
       }), axis));
       drawn++;
     });
@@ -168,13 +271,14 @@
   }
 
   function drawChart(title, list, axis) {
-    var W = 420, H = 230, L = 56, R = 10, T = 24, B = 30;
+    var W = 460, H = 250, L = 56, R = 10, T = 24, B = 34;
     var xs = [], ys = [];
     // Held-out series orange; the others take the palette in order, skipping orange.
     var others = COLORS.filter(function (c, i) { return i !== 1; }), k = 0;
     list.forEach(function (s) {
       if (!s.color) s.color = others[k++ % others.length];
       s.points.forEach(function (p) { xs.push(p[0]); ys.push(p[1]); });
+      s.band.forEach(function (b) { xs.push(b[0]); ys.push(b[1], b[2]); });
     });
     function range(v) {
       var lo = Math.min.apply(null, v), hi = Math.max.apply(null, v);
@@ -188,20 +292,46 @@
     var wrap = el('div', { 'class': 'chart', 'data-chart': title });
     var svg = sv('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H });
     svg.appendChild(sv('text', { 'class': 'title', x: L, y: 15 }, title));
-    svg.appendChild(sv('rect', { 'class': 'frame', x: L, y: T, width: W - L - R, height: H - T - B }));
-    [[ry[1], sy(ry[1])], [ry[0], sy(ry[0])]].forEach(function (t) {
-      svg.appendChild(sv('text', { 'class': 'tick', x: L - 4, y: t[1] + 4, 'text-anchor': 'end' }, num(t[0])));
-    });
-    svg.appendChild(sv('text', { 'class': 'tick', x: L, y: H - B + 14 }, num(rx[0])));
-    svg.appendChild(sv('text', { 'class': 'tick', x: W - R, y: H - B + 14, 'text-anchor': 'end' }, num(rx[1])));
     var label = { step: 'training step', hours: 'hours', cpu: 'CPU-hours' }[axis];
+    ticks(ry[0], ry[1], 5).forEach(function (v) {
+      svg.appendChild(sv('line', { 'class': 'grid', x1: L, x2: W - R, y1: sy(v), y2: sy(v) }));
+      svg.appendChild(sv('text', { 'class': 'tick y', x: L - 4, y: sy(v) + 3, 'text-anchor': 'end' }, num(v)));
+    });
+    ticks(rx[0], rx[1], 5).forEach(function (v) {
+      svg.appendChild(sv('line', { 'class': 'grid', x1: sx(v), x2: sx(v), y1: T, y2: H - B }));
+      svg.appendChild(sv('text', { 'class': 'tick x', x: sx(v), y: H - B + 13, 'text-anchor': 'middle' },
+        axis === 'step' ? String(Math.round(v)) : num(v)));
+    });
+    svg.appendChild(sv('rect', { 'class': 'frame', x: L, y: T, width: W - L - R, height: H - T - B }));
     svg.appendChild(sv('text', { 'class': 'tick', x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle' }, label));
+    function line(points, cls, s) {
+      sessions(points).forEach(function (part) {
+        svg.appendChild(sv('polyline', { 'class': cls, stroke: s.color, 'data-tag': s.tag,
+          points: part.map(function (p) { return sx(p[0]).toFixed(1) + ',' + sy(p[1]).toFixed(1); }).join(' ') }));
+      });
+    }
     list.forEach(function (s) {
-      var pts = s.points.map(function (p) { return sx(p[0]).toFixed(1) + ',' + sy(p[1]).toFixed(1); });
+      // The 95% interval: a band between the points, a bar at each.
+      if (s.band.length) {
+        var upper = s.band.map(function (b) { return sx(b[0]).toFixed(1) + ',' + sy(b[2]).toFixed(1); });
+        var lower = s.band.slice().reverse().map(function (b) { return sx(b[0]).toFixed(1) + ',' + sy(b[1]).toFixed(1); });
+        svg.appendChild(sv('polygon', { 'class': 'band', fill: s.color, 'data-tag': s.tag, points: upper.concat(lower).join(' ') }));
+        s.band.forEach(function (b) {
+          svg.appendChild(sv('line', { 'class': 'bar', stroke: s.color, x1: sx(b[0]), x2: sx(b[0]), y1: sy(b[1]), y2: sy(b[2]) }));
+        });
+      }
+    });
+    list.forEach(function (s) {
+      var extra = s.heldout ? ' heldout' : '';
+      if (s.smoothed) {
+        line(s.points, 'raw' + extra, s);
+        line(s.points.map(function (p, i) { return [p[0], s.smoothed[i], p[2]]; }), 'smoothed' + extra, s);
+      } else {
+        line(s.points, 'plain' + extra, s);
+      }
       if (s.points.length === 1) {
         svg.appendChild(sv('circle', { cx: sx(s.points[0][0]), cy: sy(s.points[0][1]), r: 2.5, fill: s.color }));
       }
-      svg.appendChild(sv('polyline', { points: pts.join(' '), stroke: s.color, 'data-tag': s.tag }));
     });
     var cursor = sv('line', { 'class': 'cursor', x1: 0, x2: 0, y1: T, y2: H - B, visibility: 'hidden' });
     svg.appendChild(cursor);
@@ -211,10 +341,11 @@
       var sw = el('span', { 'class': 'swatch' });
       sw.style.background = s.color;
       legend.appendChild(sw);
-      var last = s.points[s.points.length - 1];
+      var n = s.points.length, last = s.points[n - 1];
+      var sm = s.smoothed ? s.smoothed[n - 1] : null;
       legend.appendChild(document.createTextNode(s.tag + ' '));
-      legend.appendChild(el('span', { 'class': 'last', 'data-tag': s.tag, 'data-value': last ? last[1] : '' },
-        last ? num(last[1]) : '\u2013'));
+      legend.appendChild(el('span', { 'class': 'last', 'data-tag': s.tag, 'data-value': last ? last[1] : '',
+        'data-smoothed': sm == null ? '' : sm }, last ? num(last[1]) + (sm == null ? '' : ' (smoothed ' + num(sm) + ')') : '\u2013'));
     });
     wrap.appendChild(legend);
     // Hover: each series' point nearest the pointer's x, in a tooltip.
@@ -224,9 +355,13 @@
       var x = rx[0] + (px - L) / (W - L - R) * (rx[1] - rx[0]);
       var lines = [];
       list.forEach(function (s) {
-        var best = null;
-        s.points.forEach(function (p) { if (!best || Math.abs(p[0] - x) < Math.abs(best[0] - x)) best = p; });
-        if (best) lines.push(s.tag + ': ' + num(best[1]) + '  (step ' + best[2] + (axis === 'step' ? '' : ', ' + label + ' ' + num(best[0])) + ')');
+        var best = null, at = -1;
+        s.points.forEach(function (p, i) { if (!best || Math.abs(p[0] - x) < Math.abs(best[0] - x)) { best = p; at = i; } });
+        if (!best) return;
+        var iv = s.band.filter(function (b) { return b[3] === best[2]; })[0];
+        lines.push(s.tag + ': ' + num(best[1]) + (s.smoothed ? ' (smoothed ' + num(s.smoothed[at]) + ')' : '') +
+          (iv ? ' [' + num(iv[1]) + ' .. ' + num(iv[2]) + ']' : '') +
+          '  (step ' + best[2] + (axis === 'step' ? '' : ', ' + label + ' ' + num(best[0])) + ')');
       });
       cursor.setAttribute('x1', Math.max(L, Math.min(W - R, px)));
       cursor.setAttribute('x2', Math.max(L, Math.min(W - R, px)));
@@ -245,28 +380,103 @@
   }
 
   // ---- Games ----
+  /// A game's line in a list: players, result, length, termination.
+  function gameLabel(s, prefix) {
+    var players = s.black || s.white ? (s.black || '?') + ' (Black) vs ' + (s.white || '?') + ' (White)' : '';
+    var result = [s.result || '*', s.plies != null ? s.plies + ' plies' : null, s.termination].filter(Boolean).join(', ');
+    return prefix + result + (players ? ' \u2013 ' + players : '');
+  }
+
   function showGames(g) {
-    function fill(ul, list, label) {
-      ul.textContent = '';
-      if (!list.length) ul.appendChild(el('li', { 'class': 'none' }, 'none yet'));
-      list.forEach(function (f) {
-        var li = el('li', { 'data-key': f.key }, label(f));
-        if (state.chosen === f.key) li.className = 'chosen';
-        li.addEventListener('click', function () { loadGame(f.key, 0); });
-        ul.appendChild(li);
-      });
+    function item(ul, key, index, text) {
+      var li = el('li', { 'data-key': key, 'data-index': index }, text);
+      if (state.chosen === key && state.chosenIndex === index) li.className = 'chosen';
+      li.addEventListener('click', function (ev) { ev.stopPropagation(); loadGame(key, index); });
+      ul.appendChild(li);
+      return li;
     }
-    fill($('selfplay-games'), g.selfplay, function (f) {
-      return (f.unix_ms ? when(f.unix_ms / 1000) : f.stem) + (f.games ? ' \u2013 ' + f.games + ' games' : '');
+    var ul = $('selfplay-games');
+    ul.textContent = '';
+    if (!g.selfplay.length) ul.appendChild(el('li', { 'class': 'none' }, 'none yet'));
+    g.selfplay.forEach(function (f) {
+      var damaged = f.damaged || [];
+      var head = (f.unix_ms ? when(f.unix_ms / 1000) : f.stem) + (f.games != null ? ' \u2013 ' + f.games + ' games' : '');
+      var li = el('li', { 'class': 'file', 'data-file': f.key }, head);
+      if (damaged.length) {
+        li.appendChild(el('div', { 'class': 'damaged', title: damaged.join('\n') },
+          damaged.length + ' damaged line' + (damaged.length > 1 ? 's' : '') + ' left out (' + damaged[0].split(':')[0] + ')'));
+      }
+      var games = el('ul');
+      var sums = f.summaries && f.summaries.length ? f.summaries : [{ index: 0 }];
+      sums.forEach(function (s) {
+        item(games, f.key, s.index, gameLabel(s, 'game ' + (s.index + 1) + ': '));
+      });
+      li.appendChild(games);
+      ul.appendChild(li);
     });
-    fill($('arena-games'), g.arena, function (f) { return f.match + ' / ' + f.file; });
+    // Arena and ladder games, by match.
+    var ua = $('arena-games'), groups = [], byMatch = {};
+    ua.textContent = '';
+    if (!g.arena.length) ua.appendChild(el('li', { 'class': 'none' }, 'none yet'));
+    g.arena.forEach(function (x) {
+      var id = x.source + ' / ' + x.match;
+      if (!byMatch[id]) { byMatch[id] = []; groups.push(id); }
+      byMatch[id].push(x);
+    });
+    groups.forEach(function (id) {
+      var list = byMatch[id], li = el('li', { 'class': 'file', 'data-match': id });
+      var score = list.reduce(function (a, x) { a[x.result] = (a[x.result] || 0) + 1; return a; }, {});
+      var d = el('details');
+      if (list.some(function (x) { return x.key === state.chosen; })) d.open = true;
+      d.appendChild(el('summary', {}, id + ' \u2013 ' + list.length + ' games' +
+        (score['1-0'] != null || score['0-1'] != null || score['1/2-1/2'] != null
+          ? ' (1-0: ' + (score['1-0'] || 0) + ', 0-1: ' + (score['0-1'] || 0) + ', draws: ' + (score['1/2-1/2'] || 0) + ')' : '')));
+      var games = el('ul');
+      list.forEach(function (x) {
+        item(games, x.key, 0, gameLabel(x, (x.index != null ? 'game ' + (x.index + 1) : x.file) + ': '));
+      });
+      d.appendChild(games);
+      li.appendChild(d);
+      ua.appendChild(li);
+    });
     if (!state.chosen && g.selfplay.length) loadGame(g.selfplay[0].key, 0);
+  }
+
+  /// Clears the viewer when a game cannot be shown: nothing of the previous game stays.
+  function clearViewer(key, message) {
+    state.game = null;
+    state.ply = 0;
+    $('game-title').textContent = key + ': cannot be shown';
+    $('game-result').textContent = '';
+    var w = $('game-warning');
+    w.hidden = false;
+    w.textContent = message;
+    var sel = $('game-index');
+    sel.textContent = '';
+    sel.hidden = true;
+    $('ply').max = 0;
+    $('ply').value = 0;
+    $('ply-label').textContent = '';
+    var pv = $('ply-value');
+    pv.textContent = '';
+    pv.dataset.value = '';
+    pv.dataset.moverValue = '';
+    $('value-box').textContent = '';
+    $('board-box').textContent = '';
+    $('move-list').textContent = '';
+    var v = $('viewer');
+    v.dataset.key = key;
+    v.dataset.index = '';
+    v.dataset.plies = 0;
+    v.dataset.ply = 0;
+    v.dataset.failed = '1';
   }
 
   function loadGame(key, index) {
     state.chosen = key;
-    Array.prototype.forEach.call(document.querySelectorAll('.game-list li'), function (li) {
-      li.className = li.dataset.key === key ? 'chosen' : '';
+    state.chosenIndex = index;
+    Array.prototype.forEach.call(document.querySelectorAll('.game-list li[data-key]'), function (li) {
+      li.className = li.dataset.key === key && Number(li.dataset.index) === index ? 'chosen' : '';
     });
     get('/api/game?key=' + encodeURIComponent(key) + '&index=' + index).then(function (g) {
       state.game = g;
@@ -286,9 +496,9 @@
       var ol = $('move-list');
       ol.textContent = '';
       g.moves.forEach(function (m, i) {
-        var li = el('li', { 'data-ply': i + 1, title: m.text + (typeof m.value === 'number'
-          ? ': search value ' + signed(m.value) + ' for ' + moverOf(g, i + 1) : '') }, m.hodges);
-        if (typeof m.value === 'number') li.appendChild(el('span', { 'class': 'value' }, ' ' + signed(m.value)));
+        var bv = blackValue(g, i + 1);
+        var li = el('li', { 'data-ply': i + 1, title: m.text + (bv != null ? ': search value ' + signed(bv) + ' for Black' : '') }, m.hodges);
+        if (bv != null) li.appendChild(el('span', { 'class': 'value' }, ' ' + signed(bv)));
         li.addEventListener('click', function () { showPly(i + 1); });
         ol.appendChild(li);
       });
@@ -296,17 +506,52 @@
       v.dataset.key = key;
       v.dataset.index = g.index;
       v.dataset.plies = g.moves.length;
+      v.dataset.failed = '';
       $('ply').max = g.moves.length;
+      drawValueGraph(g);
       showPly(g.moves.length);
-    }).catch(function (e) {
-      state.game = null;
-      $('game-title').textContent = key + ': cannot be shown';
-      var w = $('game-warning');
-      w.hidden = false;
-      w.textContent = e.message;
-      $('board-box').textContent = '';
-      $('move-list').textContent = '';
-      $('viewer').dataset.plies = 0;
+    }).catch(function (e) { clearViewer(key, e.message); });
+  }
+
+  /// The search's value over the whole game from Black's view (+1 Black wins), a click goes
+  /// to that ply. Games without values (arena, ladder, older workers) have none.
+  function drawValueGraph(g) {
+    var box = $('value-box');
+    box.textContent = '';
+    var pts = [];
+    g.moves.forEach(function (m, i) { var v = blackValue(g, i + 1); if (v != null) pts.push([i + 1, v]); });
+    if (!pts.length) {
+      box.appendChild(el('p', { 'class': 'legend' }, 'No search values in this game (arena and ladder games and older workers\u2019 games keep none).'));
+      return;
+    }
+    var W = 560, H = 90, L = 30, R = 6, T = 8, B = 14, n = Math.max(1, g.moves.length);
+    function sx(p) { return L + p / n * (W - L - R); }
+    function sy(v) { return T + (1 - v) / 2 * (H - T - B); }
+    var svg = sv('svg', { id: 'value-graph', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, 'data-points': pts.length });
+    svg.appendChild(sv('rect', { x: L, y: T, width: W - L - R, height: H - T - B, fill: '#fafafa', stroke: '#ddd' }));
+    svg.appendChild(sv('line', { 'class': 'zero', x1: L, x2: W - R, y1: sy(0), y2: sy(0) }));
+    [[1, '+1'], [0, '0'], [-1, '\u22121']].forEach(function (t) {
+      svg.appendChild(sv('text', { x: L - 4, y: sy(t[0]) + 3, 'text-anchor': 'end' }, t[1]));
+    });
+    svg.appendChild(sv('text', { x: L, y: H - 2 }, 'value for Black (search, each move); click to go to a ply'));
+    svg.appendChild(sv('polyline', { points: pts.map(function (p) { return sx(p[0]).toFixed(1) + ',' + sy(p[1]).toFixed(1); }).join(' ') }));
+    svg.appendChild(sv('line', { 'class': 'cursor', id: 'value-cursor', x1: 0, x2: 0, y1: T, y2: H - B }));
+    svg.addEventListener('click', function (ev) {
+      var r = svg.getBoundingClientRect();
+      var x = (ev.clientX - r.left) * W / r.width;
+      showPly(Math.round((x - L) / (W - L - R) * n));
+    });
+    box.appendChild(svg);
+  }
+
+  /// Names each piece on the board (its <title>, and its square's, which the pointer meets).
+  function namePieces(g) {
+    var names = g.names || {};
+    Array.prototype.forEach.call(document.querySelectorAll('#board g.piece'), function (p) {
+      var name = (p.dataset.color === 'b' ? 'Black ' : 'White ') + (names[p.dataset.token] || p.dataset.token);
+      p.appendChild(sv('title', {}, name));
+      var sq = document.querySelector('#board rect.square[data-square="' + p.dataset.square + '"] title');
+      if (sq) sq.textContent = sq.textContent + ': ' + name;
     });
   }
 
@@ -324,15 +569,22 @@
     var box = $('board-box');
     box.textContent = '';
     box.appendChild(tenguBoard({ size: g.size, stm: stm, files: g.files, ranks: g.ranks, board: board, last: last }));
+    namePieces(g);
     $('viewer').dataset.ply = ply;
     $('ply').value = ply;
     $('ply-label').textContent = 'ply ' + ply + ' / ' + g.moves.length + (ply > 0 ? ': ' + g.moves[ply - 1].hodges : '') +
       ', ' + stm + ' to move';
     var mv = ply > 0 ? g.moves[ply - 1] : null, pv = $('ply-value');
-    var known = mv && typeof mv.value === 'number';
-    pv.textContent = known ? 'search value ' + signed(mv.value) + ' for ' + moverOf(g, ply)
-      : mv ? '(no search value for this move)' : '';
-    pv.dataset.value = known ? mv.value : '';
+    var bv = mv ? blackValue(g, ply) : null;
+    pv.textContent = bv != null ? 'search value ' + signed(bv) + ' for Black' : '';
+    pv.dataset.value = bv != null ? bv : '';
+    pv.dataset.moverValue = bv != null ? mv.value : '';
+    var cur = document.getElementById('value-cursor');
+    if (cur) {
+      var x = 30 + ply / Math.max(1, g.moves.length) * (560 - 30 - 6);
+      cur.setAttribute('x1', x);
+      cur.setAttribute('x2', x);
+    }
     Array.prototype.forEach.call(document.querySelectorAll('#move-list li'), function (li) {
       li.className = Number(li.dataset.ply) === ply ? 'current' : '';
     });
@@ -350,6 +602,7 @@
     if (to != null) { showPly(to); ev.preventDefault(); }
   });
   $('x-axis').addEventListener('change', drawCurves);
+  $('smoothing').addEventListener('input', drawCurves);
 
   // ---- Live: the workers' games in progress ----
   function showLive(doc) {

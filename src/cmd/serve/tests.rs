@@ -322,3 +322,107 @@ fn games_in_progress_are_shown_as_they_go_stale_ones_marked_damaged_ones_said() 
     assert!(g["warning"].as_str().unwrap().contains("1 search values for 3 plies"), "{g}");
     server.stop();
 }
+
+#[test]
+fn a_damaged_line_leaves_the_other_games_and_the_ladder_intervals_sessions_and_workers_show() {
+    use tengu_selfplay::live::{LiveGame, FORMAT};
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let store = RunStore::open(&run.display().to_string()).unwrap();
+    store.put(layout::CONFIG, b"game = \"dai-dai\"\n".to_vec()).unwrap();
+    // Two games with a torn line between them.
+    let played = game(12);
+    let key = "games/1764000000000-h-1-00000.records";
+    let lines = format!(
+        "{}\n{{\"game\": 1, \"rec\n{}\n",
+        json!({"game": 0, "record": Record::new(game(3), &[]).to_string()}),
+        json!({"game": 2, "record": Record::new(played.clone(), &[("Black", "tengu"), ("White", "greedy")]).to_string()})
+    );
+    store.put(key, lines.into_bytes()).unwrap();
+    // The loss log: two sessions, the second four hours after the first.
+    let log: String = [(1, 1000.0), (2, 1060.0), (3, 1120.0), (4, 1180.0 + 4.0 * 3600.0), (5, 1240.0 + 4.0 * 3600.0)]
+        .iter()
+        .map(|(step, t)| format!("{}\n", json!({"step": step, "unix_time": t, "value_loss": 1.0})))
+        .collect();
+    store.put(&layout::train_log_key(0), log.into_bytes()).unwrap();
+    // The rating chain (its first line without an interval) and a baseline match.
+    let elo = [
+        json!({"checkpoint": "model-000000000.safetensors", "rating": 0.0, "step": 0}),
+        json!({"opponent": "model-000000000", "rating": 30.0, "elo": 20.0, "elo_low": -10.0, "elo_high": 50.0, "step": 2, "unix_time": 1100.0}),
+        json!({"opponent": "greedy", "elo": 100.0, "elo_low": 60.0, "elo_high": 140.0, "score": 0.6, "step": 2, "unix_time": 1100.0}),
+    ];
+    let elo: String = elo.iter().map(|l| format!("{l}\n")).collect();
+    store.put("elo.jsonl", elo.into_bytes()).unwrap();
+    // The kept run's ladder report and chart, and one of its matches with a game.
+    let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/dai-dai-cpu-2026-11-25/ladder");
+    for name in ["ladder.json", "ladder.svg"] {
+        store.put(&format!("ladder/{name}"), std::fs::read(baseline.join(name)).unwrap()).unwrap();
+    }
+    let result = json!({"index": 0, "a": "model step 800", "b": "greedy", "a_is_black": false, "result": 1,
+        "plies": 12, "termination": "adjudicated on material", "material_share": 0.6});
+    store.put("ladder/step-800-vs-greedy/results.jsonl", format!("{result}\n").into_bytes()).unwrap();
+    let ladder_game = "ladder/step-800-vs-greedy/games/game-00000.record";
+    store.put(ladder_game, Record::new(played.clone(), &[]).to_string().into_bytes()).unwrap();
+    // A worker playing its first game: no shard yet.
+    let doc = LiveGame {
+        format: FORMAT.into(),
+        writer: "h-7".into(),
+        game: 4,
+        unix_ms: layout::unix_ms(),
+        interval_seconds: 1.0,
+        model: "model-000000000.safetensors".into(),
+        record: Record::new(game(2), &[]).to_string(),
+        values: vec![None, Some(0.1)],
+    };
+    store.put("live/h-7.json", serde_json::to_vec(&doc).unwrap()).unwrap();
+
+    let server = start(&run);
+    let (_, games) = get(&server, "/api/games");
+    let file = &games["selfplay"][0];
+    assert_eq!(file["games"], 2, "{file}");
+    let damaged = file["damaged"].as_array().unwrap();
+    assert!(damaged.len() == 1 && damaged[0].as_str().unwrap().starts_with("line 2: not a JSON line"), "{file}");
+    let second = &file["summaries"][1];
+    assert_eq!((second["plies"].as_u64(), second["black"].as_str(), second["white"].as_str()), (Some(12), Some("tengu"), Some("greedy")), "{file}");
+    let (status, g) = get(&server, &format!("/api/game?key={key}&index=1"));
+    assert_eq!(status, 200, "{g}");
+    assert_eq!((g["count"].as_u64(), g["moves"].as_array().unwrap().len()), (Some(2), 12));
+    assert!(g["warning"].as_str().unwrap().contains("line 2"), "{g}");
+    assert!(g["names"].to_string().contains("King"), "{}", g["names"]);
+
+    // The ladder: its report, its chart, its games with their results.
+    let (_, ladder) = get(&server, "/api/ladder");
+    let report = &ladder["ladder"]["report"];
+    assert_eq!(report["rungs"].as_array().map(Vec::len), Some(5), "{ladder}");
+    assert_eq!(report["rungs"][0]["step"], 800);
+    let (status, svg) = http_get(server.addr, ladder["ladder"]["svg"].as_str().unwrap()).unwrap();
+    assert!(status == 200 && String::from_utf8_lossy(&svg).starts_with("<svg"), "{status}");
+    let arena = games["arena"].as_array().unwrap();
+    let listed = arena.iter().find(|g| g["key"] == ladder_game).unwrap_or_else(|| panic!("{games}"));
+    assert_eq!(
+        (listed["source"].as_str(), listed["result"].as_str(), listed["plies"].as_u64(), listed["black"].as_str()),
+        (Some("ladder"), Some("0-1"), Some(12), Some("greedy")),
+        "{listed}"
+    );
+    assert_eq!(get(&server, &format!("/api/game?key={ladder_game}")).0, 200);
+
+    // Curves: intervals of the Elo series, the second session's first step.
+    let (_, curves) = get(&server, "/api/curves");
+    assert_eq!(curves["intervals"]["elo/vs_greedy"], json!([[2.0, 60.0, 140.0]]));
+    assert_eq!(curves["intervals"]["elo/chain"], json!([[2.0, 0.0, 60.0]]));
+    assert_eq!(curves["sessions"], json!([4]));
+
+    // The worker with a game in progress and no shard is seen.
+    let (_, now) = get(&server, "/api/now");
+    let workers = now["workers"].as_array().unwrap();
+    assert!(workers.iter().any(|w| w["worker"] == "h-7" && w["playing"] == 4), "{now}");
+    server.stop();
+}
+
+#[test]
+fn the_trainers_standstill_is_said_in_words_never_infinite() {
+    use super::view::step_age;
+    assert_eq!(step_age(None, f64::INFINITY), "no training step logged yet");
+    assert_eq!(step_age(Some(40), 12.4), "no new training step for 12 s (step 40)");
+    assert!(!step_age(Some(40), f64::INFINITY).contains("inf"));
+}

@@ -23,8 +23,12 @@ const RATE_WINDOW_S: f64 = 3600.0;
 const WORKER_RECENT_S: f64 = 900.0;
 /// The trainer counts as training while its step moved in the last this many seconds.
 const TRAINING_RECENT_S: f64 = 120.0;
-/// Newest games listed, of each kind.
+/// Newest self-play game files listed.
 const GAMES_LISTED: usize = 100;
+/// Arena and ladder games listed (a ladder of 6 rungs, 3 opponents and 30 games is 540).
+const MATCH_GAMES_LISTED: usize = 2000;
+/// Where `tengu ladder` writes its report and its matches inside a run.
+const LADDER_DIR: &str = "ladder";
 /// Seconds between two listings of `arena/` and `books/` (many small files, rarely new).
 const SLOW_LOOK_S: f64 = 15.0;
 /// Games in progress read per look (the first objects of `live/` by name).
@@ -72,6 +76,9 @@ pub struct Snapshot {
     pub games: Arc<str>,
     /// `/api/books`: the run's HTML book exports.
     pub books: Arc<str>,
+    /// `/api/ladder`: `{"ladder": null}` or the compute ladder's report (`ladder.json`),
+    /// the address of its chart and any problem reading it.
+    pub ladder: Arc<str>,
     /// `/api/live`: the workers' games in progress (summaries).
     pub live: Arc<str>,
     /// `/api/live/game?key=K`: each game in progress as [`game_json`], by key.
@@ -88,6 +95,8 @@ pub struct Readable {
     pub checkpoints: std::collections::HashSet<String>,
     /// Prefixes (`books/<name>/`) of HTML book exports.
     pub books: Vec<String>,
+    /// Other files the page shows (the ladder's chart and report).
+    pub files: std::collections::HashSet<String>,
 }
 
 /// A checkpoint as the page lists it.
@@ -106,8 +115,11 @@ pub struct Watcher {
     /// Shard names tengu did not write (counted, not read).
     unnamed_shards: usize,
     last_shard: Option<String>,
-    records: Vec<String>,
+    /// Self-play game files (key, size), oldest first.
+    records: Vec<(String, u64)>,
     last_record: Option<String>,
+    /// What the list shows of each self-play game file, by key (files are written once).
+    record_summaries: HashMap<String, Value>,
     checkpoints: Vec<Checkpoint>,
     /// Damaged manifests by step (reported once each in the log).
     damaged: BTreeMap<u64, String>,
@@ -120,7 +132,12 @@ pub struct Watcher {
     step_moved: Option<Instant>,
     trainer_seen: Option<(u64, Option<u64>, Instant)>,
     first_look: Instant,
+    /// Arena and ladder game records, newest arena games first, then the ladder's.
     arena_games: Vec<String>,
+    /// Each match directory's `results.jsonl` (size when read, its games by index).
+    match_results: BTreeMap<String, (u64, BTreeMap<u64, Value>)>,
+    /// `ladder/ladder.json` as the page shows it (size when read, the document).
+    ladder: Option<(u64, Value)>,
     books: Vec<String>,
     slow_look: Option<Instant>,
     trainer_state: Option<tengu_store::lease::Observed>,
@@ -146,6 +163,7 @@ impl Watcher {
             last_shard: None,
             records: Vec::new(),
             last_record: None,
+            record_summaries: HashMap::new(),
             checkpoints: Vec::new(),
             damaged: BTreeMap::new(),
             curves_from: None,
@@ -156,6 +174,8 @@ impl Watcher {
             trainer_seen: None,
             first_look: Instant::now(),
             arena_games: Vec::new(),
+            match_results: BTreeMap::new(),
+            ladder: None,
             books: Vec::new(),
             slow_look: None,
             trainer_state: None,
@@ -242,10 +262,26 @@ impl Watcher {
         }
         for e in list_new(store, layout::GAMES, self.last_record.as_deref())? {
             if e.name().ends_with(".records") {
-                self.records.push(e.key.clone());
+                self.records.push((e.key.clone(), e.size));
                 changed = true;
             }
             self.last_record = Some(e.name().to_string());
+        }
+        // What the list says of the newest files: each read once.
+        for (key, _) in self.records.iter().rev().take(GAMES_LISTED) {
+            if self.record_summaries.contains_key(key) {
+                continue;
+            }
+            let summary = match store.get(key) {
+                Ok(Some(bytes)) => records_summary(key, &String::from_utf8_lossy(&bytes)),
+                Ok(None) => continue,
+                Err(e) => {
+                    tracing::warn!("{key}: cannot be read now: {e}");
+                    continue;
+                }
+            };
+            self.record_summaries.insert(key.clone(), summary);
+            changed = true;
         }
 
         // New checkpoints: their manifests, read once each.
@@ -280,8 +316,7 @@ impl Watcher {
         if self.curves_from.as_ref() != Some(&from) {
             match crate::cmd::tensorboard::run_scalars(store) {
                 Ok(scalars) => {
-                    let (curves, last_step) = curves_json(&scalars);
-                    self.curves = curves.to_string().into();
+                    let (mut curves, last_step) = curves_json(&scalars);
                     if last_step != self.last_step {
                         self.last_step = last_step;
                         self.step_moved = Some(Instant::now());
@@ -290,6 +325,8 @@ impl Watcher {
                         .lines()
                         .filter_map(|l| serde_json::from_str(l).ok())
                         .collect();
+                    curves["intervals"] = elo_intervals(&self.elo);
+                    self.curves = curves.to_string().into();
                     self.curves_from = Some(from);
                     changed = true;
                 }
@@ -299,15 +336,23 @@ impl Watcher {
 
         if self.slow_look.is_none_or(|t| t.elapsed().as_secs_f64() >= SLOW_LOOK_S) {
             self.slow_look = Some(Instant::now());
-            let mut arena: Vec<String> = store
-                .list("arena")
-                .map_err(|e| e.to_string())?
-                .into_iter()
-                .filter(|e| e.name().ends_with(".record"))
-                .map(|e| e.key)
-                .collect();
+            let arena_entries = store.list("arena").map_err(|e| e.to_string())?;
+            let ladder_entries = store.list(LADDER_DIR).map_err(|e| e.to_string())?;
+            let records = |entries: &[tengu_store::Entry]| -> Vec<String> {
+                entries
+                    .iter()
+                    .filter(|e| e.name().ends_with(".record"))
+                    .map(|e| e.key.clone())
+                    .collect()
+            };
+            let mut arena = records(&arena_entries);
             arena.sort_unstable_by(|a, b| b.cmp(a));
-            arena.truncate(GAMES_LISTED);
+            let mut ladder = records(&ladder_entries);
+            ladder.sort_unstable();
+            arena.extend(ladder);
+            arena.truncate(MATCH_GAMES_LISTED);
+            changed |= self.read_match_results(store, arena_entries.iter().chain(&ladder_entries));
+            changed |= self.read_ladder(store, &ladder_entries);
             let books: Vec<String> = store
                 .list("books")
                 .map_err(|e| e.to_string())?
@@ -345,6 +390,142 @@ impl Watcher {
         }
         Ok(())
     }
+}
+
+impl Watcher {
+    /// Reads the `results.jsonl` of every match directory among `entries` that is new or
+    /// grew (a match being played appends to it): each game's players, result, length and
+    /// termination for the game lists. True if any changed.
+    fn read_match_results<'a>(
+        &mut self,
+        store: &RunStore,
+        entries: impl Iterator<Item = &'a tengu_store::Entry>,
+    ) -> bool {
+        let mut changed = false;
+        for e in entries.filter(|e| e.name() == "results.jsonl") {
+            let dir = e.key.trim_end_matches("results.jsonl").to_string();
+            if self.match_results.get(&dir).is_some_and(|(size, _)| *size == e.size) {
+                continue;
+            }
+            let text = match store.get_text(&e.key) {
+                Ok(Some(text)) => text,
+                Ok(None) => continue,
+                Err(err) => {
+                    tracing::warn!("{}: cannot be read now: {err}", e.key);
+                    continue;
+                }
+            };
+            let games = text
+                .lines()
+                .filter_map(|l| serde_json::from_str::<tengu_arena::matches::GameResult>(l).ok())
+                .map(|r| (r.index, match_game_json(&r)))
+                .collect();
+            self.match_results.insert(dir, (e.size, games));
+            changed = true;
+        }
+        changed
+    }
+
+    /// Reads `ladder/ladder.json` (through the ladder's report type) when it is new or
+    /// changed; a report of another version or a damaged one is a problem on the page.
+    /// True if it changed.
+    fn read_ladder(&mut self, store: &RunStore, entries: &[tengu_store::Entry]) -> bool {
+        let key = format!("{LADDER_DIR}/ladder.json");
+        let Some(entry) = entries.iter().find(|e| e.key == key) else {
+            return self.ladder.take().is_some();
+        };
+        if self.ladder.as_ref().is_some_and(|(size, _)| *size == entry.size) {
+            return false;
+        }
+        let doc = match store.get_text(&key) {
+            Ok(Some(text)) => ladder_json(&key, &text),
+            Ok(None) => return false,
+            Err(e) => {
+                tracing::warn!("{key}: cannot be read now: {e}");
+                return false;
+            }
+        };
+        if let Some(problem) = doc["problem"].as_str() {
+            tracing::warn!("{problem}");
+        }
+        self.ladder = Some((entry.size, doc));
+        true
+    }
+}
+
+/// The ladder's report for the page: `report` (`ladder.json` as written), `svg` (the address
+/// of its chart) and `problem` (why the report cannot be shown, else null).
+fn ladder_json(key: &str, text: &str) -> Value {
+    use tengu_arena::ladder::{LadderReport, LADDER_REPORT_VERSION};
+    let svg = format!("/run/{LADDER_DIR}/ladder.svg");
+    match serde_json::from_str::<LadderReport>(text) {
+        Ok(r) if r.version == LADDER_REPORT_VERSION => {
+            json!({"report": r, "svg": svg, "problem": null})
+        }
+        Ok(r) => json!({"report": null, "svg": svg, "problem": format!(
+            "{key}: version {} of the ladder report; this tengu reads version {LADDER_REPORT_VERSION}",
+            r.version
+        )}),
+        Err(e) => json!({"report": null, "svg": svg, "problem": format!("{key}: not a ladder report: {e}")}),
+    }
+}
+
+/// One arena or ladder game for the lists, from its line of `results.jsonl`.
+fn match_game_json(r: &tengu_arena::matches::GameResult) -> Value {
+    let (black, white) = if r.a_is_black { (&r.a, &r.b) } else { (&r.b, &r.a) };
+    let black_result = if r.a_is_black { r.result } else { -r.result };
+    let result = match black_result {
+        1 => "1-0",
+        -1 => "0-1",
+        _ => "1/2-1/2",
+    };
+    json!({
+        "black": black,
+        "white": white,
+        "result": result,
+        "plies": r.plies,
+        "termination": r.termination,
+    })
+}
+
+/// What the game list says of one record's text without replaying it: the tags `Black`,
+/// `White`, `Result` and `Termination` and the number of moves (plies).
+fn record_summary(text: &str) -> Value {
+    let mut summary = json!({"black": null, "white": null, "result": null, "termination": null});
+    let mut plies = 0u64;
+    for line in text.lines().map(str::trim) {
+        if let Some(inner) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            if let Some((name, value)) = inner.split_once(' ') {
+                let value = value.trim_matches('"');
+                match name {
+                    "Black" | "White" | "Result" | "Termination" => {
+                        summary[name.to_ascii_lowercase()] = json!(value)
+                    }
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        plies += line.split_whitespace().filter(|t| !t.ends_with('.')).count() as u64;
+    }
+    summary["plies"] = json!(plies);
+    summary
+}
+
+/// What the game list says of a self-play game file: `games` (the intact ones, each as
+/// [`record_summary`] with its `index`) and `damaged` (which lines cannot be read and why).
+fn records_summary(key: &str, text: &str) -> Value {
+    let (lines, damaged) = records_of(key, text);
+    let games: Vec<Value> = lines
+        .iter()
+        .enumerate()
+        .map(|(index, line)| {
+            let mut s = record_summary(&line.record);
+            s["index"] = json!(index);
+            s
+        })
+        .collect();
+    json!({"games": games, "damaged": damaged})
 }
 
 /// A worker's game in progress as last read.
@@ -498,7 +679,7 @@ impl Watcher {
             "rows_per_hour": rows_per_hour,
             "cpu_hours": self.cpu_seconds / 3600.0,
             "trainer": self.trainer_json(),
-            "workers": workers(&self.shards, now_s),
+            "workers": self.workers_json(now_s),
         });
         let address = |key: &str| match &self.store {
             Some(s) => s.address_of(key),
@@ -552,38 +733,63 @@ impl Watcher {
             .iter()
             .map(|s| (s.stem.as_str(), s.games))
             .collect();
+        // A file's games as read (intact ones only), else the count its shard gives.
         let selfplay: Vec<Value> = self
             .records
             .iter()
             .rev()
             .take(GAMES_LISTED)
-            .map(|key| {
+            .map(|(key, _)| {
                 readable.games.insert(key.clone());
                 let stem = key
                     .trim_start_matches("games/")
                     .trim_end_matches(".records");
                 let unix_ms: Option<u64> = stem.split('-').next().and_then(|t| t.parse().ok());
+                let summary = self.record_summaries.get(key);
+                let games = summary
+                    .and_then(|s| s["games"].as_array().map(Vec::len))
+                    .or_else(|| games_of.get(stem).map(|&g| g as usize));
                 json!({
                     "key": key,
                     "stem": stem,
                     "unix_ms": unix_ms,
-                    "games": games_of.get(stem),
+                    "games": games,
+                    "summaries": summary.map(|s| s["games"].clone()),
+                    "damaged": summary.map_or(json!([]), |s| s["damaged"].clone()),
                 })
             })
             .collect();
+        // Arena and ladder games: `<arena|ladder>/<match>/games/game-NNNNN.record`, with
+        // their line of the match's results.jsonl where it has one.
         let arena: Vec<Value> = self
             .arena_games
             .iter()
             .map(|key| {
                 readable.games.insert(key.clone());
                 let parts: Vec<&str> = key.split('/').collect();
-                json!({
-                    "key": key,
-                    "match": parts.get(1),
-                    "file": parts.last(),
-                })
+                let file = parts.last().copied().unwrap_or_default();
+                let dir = key.rsplit_once("games/").map_or("", |(d, _)| d);
+                let index: Option<u64> = file
+                    .strip_prefix("game-")
+                    .and_then(|f| f.strip_suffix(".record"))
+                    .and_then(|n| n.parse().ok());
+                let mut game = index
+                    .and_then(|i| self.match_results.get(dir)?.1.get(&i).cloned())
+                    .unwrap_or_else(|| json!({}));
+                game["key"] = json!(key);
+                game["source"] = json!(parts.first());
+                game["match"] = json!(parts.get(1));
+                game["file"] = json!(file);
+                game["index"] = json!(index);
+                game
             })
             .collect();
+        let ladder = self.ladder.as_ref().map(|(_, doc)| {
+            for name in ["ladder.svg", "ladder.txt", "ladder.json"] {
+                readable.files.insert(format!("{LADDER_DIR}/{name}"));
+            }
+            doc.clone()
+        });
         let books: Vec<Value> = self
             .books
             .iter()
@@ -616,9 +822,34 @@ impl Watcher {
             curves: self.curves.clone(),
             checkpoints: Value::from(checkpoints).to_string().into(),
             games: json!({"selfplay": selfplay, "arena": arena}).to_string().into(),
+            ladder: json!({"ladder": ladder}).to_string().into(),
             books: Value::from(books).to_string().into(),
             readable: Arc::new(readable),
         }
+    }
+
+    /// The self-play workers seen lately: those that wrote shards in the last
+    /// [`WORKER_RECENT_S`] seconds ([`workers`]) and those whose game in progress is fresh
+    /// (a worker's first shard may be minutes away), with `playing` (the game's number in
+    /// the worker) for the latter.
+    fn workers_json(&self, now_s: f64) -> Vec<Value> {
+        let mut seen = workers(&self.shards, now_s);
+        for live in self.live.values().filter(|l| !l.stale) {
+            let Ok((summary, _)) = &live.shown else {
+                continue;
+            };
+            let writer = &summary["writer"];
+            match seen.iter_mut().find(|w| &w["worker"] == writer) {
+                Some(w) => w["playing"] = summary["game"].clone(),
+                None => seen.push(json!({
+                    "worker": writer,
+                    "last_shard_unix": null,
+                    "shards": 0,
+                    "playing": summary["game"],
+                })),
+            }
+        }
+        seen
     }
 
     /// The trainer's state: `not started` (no lease yet), `stopped` (released, or no
@@ -647,10 +878,7 @@ impl Watcher {
             if stepped <= TRAINING_RECENT_S {
                 ("training", format!("{who}, step {}", self.last_step.unwrap_or(0)))
             } else {
-                (
-                    "waiting for rows",
-                    format!("{who} is alive, no new training step for {stepped:.0} s"),
-                )
+                ("waiting for rows", format!("{who} is alive, {}", step_age(self.last_step, stepped)))
             }
         } else if watched <= lease_s {
             ("unknown", format!("{who}: watching its heartbeat"))
@@ -658,6 +886,18 @@ impl Watcher {
             ("stopped", format!("{who}: no heartbeat for {since_beat:.0} s"))
         };
         json!({"state": state, "detail": detail, "generation": o.generation})
+    }
+}
+
+/// How long the trainer's step has stood still, in words: `stepped` seconds since it last
+/// moved (infinite when this server has not seen it move).
+pub fn step_age(last_step: Option<u64>, stepped: f64) -> String {
+    match last_step {
+        None => "no training step logged yet".into(),
+        Some(step) if stepped.is_finite() => {
+            format!("no new training step for {stepped:.0} s (step {step})")
+        }
+        Some(step) => format!("no new training step since this page began watching (step {step})"),
     }
 }
 
@@ -713,10 +953,61 @@ fn workers(shards: &[ShardName], now_s: f64) -> Vec<Value> {
         .collect()
 }
 
+/// The 95% intervals of the Elo series, from `elo.jsonl`'s lines: `elo/vs_<baseline>` ->
+/// `[[step, low, high]]` of each match against a baseline, and `elo/chain` -> the interval
+/// of the match that placed each checkpoint on the rating chain, moved to its rating
+/// (`rating + elo_low - elo` ..). Lines without an interval (the chain's step 0) have none.
+fn elo_intervals(lines: &[Value]) -> Value {
+    let mut out: BTreeMap<String, Vec<[f64; 3]>> = BTreeMap::new();
+    for line in lines {
+        let (Some(step), Some(elo), Some(low), Some(high)) = (
+            line["step"].as_f64(),
+            line["elo"].as_f64(),
+            line["elo_low"].as_f64(),
+            line["elo_high"].as_f64(),
+        ) else {
+            continue;
+        };
+        match (line["rating"].as_f64(), line["opponent"].as_str()) {
+            (Some(rating), _) => out
+                .entry("elo/chain".into())
+                .or_default()
+                .push([step, rating + low - elo, rating + high - elo]),
+            (None, Some(opponent)) => out
+                .entry(format!("elo/vs_{opponent}"))
+                .or_default()
+                .push([step, low, high]),
+            (None, None) => {}
+        }
+    }
+    json!(out)
+}
+
+/// Wall-time pauses longer than this many times the loss log's median step interval (and
+/// at least [`SESSION_GAP_MIN_S`]) separate trainer sessions: lines are not drawn across.
+const SESSION_GAP_FACTOR: f64 = 20.0;
+const SESSION_GAP_MIN_S: f64 = 600.0;
+
+/// The steps that start a new trainer session (the run stopped and resumed): the first
+/// step after a pause in the loss log's wall times (see [`SESSION_GAP_FACTOR`]).
+fn session_starts(walls: &[(i64, f64)]) -> Vec<i64> {
+    let gaps: Vec<f64> = walls.windows(2).map(|w| w[1].1 - w[0].1).collect();
+    let mut sorted: Vec<f64> = gaps.iter().copied().filter(|g| *g > 0.0).collect();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
+    let limit = (median * SESSION_GAP_FACTOR).max(SESSION_GAP_MIN_S);
+    walls
+        .windows(2)
+        .filter(|w| w[1].1 - w[0].1 > limit)
+        .map(|w| w[1].0)
+        .collect()
+}
+
 /// The curves document: `series` (tag -> `[[step, value], ...]`, the tags of
 /// `tengu tensorboard`), `axes` (`[[step, hours since the first loss-log line, CPU-hours]]`
 /// from the loss log, to place any series on the wall-time and CPU-hours axes; step 0 is the
-/// run's start) and the newest training step.
+/// run's start), `sessions` (the steps that start a resumed trainer session: no line is
+/// drawn across them) and the newest training step.
 fn curves_json(scalars: &[crate::tensorboard::Scalar]) -> (Value, Option<u64>) {
     let mut series: BTreeMap<&str, Vec<[f64; 2]>> = BTreeMap::new();
     // step -> (wall time, CPU-hours), from the loss log's tags.
@@ -744,6 +1035,8 @@ fn curves_json(scalars: &[crate::tensorboard::Scalar]) -> (Value, Option<u64>) {
         }
     }
     let t0 = at.values().filter_map(|v| v.0).fold(f64::INFINITY, f64::min);
+    let walls: Vec<(i64, f64)> = at.iter().filter_map(|(s, v)| Some((*s, v.0?))).collect();
+    let sessions = session_starts(&walls);
     let mut axes: Vec<Value> = vec![json!([0, 0.0, 0.0])];
     for (step, (wall, cpu)) in at.iter().filter(|(s, _)| **s > 0) {
         let hours = wall.filter(|_| t0.is_finite()).map(|w| (w - t0) / 3600.0);
@@ -754,7 +1047,7 @@ fn curves_json(scalars: &[crate::tensorboard::Scalar]) -> (Value, Option<u64>) {
         .into_iter()
         .map(|(k, v)| (k, v.into_iter().filter(|p| p[1].is_finite()).collect()))
         .collect();
-    (json!({"series": series, "axes": axes}), last_step)
+    (json!({"series": series, "axes": axes, "sessions": sessions}), last_step)
 }
 
 /// The f64 whose shortest decimal form is the f32's (0.9f32 -> 0.9, not 0.8999999761581421):
@@ -790,8 +1083,8 @@ pub fn board_tokens(pos: &Position) -> Vec<String> {
 /// indices of its `from` and `to` squares and the squares it `changes`
 /// (`[[index, token]]`, `""` for emptied), so the page steps forward and back without
 /// replaying the rules, and its search `value` (`values`: per ply, from the view of the side
-/// that moved; null where unknown); with `result`, `termination` and a `warning` when the
-/// result tag disagrees with the moves.
+/// that moved; null where unknown); `names` (piece token -> the piece's name); with
+/// `result`, `termination` and a `warning` when the result tag disagrees with the moves.
 pub fn game_json(record: &Record, values: Option<&[Option<f32>]>) -> Value {
     let start = record.game.start();
     let size = start.size();
@@ -822,6 +1115,23 @@ pub fn game_json(record: &Record, values: Option<&[Option<f32>]>) -> Value {
             "value": value,
         }));
     }
+    // The name of each piece token the board may show, for hovering.
+    let variant = start.variant();
+    let names: BTreeMap<String, String> = (0..variant.piece_types().len())
+        .map(|ty| {
+            let piece = Piece {
+                color: Color::Black,
+                ty,
+            };
+            let name = &variant.kinds()[variant.piece_types()[ty].kind].name;
+            let name = if variant.plus_marked(ty) {
+                format!("{name} (promoted)")
+            } else {
+                name.clone()
+            };
+            (tengu_rules::notation::piece_token(variant, piece), name)
+        })
+        .collect();
     let files: Vec<String> = (1..=size).rev().map(|f| f.to_string()).collect();
     let ranks: Vec<String> = (0..size).map(|r| ((b'a' + r as u8) as char).to_string()).collect();
     let stm = |c: Color| if c == Color::Black { "Black" } else { "White" };
@@ -831,6 +1141,7 @@ pub fn game_json(record: &Record, values: Option<&[Option<f32>]>) -> Value {
         "files": files,
         "ranks": ranks,
         "tags": record.tags,
+        "names": names,
         "start": board_tokens(start),
         "start_stm": stm(start.side_to_move()),
         "moves": moves,
@@ -852,41 +1163,46 @@ pub struct GameLine {
 
 /// The game records of one file: a worker's `games/<stem>.records` (JSON lines of
 /// `{"game": g, "record": text, "values": [...]}`; older workers wrote no values) or an
-/// arena's `.record` (one record's text).
-pub fn records_of(key: &str, text: &str) -> Result<Vec<GameLine>, ViewError> {
+/// arena's `.record` (one record's text). A line that cannot be read (a torn write, a
+/// damaged disk) is left out and said in the second list (`line N: why`): the other games of
+/// the file are still shown, numbered from 0 among the intact ones.
+pub fn records_of(key: &str, text: &str) -> (Vec<GameLine>, Vec<String>) {
     if key.ends_with(".record") {
-        return Ok(vec![GameLine {
+        let game = GameLine {
             record: text.to_string(),
             values: None,
-        }]);
+        };
+        return (vec![game], Vec::new());
     }
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .enumerate()
-        .map(|(i, l)| {
-            let v: Value = serde_json::from_str(l).map_err(|e| ViewError::Damaged {
-                key: key.into(),
-                problem: format!("line {}: not a JSON line: {e}", i + 1),
-            })?;
-            let record = v["record"]
-                .as_str()
-                .map(str::to_string)
-                .ok_or_else(|| ViewError::Damaged {
-                    key: key.into(),
-                    problem: format!("line {}: no \"record\" text", i + 1),
-                })?;
-            let values = match v.get("values") {
-                None | Some(Value::Null) => None,
-                Some(values) => Some(serde_json::from_value(values.clone()).map_err(|e| {
-                    ViewError::Damaged {
-                        key: key.into(),
-                        problem: format!("line {}: \"values\" are not numbers or nulls: {e}", i + 1),
-                    }
-                })?),
-            };
-            Ok(GameLine { record, values })
-        })
-        .collect()
+    let mut games = Vec::new();
+    let mut damaged = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        match record_line(l) {
+            Ok(game) => games.push(game),
+            Err(problem) => damaged.push(format!("line {}: {problem}", i + 1)),
+        }
+    }
+    (games, damaged)
+}
+
+/// One line of a `.records` file, or why it is not one.
+fn record_line(line: &str) -> Result<GameLine, String> {
+    let v: Value = serde_json::from_str(line).map_err(|e| format!("not a JSON line: {e}"))?;
+    let record = v["record"]
+        .as_str()
+        .map(str::to_string)
+        .ok_or("no \"record\" text")?;
+    let values = match v.get("values") {
+        None | Some(Value::Null) => None,
+        Some(values) => Some(
+            serde_json::from_value(values.clone())
+                .map_err(|e| format!("\"values\" are not numbers or nulls: {e}"))?,
+        ),
+    };
+    Ok(GameLine { record, values })
 }
 
 /// Reads what a request asks for: game records (parsed games cached: records are written
@@ -952,7 +1268,13 @@ impl Reader {
             problem,
         };
         let text = String::from_utf8(bytes).map_err(|_| damaged("not UTF-8 text".into()))?;
-        let records = records_of(key, &text)?;
+        let (records, torn) = records_of(key, &text);
+        if !torn.is_empty() {
+            tracing::warn!("{key}: damaged lines left out: {}", torn.join("; "));
+        }
+        if records.is_empty() && !torn.is_empty() {
+            return Err(damaged(format!("no intact game: {}", torn.join("; "))));
+        }
         let Some(line) = records.get(index) else {
             return Err(damaged(format!(
                 "game {index} asked for, the file has {}",
@@ -972,6 +1294,18 @@ impl Reader {
                 None => note,
             });
         }
+        if !torn.is_empty() {
+            let note = format!(
+                "damaged and left out: {}; the file's {} intact games are shown",
+                torn.join("; "),
+                records.len()
+            );
+            doc["warning"] = json!(match doc["warning"].as_str() {
+                Some(w) => format!("{w}; {note}"),
+                None => note,
+            });
+        }
+        doc["damaged"] = json!(torn);
         doc["key"] = json!(key);
         doc["index"] = json!(index);
         doc["count"] = json!(records.len());

@@ -318,6 +318,7 @@ impl Position {
 impl PartialEq for Position {
     fn eq(&self, other: &Position) -> bool {
         self.variant.id() == other.variant.id()
+            && self.variant.rule_set_hash() == other.variant.rule_set_hash()
             && self.side == other.side
             && self.after_pass == other.after_pass
             && self.board.cells == other.board.cells

@@ -12,6 +12,7 @@ use std::sync::{Arc, OnceLock};
 use crate::config::{
     ConfigError, ContagionRule, HookKind, PieceKindSpec, RuleOptions, VariantSpec, UNLIMITED,
 };
+use crate::ruleset::{RuleSet, RuleSetError};
 use crate::types::{
     direction_offset, relative_offset, Color, Square, BLACK_DIRECTION_OFFSETS, STRIDE,
 };
@@ -85,6 +86,10 @@ pub(crate) struct MoveSpec {
 #[derive(Debug)]
 pub struct Variant {
     spec: VariantSpec,
+    /// The rule set the description was built under (the defaults for a file read as is).
+    rule_set: RuleSet,
+    /// `rule_set.hash()`, kept for cheap comparisons.
+    rule_set_hash: u64,
     types: Vec<PieceType>,
     /// `(kind, promoted)` -> type index.
     type_of: HashMap<(usize, bool), u8>,
@@ -244,7 +249,10 @@ impl Variant {
             reverse_leaps[c] = v;
         }
         let squares: Vec<Square> = Square::all(spec.size).collect();
+        let rule_set = RuleSet::default_for(&spec.id);
         Ok(Variant {
+            rule_set_hash: rule_set.hash(),
+            rule_set,
             spec,
             types,
             type_of,
@@ -285,6 +293,49 @@ impl Variant {
             ))
         })
         .clone()
+    }
+
+    /// The built-in game `rules.game()` under the rule set `rules`: the game's description
+    /// with the options applied, compiled once (call it at load time, not per position). The
+    /// defaults give the shared built-in variant itself.
+    ///
+    /// ```
+    /// use tengu_rules::{Position, RuleSet, Variant};
+    /// let rules = RuleSet::preset("dai-dai", "sz").unwrap();
+    /// let sz = Variant::with_rules(&rules).unwrap();
+    /// assert_eq!(sz.rule_set(), &rules);
+    /// assert!(sz.kind_index("GE").is_none()); // the Lion Dog does not promote in SZ
+    /// assert_eq!(Position::initial(sz).legal_move_list().len(), 59);
+    /// ```
+    pub fn with_rules(rules: &RuleSet) -> Result<Arc<Variant>, RuleSetError> {
+        let Some(base) = Variant::builtin(rules.game()) else {
+            return Err(RuleSetError::UnknownGame {
+                game: rules.game().to_string(),
+            });
+        };
+        if rules.is_default() {
+            return Ok(base);
+        }
+        let spec = rules.apply(base.spec.clone())?;
+        let mut variant = Variant::new(spec).map_err(|e| RuleSetError::Apply {
+            rules: rules.canonical(),
+            game: rules.game().to_string(),
+            problem: e.to_string(),
+        })?;
+        variant.rule_set = rules.clone();
+        variant.rule_set_hash = rules.hash();
+        Ok(Arc::new(variant))
+    }
+
+    /// The rule set this variant plays (RULES.md §8; the defaults unless built by
+    /// [`Variant::with_rules`]).
+    pub fn rule_set(&self) -> &RuleSet {
+        &self.rule_set
+    }
+
+    /// [`RuleSet::hash`] of [`Variant::rule_set`].
+    pub fn rule_set_hash(&self) -> u64 {
+        self.rule_set_hash
     }
 
     /// A built-in variant by id (`dai-dai`, `maka-dai-dai`).

@@ -8,6 +8,7 @@ use std::fmt::{self, Write};
 use std::str::FromStr;
 use std::sync::Arc;
 
+use crate::config::LegalityRule;
 use crate::position::{Piece, Position};
 use crate::types::{Color, Move, Square};
 use crate::variant::Variant;
@@ -241,7 +242,10 @@ impl Position {
                 "White"
             };
             let royals: Vec<Square> = self.royals(color).collect();
-            if royals.is_empty() {
+            // Under LEGALITY=PSEUDO_LEGAL the side to move may have lost its last royal
+            // (the game is over), and the other side may stand in check.
+            let pseudo_legal = v.rules().legality == LegalityRule::PseudoLegal;
+            if royals.is_empty() && !(pseudo_legal && color == self.side_to_move()) {
                 return err(format!("{name} has no royal piece"));
             }
             // At most one royal per family (King/Emperor, Prince).
@@ -260,7 +264,7 @@ impl Position {
             }
         }
         let other = self.side_to_move().opposite();
-        if self.is_in_check(other) {
+        if v.rules().legality == LegalityRule::CheckAware && self.is_in_check(other) {
             let name = if other == Color::Black {
                 "Black"
             } else {

@@ -2,7 +2,8 @@
 //! (written by hand from the §8 tables, sharing nothing with tengu's Betza reader), each
 //! differs from the default in the moves that appear or disappear, the rule-level options
 //! play RULES.md's difference in both directions, and perft from the initial position under
-//! each preset (`rules/tests/data/presets.rules-perft`) is what both generators count.
+//! each preset (`rules/tests/data/presets.rules-perft`) is what both generators count (the
+//! reference's depth-3 counts take about 30 s in all).
 
 mod common;
 mod reference;
@@ -364,26 +365,9 @@ fn preset_perft_from_the_initial_positions_matches_the_data() {
         );
         let mut pos = Position::initial(variant(&rules));
         assert_eq!(perft(&mut pos, depth), nodes, "{canonical}: perft({depth})");
-        if depth <= 2 {
-            let text = pos.to_string();
-            let r = reference::perft_with(reference_rules(&rules), &text, depth).unwrap();
-            assert_eq!(r, nodes, "{canonical}: reference perft({depth})");
-        }
-    }
-}
-
-/// The deeper preset counts by the reference generator (slow: about a minute each):
-/// `cargo test -p tengu-rules --test rule_sets -- --ignored`.
-#[test]
-#[ignore]
-fn reference_perft_of_the_deeper_preset_cases() {
-    for (_, canonical, depth, nodes) in preset_cases().into_iter().filter(|c| c.2 > 2) {
-        let rules = RuleSet::parse_canonical(&canonical).unwrap();
-        let text = Position::initial(variant(&rules)).to_string();
-        let started = std::time::Instant::now();
+        let text = pos.to_string();
         let r = reference::perft_with(reference_rules(&rules), &text, depth).unwrap();
         assert_eq!(r, nodes, "{canonical}: reference perft({depth})");
-        eprintln!("{canonical}: perft({depth}) = {r} agrees ({:.0} s)", started.elapsed().as_secs_f64());
     }
 }
 
@@ -400,5 +384,66 @@ fn print_preset_perft() {
                 println!("{}; {}; {depth}; {}", preset.name, rules.canonical(), perft(&mut pos, depth));
             }
         }
+    }
+}
+
+/// Every option and value name appears in `docs/rules.md`, the user's table of names.
+#[test]
+fn the_docs_page_names_every_option_and_value() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/rules.md");
+    let docs = std::fs::read_to_string(&path).expect("docs/rules.md");
+    for game in GAMES {
+        for option in options(game) {
+            assert!(docs.contains(&format!("`{}`", option.name)), "docs/rules.md lacks {}", option.name);
+            for value in option.values {
+                for name in value.names {
+                    assert!(docs.contains(name), "docs/rules.md lacks {}={name}", option.name);
+                }
+            }
+        }
+    }
+    for preset in PRESETS {
+        assert!(docs.contains(&format!("`{}`", preset.name)), "docs/rules.md lacks preset {}", preset.name);
+    }
+}
+
+/// Prints the tables of docs/rules.md from the option data:
+/// `cargo test -p tengu-rules --test rule_sets print_docs_tables -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn print_docs_tables() {
+    for game in GAMES {
+        println!("\n### {game}\n\n| option | values (default first) |\n|---|---|");
+        for option in options(game) {
+            let values: Vec<String> = option
+                .values
+                .iter()
+                .map(|v| {
+                    let names = if v.names.is_empty() { format!("`{}`", v.text) } else {
+                        v.names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" / ")
+                    };
+                    let text = if v.names.is_empty() { String::new() } else { format!(" {}", v.text) };
+                    match v.effect {
+                        Effect::Refused(why) => format!("~~{names}~~{text} (refused: {why})"),
+                        _ => format!("{names}{text}"),
+                    }
+                })
+                .collect();
+            println!("| `{}` {} | {} |", option.name, option.doc, values.join("; "));
+        }
+    }
+    println!("\n### presets\n\n| preset | source | dai-dai | maka-dai-dai |\n|---|---|---|---|");
+    for preset in PRESETS {
+        let sets: Vec<String> = GAMES
+            .iter()
+            .map(|g| {
+                let c = RuleSet::preset(g, preset.name).unwrap().canonical();
+                match c.split_once(':') {
+                    Some((_, rest)) => format!("`{}`", rest.replace(',', "`, `")),
+                    None => "defaults".into(),
+                }
+            })
+            .collect();
+        println!("| `{}` | {} | {} | {} |", preset.name, preset.doc, sets[0], sets[1]);
     }
 }

@@ -78,6 +78,16 @@ struct Ply {
 }
 
 /// A game from a start position, with its history.
+///
+/// ```
+/// use tengu_rules::{Game, Position, Variant};
+/// let mut game = Game::new(Position::initial(Variant::dai_dai()));
+/// let first = game.position().parse_move("9l>9k").unwrap(); // a Black Pawn steps forward
+/// game.play(first).unwrap();
+/// assert_eq!(game.len(), 1);
+/// assert!(game.play(first).is_err()); // not a move of White's position
+/// assert!(game.outcome().is_none());
+/// ```
 #[derive(Clone, Debug)]
 pub struct Game {
     start: Position,

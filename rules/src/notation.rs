@@ -282,7 +282,15 @@ impl Position {
         s.name(self.size()).to_string()
     }
 
-    /// Formats a move in §12.3 coordinate notation.
+    /// Formats a move in §12.3 coordinate notation: `from>to`, the captured squares in
+    /// braces, `+`/`=` for an optional promotion taken or declined.
+    ///
+    /// ```
+    /// use tengu_rules::{Position, Variant};
+    /// let pos = Position::initial(Variant::dai_dai());
+    /// let m = pos.parse_move("9l>9k").unwrap();
+    /// assert_eq!(pos.move_text(m), "9l>9k");
+    /// ```
     pub fn move_text(&self, m: Move) -> String {
         let size = self.size();
         let mut s = String::with_capacity(24);

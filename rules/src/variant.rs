@@ -83,6 +83,16 @@ pub(crate) struct MoveSpec {
 }
 
 /// A compiled variant. Shared between positions through an [`Arc`].
+///
+/// ```
+/// use tengu_rules::Variant;
+/// let dd = Variant::dai_dai();
+/// assert_eq!((dd.id(), dd.size()), ("dai-dai", 17));
+/// let lion = dd.kind_index("LN").unwrap();
+/// assert_eq!(dd.kinds()[lion].name, "Lion");
+/// // A promoted Lion (an Eastern Barbarian that captured) is its own piece type.
+/// assert!(dd.type_index(lion, true).is_some());
+/// ```
 #[derive(Debug)]
 pub struct Variant {
     spec: VariantSpec,
@@ -271,7 +281,15 @@ impl Variant {
         Variant::new(VariantSpec::from_toml(file, text)?)
     }
 
-    /// The built-in Dai Dai Shogi (`configs/games/dai-dai.toml`, embedded at build time).
+    /// The built-in Dai Dai Shogi (`configs/games/dai-dai.toml`, embedded at build time),
+    /// under the default rule set; one shared instance.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tengu_rules::Variant;
+    /// assert!(Arc::ptr_eq(&Variant::dai_dai(), &Variant::builtin("dai-dai").unwrap()));
+    /// assert!(Variant::dai_dai().rule_set().is_default());
+    /// ```
     pub fn dai_dai() -> Arc<Variant> {
         static CELL: OnceLock<Arc<Variant>> = OnceLock::new();
         CELL.get_or_init(|| {

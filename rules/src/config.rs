@@ -176,6 +176,9 @@ pub struct PieceKindSpec {
     /// Lion-dog power per owner-relative direction (order as `ranges`).
     pub lion_dog: [bool; 8],
     pub hook: Option<HookKind>,
+    /// The hook may also turn on a square where it captures, and capture again at the end of
+    /// the second leg (rule option `HM`/`CA` = `TWO_CAPTURES`, RULES.md §8.2, §8.3).
+    pub hook_two_captures: bool,
     pub emperor: bool,
     pub royal: bool,
     /// Index of the kind it promotes to.
@@ -466,6 +469,7 @@ impl VariantSpec {
                 lion: p.lion,
                 lion_dog,
                 hook,
+                hook_two_captures: false,
                 emperor: p.emperor,
                 royal: p.royal,
                 promotes_to,

@@ -83,6 +83,21 @@ impl Legality {
             }
             set
         };
+        // A hook that captures twice (a rule option) turns on any piece of ours: a move onto
+        // its ray can open a line to the royal, so every move is tested by playing it.
+        if enemy_hooks
+            .iter()
+            .any(|h| v.moves[b.get(h) as usize].hook_two_captures)
+        {
+            return Legality {
+                in_check: false,
+                slow_all: true,
+                shields: SquareSet::default(),
+                royal,
+                emperor_unsafe: None,
+                pseudo_legal: None,
+            };
+        }
         let mut shields = SquareSet::default();
         for d in 0..8 {
             let step = abs_offset(d);

@@ -81,6 +81,8 @@ pub enum Effect {
         lion: bool,
         diagonal_hook: bool,
     },
+    /// The hook may turn on a square where it captures and capture again (§8.2, §8.3).
+    TwoCaptureHook,
     /// Refused with this reason: the table's wording does not define the move, or tengu does
     /// not implement the primitive it needs.
     Refused(&'static str),
@@ -174,7 +176,6 @@ const fn piece(
 
 const UNDEFINED: &str = "RULES.md's table describes this reading only loosely; tengu does not guess it";
 const HOPPING: &str = "a slide that hops over pieces is a move primitive tengu does not implement (RULES.md §2 defines none)";
-const TWO_CAPTURE_HOOK: &str = "a hook that captures at its turning square is not implemented yet";
 
 /// The rule-level options of RULES.md §8.1.
 pub static RULE_OPTIONS: &[OptionSpec] = &[
@@ -332,7 +333,7 @@ pub static DD_PIECE_OPTIONS: &[OptionSpec] = &[
     ]),
     piece(DD, "HM", "Hook Mover", &[
         default(&["ONE_CAPTURE"], "RmasR"),
-        refused(&["TWO_CAPTURES"], "may capture at the turning square and continue", TWO_CAPTURE_HOOK),
+        ValueSpec { names: &["TWO_CAPTURES"], text: "may capture at the turning square and continue", effect: Effect::TwoCaptureHook },
     ]),
     piece(DD, "OK", "Old Kite", &[
         default(&["SSZ"], "R2fF"),
@@ -626,11 +627,11 @@ pub static MDD_PIECE_OPTIONS: &[OptionSpec] = &[
     ]),
     piece(MDD, "CA", "Capricorn", &[
         default(&["ONE_CAPTURE"], "BmasB"),
-        refused(&["TWO_CAPTURES"], "may capture at the turning square and continue", TWO_CAPTURE_HOOK),
+        ValueSpec { names: &["TWO_CAPTURES"], text: "may capture at the turning square and continue", effect: Effect::TwoCaptureHook },
     ]),
     piece(MDD, "HM", "Hook Mover", &[
         default(&["ONE_CAPTURE"], "RmasR"),
-        refused(&["TWO_CAPTURES"], "may capture at the turning square and continue", TWO_CAPTURE_HOOK),
+        ValueSpec { names: &["TWO_CAPTURES"], text: "may capture at the turning square and continue", effect: Effect::TwoCaptureHook },
     ]),
     piece(MDD, "SF", "Side Flier", &[
         default(&["SZ", "SSZ"], "sRF"),
@@ -1084,6 +1085,11 @@ impl RuleSet {
                     kind.lion_dog = [false; 8];
                     kind.hook = diagonal_hook.then_some(HookKind::Diagonal);
                     kind.betza = value.text.to_string();
+                }
+                Effect::TwoCaptureHook => {
+                    let k = kind(&spec, option.name)
+                        .ok_or_else(|| fail(format!("no piece {}", option.name)))?;
+                    spec.kinds[k].hook_two_captures = true;
                 }
                 Effect::Rule => self.apply_rule(&mut spec, option.name, value.name(), &fail)?,
             }

@@ -77,6 +77,8 @@ pub(crate) struct MoveSpec {
     pub lion_dog: Vec<i16>,
     /// Offsets of the four hook directions, if the piece hooks.
     pub hook: Option<[i16; 4]>,
+    /// The hook may turn where it captures and capture again (`TWO_CAPTURES`).
+    pub hook_two_captures: bool,
     pub emperor: bool,
     /// Several move sources may reach one destination: de-duplicate plain moves.
     pub dedupe: bool,
@@ -488,6 +490,7 @@ fn compile_moves(kind: &PieceKindSpec, color: Color) -> MoveSpec {
         lion: kind.lion,
         lion_dog,
         hook,
+        hook_two_captures: hook.is_some() && kind.hook_two_captures,
         emperor: kind.emperor,
     }
 }

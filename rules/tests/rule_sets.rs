@@ -175,7 +175,7 @@ fn every_piece_reading_plays_as_the_reference_reads_it() {
         }
     }
     assert!(readings >= 90, "{readings} readings");
-    assert!(refused >= 15, "{refused} refused readings");
+    assert!(refused >= 12, "{refused} refused readings");
 }
 
 #[test]
@@ -445,5 +445,51 @@ fn print_docs_tables() {
             })
             .collect();
         println!("| `{}` | {} | {} | {} |", preset.name, preset.doc, sets[0], sets[1]);
+    }
+}
+
+#[test]
+fn a_two_capture_hook_checks_through_the_piece_it_takes() {
+    // White's Hook Mover on 9e can take Black's Pawn on 9i, turn and reach Black's King on
+    // 5i: check under TWO_CAPTURES, not by default (its own Pawn on 5e closes the other way).
+    let position = compose(17, 'b', '-', &["9e=hm", "5e=p", "9i=P", "5i=K", "1a=k"]);
+    let two = set("dai-dai", "HM", "TWO_CAPTURES");
+    let default = Position::parse(&position).unwrap();
+    let twice = Position::parse_for(variant(&two), &position).unwrap();
+    assert!(!default.in_check() && twice.in_check());
+    assert!(reference::legal_moves_with(reference_rules(&two), &position).is_ok());
+    let (appear, disappear) = difference(&two, &position);
+    assert!(appear.is_empty());
+    // 4i is attacked only through the Pawn (6i already by turning on the empty 6e).
+    assert_eq!(disappear, texts(&["5i>4i"]));
+    // And the Hook's own double captures, from White's side.
+    let white = compose(17, 'w', '-', &["9e=hm", "5e=p", "9i=P", "5i=G", "9q=K", "1a=k"]);
+    let (appear, _) = difference(&two, &white);
+    assert!(appear.contains("9e>5i{9i,5i}") && appear.contains("9e>7i{9i}"), "{appear:?}");
+}
+
+#[test]
+fn random_positions_agree_with_the_reference_under_rule_sets() {
+    let sets = [
+        RuleSet::preset("dai-dai", "srz").unwrap().with("HM", "TWO_CAPTURES").unwrap(),
+        RuleSet::preset("dai-dai", "tsa").unwrap().with("PROMOTION_DD", "OPTIONAL_UNLESS_PROMOTED_VICTIM").unwrap(),
+        RuleSet::preset("maka-dai-dai", "japanese-revival").unwrap()
+            .with("HM", "TWO_CAPTURES").unwrap()
+            .with("CA", "TWO_CAPTURES").unwrap()
+            .with("EMPEROR", "LION_QUEEN").unwrap(),
+        RuleSet::preset("maka-dai-dai", "tsa").unwrap().with("PROMOTION_MDD", "MANDATORY").unwrap(),
+    ];
+    for rules in &sets {
+        let v = variant(rules);
+        let mut compared = 0;
+        for seed in 0..100u64 {
+            let text = common::random_placement(v.clone(), 9000 + seed, 6 + (seed as usize % 40)).to_string();
+            if Position::parse_for(v.clone(), &text).is_err() {
+                continue; // e.g. the side not to move is in check under this set
+            }
+            moves(rules, &text);
+            compared += 1;
+        }
+        assert!(compared >= 60, "{rules}: only {compared} positions");
     }
 }

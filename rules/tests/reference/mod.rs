@@ -306,6 +306,9 @@ struct Def {
     liondog_rays: Vec<usize>,
     /// Direction indices (absolute; the sets are symmetric) of the hook move, if any.
     hook_dirs: Vec<usize>,
+    /// The hook may also turn where it captures, and capture again (§8.2 "moves twice as a
+    /// rook", option `TWO_CAPTURES`).
+    hook_twice: bool,
     emperor: bool,
     royal: bool,
     promotes_to: Option<usize>,
@@ -336,6 +339,7 @@ fn build_defs(rows: &[KindRow]) -> Vec<Def> {
             lion: false,
             liondog_rays: Vec::new(),
             hook_dirs: Vec::new(),
+            hook_twice: false,
             emperor: false,
             royal: false,
             promotes_to: None,
@@ -350,6 +354,7 @@ fn build_defs(rows: &[KindRow]) -> Vec<Def> {
                 "liondog-ge" => d.liondog_rays = vec![F, R, BR, B, BL, L],
                 "hook-orth" => d.hook_dirs = vec![F, R, B, L],
                 "hook-diag" => d.hook_dirs = vec![FR, BR, BL, FL],
+                "hook-twice" => d.hook_twice = true,
                 "emperor" => d.emperor = true,
                 "jump-A" => d.jumps.extend([(2, 2), (2, -2), (-2, 2), (-2, -2)]),
                 "jump-D" => d.jumps.extend([(0, 2), (0, -2), (2, 0), (-2, 0)]),
@@ -585,6 +590,24 @@ fn raw_moves(pos: &Pos, from: Sq, allow_pass: bool) -> Vec<Raw> {
                 Cell::Off | Cell::Friend => break,
                 Cell::Enemy => {
                     push_raw(&mut out, x, vec![x]);
+                    if d.hook_twice {
+                        // turn on the captured square, go on, perhaps capture a second piece
+                        for &d2 in &perps {
+                            let mut j = 1;
+                            loop {
+                                let y = add(x, d2, j);
+                                match cell(pos, y, side) {
+                                    Cell::Off | Cell::Friend => break,
+                                    Cell::Empty => push_raw(&mut out, y, vec![x]),
+                                    Cell::Enemy => {
+                                        push_raw(&mut out, y, vec![x, y]);
+                                        break;
+                                    }
+                                }
+                                j += 1;
+                            }
+                        }
+                    }
                     break;
                 }
                 Cell::Empty => {

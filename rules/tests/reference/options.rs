@@ -12,6 +12,7 @@ fn piece_reading(game: Game, code: &str, value: &str) -> Option<(&'static str, &
     Some(match (game, code, value) {
         // Dai Dai Shogi, §8.2
         (Game::Dd, "LO", "EDO") => ("- - - - - - - -", "hook-diag"),
+        (Game::Dd, "HM", "TWO_CAPTURES") => ("- - - - - - - -", "hook-orth hook-twice"),
         (Game::Dd, "OK", "SZ") => ("2 ∞ 2 - 2 - 2 ∞", ""),
         (Game::Dd, "OK", "SRZ") => ("1 2 1 2 1 2 1 2", ""),
         (Game::Dd, "OK", "JAPANESE_WIKIPEDIA") => ("- ∞ 2 - - - 2 ∞", ""),
@@ -109,6 +110,8 @@ fn piece_reading(game: Game, code: &str, value: &str) -> Option<(&'static str, &
         (Game::Mdd, "SD", "SRZ") => all("- 2 - 2 - 2 - 2"),
         (Game::Mdd, "DN", "TSA") => ("- - 1 - - - 1 -", "jump-vD"),
         (Game::Mdd, "SF", "SRZ") => all("- 1 ∞ - - - ∞ 1"),
+        (Game::Mdd, "CA", "TWO_CAPTURES") => ("- - - - - - - -", "hook-diag hook-twice"),
+        (Game::Mdd, "HM", "TWO_CAPTURES") => ("- - - - - - - -", "hook-orth hook-twice"),
         _ => return None,
     })
 }

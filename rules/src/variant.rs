@@ -336,7 +336,10 @@ impl Variant {
         if rules.is_default() {
             return Ok(base);
         }
-        let spec = rules.apply(base.spec.clone())?;
+        let mut spec = rules.apply(base.spec.clone())?;
+        // The variant's id is its game key: files that name the game (checkpoints, shards,
+        // books, match reports) name the rule set with it, and comparing ids compares both.
+        spec.id = rules.canonical();
         let mut variant = Variant::new(spec).map_err(|e| RuleSetError::Apply {
             rules: rules.canonical(),
             game: rules.game().to_string(),
@@ -358,13 +361,45 @@ impl Variant {
         self.rule_set_hash
     }
 
-    /// A built-in variant by id (`dai-dai`, `maka-dai-dai`).
+    /// A built-in variant by id (`dai-dai`, `maka-dai-dai`) or game key (a rule set's
+    /// canonical text, `dai-dai:LO=EDO`: see [`Variant::by_key`]).
     pub fn builtin(id: &str) -> Option<Arc<Variant>> {
         match id {
             "dai-dai" => Some(Variant::dai_dai()),
             "maka-dai-dai" => Some(Variant::maka_dai_dai()),
+            key if key.contains(':') => Variant::by_key(key).ok(),
             _ => None,
         }
+    }
+
+    /// The variant of a game key: a game id for RULES.md's defaults, else the canonical text
+    /// of a rule set ([`RuleSet::canonical`]), as [`Variant::id`] gives it and files carry
+    /// it. Each key is compiled once per process and shared.
+    ///
+    /// ```
+    /// use tengu_rules::Variant;
+    /// let v = Variant::by_key("maka-dai-dai:EMPEROR=LION_QUEEN").unwrap();
+    /// assert_eq!((v.id(), v.game()), ("maka-dai-dai:EMPEROR=LION_QUEEN", "maka-dai-dai"));
+    /// assert!(std::sync::Arc::ptr_eq(&v, &Variant::builtin(v.id()).unwrap()));
+    /// assert!(Variant::by_key("maka-dai-dai:EMPEROR=CHU").is_err());
+    /// ```
+    pub fn by_key(key: &str) -> Result<Arc<Variant>, RuleSetError> {
+        static CACHE: OnceLock<std::sync::Mutex<HashMap<String, Arc<Variant>>>> = OnceLock::new();
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(v) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(key) {
+            return Ok(v.clone());
+        }
+        let variant = Variant::with_rules(&RuleSet::parse_canonical(key)?)?;
+        cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.to_string(), variant.clone());
+        Ok(variant)
+    }
+
+    /// The game (`dai-dai`, `maka-dai-dai`, or a file's id), whatever the rule set.
+    pub fn game(&self) -> &str {
+        self.rule_set.game()
     }
 
     /// The built-in variant for a board of `size` ranks (17 = DD, 19 = MDD).
@@ -376,6 +411,8 @@ impl Variant {
         }
     }
 
+    /// The game key: the game's id under RULES.md's defaults (`dai-dai`), else the rule set's
+    /// canonical text (`dai-dai:LO=EDO`). [`Variant::game`] is the game alone.
     pub fn id(&self) -> &str {
         &self.spec.id
     }

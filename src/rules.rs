@@ -63,7 +63,7 @@ mod tests {
         };
         assert_eq!(
             args.game_key("dai-dai").unwrap(),
-            "dai-dai:LEGALITY=PSEUDO_LEGAL,GE=TSA,FF=TSA,LD=TSA,OK=SRZ"
+            "dai-dai:LEGALITY=PSEUDO_LEGAL,OK=SRZ,GE=TSA,FF=TSA,LD=TSA"
         );
         let none = RulesArgs::default();
         assert_eq!(none.game_key("maka-dai-dai").unwrap(), "maka-dai-dai");

@@ -238,12 +238,27 @@ pub struct LadderArgs {
     pub json: bool,
 }
 
+/// The rule set a command plays (RULES.md §8, docs/rules.md), on top of `--game`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct RulesArgs {
+    /// A rule set file: a TOML table of an optional `preset` and options by name
+    /// (docs/rules.md).
+    #[arg(long, value_name = "FILE")]
+    pub rules: Option<std::path::PathBuf>,
+    /// One rule option, NAME=VALUE, after --rules (repeatable): `--option LEGALITY=PSEUDO_LEGAL`,
+    /// `--option preset=tsa`, `--option OK=SRZ`.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    pub options: Vec<String>,
+}
+
 /// How the games of a match or tournament are played.
 #[derive(clap::Args, Debug)]
 pub struct GameSettingsArgs {
-    /// Game: dai-dai or maka-dai-dai.
+    /// Game: dai-dai or maka-dai-dai (or a game key such as `dai-dai:LO=EDO`).
     #[arg(long, default_value = "dai-dai")]
     pub game: String,
+    #[command(flatten)]
+    pub rules: RulesArgs,
     /// Games per match (rounded up to pairs: each opening is played with both colours), 1 to
     /// 1,000,000.
     #[arg(long, default_value_t = 10, value_parser = crate::ranges::whole::<u64>(1, 1_000_000))]
@@ -690,6 +705,8 @@ pub struct PositionArgs {
     /// A position in RULES.md §12.2 notation or a QBoard FEN (its board size decides the game).
     #[arg(long)]
     pub position: Option<String>,
+    #[command(flatten)]
+    pub rules: RulesArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -789,6 +806,8 @@ pub struct PlayArgs {
     /// Game: dai-dai or maka-dai-dai.
     #[arg(long, default_value = "dai-dai")]
     pub game: String,
+    #[command(flatten)]
+    pub rules: RulesArgs,
     /// Start from this position (RULES.md §12.2) instead of the initial one.
     #[arg(long)]
     pub position: Option<String>,

@@ -14,6 +14,11 @@ use tengu_trainer::config::{ArenaConfig, TrainConfig};
 pub struct RunConfig {
     /// `dai-dai` or `maka-dai-dai`.
     pub game: String,
+    /// The rule set (RULES.md §8, docs/rules.md): an optional `preset` and options by name,
+    /// e.g. `preset = "japanese-revival"`, `LEGALITY = "PSEUDO_LEGAL"`. Empty: the defaults.
+    /// The run's checkpoints, shards and records carry it ([`RunConfig::game_key`]).
+    #[serde(skip_serializing_if = "toml::Table::is_empty")]
+    pub rules: toml::Table,
     pub network: NetworkConfig,
     pub search: SearchConfig,
     pub selfplay: SelfplayConfig,
@@ -81,6 +86,7 @@ impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
             game: "dai-dai".into(),
+            rules: toml::Table::new(),
             network: NetworkConfig::default(),
             search: SearchConfig::default(),
             selfplay: SelfplayConfig::default(),
@@ -127,6 +133,24 @@ impl RunConfig {
         )
     }
 
+    /// The game key of the run: the game under the `[rules]` table (`dai-dai` for the
+    /// defaults, else the rule set's canonical text, `dai-dai:LO=EDO`), which its variant,
+    /// checkpoints and shards carry.
+    pub fn game_key(&self) -> Result<String, String> {
+        if self.rules.is_empty() {
+            return Ok(self.game.clone());
+        }
+        tengu_rules::RuleSet::from_table(&self.game, &self.rules)
+            .map(|r| r.canonical())
+            .map_err(|e| format!("rules: {e}"))
+    }
+
+    /// The run's variant (its game under its rule set).
+    pub fn variant(&self) -> Result<std::sync::Arc<tengu_rules::Variant>, String> {
+        let key = self.game_key()?;
+        tengu_rules::Variant::by_key(&key).map_err(|e| format!("rules: {e}"))
+    }
+
     pub fn validate(&self) -> Result<(), String> {
         if !matches!(self.game.as_str(), "dai-dai" | "maka-dai-dai") {
             return Err(format!(
@@ -134,6 +158,7 @@ impl RunConfig {
                 self.game
             ));
         }
+        self.variant()?;
         self.network.validate().map_err(|e| e.to_string())?;
         self.search.validate().map_err(|e| e.to_string())?;
         self.selfplay.validate().map_err(|e| e.to_string())?;
@@ -253,8 +278,7 @@ impl RunConfig {
     /// The network a new run of this configuration starts with: the preset for the game's
     /// encoder with the configured planes.
     pub fn net_config(&self) -> Result<tengu_model::desc::NetConfig, String> {
-        let variant = tengu_rules::Variant::builtin(&self.game)
-            .ok_or_else(|| format!("game: {:?} is not dai-dai or maka-dai-dai", self.game))?;
+        let variant = self.variant()?;
         let encoder = tengu_model::Encoder::with_planes(
             &variant,
             self.network.tactical_planes,
@@ -289,7 +313,9 @@ impl RunConfig {
             .filter(|k| old.get(*k) != new.get(*k))
             .map(|key| {
                 let kind = match key.as_str() {
+                    // Another rule set is another game: other moves, other piece types.
                     "game" => ChangeKind::Game,
+                    k if k.starts_with("rules") => ChangeKind::Game,
                     "network.preset" | "network.tactical_planes" | "network.material_planes"
                         if !same_network =>
                     {

@@ -10,6 +10,7 @@ mod logging;
 mod networks;
 mod output;
 mod ranges;
+mod rules;
 mod tensorboard;
 
 use std::io::Write;

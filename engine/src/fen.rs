@@ -41,7 +41,7 @@ impl QboardCodes {
     pub fn for_variant(variant: &Arc<Variant>) -> Result<&'static QboardCodes, String> {
         static DAI_DAI: OnceLock<Result<QboardCodes, String>> = OnceLock::new();
         static MAKA: OnceLock<Result<QboardCodes, String>> = OnceLock::new();
-        let (cell, text) = match variant.id() {
+        let (cell, text) = match variant.game() {
             "dai-dai" => (&DAI_DAI, include_str!("../../configs/qboard/dai-dai.toml")),
             "maka-dai-dai" => (
                 &MAKA,
@@ -49,6 +49,21 @@ impl QboardCodes {
             ),
             other => return Err(format!("no QBoard piece codes for {other}")),
         };
+        if !variant.rule_set().is_default() {
+            // Another rule set has other piece types: its own table, built once per set.
+            type Tables = std::sync::Mutex<std::collections::HashMap<String, &'static QboardCodes>>;
+            static OTHERS: OnceLock<Tables> = OnceLock::new();
+            let mut others = OTHERS
+                .get_or_init(Default::default)
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if let Some(codes) = others.get(variant.id()) {
+                return Ok(codes);
+            }
+            let codes: &'static QboardCodes = Box::leak(Box::new(QboardCodes::parse(variant, text)?));
+            others.insert(variant.id().to_string(), codes);
+            return Ok(codes);
+        }
         cell.get_or_init(|| QboardCodes::parse(variant, text))
             .as_ref()
             .map_err(Clone::clone)
@@ -247,17 +262,25 @@ fn check_code(code: &str) -> Result<(), String> {
 /// game by its size), else QBoard's FEN.
 pub fn parse_position(text: &str, variant: &Arc<Variant>) -> Result<Position, String> {
     let text = text.trim();
-    if text.contains(',') || text.ends_with(" -") || text.ends_with(" p") {
-        return Position::parse(text).map_err(|e| e.to_string());
-    }
-    // A FEN names its game by its number of ranks too, as QBoard may send one before
-    // `variant`.
+    // Both texts name their game by their number of ranks too, as QBoard may send one before
+    // `variant`; a board of the given variant's size plays its rule set.
     let ranks = text
         .split_whitespace()
         .next()
         .map_or(0, |b| b.split('/').count());
-    let variant = Variant::for_size(ranks).unwrap_or_else(|| variant.clone());
-    match Position::parse(text) {
+    let variant = if variant.size() == ranks {
+        variant.clone()
+    } else {
+        Variant::for_size(ranks).unwrap_or_else(|| variant.clone())
+    };
+    if text.contains(',') || text.ends_with(" -") || text.ends_with(" p") {
+        return if variant.size() == ranks {
+            Position::parse_for(variant, text).map_err(|e| e.to_string())
+        } else {
+            Position::parse(text).map_err(|e| e.to_string())
+        };
+    }
+    match Position::parse_for(variant.clone(), text) {
         Ok(pos) => Ok(pos),
         Err(_) => QboardCodes::for_variant(&variant)?
             .parse_fen(text)

@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tengu_rules::{Color, Game, Move, Position, Square, Variant};
+use tengu_rules::{Color, Game, Move, Position, RuleSet, Square, Variant};
 use tengu_search::players::{AlphaBetaPlayer, Player};
 use tengu_search::search::{Limits, Stop, StopReason, Thought};
 
@@ -76,6 +76,10 @@ pub struct Engine<W: Write> {
     /// The output is gone (the GUI closed the pipe): quit.
     broken: bool,
     seed: u64,
+    /// The rule set chosen with the `Rules` and `Rule options` engine options (RULES.md §8,
+    /// docs/rules.md): a preset name, then `NAME=VALUE` items separated by commas.
+    rule_preset: String,
+    rule_options: String,
 }
 
 fn variant_by_name(name: &str) -> Option<Arc<Variant>> {
@@ -153,6 +157,45 @@ impl<W: Write> Engine<W> {
             pending: Arc::new(AtomicUsize::new(0)),
             broken: false,
             seed: 1,
+            rule_preset: "default".into(),
+            rule_options: String::new(),
+        }
+    }
+
+    /// `base`'s game under the rule set of the engine options.
+    fn ruled(&self, base: &Variant) -> Result<Arc<Variant>, String> {
+        let mut rules =
+            RuleSet::preset(base.game(), &self.rule_preset).map_err(|e| e.to_string())?;
+        for item in self
+            .rule_options
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            rules.assign(item).map_err(|e| e.to_string())?;
+        }
+        Variant::by_key(&rules.canonical()).map_err(|e| e.to_string())
+    }
+
+    /// Starts a new game of the current game under the engine options' rule set; a rule set
+    /// that does not apply is reported and the options keep their old values.
+    fn set_rules(&mut self, preset: Option<&str>, options: Option<&str>) {
+        let old = (self.rule_preset.clone(), self.rule_options.clone());
+        if let Some(p) = preset {
+            self.rule_preset = p.trim().to_string();
+        }
+        if let Some(o) = options {
+            self.rule_options = o.trim().to_string();
+        }
+        let Some(base) = Variant::builtin(self.variant().game()) else {
+            return;
+        };
+        match self.ruled(&base) {
+            Ok(variant) => self.reset(Position::initial(variant)),
+            Err(e) => {
+                (self.rule_preset, self.rule_options) = old;
+                self.send(&[format!("tellusererror rule set refused: {e}")]);
+            }
         }
     }
 
@@ -248,7 +291,16 @@ impl<W: Write> Engine<W> {
                 self.analyzing.store(false, Ordering::SeqCst);
             }
             "variant" => match variant_by_name(rest) {
-                Some(v) => self.reset(Position::initial(v)),
+                Some(v) => {
+                    let variant = self.ruled(&v).unwrap_or_else(|e| {
+                        self.send(&[format!(
+                            "tellusererror rule set refused for {}: {e}; playing its default rules",
+                            v.name()
+                        )]);
+                        v
+                    });
+                    self.reset(Position::initial(variant))
+                }
                 None => self.error("unsupported variant", line),
             },
             "force" => self.engine_side = None,
@@ -323,6 +375,23 @@ impl<W: Write> Engine<W> {
                 "feature option=\"Move time (ms) -spin {} 1 3600000\"",
                 self.settings.default_time.as_millis()
             ),
+            // RULES.md §8: a preset, and single options on top (docs/rules.md).
+            format!(
+                "feature option=\"Rules -combo {}\"",
+                tengu_rules::ruleset::PRESETS
+                    .iter()
+                    .map(|p| if p.name == self.rule_preset {
+                        format!("*{}", p.name)
+                    } else {
+                        p.name.to_string()
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" /// ")
+            ),
+            format!(
+                "feature option=\"Rule options -string {}\"",
+                self.rule_options
+            ),
             "feature done=1".to_string(),
         ];
         self.send(&lines);
@@ -351,6 +420,11 @@ impl<W: Write> Engine<W> {
         let Some((name, value)) = rest.split_once('=') else {
             return self.error("bad option", line);
         };
+        match name.trim() {
+            "Rules" => return self.set_rules(Some(value), None),
+            "Rule options" => return self.set_rules(None, Some(value)),
+            _ => {}
+        }
         let value = value.trim().parse::<u64>();
         match (name.trim(), value) {
             ("Visits", Ok(v)) => {

@@ -631,3 +631,29 @@ fn a_move_legal_only_after_a_dropped_promotion_is_refused_with_the_cause() {
     let out = feed(&mut e, &[&format!("usermove {only_promoted}")]);
     assert!(!out.contains("Illegal"), "{out}");
 }
+
+#[test]
+fn rule_set_engine_options_start_a_game_under_the_set_and_refuse_what_does_not_apply() {
+    let mut e = engine(50);
+    let out = feed(&mut e, &["xboard", "protover 2"]);
+    assert!(
+        out.contains("feature option=\"Rules -combo *default /// sz /// ssz /// srz /// tsa /// japanese-revival\""),
+        "{out}"
+    );
+    assert!(out.contains("feature option=\"Rule options -string \""), "{out}");
+    // A preset, then the other game: the preset applies to it too.
+    feed(&mut e, &["new", "option Rules=japanese-revival", "variant maka"]);
+    let key = "maka-dai-dai:CONTAGION_MDD=PROMOTED_ONLY,KIRIN_PHOENIX_MDD=CHU,FBR=SRZ,BB=JAPANESE_REVIVAL";
+    assert_eq!(e.game().position().variant().id(), key);
+    // Single options on top; an option of the other game is refused and changes nothing.
+    feed(&mut e, &["option Rule options=LEGALITY=PSEUDO_LEGAL"]);
+    assert!(e.game().position().variant().id().contains("LEGALITY=PSEUDO_LEGAL"));
+    let out = feed(&mut e, &["option Rule options=PROMOTION_DD=OPTIONAL_UNLESS_PROMOTED_VICTIM"]);
+    assert!(out.contains("tellusererror rule set refused") && out.contains("PROMOTION_DD"), "{out}");
+    assert!(e.game().position().variant().id().contains("LEGALITY=PSEUDO_LEGAL"));
+    let out = feed(&mut e, &["option Rules=hachu"]);
+    assert!(out.contains("tellusererror") && out.contains("japanese-revival"), "{out}");
+    // Back to the defaults.
+    feed(&mut e, &["option Rules=default", "option Rule options="]);
+    assert_eq!(e.game().position().variant().id(), "maka-dai-dai");
+}

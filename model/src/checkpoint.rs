@@ -19,7 +19,8 @@ use crate::net::Net;
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckpointMeta {
     pub encoder_version: u32,
-    /// Game id (`dai-dai`, `maka-dai-dai`).
+    /// Game key: the game id (`dai-dai`, `maka-dai-dai`) under RULES.md's defaults, else its
+    /// rule set's canonical text (`dai-dai:LO=EDO`, [`tengu_rules::Variant::id`]).
     pub game: String,
     pub config: NetConfig,
     /// Optimizer steps the weights have been trained for.
@@ -100,6 +101,8 @@ impl CheckpointMeta {
                 self.encoder_version.to_string(),
             ),
             ("tengu.game".into(), self.game.clone()),
+            // The rule set's stable hash beside its text (RULES.md §8, docs/rules.md).
+            ("tengu.rules_hash".into(), rules_hash(&self.game)),
             ("tengu.step".into(), self.step.to_string()),
             ("tengu.net.planes".into(), c.planes.to_string()),
             ("tengu.net.size".into(), c.size.to_string()),
@@ -133,6 +136,18 @@ impl CheckpointMeta {
                 problem: format!("metadata {k} is not a number"),
             })
         };
+        if let Some(hash) = map.get("tengu.rules_hash") {
+            let game = get("tengu.game")?;
+            if *hash != rules_hash(game) {
+                return Err(CheckpointError::Format {
+                    path: path.into(),
+                    problem: format!(
+                        "metadata tengu.rules_hash {hash} is not the hash of the rule set {game} ({})",
+                        rules_hash(game)
+                    ),
+                });
+            }
+        }
         Ok(CheckpointMeta {
             encoder_version: num("tengu.encoder_version")? as u32,
             game: get("tengu.game")?.clone(),
@@ -148,6 +163,14 @@ impl CheckpointMeta {
             .with_value_channels(num("tengu.net.value_channels")? as usize),
         })
     }
+}
+
+/// [`tengu_rules::RuleSet::hash_hex`] of a game key (a key that names no rule set hashes as
+/// its text: the hash is of the canonical text either way).
+fn rules_hash(game: &str) -> String {
+    tengu_rules::RuleSet::parse_canonical(game)
+        .map(|r| r.hash_hex())
+        .unwrap_or_else(|_| tengu_rules::RuleSet::default_for(game).hash_hex())
 }
 
 /// Writes `net` with `meta` to `path` (atomically: `tengu_store::atomic`, a hidden

@@ -130,9 +130,13 @@ fn hook_reaches_by_turning(v: &Variant, b: &Board, h: Square, s: Square, vacated
         s.col() as i32,
         s.row() as i32,
     );
-    let diagonal = v.moves[vacated.cell(b, h) as usize]
+    let hook_cell = vacated.cell(b, h);
+    let diagonal = v.moves[hook_cell as usize]
         .hook
         .is_some_and(|dirs| dirs[0].abs() != STRIDE as i16 && dirs[0].abs() != 1);
+    // A two-capture hook also turns on a square holding a piece of the other side.
+    let turns_on_capture = v.moves[hook_cell as usize].hook_two_captures;
+    let hook_color = cell_color(hook_cell);
     let mut turns = [(0i32, 0i32); 2];
     let count;
     if diagonal {
@@ -154,7 +158,11 @@ fn hook_reaches_by_turning(v: &Variant, b: &Board, h: Square, s: Square, vacated
             continue;
         }
         let x = Square::new(c as usize, r as usize);
-        if x == h || x == s || vacated.cell(b, x) != EMPTY {
+        let cx = vacated.cell(b, x);
+        if x == h
+            || x == s
+            || (cx != EMPTY && !(turns_on_capture && cx != OFF && cell_color(cx) != hook_color))
+        {
             continue;
         }
         if line_clear(b, h, x, vacated) && line_clear(b, x, s, vacated) {
@@ -199,13 +207,15 @@ pub(crate) fn in_check(v: &Variant, b: &Board, color: Color) -> bool {
         [only] => return can_capture_on(v, b, color.opposite(), *only),
         _ => {}
     }
-    // Several royals: only a lion-type move can take them all at once, from at most three
-    // squares away.
+    // Several royals: only a lion-type move (from at most three squares away) or a hook that
+    // captures twice can take them all at once.
     let by = color.opposite();
     for p in b.special[by.index()].iter() {
-        if v.info[b.get(p) as usize].flags & F_LIONISH == 0
-            || royals.iter().any(|&r| p.distance(r) > 3)
-        {
+        let cell = b.get(p);
+        // Lion-type pieces within reach, and hooks that capture twice.
+        let lionish = v.info[cell as usize].flags & F_LIONISH != 0
+            && royals.iter().all(|&r| p.distance(r) <= 3);
+        if !lionish && !v.moves[cell as usize].hook_two_captures {
             continue;
         }
         let mut found = false;

@@ -117,13 +117,34 @@ pub enum StalemateRule {
     Draw,
 }
 
-/// The rule options of a variant.
+/// The check rule (option `LEGALITY`, RULES.md §5.3).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LegalityRule {
+    /// No move may leave the mover in check (the default).
+    CheckAware,
+    /// Every pseudo-legal move is legal; capturing the opponent's last royal wins.
+    PseudoLegal,
+}
+
+/// Repetition (option `REPETITION`, RULES.md §5.5).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RepetitionRule {
+    /// The 4th occurrence ends the game: a draw, or a loss for a perpetual checker.
+    Fourfold,
+    /// A move that recreates an earlier position with the same side to move is illegal.
+    Strict,
+}
+
+/// The rule options of a variant: the game file's four switches (`[rules]`) and the two a
+/// rule set adds ([`crate::RuleSet`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct RuleOptions {
     pub promotion: PromotionRule,
     pub contagion: ContagionRule,
     pub pass: PassRule,
     pub stalemate: StalemateRule,
+    pub legality: LegalityRule,
+    pub repetition: RepetitionRule,
 }
 
 /// Hook move kind (RULES.md §2.3).
@@ -155,6 +176,9 @@ pub struct PieceKindSpec {
     /// Lion-dog power per owner-relative direction (order as `ranges`).
     pub lion_dog: [bool; 8],
     pub hook: Option<HookKind>,
+    /// The hook may also turn on a square where it captures, and capture again at the end of
+    /// the second leg (rule option `HM`/`CA` = `TWO_CAPTURES`, RULES.md §8.2, §8.3).
+    pub hook_two_captures: bool,
     pub emperor: bool,
     pub royal: bool,
     /// Index of the kind it promotes to.
@@ -316,6 +340,8 @@ impl VariantSpec {
                 StalemateRule::Loss,
                 &[("loss", StalemateRule::Loss), ("draw", StalemateRule::Draw)],
             )?,
+            legality: LegalityRule::CheckAware,
+            repetition: RepetitionRule::Fourfold,
         };
 
         // Codes first, so that references can be resolved in one pass.
@@ -443,6 +469,7 @@ impl VariantSpec {
                 lion: p.lion,
                 lion_dog,
                 hook,
+                hook_two_captures: false,
                 emperor: p.emperor,
                 royal: p.royal,
                 promotes_to,

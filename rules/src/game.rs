@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::config::StalemateRule;
+use crate::config::{LegalityRule, RepetitionRule, StalemateRule};
 use crate::position::Position;
 use crate::types::{Color, Move};
 
@@ -18,6 +18,8 @@ pub enum Termination {
     Repetition,
     /// The fourth occurrence of a position during which one side checked on every move.
     PerpetualCheck,
+    /// The side to move has no royal piece left (`LEGALITY=PSEUDO_LEGAL` only, §5.4).
+    RoyalCaptured,
 }
 
 impl Termination {
@@ -28,6 +30,7 @@ impl Termination {
             Termination::NoLegalMove => "no legal move",
             Termination::Repetition => "repetition",
             Termination::PerpetualCheck => "perpetual check",
+            Termination::RoyalCaptured => "royal captured",
         }
     }
 
@@ -37,6 +40,7 @@ impl Termination {
             Termination::NoLegalMove,
             Termination::Repetition,
             Termination::PerpetualCheck,
+            Termination::RoyalCaptured,
         ]
         .into_iter()
         .find(|t| t.as_str() == text)
@@ -74,6 +78,16 @@ struct Ply {
 }
 
 /// A game from a start position, with its history.
+///
+/// ```
+/// use tengu_rules::{Game, Position, Variant};
+/// let mut game = Game::new(Position::initial(Variant::dai_dai()));
+/// let first = game.position().parse_move("9l>9k").unwrap(); // a Black Pawn steps forward
+/// game.play(first).unwrap();
+/// assert_eq!(game.len(), 1);
+/// assert!(game.play(first).is_err()); // not a move of White's position
+/// assert!(game.outcome().is_none());
+/// ```
 #[derive(Clone, Debug)]
 pub struct Game {
     start: Position,
@@ -148,6 +162,28 @@ impl Game {
             .collect()
     }
 
+    /// Whether the rule set forbids moves that recreate an earlier position
+    /// (`REPETITION=STRICT`): then [`Game::legal_moves`] is narrower than the position's.
+    pub fn strict_repetition(&self) -> bool {
+        self.position.variant().rules().repetition == RepetitionRule::Strict
+    }
+
+    /// Replaces `out` with the legal moves of the current position in this game: the
+    /// position's legal moves, less those that recreate an earlier position under
+    /// `REPETITION=STRICT` (a second pass in a row among them). Empty once the game is over.
+    pub fn legal_moves(&self, out: &mut Vec<Move>) {
+        out.clear();
+        if self.outcome.is_some() {
+            return;
+        }
+        self.position.legal_moves(out);
+        if self.strict_repetition() {
+            let repeats = self.repeating_moves(out);
+            let mut flags = repeats.into_iter();
+            out.retain(|_| !flags.next().unwrap_or(false));
+        }
+    }
+
     /// Plays a legal move of the current position (checked) and updates the result.
     pub fn play(&mut self, m: Move) -> Result<(), String> {
         if self.outcome.is_some() {
@@ -156,6 +192,12 @@ impl Game {
         if !self.position.is_legal(m) {
             return Err(format!(
                 "{} is not a legal move here",
+                self.position.move_text(m)
+            ));
+        }
+        if self.strict_repetition() && self.repeating_moves(&[m])[0] {
+            return Err(format!(
+                "{} recreates an earlier position, which REPETITION=STRICT forbids",
                 self.position.move_text(m)
             ));
         }
@@ -240,10 +282,26 @@ impl Game {
     }
 
     fn no_move_outcome(&self) -> Option<Outcome> {
-        if self.position.has_legal_move() {
+        let side = self.position.side_to_move();
+        let rules = self.position.variant().rules();
+        if rules.legality == LegalityRule::PseudoLegal
+            && self.position.royals(side).next().is_none()
+        {
+            return Some(Outcome {
+                winner: Some(side.opposite()),
+                termination: Termination::RoyalCaptured,
+            });
+        }
+        let has_move = if rules.repetition == RepetitionRule::Strict {
+            let mut moves = Vec::new();
+            self.position.legal_moves(&mut moves);
+            self.repeating_moves(&moves).contains(&false)
+        } else {
+            self.position.has_legal_move()
+        };
+        if has_move {
             return None;
         }
-        let side = self.position.side_to_move();
         let in_check = self.position.in_check();
         let winner = match self.position.variant().rules().stalemate {
             StalemateRule::Draw if !in_check => None,

@@ -8,6 +8,7 @@
 
 use crate::attack::{can_capture_on, in_check, non_emperor_attacks_with, Vacated};
 use crate::board::{Board, SquareSet};
+use crate::config::LegalityRule;
 use crate::movegen::pseudo_legal;
 use crate::types::{Color, Move, Square};
 use crate::variant::{abs_offset, cell_color, Variant, EMPTY, F_EMPEROR, F_HOOK, F_ROYAL, OFF};
@@ -24,10 +25,28 @@ pub(crate) struct Legality {
     /// When that royal is an Emperor (hundreds of moves): the empty squares the opponent
     /// could capture on once the Emperor has left its square.
     emperor_unsafe: Option<SquareSet>,
+    /// `LEGALITY=PSEUDO_LEGAL` (§5.3's fast mode): what the slow test answers instead of
+    /// playing the move: every move is legal, none once the mover's last royal is gone.
+    pseudo_legal: Option<bool>,
 }
+
+/// A square that is never a move's origin (outside the mailbox).
+const NOWHERE: Square = Square::from_index(u16::MAX as usize);
 
 impl Legality {
     pub fn new(v: &Variant, b: &Board, side: Color) -> Legality {
+        if v.rules().legality == LegalityRule::PseudoLegal {
+            // Resolved once per position: the default mode's fast path is untouched.
+            let royal_lost = b.royals(side).next().is_none();
+            return Legality {
+                in_check: in_check(v, b, side),
+                slow_all: royal_lost,
+                shields: SquareSet::default(),
+                royal: NOWHERE,
+                emperor_unsafe: None,
+                pseudo_legal: Some(!royal_lost),
+            };
+        }
         let opp = side.opposite();
         let mut royals = b.royals(side);
         let royal = royals.next();
@@ -42,6 +61,7 @@ impl Legality {
                 shields: SquareSet::default(),
                 royal: Square::new(0, 0),
                 emperor_unsafe: None,
+                pseudo_legal: None,
             };
         };
         if can_capture_on(v, b, opp, royal) {
@@ -51,6 +71,7 @@ impl Legality {
                 shields: SquareSet::default(),
                 royal,
                 emperor_unsafe: None,
+                pseudo_legal: None,
             };
         }
         let enemy_hooks: SquareSet = {
@@ -62,6 +83,21 @@ impl Legality {
             }
             set
         };
+        // A hook that captures twice (a rule option) turns on any piece of ours: a move onto
+        // its ray can open a line to the royal, so every move is tested by playing it.
+        if enemy_hooks
+            .iter()
+            .any(|h| v.moves[b.get(h) as usize].hook_two_captures)
+        {
+            return Legality {
+                in_check: false,
+                slow_all: true,
+                shields: SquareSet::default(),
+                royal,
+                emperor_unsafe: None,
+                pseudo_legal: None,
+            };
+        }
         let mut shields = SquareSet::default();
         for d in 0..8 {
             let step = abs_offset(d);
@@ -112,6 +148,7 @@ impl Legality {
             shields,
             royal,
             emperor_unsafe,
+            pseudo_legal: None,
         }
     }
 
@@ -141,6 +178,9 @@ impl Legality {
             {
                 return true;
             }
+        }
+        if let Some(legal) = self.pseudo_legal {
+            return legal;
         }
         if m.is_pass() {
             return !self.in_check;

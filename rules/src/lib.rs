@@ -4,6 +4,7 @@
 //! text formats of §12, game records, openings files, repetition and results, and perft.
 
 mod attack;
+pub mod betza;
 mod board;
 pub mod config;
 pub mod game;
@@ -15,6 +16,7 @@ pub mod openings;
 pub mod perft;
 pub mod position;
 pub mod record;
+pub mod ruleset;
 pub mod types;
 pub mod values;
 pub mod variant;
@@ -25,6 +27,7 @@ pub use notation::ParseError;
 pub use openings::{format_opening, parse_openings, Opening, OpeningsError};
 pub use position::{Piece, Position, Undo};
 pub use record::{Record, ResultMismatch};
+pub use ruleset::{RuleSet, RuleSetError};
 pub use types::{Color, Move, Square};
 pub use variant::{PieceType, Variant};
 

@@ -67,7 +67,7 @@ pub(crate) fn piece_moves(
         can_pass |= g.lion_dog_ray(offset, ms.lion);
     }
     if let Some(dirs) = ms.hook {
-        g.hook(dirs);
+        g.hook(dirs, ms.hook_two_captures);
     }
     if ms.emperor {
         g.emperor();
@@ -256,8 +256,10 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
         t1 == T_EMPTY
     }
 
-    /// Hook moves (§2.3): slide, optionally turn 90 degrees once on an empty square.
-    fn hook(&mut self, dirs: [i16; 4]) {
+    /// Hook moves (§2.3): slide, optionally turn 90 degrees once on an empty square; with
+    /// `two_captures` (§8.2's "moves twice as a rook") also on a square where it captures,
+    /// the second leg ending on an empty square or with a second capture.
+    fn hook(&mut self, dirs: [i16; 4], two_captures: bool) {
         for (i, &d1) in dirs.iter().enumerate() {
             let turns = [dirs[(i + 1) % 4], dirs[(i + 3) % 4]];
             let mut x = self.from;
@@ -283,6 +285,22 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
                     }
                     T_ENEMY => {
                         self.plain(x, true);
+                        if two_captures {
+                            for &d2 in &turns {
+                                let mut t = x;
+                                loop {
+                                    t = t.offset(d2);
+                                    match self.tgt(t) {
+                                        T_EMPTY => self.multi(t, [Some(x), None], false),
+                                        T_ENEMY => {
+                                            self.multi(t, [Some(x), None], true);
+                                            break;
+                                        }
+                                        _ => break,
+                                    }
+                                }
+                            }
+                        }
                         break;
                     }
                     _ => break,

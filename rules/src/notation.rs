@@ -8,6 +8,7 @@ use std::fmt::{self, Write};
 use std::str::FromStr;
 use std::sync::Arc;
 
+use crate::config::LegalityRule;
 use crate::position::{Piece, Position};
 use crate::types::{Color, Move, Square};
 use crate::variant::Variant;
@@ -241,7 +242,10 @@ impl Position {
                 "White"
             };
             let royals: Vec<Square> = self.royals(color).collect();
-            if royals.is_empty() {
+            // Under LEGALITY=PSEUDO_LEGAL the side to move may have lost its last royal
+            // (the game is over), and the other side may stand in check.
+            let pseudo_legal = v.rules().legality == LegalityRule::PseudoLegal;
+            if royals.is_empty() && !(pseudo_legal && color == self.side_to_move()) {
                 return err(format!("{name} has no royal piece"));
             }
             // At most one royal per family (King/Emperor, Prince).
@@ -260,7 +264,7 @@ impl Position {
             }
         }
         let other = self.side_to_move().opposite();
-        if self.is_in_check(other) {
+        if v.rules().legality == LegalityRule::CheckAware && self.is_in_check(other) {
             let name = if other == Color::Black {
                 "Black"
             } else {
@@ -278,7 +282,15 @@ impl Position {
         s.name(self.size()).to_string()
     }
 
-    /// Formats a move in §12.3 coordinate notation.
+    /// Formats a move in §12.3 coordinate notation: `from>to`, the captured squares in
+    /// braces, `+`/`=` for an optional promotion taken or declined.
+    ///
+    /// ```
+    /// use tengu_rules::{Position, Variant};
+    /// let pos = Position::initial(Variant::dai_dai());
+    /// let m = pos.parse_move("9l>9k").unwrap();
+    /// assert_eq!(pos.move_text(m), "9l>9k");
+    /// ```
     pub fn move_text(&self, m: Move) -> String {
         let size = self.size();
         let mut s = String::with_capacity(24);

@@ -29,6 +29,16 @@ pub struct Undo {
 }
 
 /// A position of one variant. Cheap to clone (about 1.5 KB plus an `Arc`).
+///
+/// ```
+/// use tengu_rules::{Color, Position, Variant};
+/// let mut pos = Position::initial(Variant::maka_dai_dai());
+/// let m = pos.legal_move_list()[0];
+/// let undo = pos.play(m);
+/// assert_eq!(pos.side_to_move(), Color::White);
+/// pos.unplay(m, undo);
+/// assert_eq!(pos, Position::initial(Variant::maka_dai_dai()));
+/// ```
 #[derive(Clone)]
 pub struct Position {
     variant: Arc<Variant>,
@@ -39,6 +49,13 @@ pub struct Position {
 
 impl Position {
     /// The initial position of `variant` (Black to move).
+    ///
+    /// ```
+    /// use tengu_rules::{Color, Position, Variant};
+    /// let pos = Position::initial(Variant::dai_dai());
+    /// assert_eq!(pos.side_to_move(), Color::Black);
+    /// assert_eq!(pos.squares_of(Color::White).count(), 96);
+    /// ```
     pub fn initial(variant: Arc<Variant>) -> Position {
         let mut board = Board::empty(&variant);
         let size = variant.size();
@@ -188,7 +205,13 @@ impl Position {
         });
     }
 
-    /// The legal moves in a new vector.
+    /// The legal moves in a new vector (RULES.md Appendix B: 59 from Dai Dai Shogi's start).
+    ///
+    /// ```
+    /// use tengu_rules::{Position, Variant};
+    /// let moves = Position::initial(Variant::dai_dai()).legal_move_list();
+    /// assert_eq!(moves.len(), 59);
+    /// ```
     pub fn legal_move_list(&self) -> Vec<Move> {
         let mut out = Vec::with_capacity(256);
         self.legal_moves(&mut out);
@@ -318,6 +341,7 @@ impl Position {
 impl PartialEq for Position {
     fn eq(&self, other: &Position) -> bool {
         self.variant.id() == other.variant.id()
+            && self.variant.rule_set_hash() == other.variant.rule_set_hash()
             && self.side == other.side
             && self.after_pass == other.after_pass
             && self.board.cells == other.board.cells

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! [Game "Dai Dai Shogi"]
+//! [Rules "dai-dai:LO=EDO"]    (only under another rule set than the defaults, RuleSet)
 //! [Start "<position>"]        (only when not the initial position)
 //! [Black "tengu"]
 //! [White "random"]
@@ -93,11 +94,14 @@ impl Record {
             game.start().variant().name().to_string(),
         )];
         let start = game.start();
+        if !start.variant().rule_set().is_default() {
+            tags.push(("Rules".into(), start.variant().rule_set().canonical()));
+        }
         if *start != Position::initial(start.variant().clone()) {
             tags.push(("Start".into(), start.to_string()));
         }
         for (k, v) in extra {
-            if !matches!(*k, "Game" | "Start" | "Result") {
+            if !matches!(*k, "Game" | "Rules" | "Start" | "Result") {
                 tags.push((k.to_string(), v.to_string()));
             }
         }
@@ -204,6 +208,22 @@ impl Record {
             Some("Maka Dai Dai Shogi") => Variant::maka_dai_dai(),
             Some(other) => return err(format!("tag Game: unknown game {other:?}")),
             None => return err("missing [Game \"...\"] tag"),
+        };
+        // A game under another rule set than the defaults names it (RuleSet::canonical).
+        let variant = match tags.iter().find(|(k, _)| k == "Rules") {
+            None => variant,
+            Some((_, text)) => {
+                let rules = crate::RuleSet::parse_canonical(text)
+                    .map_err(|e| ParseError(format!("tag Rules: {e}")))?;
+                if rules.game() != variant.id() {
+                    return err(format!(
+                        "tag Rules: {text:?} is a rule set of {}, the record's game is {}",
+                        rules.game(),
+                        variant.id()
+                    ));
+                }
+                Variant::with_rules(&rules).map_err(|e| ParseError(format!("tag Rules: {e}")))?
+            }
         };
         let start = match tags.iter().find(|(k, _)| k == "Start") {
             Some((_, text)) => Position::parse_for(variant.clone(), text)

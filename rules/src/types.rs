@@ -17,6 +17,12 @@ pub const PADDED: usize = STRIDE * STRIDE;
 pub const MAX_SIZE: usize = 19;
 
 /// The two sides. Black (sente) moves first and starts on the high-letter ranks.
+///
+/// ```
+/// use tengu_rules::Color;
+/// assert_eq!(Color::Black.opposite(), Color::White);
+/// assert_eq!(Color::ALL.map(Color::index), [0, 1]);
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Color {
     Black = 0,
@@ -63,6 +69,15 @@ impl fmt::Display for Color {
 /// `col` 0 is the left-most column as Black sees the board (file `size`) and `row` 0 is rank `a`
 /// (White's back rank). Turning a square into text needs the board size: see
 /// [`Square::name`].
+///
+/// ```
+/// use tengu_rules::Square;
+/// // Dai Dai Shogi (17x17): file 17 is Black's left-most column, rank `a` White's back rank.
+/// let s = Square::from_file_rank(17, 0, 17).unwrap();
+/// assert_eq!(s, Square::new(0, 0));
+/// assert_eq!(s.name(17).to_string(), "17a");
+/// assert!(Square::from_file_rank(18, 0, 17).is_none());
+/// ```
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct Square(u16);
 
@@ -193,6 +208,15 @@ pub(crate) const fn relative_offset(color: Color, forward: i16, left: i16) -> i1
 /// Layout: bits 0-9 `from`, 10-19 `to`, 20-29 and 30-39 up to two captured squares other than
 /// `to` (0 = none; ascending), bit 40 "captures on `to`", bit 41 "promotes", bit 42 "the
 /// promotion was optional", bits 48-55 the cell code the moving piece has after the move.
+///
+/// ```
+/// use tengu_rules::{Position, Variant};
+/// let pos = Position::parse("9,k,7/17/17/17/17/17/17/17/8,p,8/8,LN,8/17/17/17/17/17/17/8,K,8 b -").unwrap();
+/// let igui = pos.parse_move("9j>9j{9i}").unwrap(); // the Lion takes the Pawn and stays
+/// assert!(igui.is_capture() && !igui.is_pass());
+/// assert_eq!(igui.to(), igui.from());
+/// assert_eq!(igui.captures().map(|s| s.name(17).to_string()).collect::<Vec<_>>(), ["9i"]);
+/// ```
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move(u64);
 

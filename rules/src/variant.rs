@@ -12,6 +12,7 @@ use std::sync::{Arc, OnceLock};
 use crate::config::{
     ConfigError, ContagionRule, HookKind, PieceKindSpec, RuleOptions, VariantSpec, UNLIMITED,
 };
+use crate::ruleset::{RuleSet, RuleSetError};
 use crate::types::{
     direction_offset, relative_offset, Color, Square, BLACK_DIRECTION_OFFSETS, STRIDE,
 };
@@ -76,15 +77,31 @@ pub(crate) struct MoveSpec {
     pub lion_dog: Vec<i16>,
     /// Offsets of the four hook directions, if the piece hooks.
     pub hook: Option<[i16; 4]>,
+    /// The hook may turn where it captures and capture again (`TWO_CAPTURES`).
+    pub hook_two_captures: bool,
     pub emperor: bool,
     /// Several move sources may reach one destination: de-duplicate plain moves.
     pub dedupe: bool,
 }
 
 /// A compiled variant. Shared between positions through an [`Arc`].
+///
+/// ```
+/// use tengu_rules::Variant;
+/// let dd = Variant::dai_dai();
+/// assert_eq!((dd.id(), dd.size()), ("dai-dai", 17));
+/// let lion = dd.kind_index("LN").unwrap();
+/// assert_eq!(dd.kinds()[lion].name, "Lion");
+/// // A promoted Lion (an Eastern Barbarian that captured) is its own piece type.
+/// assert!(dd.type_index(lion, true).is_some());
+/// ```
 #[derive(Debug)]
 pub struct Variant {
     spec: VariantSpec,
+    /// The rule set the description was built under (the defaults for a file read as is).
+    rule_set: RuleSet,
+    /// `rule_set.hash()`, kept for cheap comparisons.
+    rule_set_hash: u64,
     types: Vec<PieceType>,
     /// `(kind, promoted)` -> type index.
     type_of: HashMap<(usize, bool), u8>,
@@ -244,7 +261,10 @@ impl Variant {
             reverse_leaps[c] = v;
         }
         let squares: Vec<Square> = Square::all(spec.size).collect();
+        let rule_set = RuleSet::default_for(&spec.id);
         Ok(Variant {
+            rule_set_hash: rule_set.hash(),
+            rule_set,
             spec,
             types,
             type_of,
@@ -263,7 +283,15 @@ impl Variant {
         Variant::new(VariantSpec::from_toml(file, text)?)
     }
 
-    /// The built-in Dai Dai Shogi (`configs/games/dai-dai.toml`, embedded at build time).
+    /// The built-in Dai Dai Shogi (`configs/games/dai-dai.toml`, embedded at build time),
+    /// under the default rule set; one shared instance.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tengu_rules::Variant;
+    /// assert!(Arc::ptr_eq(&Variant::dai_dai(), &Variant::builtin("dai-dai").unwrap()));
+    /// assert!(Variant::dai_dai().rule_set().is_default());
+    /// ```
     pub fn dai_dai() -> Arc<Variant> {
         static CELL: OnceLock<Arc<Variant>> = OnceLock::new();
         CELL.get_or_init(|| {
@@ -287,13 +315,91 @@ impl Variant {
         .clone()
     }
 
-    /// A built-in variant by id (`dai-dai`, `maka-dai-dai`).
+    /// The built-in game `rules.game()` under the rule set `rules`: the game's description
+    /// with the options applied, compiled once (call it at load time, not per position). The
+    /// defaults give the shared built-in variant itself.
+    ///
+    /// ```
+    /// use tengu_rules::{Position, RuleSet, Variant};
+    /// let rules = RuleSet::preset("dai-dai", "sz").unwrap();
+    /// let sz = Variant::with_rules(&rules).unwrap();
+    /// assert_eq!(sz.rule_set(), &rules);
+    /// assert!(sz.kind_index("GE").is_none()); // the Lion Dog does not promote in SZ
+    /// assert_eq!(Position::initial(sz).legal_move_list().len(), 59);
+    /// ```
+    pub fn with_rules(rules: &RuleSet) -> Result<Arc<Variant>, RuleSetError> {
+        let Some(base) = Variant::builtin(rules.game()) else {
+            return Err(RuleSetError::UnknownGame {
+                game: rules.game().to_string(),
+            });
+        };
+        if rules.is_default() {
+            return Ok(base);
+        }
+        let mut spec = rules.apply(base.spec.clone())?;
+        // The variant's id is its game key: files that name the game (checkpoints, shards,
+        // books, match reports) name the rule set with it, and comparing ids compares both.
+        spec.id = rules.canonical();
+        let mut variant = Variant::new(spec).map_err(|e| RuleSetError::Apply {
+            rules: rules.canonical(),
+            game: rules.game().to_string(),
+            problem: e.to_string(),
+        })?;
+        variant.rule_set = rules.clone();
+        variant.rule_set_hash = rules.hash();
+        Ok(Arc::new(variant))
+    }
+
+    /// The rule set this variant plays (RULES.md §8; the defaults unless built by
+    /// [`Variant::with_rules`]).
+    pub fn rule_set(&self) -> &RuleSet {
+        &self.rule_set
+    }
+
+    /// [`RuleSet::hash`] of [`Variant::rule_set`].
+    pub fn rule_set_hash(&self) -> u64 {
+        self.rule_set_hash
+    }
+
+    /// A built-in variant by id (`dai-dai`, `maka-dai-dai`) or game key (a rule set's
+    /// canonical text, `dai-dai:LO=EDO`: see [`Variant::by_key`]).
     pub fn builtin(id: &str) -> Option<Arc<Variant>> {
         match id {
             "dai-dai" => Some(Variant::dai_dai()),
             "maka-dai-dai" => Some(Variant::maka_dai_dai()),
+            key if key.contains(':') => Variant::by_key(key).ok(),
             _ => None,
         }
+    }
+
+    /// The variant of a game key: a game id for RULES.md's defaults, else the canonical text
+    /// of a rule set ([`RuleSet::canonical`]), as [`Variant::id`] gives it and files carry
+    /// it. Each key is compiled once per process and shared.
+    ///
+    /// ```
+    /// use tengu_rules::Variant;
+    /// let v = Variant::by_key("maka-dai-dai:EMPEROR=LION_QUEEN").unwrap();
+    /// assert_eq!((v.id(), v.game()), ("maka-dai-dai:EMPEROR=LION_QUEEN", "maka-dai-dai"));
+    /// assert!(std::sync::Arc::ptr_eq(&v, &Variant::builtin(v.id()).unwrap()));
+    /// assert!(Variant::by_key("maka-dai-dai:EMPEROR=CHU").is_err());
+    /// ```
+    pub fn by_key(key: &str) -> Result<Arc<Variant>, RuleSetError> {
+        static CACHE: OnceLock<std::sync::Mutex<HashMap<String, Arc<Variant>>>> = OnceLock::new();
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(v) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(key) {
+            return Ok(v.clone());
+        }
+        let variant = Variant::with_rules(&RuleSet::parse_canonical(key)?)?;
+        cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.to_string(), variant.clone());
+        Ok(variant)
+    }
+
+    /// The game (`dai-dai`, `maka-dai-dai`, or a file's id), whatever the rule set.
+    pub fn game(&self) -> &str {
+        self.rule_set.game()
     }
 
     /// The built-in variant for a board of `size` ranks (17 = DD, 19 = MDD).
@@ -305,6 +411,8 @@ impl Variant {
         }
     }
 
+    /// The game key: the game's id under RULES.md's defaults (`dai-dai`), else the rule set's
+    /// canonical text (`dai-dai:LO=EDO`). [`Variant::game`] is the game alone.
     pub fn id(&self) -> &str {
         &self.spec.id
     }
@@ -419,6 +527,7 @@ fn compile_moves(kind: &PieceKindSpec, color: Color) -> MoveSpec {
         lion: kind.lion,
         lion_dog,
         hook,
+        hook_two_captures: hook.is_some() && kind.hook_two_captures,
         emperor: kind.emperor,
     }
 }

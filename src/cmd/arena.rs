@@ -93,11 +93,9 @@ impl GameSettingsArgs {
 
     /// The game, the backend for checkpoint players and the match options.
     fn resolve(&self, sprt: Option<Sprt>) -> Result<(Arc<Variant>, Backend, MatchOptions)> {
-        let Some(variant) = Variant::builtin(&self.game) else {
-            bail!(
-                "unknown game {:?}; expected dai-dai or maka-dai-dai",
-                self.game
-            )
+        let game = self.rules.game_key(&self.game)?;
+        let Some(variant) = Variant::builtin(&game) else {
+            bail!("unknown game {game:?}; expected dai-dai or maka-dai-dai")
         };
         let backend: Backend = self.backend.parse().map_err(anyhow::Error::msg)?;
         let openings = match &self.openings {

@@ -90,7 +90,11 @@ pub fn run(args: LadderArgs) -> Result<()> {
     let config = crate::config::RunConfig::of_run(&store)
         .map_err(anyhow::Error::msg)?
         .with_context(|| format!("{}: not a run (no config.toml)", store.display()))?;
-    let Some(variant) = Variant::builtin(&config.game) else {
+    let Some(variant) = config
+        .game_key()
+        .ok()
+        .and_then(|key| Variant::builtin(&key))
+    else {
         bail!("{}: unknown game {:?}", store.display(), config.game)
     };
     let backend: Backend = args
@@ -275,7 +279,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
     let report = LadderReport {
         version: tengu_arena::ladder::LADDER_REPORT_VERSION,
         run: store.display(),
-        game: config.game.clone(),
+        game: variant.id().to_string(),
         opponents: args.opponents.clone(),
         opponent_elo: elo[..fixed].to_vec(),
         games_per_match: args.games.div_ceil(2) * 2,

@@ -26,7 +26,20 @@ use crate::args::PositionArgs;
 /// they must agree).
 impl PositionArgs {
     pub fn resolve(&self) -> Result<Position> {
-        let variant = match self.game.as_deref().map(|g| (g, Variant::builtin(g))) {
+        // A rule set without --game is Dai Dai Shogi's, or the --position's game's.
+        let game = match (&self.game, &self.position) {
+            (Some(g), _) => Some(g.clone()),
+            (None, Some(text)) if self.rules.rules.is_some() || !self.rules.options.is_empty() => {
+                let ranks = text.split_whitespace().next().map_or(0, |b| b.split('/').count());
+                Some(Variant::for_size(ranks).map_or("dai-dai".into(), |v| v.id().to_string()))
+            }
+            (None, _) if self.rules.rules.is_some() || !self.rules.options.is_empty() => {
+                Some("dai-dai".into())
+            }
+            (None, _) => None,
+        };
+        let game = game.map(|g| self.rules.game_key(&g)).transpose()?;
+        let variant = match game.as_deref().map(|g| (g, Variant::builtin(g))) {
             None => None,
             Some((_, Some(v))) => Some(v),
             Some((g, None)) => bail!("unknown game {g:?}; expected dai-dai or maka-dai-dai"),

@@ -14,15 +14,16 @@ pub fn run(args: PlayArgs) -> Result<()> {
         "white" | "w" | "gote" => Color::White,
         other => bail!("--color {other:?}: expected black (moves first) or white"),
     };
+    let game = args.rules.game_key(&args.game)?;
+    let Some(variant) = Variant::builtin(&game) else {
+        bail!("unknown game {game:?}; expected dai-dai or maka-dai-dai")
+    };
     let start = match &args.position {
+        Some(text) if text.split('/').count() == variant.size() => {
+            Position::parse_for(variant, text.trim()).context("invalid --position")?
+        }
         Some(text) => Position::parse(text.trim()).context("invalid --position")?,
-        None => match Variant::builtin(&args.game) {
-            Some(v) => Position::initial(v),
-            None => bail!(
-                "unknown game {:?}; expected dai-dai or maka-dai-dai",
-                args.game
-            ),
-        },
+        None => Position::initial(variant),
     };
     let mut factory = args.engine.factory()?;
     let mut player = factory(start.variant()).map_err(anyhow::Error::msg)?;

@@ -86,7 +86,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         max_minutes: args.max_minutes,
         max_steps: args.max_steps,
         stop: stop_flag()?,
-        game: config.game.clone(),
+        game: config.game_key().map_err(anyhow::Error::msg)?,
         arena: config.arena.enabled.then(|| config.arena.clone()),
         match_search_config: Some(run.join("config.toml")),
         match_openings,

@@ -83,7 +83,7 @@ pub fn prepare_run(
         check_change(&location, file, new, saved, has_checkpoint, role)?;
     }
     let config = from_file.or(saved).unwrap_or_default();
-    let variant = Variant::builtin(&config.game).expect("a validated game");
+    let variant = config.variant().map_err(anyhow::Error::msg)?;
     let (name, origin) = match backend {
         Some(b) => (b, "--backend"),
         None => (config.network.backend.as_str(), "network.backend"),
@@ -130,11 +130,13 @@ fn check_change(
     let changes = new.changes_from(saved);
     let run = location.display();
     let file = file.display();
-    if saved.game != new.game {
+    let (saved_key, new_key) = (
+        saved.game_key().map_err(anyhow::Error::msg)?,
+        new.game_key().map_err(anyhow::Error::msg)?,
+    );
+    if saved_key != new_key {
         bail!(
-            "{run} is a {} run; {file} configures {}: a run holds one game's shards and checkpoints, choose another --run",
-            saved.game,
-            new.game
+            "{run} is a {saved_key} run; {file} configures {new_key}: a run holds one game's (and rule set's) shards and checkpoints, choose another --run",
         );
     }
     let network: Vec<String> = changes

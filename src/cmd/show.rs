@@ -52,6 +52,7 @@ pub fn run(args: ShowArgs) -> Result<()> {
             let pos = crate::args::PositionArgs {
                 game: args.game.clone(),
                 position: args.position,
+                rules: Default::default(),
             }
             .resolve()?;
             out!("{}", board_text(&pos))?;

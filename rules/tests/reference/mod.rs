@@ -16,6 +16,9 @@
 
 use std::sync::OnceLock;
 
+mod options;
+pub use options::{rules, Rules};
+
 // =============================================================================================
 // Public API
 // =============================================================================================
@@ -47,6 +50,20 @@ pub fn play(position: &str, mv: &str) -> Result<String, String> {
     Err(format!("move '{}' is not a legal move in this position", mv))
 }
 
+/// [`legal_moves`] under a rule set (see [`rules`]).
+pub fn legal_moves_with(rules: &'static Rules, position: &str) -> Result<Vec<String>, String> {
+    let pos = parse_position_with(position, Some(rules))?;
+    let mut out: Vec<String> = legal(&pos).iter().map(|m| move_text(&pos, m)).collect();
+    out.sort();
+    Ok(out)
+}
+
+/// [`perft`] under a rule set (see [`rules`]).
+pub fn perft_with(rules: &'static Rules, position: &str, depth: u32) -> Result<u64, String> {
+    let pos = parse_position_with(position, Some(rules))?;
+    Ok(perft_pos(&pos, depth))
+}
+
 /// Whether the side to move is in check (§5.3).
 pub fn in_check(position: &str) -> Result<bool, String> {
     let pos = parse_position(position)?;
@@ -67,6 +84,7 @@ enum Game {
 const INF: u32 = 1000;
 
 /// One row of a game's piece table.
+#[derive(Clone, Copy)]
 struct KindRow {
     code: &'static str,
     /// Range vector, owner-relative directions in the order `f fr r br b bl l fl`
@@ -288,6 +306,9 @@ struct Def {
     liondog_rays: Vec<usize>,
     /// Direction indices (absolute; the sets are symmetric) of the hook move, if any.
     hook_dirs: Vec<usize>,
+    /// The hook may also turn where it captures, and capture again (§8.2 "moves twice as a
+    /// rook", option `TWO_CAPTURES`).
+    hook_twice: bool,
     emperor: bool,
     royal: bool,
     promotes_to: Option<usize>,
@@ -318,6 +339,7 @@ fn build_defs(rows: &[KindRow]) -> Vec<Def> {
             lion: false,
             liondog_rays: Vec::new(),
             hook_dirs: Vec::new(),
+            hook_twice: false,
             emperor: false,
             royal: false,
             promotes_to: None,
@@ -332,6 +354,7 @@ fn build_defs(rows: &[KindRow]) -> Vec<Def> {
                 "liondog-ge" => d.liondog_rays = vec![F, R, BR, B, BL, L],
                 "hook-orth" => d.hook_dirs = vec![F, R, B, L],
                 "hook-diag" => d.hook_dirs = vec![FR, BR, BL, FL],
+                "hook-twice" => d.hook_twice = true,
                 "emperor" => d.emperor = true,
                 "jump-A" => d.jumps.extend([(2, 2), (2, -2), (-2, 2), (-2, -2)]),
                 "jump-D" => d.jumps.extend([(0, 2), (0, -2), (2, 0), (-2, 0)]),
@@ -340,6 +363,8 @@ fn build_defs(rows: &[KindRow]) -> Vec<Def> {
                 "jump-fA" => d.jumps.extend([(2, -2), (-2, -2)]),
                 "jump-bA" => d.jumps.extend([(2, 2), (-2, 2)]),
                 "jump-ffN" => d.jumps.extend([(1, -2), (-1, -2)]),
+                "jump-sD" => d.jumps.extend([(2, 0), (-2, 0)]),
+                "jump-sH" => d.jumps.extend([(3, 0), (-3, 0)]),
                 other => panic!("unknown special tag {}", other),
             }
         }
@@ -356,16 +381,21 @@ fn build_defs(rows: &[KindRow]) -> Vec<Def> {
 }
 
 fn defs(game: Game) -> &'static [Def] {
-    static DD: OnceLock<Vec<Def>> = OnceLock::new();
-    static MDD: OnceLock<Vec<Def>> = OnceLock::new();
+    &default_rules(game).defs
+}
+
+/// RULES.md's default rules of `game`.
+fn default_rules(game: Game) -> &'static Rules {
+    static DD: OnceLock<&'static Rules> = OnceLock::new();
+    static MDD: OnceLock<&'static Rules> = OnceLock::new();
     match game {
-        Game::Dd => DD.get_or_init(|| build_defs(DD_KINDS)),
-        Game::Mdd => MDD.get_or_init(|| build_defs(MDD_KINDS)),
+        Game::Dd => DD.get_or_init(|| rules(17, &[]).unwrap()),
+        Game::Mdd => MDD.get_or_init(|| rules(19, &[]).unwrap()),
     }
 }
 
-fn kind_index(game: Game, code: &str) -> Option<usize> {
-    defs(game).iter().position(|d| d.code == code)
+fn kind_index(rules: &Rules, code: &str) -> Option<usize> {
+    rules.defs.iter().position(|d| d.code == code)
 }
 
 // =============================================================================================
@@ -388,6 +418,7 @@ type Sq = (i32, i32);
 #[derive(Clone)]
 struct Pos {
     game: Game,
+    rules: &'static Rules,
     n: i32,
     /// `cells[(rank-1)*n + (n-file)]`, i.e. diagram order.
     cells: Vec<Option<Piece>>,
@@ -411,7 +442,7 @@ impl Pos {
         self.cells[i] = p;
     }
     fn def(&self, p: Piece) -> &'static Def {
-        &defs(self.game)[p.kind]
+        &self.rules.defs[p.kind]
     }
     /// All squares in board reading order.
     fn squares(&self) -> Vec<Sq> {
@@ -559,6 +590,24 @@ fn raw_moves(pos: &Pos, from: Sq, allow_pass: bool) -> Vec<Raw> {
                 Cell::Off | Cell::Friend => break,
                 Cell::Enemy => {
                     push_raw(&mut out, x, vec![x]);
+                    if d.hook_twice {
+                        // turn on the captured square, go on, perhaps capture a second piece
+                        for &d2 in &perps {
+                            let mut j = 1;
+                            loop {
+                                let y = add(x, d2, j);
+                                match cell(pos, y, side) {
+                                    Cell::Off | Cell::Friend => break,
+                                    Cell::Empty => push_raw(&mut out, y, vec![x]),
+                                    Cell::Enemy => {
+                                        push_raw(&mut out, y, vec![x, y]);
+                                        break;
+                                    }
+                                }
+                                j += 1;
+                            }
+                        }
+                    }
                     break;
                 }
                 Cell::Empty => {
@@ -775,21 +824,13 @@ fn expand(pos: &Pos, from: Sq, raw: &Raw, out: &mut Vec<Move>) {
         return;
     }
     let victims: Vec<(Sq, Piece)> = raw.caps.iter().map(|&s| (s, pos.get(s).unwrap())).collect();
-    match pos.game {
-        Game::Dd => {
-            // mandatory promotion on the first capture
-            match d.promotes_to {
-                Some(t) if !piece.promoted => out.push(mk(promoted_piece(piece, t), None)),
-                _ => out.push(mk(piece, None)),
-            }
-        }
-        Game::Mdd => {
-            // §6.3 contagion (never for King, Drunk Elephant, Emperor, Prince)
+    {
+        {
+            // §6.3 contagion (never for King, Drunk Elephant, Emperor, Prince); the rule set
+            // says which victims are contagious (none in Dai Dai Shogi)
             let exempt = matches!(d.code, "K" | "DE" | "EM" | "PR");
             if !exempt {
-                let contagious = |p: &Piece| {
-                    matches!(pos.def(*p).code, "DV" | "TK" | "DS" | "BS")
-                };
+                let contagious = |p: &Piece| pos.rules.contagious.contains(&pos.def(*p).code);
                 let cont: Vec<&(Sq, Piece)> = victims.iter().filter(|(_, p)| contagious(p)).collect();
                 if !cont.is_empty() {
                     let deciding = match cont.iter().find(|(s, _)| *s == raw.to) {
@@ -803,7 +844,7 @@ fn expand(pos: &Pos, from: Sq, raw: &Raw, out: &mut Vec<Move>) {
                         "DV" | "TK" => "TK",
                         _ => "BS",
                     };
-                    let t = kind_index(Game::Mdd, code).unwrap();
+                    let t = kind_index(pos.rules, code).unwrap();
                     out.push(mk(promoted_piece(piece, t), None));
                     return;
                 }
@@ -817,7 +858,7 @@ fn expand(pos: &Pos, from: Sq, raw: &Raw, out: &mut Vec<Move>) {
             let promotion_available = !(d.code == "DE" && owns_prince);
             match d.promotes_to {
                 Some(t) if !piece.promoted => {
-                    if victims.iter().any(|(_, p)| p.promoted) {
+                    if !pos.rules.promotion_optional || victims.iter().any(|(_, p)| p.promoted) {
                         // mandatory; without the promotion the move is impossible
                         if promotion_available {
                             out.push(mk(promoted_piece(piece, t), None));
@@ -842,7 +883,7 @@ fn pseudo_moves(pos: &Pos) -> Vec<Move> {
     for s in pos.squares() {
         match pos.get(s) {
             Some(p) if p.side == pos.side => {
-                for raw in raw_moves(pos, s, !pos.prev_pass) {
+                for raw in raw_moves(pos, s, !pos.prev_pass && !pos.rules.no_pass) {
                     expand(pos, s, &raw, &mut out);
                 }
             }
@@ -870,6 +911,10 @@ fn apply(pos: &Pos, m: &Move) -> Pos {
 
 /// Legal moves (§5.3): pseudo-legal moves after which the mover is not in check.
 fn legal(pos: &Pos) -> Vec<Move> {
+    if pos.rules.pseudo_legal {
+        // §5.3's fast mode: every pseudo-legal move, none once the last royal is gone
+        return if royals(pos, pos.side).is_empty() { Vec::new() } else { pseudo_moves(pos) };
+    }
     pseudo_moves(pos)
         .into_iter()
         .filter(|m| !side_in_check(&apply(pos, m), pos.side))
@@ -959,6 +1004,10 @@ fn check_move_syntax(pos: &Pos, mv: &str) -> Result<(), String> {
 // =============================================================================================
 
 fn parse_position(text: &str) -> Result<Pos, String> {
+    parse_position_with(text, None)
+}
+
+fn parse_position_with(text: &str, rules: Option<&'static Rules>) -> Result<Pos, String> {
     let fields: Vec<&str> = text.split(' ').collect();
     if fields.len() != 3 {
         return Err(format!(
@@ -978,8 +1027,13 @@ fn parse_position(text: &str) -> Result<Pos, String> {
         }
     };
     let n = rank_texts.len() as i32;
+    let rules = rules.unwrap_or_else(|| default_rules(game));
+    if rules.game != game {
+        return Err("the rule set is of the other game".into());
+    }
     let mut pos = Pos {
         game,
+        rules,
         n,
         cells: vec![None; (n * n) as usize],
         side: BLACK,
@@ -1019,7 +1073,7 @@ fn parse_position(text: &str) -> Result<Pos, String> {
                 if file < 1 {
                     return Err(format!("rank {}: covers more than {} squares", rname, n));
                 }
-                let p = parse_token(game, item)
+                let p = parse_token(rules, item)
                     .map_err(|e| format!("rank {}: {}", rname, e))?;
                 pos.set((file, r), Some(p));
                 file -= 1;
@@ -1069,13 +1123,14 @@ fn parse_position(text: &str) -> Result<Pos, String> {
             }
         }
     }
-    if side_in_check(&pos, other(pos.side)) {
+    if !rules.pseudo_legal && side_in_check(&pos, other(pos.side)) {
         return Err("the side not to move is in check".to_string());
     }
     Ok(pos)
 }
 
-fn parse_token(game: Game, item: &str) -> Result<Piece, String> {
+fn parse_token(rules: &Rules, item: &str) -> Result<Piece, String> {
+    let game = rules.game;
     let (plus, code) = match item.strip_prefix('+') {
         Some(rest) => (true, rest),
         None => (false, item),
@@ -1092,9 +1147,9 @@ fn parse_token(game: Game, item: &str) -> Result<Piece, String> {
     };
     let upper = code.to_ascii_uppercase();
     let gname = if game == Game::Dd { "Dai Dai Shogi" } else { "Maka Dai Dai Shogi" };
-    let kind = kind_index(game, &upper)
+    let kind = kind_index(rules, &upper)
         .ok_or_else(|| format!("piece token '{}': kind {} does not belong to {}", item, upper, gname))?;
-    let d = &defs(game)[kind];
+    let d = &rules.defs[kind];
     if plus && !d.plus_allowed {
         return Err(format!("piece token '{}': '+' is not allowed on {}", item, upper));
     }

@@ -649,10 +649,12 @@ pub struct BenchNnArgs {
     /// most 3,600).
     #[arg(long, default_value_t = 2.0, value_parser = crate::ranges::real(crate::ranges::SECONDS))]
     pub seconds: f64,
-    /// Backends to measure (comma separated): `burn` (tengu's CPU kernels; training on
-    /// burn-flex), `burn-flex` (evaluation through burn-flex too), `candle` (candle's CPU
+    /// Backends to measure (comma separated): `burn` (tengu's CPU kernels, evaluation and
+    /// training), `burn-flex` (evaluation through burn-flex), `candle` (candle's CPU
     /// backend; needs a build with `--features candle`), `tch-cpu`, `tch-cuda`,
-    /// `tch-cuda-bf16` (the tch ones need a build with `--features cuda`).
+    /// `tch-cuda-bf16` (the tch ones need a build with `--features cuda`). Training is
+    /// measured for `burn` alone: the other CPU backends train on the same kernels, and
+    /// GPUs train with PyTorch (`python -m tengu.train.bench`).
     #[arg(long, default_value = "burn,burn-flex", value_delimiter = ',')]
     pub backends: Vec<String>,
     /// Also print where each forward's time goes, stage by stage (backends that measure it).
@@ -678,8 +680,9 @@ pub struct BenchTrainArgs {
     #[arg(long, default_value_t = 64, value_parser = crate::ranges::whole::<usize>(1, 4096))]
     pub batch: usize,
     /// Backends whose trainers are measured (comma separated): `burn` (tengu's CPU
-    /// kernels), `burn-flex` (burn-flex's autodiff), `tch-cpu`, ... (builds with the feature).
-    #[arg(long, default_value = "burn,burn-flex", value_delimiter = ',')]
+    /// kernels, the one Rust trainer, which `burn-flex` and `candle` train with too; the tch
+    /// backends have none: GPUs train with PyTorch, `python -m tengu.train.bench`).
+    #[arg(long, default_value = "burn", value_delimiter = ',')]
     pub backends: Vec<String>,
     /// Seconds each backend trains per round (above 0, at most 3,600).
     #[arg(long, default_value_t = 10.0, value_parser = crate::ranges::real(crate::ranges::SECONDS))]

@@ -1,14 +1,19 @@
 //! Backends chosen by name, so that search, the trainer and the CLI never name burn or tch.
 //!
 //! * `burn`: the pure-Rust default (always built): evaluation by tengu's own CPU kernels
-//!   ([`crate::cpu_eval`], about 3x burn-flex's forward), training by them too
-//!   ([`crate::cpu_train`], about 2x burn-flex's samples/s on one core);
-//! * `burn-flex`: evaluation and training through burn-flex (the reference the CPU kernels
-//!   are checked against);
+//!   ([`crate::cpu_eval`], about 3x burn-flex's forward);
+//! * `burn-flex`: evaluation through burn-flex (the reference the CPU kernels are checked
+//!   against);
 //! * `candle`: evaluation through candle's CPU backend ([`crate::candle_eval`], for
-//!   comparison), in builds with the `candle` feature; same training;
-//! * `tch-cpu`, `tch-cuda`, `tch-cuda-bf16`: libtorch, in builds with the `cuda` feature
-//!   (`tch-cuda-bf16` runs inference under bfloat16 autocast).
+//!   comparison), in builds with the `candle` feature;
+//! * `tch-cpu`, `tch-cuda`, `tch-cuda-bf16`: libtorch inference, in builds with the `cuda`
+//!   feature (`tch-cuda-bf16` runs inference under bfloat16 autocast).
+//!
+//! Training runs on two engines, as KataGo's and lc0's do: tengu's CPU kernels
+//! ([`crate::cpu_train`], the one Rust [`Trainer`], whatever CPU backend evaluates) and
+//! PyTorch on GPUs (`python -m tengu.train`, the Python package). The tch backends have no
+//! trainer ([`BackendError::NoTrainer`]); burn's autodiff stays as the test oracle of the
+//! CPU kernels' hand-derived gradients ([`crate::burn_eval::BurnTrainer`]).
 
 use std::fmt;
 use std::path::Path;
@@ -16,7 +21,7 @@ use std::str::FromStr;
 
 use tengu_rules::Variant;
 
-use crate::burn_eval::{BurnEvaluator, BurnTrainer};
+use crate::burn_eval::BurnEvaluator;
 use crate::checkpoint::{self, CheckpointError, CheckpointMeta};
 use crate::cpu_eval::CpuEvaluator;
 use crate::cpu_train::CpuTrainer;
@@ -213,7 +218,21 @@ impl Backend {
         }
     }
 
-    /// A trainer (AdamW) for `config`, starting from `checkpoint` if given, else fresh weights.
+    /// Whether `tengu train` can train with this backend: the CPU backends train on
+    /// tengu's CPU kernels; the tch backends have no Rust trainer (GPUs train with PyTorch).
+    /// Commands check this before they write anything.
+    pub fn check_trainer(self) -> Result<(), BackendError> {
+        // Whatever the build: a tch backend never trains.
+        match self {
+            Backend::Burn | Backend::BurnFlex | Backend::Candle => self.check(),
+            _ => Err(BackendError::NoTrainer {
+                backend: self.name(),
+            }),
+        }
+    }
+
+    /// The trainer (AdamW on tengu's CPU kernels) for `config`, starting from `checkpoint`
+    /// if given, else fresh weights; [`BackendError::NoTrainer`] for the tch backends.
     pub fn trainer(
         self,
         variant: &Variant,
@@ -222,64 +241,24 @@ impl Backend {
         learning_rate: f64,
         weight_decay: f64,
     ) -> Result<Box<dyn Trainer>, CheckpointError> {
-        self.check()?;
+        self.check_trainer()?;
         if let Some(path) = checkpoint {
             check_planes(path, variant)?;
         }
-        match self {
-            Backend::Burn => {
-                let device = burn::tensor::Device::default();
-                let (net, config) = match checkpoint {
-                    Some(path) => {
-                        let (net, meta) = checkpoint::load(path, variant.id(), &device)?;
-                        (net, meta.config)
-                    }
-                    None => (config.init(&device), config.clone()),
-                };
-                let trainer =
-                    CpuTrainer::new(variant, &net, &config, learning_rate, weight_decay as f32)
-                        .map_err(|e| match checkpoint {
-                            Some(path) => CheckpointError::of_evaluator(path, e),
-                            None => CheckpointError::Weights {
-                                path: "(new network)".into(),
-                                problem: e.to_string(),
-                            },
-                        })?;
-                Ok(Box::new(trainer))
+        let trainer = match checkpoint {
+            Some(path) => {
+                CpuTrainer::from_checkpoint(variant, path, learning_rate, weight_decay as f32)?
             }
-            Backend::BurnFlex | Backend::Candle if self.compiled() => {
-                let device = burn::tensor::Device::default();
-                let net = match checkpoint {
-                    Some(path) => checkpoint::load(path, variant.id(), &device)?.0,
-                    None => config.init(&device),
-                };
-                Ok(Box::new(BurnTrainer::new(
-                    variant,
-                    net,
-                    &device,
-                    learning_rate,
-                    weight_decay as f32,
-                )))
+            None => {
+                let net = config.init(&burn::tensor::Device::default());
+                CpuTrainer::new(variant, &net, config, learning_rate, weight_decay as f32)
+                    .map_err(|e| CheckpointError::Weights {
+                        path: "(new network)".into(),
+                        problem: e.to_string(),
+                    })?
             }
-            Backend::BurnFlex | Backend::Candle => Err(self.unavailable().into()),
-            #[cfg(feature = "cuda")]
-            _ => {
-                use crate::tch_net::{TchNet, TchTrainer};
-                let device = self.tch_device()?;
-                let net = match checkpoint {
-                    Some(path) => TchNet::load(path, variant.id(), device)?.0,
-                    None => TchNet::new(config, device),
-                };
-                Ok(Box::new(TchTrainer::new(
-                    variant,
-                    net,
-                    learning_rate,
-                    weight_decay,
-                )))
-            }
-            #[cfg(not(feature = "cuda"))]
-            _ => Err(self.unavailable().into()),
-        }
+        };
+        Ok(Box::new(trainer))
     }
 }
 
@@ -350,36 +329,6 @@ fn atomically(path: &Path, write: impl FnOnce(&Path) -> Result<(), String>) -> R
     tengu_store::atomic::write_atomic_with(path, write, |e| format!("{}: {e}", path.display()))
 }
 
-impl Trainer for BurnTrainer {
-    fn step(&mut self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
-        BurnTrainer::step(self, batch)
-    }
-
-    fn losses(&self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
-        BurnTrainer::losses(self, batch)
-    }
-
-    fn set_learning_rate(&mut self, learning_rate: f64) {
-        self.learning_rate = learning_rate;
-    }
-
-    fn set_loss_weights(&mut self, weights: LossWeights) {
-        self.weights = weights;
-    }
-
-    fn save(&self, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
-        checkpoint::save(&self.net(), meta, path)
-    }
-
-    fn save_optimizer(&self, path: &Path) -> Result<(), String> {
-        atomically(path, |tmp| BurnTrainer::save_optimizer(self, tmp))
-    }
-
-    fn load_optimizer(&mut self, path: &Path) -> Result<(), String> {
-        BurnTrainer::load_optimizer(self, path)
-    }
-}
-
 impl Trainer for CpuTrainer {
     fn step(&mut self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
         CpuTrainer::step(self, batch)
@@ -414,39 +363,6 @@ impl Trainer for CpuTrainer {
     }
 }
 
-#[cfg(feature = "cuda")]
-impl Trainer for crate::tch_net::TchTrainer {
-    fn step(&mut self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
-        crate::tch_net::TchTrainer::step(self, batch)
-    }
-
-    fn losses(&self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
-        crate::tch_net::TchTrainer::losses(self, batch)
-    }
-
-    fn set_learning_rate(&mut self, learning_rate: f64) {
-        crate::tch_net::TchTrainer::set_learning_rate(self, learning_rate)
-    }
-
-    fn set_loss_weights(&mut self, weights: LossWeights) {
-        self.weights = weights;
-    }
-
-    fn save(&self, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
-        self.net.save(meta, path)
-    }
-
-    fn save_optimizer(&self, path: &Path) -> Result<(), String> {
-        atomically(path, |tmp| {
-            crate::tch_net::TchTrainer::save_optimizer(self, tmp)
-        })
-    }
-
-    fn load_optimizer(&mut self, path: &Path) -> Result<(), String> {
-        crate::tch_net::TchTrainer::load_optimizer(self, path)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -475,5 +391,28 @@ mod tests {
             panic!("candle trained without the feature");
         };
         assert!(e.to_string().contains("--features candle"), "{e}");
+    }
+
+    #[test]
+    fn the_tch_backends_have_no_trainer_whatever_the_build() {
+        let variant = Variant::dai_dai();
+        let encoder = Encoder::new(&variant);
+        let config = NetConfig::preset("tiny", encoder.planes(), encoder.size()).unwrap();
+        for backend in [Backend::TchCpu, Backend::TchCuda, Backend::TchCudaBf16] {
+            let want = BackendError::NoTrainer {
+                backend: backend.name(),
+            };
+            assert_eq!(backend.check_trainer(), Err(want.clone()));
+            let Err(e) = backend.trainer(&variant, &config, None, 1e-3, 0.0) else {
+                panic!("{backend} trained");
+            };
+            assert!(
+                matches!(&e, CheckpointError::Backend(b) if *b == want),
+                "{backend}: {e}"
+            );
+            assert!(e.to_string().contains("train.engine = \"python\""), "{e}");
+        }
+        assert_eq!(Backend::Burn.check_trainer(), Ok(()));
+        assert_eq!(Backend::BurnFlex.check_trainer(), Ok(()));
     }
 }

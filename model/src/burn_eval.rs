@@ -1,5 +1,5 @@
-//! The burn network behind the [`Evaluator`] trait, and a training step (policy
-//! cross-entropy over legal moves + WDL cross-entropy) used by tests and the trainer.
+//! The burn network behind the [`Evaluator`] trait, and a training step on burn's autodiff
+//! ([`BurnTrainer`]): the test oracle of the CPU kernels' hand-derived gradients.
 
 use burn::module::{Module, ModuleMapper, Param};
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
@@ -140,14 +140,15 @@ impl Losses {
     }
 }
 
-/// A network being trained with AdamW on an autodiff device.
+/// A network trained with AdamW on burn's autodiff: no longer a trainer of the product (the
+/// CPU kernels of [`crate::cpu_train`] train on CPUs, PyTorch on GPUs), kept as the test
+/// oracle of the CPU kernels' hand-derived gradients (`model/tests/cpu_train.rs`).
 pub struct BurnTrainer {
     net: Option<Net>,
     optim: ModuleOptimizer,
     encoder: Encoder,
     index: PolicyIndex,
     device: Device,
-    weight_decay: f32,
     pub learning_rate: f64,
     /// Weights of the auxiliary losses.
     pub weights: LossWeights,
@@ -170,7 +171,6 @@ impl BurnTrainer {
             index: PolicyIndex::new(encoder.clone()),
             encoder,
             device,
-            weight_decay,
             learning_rate,
             weights: LossWeights::default(),
         }
@@ -275,29 +275,6 @@ impl BurnTrainer {
         let net = self.net();
         let device = self.device.clone().inner();
         Ok(Losses::of(self.loss_tensors(&net, batch, &device)?))
-    }
-
-    /// Writes the optimizer state (AdamW moments, step counts) to `path` (burnpack).
-    pub fn save_optimizer(&self, path: &std::path::Path) -> Result<(), String> {
-        self.optim
-            .save(path)
-            .map_err(|e| format!("{}: {e:?}", path.display()))
-    }
-
-    /// Loads optimizer state written by [`BurnTrainer::save_optimizer`] for the same
-    /// architecture. On error the optimizer restarts from zero moments.
-    pub fn load_optimizer(&mut self, path: &std::path::Path) -> Result<(), String> {
-        let fresh = AdamWConfig::new()
-            .with_weight_decay(self.weight_decay)
-            .init();
-        let current = std::mem::replace(&mut self.optim, fresh);
-        match current.load(path) {
-            Ok(loaded) => {
-                self.optim = loaded;
-                Ok(())
-            }
-            Err(e) => Err(format!("{}: {e:?}", path.display())),
-        }
     }
 
     /// The current weights, without gradient tracking.

@@ -30,10 +30,10 @@ use tengu_rules::Variant;
 use crate::checkpoint::{self, CheckpointError, CheckpointMeta};
 use crate::cpu_net::{im2col3x3, product};
 use crate::desc::{parameter_shapes, LossWeights, Losses, NetConfig, TrainExample};
-use crate::desc::{AUX_HORIZONS, CODES, OCCUPANCY_CLASSES};
+use crate::desc::{Activation, Head, HeadInput, LossKind, CODES, HEADS};
 use crate::encoder::Encoder;
 use crate::evaluator::EvalError;
-use crate::net::{Net, RawLayer};
+use crate::net::Net;
 use crate::policy::PolicyIndex;
 
 /// Positions whose im2col buffer (`CHUNK * A * 9 C` floats) one product reads.
@@ -252,6 +252,104 @@ fn relu_backward(d: &mut [f32], y: &[f32]) {
 }
 
 // ---------------------------------------------------------------------------------------
+// The heads' losses, by their kind in the head table
+
+/// The loss of a head on the value trunk (`out`: `[B, outputs]` after its activation) and,
+/// with `dout`, the gradient of `weight` times it before the activation (`[B, outputs]`).
+fn row_head_loss(
+    head: &Head,
+    weight: f32,
+    out: &[f32],
+    batch: &[TrainExample<'_>],
+    mut dout: Option<&mut [f32]>,
+) -> f32 {
+    let k = head.outputs;
+    let bf = batch.len() as f32;
+    let mut loss = 0.0f32;
+    for (pos, e) in batch.iter().enumerate() {
+        let target = e.values(head.target);
+        let y = &out[pos * k..(pos + 1) * k];
+        match head.loss {
+            LossKind::SoftmaxCrossEntropy => {
+                let max = y.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let log_sum = y.iter().map(|&v| (v - max).exp()).sum::<f32>().ln() + max;
+                let target_sum: f32 = target.iter().sum();
+                for j in 0..k {
+                    loss -= target[j] * (y[j] - log_sum);
+                    if let Some(d) = dout.as_mut() {
+                        d[pos * k + j] =
+                            ((y[j] - log_sum).exp() * target_sum - target[j]) / bf * weight;
+                    }
+                }
+            }
+            LossKind::SquaredError => {
+                for j in 0..k {
+                    let diff = y[j] - target[j];
+                    loss += diff * diff;
+                    if let Some(d) = dout.as_mut() {
+                        let g = 2.0 * diff / bf * weight;
+                        d[pos * k + j] = match head.activation {
+                            Activation::Tanh => g * (1.0 - y[j] * y[j]),
+                            Activation::Identity => g,
+                        };
+                    }
+                }
+            }
+            LossKind::SquareClassCrossEntropy { .. } => {
+                unreachable!("head {}: a class loss on the value trunk", head.layer)
+            }
+        }
+    }
+    loss / bf
+}
+
+/// The loss of a head on the squares (columns `offset..offset + outputs` of the fused heads
+/// `f.heads [B A, width]`, `a` squares) and, with `dheads`, the gradient of `weight` times
+/// it in those columns.
+fn square_head_loss(
+    head: &Head,
+    weight: f32,
+    f: &Forward,
+    (offset, width, a): (usize, usize, usize),
+    batch: &[TrainExample<'_>],
+    mut dheads: Option<&mut [f32]>,
+) -> f32 {
+    let LossKind::SquareClassCrossEntropy { classes } = head.loss else {
+        unreachable!("head {}: only class losses on the squares", head.layer)
+    };
+    let groups = head.outputs / classes;
+    let with_targets = batch
+        .iter()
+        .filter(|e| e.classes(head.target).len() == groups * a)
+        .count();
+    let norm = (with_targets.max(1) * groups * a) as f32;
+    let mut loss = 0.0f32;
+    for (pos, e) in batch.iter().enumerate() {
+        let target = e.classes(head.target);
+        if target.len() != groups * a {
+            continue;
+        }
+        for h in 0..groups {
+            for sq in 0..a {
+                let at = (pos * a + sq) * width + offset + h * classes;
+                let l = &f.heads[at..at + classes];
+                let max = l.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let log_sum = l.iter().map(|&v| (v - max).exp()).sum::<f32>().ln() + max;
+                let class = (target[h * a + sq] as usize).min(classes - 1);
+                loss -= l[class] - log_sum;
+                if let Some(d) = dheads.as_mut() {
+                    for k in 0..classes {
+                        let t = if k == class { 1.0 } else { 0.0 };
+                        d[at + k] = ((l[k] - log_sum).exp() - t) * weight / norm;
+                    }
+                }
+            }
+        }
+    }
+    loss / norm
+}
+
+// ---------------------------------------------------------------------------------------
 // Parameters
 
 /// One parameter tensor in burn's layout with its AdamW moments.
@@ -268,12 +366,22 @@ struct Layers {
     stem: (usize, usize),
     /// `conv1`, `conv2`, `pool` of each block.
     blocks: Vec<[(usize, usize); 3]>,
-    /// Policy query, policy key, codes, value features, ownership: the fused 1x1 heads, in
-    /// the order of their columns.
-    heads: [(usize, usize); 5],
+    /// Policy query, policy key, codes, value features, then the square heads of [`HEADS`]:
+    /// the fused 1x1 heads, in the order of their columns.
+    heads: Vec<(usize, usize)>,
     value_fc1: (usize, usize),
-    value_fc2: (usize, usize),
-    material_fc: (usize, usize),
+    /// Where each row of [`HEADS`] is computed, in the table's order.
+    head_slots: Vec<HeadSlot>,
+}
+
+/// Where a head of [`HEADS`] is computed.
+#[derive(Copy, Clone)]
+enum HeadSlot {
+    /// Columns `offset..offset + outputs` of the fused 1x1 heads.
+    Columns { offset: usize },
+    /// Output `index` among the heads on the value trunk ([`Forward::hidden_outputs`]), a
+    /// linear layer `(weight, bias)`.
+    Hidden { index: usize, layer: (usize, usize) },
 }
 
 impl Layers {
@@ -303,16 +411,39 @@ impl Layers {
                     ]
                 })
                 .collect(),
-            heads: [
-                at("policy_q"),
-                at("policy_k"),
-                at("policy_code"),
-                at("value_conv"),
-                at("ownership"),
-            ],
+            heads: ["policy_q", "policy_k", "policy_code", "value_conv"]
+                .into_iter()
+                .chain(
+                    HEADS
+                        .iter()
+                        .filter(|h| h.input == HeadInput::Squares)
+                        .map(|h| h.layer),
+                )
+                .map(at)
+                .collect(),
             value_fc1: at("value_fc1"),
-            value_fc2: at("value_fc2"),
-            material_fc: at("material_fc"),
+            head_slots: {
+                let mut offset = 2 * config.head_dim + CODES + config.value_channels;
+                let mut index = 0;
+                HEADS
+                    .iter()
+                    .map(|h| match h.input {
+                        HeadInput::Squares => {
+                            offset += h.outputs;
+                            HeadSlot::Columns {
+                                offset: offset - h.outputs,
+                            }
+                        }
+                        HeadInput::ValueHidden => {
+                            index += 1;
+                            HeadSlot::Hidden {
+                                index: index - 1,
+                                layer: at(h.layer),
+                            }
+                        }
+                    })
+                    .collect()
+            },
         }
     }
 }
@@ -366,10 +497,9 @@ struct Forward {
     value_mean: Vec<f32>,
     /// `relu(value_fc1)`, `[B, VALUE_HIDDEN]`.
     hidden: Vec<f32>,
-    /// WDL logits `[B, 3]`.
-    wdl: Vec<f32>,
-    /// `tanh(material_fc)`, `[B, AUX_HORIZONS]`.
-    material: Vec<f32>,
+    /// The outputs of the heads on the value trunk, after their activation, in the order of
+    /// [`HEADS`]: `[B, outputs]` each (the WDL logits, `tanh(material_fc)`).
+    hidden_outputs: Vec<Vec<f32>>,
 }
 
 impl Forward {
@@ -413,22 +543,7 @@ impl CpuTrainer {
         weight_decay: f32,
     ) -> Result<CpuTrainer, EvalError> {
         let raw = net.raw().map_err(EvalError::Backend)?;
-        let mut named: Vec<(String, &RawLayer)> = vec![
-            ("stem".into(), &raw.stem),
-            ("policy_q".into(), &raw.policy_q),
-            ("policy_k".into(), &raw.policy_k),
-            ("policy_code".into(), &raw.policy_code),
-            ("value_conv".into(), &raw.value_conv),
-            ("ownership".into(), &raw.ownership),
-            ("value_fc1".into(), &raw.value_fc1),
-            ("value_fc2".into(), &raw.value_fc2),
-            ("material_fc".into(), &raw.material_fc),
-        ];
-        for (b, [c1, c2, pool]) in raw.blocks.iter().enumerate() {
-            named.push((format!("blocks.{b}.conv1"), c1));
-            named.push((format!("blocks.{b}.conv2"), c2));
-            named.push((format!("blocks.{b}.pool"), pool));
-        }
+        let named = raw.named();
         let mut params = Vec::new();
         for (name, shape) in parameter_shapes(config) {
             let (layer, part) = name.rsplit_once('.').expect("parameter names have a dot");
@@ -479,16 +594,32 @@ impl CpuTrainer {
         })
     }
 
+    /// A trainer starting from the weights of the checkpoint at `path` (refused, naming
+    /// the file, when it is of another game or its weights do not fit its architecture).
+    pub fn from_checkpoint(
+        variant: &Variant,
+        path: &Path,
+        learning_rate: f64,
+        weight_decay: f32,
+    ) -> Result<CpuTrainer, CheckpointError> {
+        let device = burn::tensor::Device::default();
+        let (net, meta) = checkpoint::load(path, variant.id(), &device)?;
+        CpuTrainer::new(variant, &net, &meta.config, learning_rate, weight_decay)
+            .map_err(|e| CheckpointError::of_evaluator(path, e))
+    }
+
     fn value(&self, i: usize) -> &[f32] {
         &self.params[i].value
     }
 
-    /// Columns of the fused heads: `2 D + CODES + V + AUX_HORIZONS * OCCUPANCY_CLASSES`.
+    /// Columns of the fused heads: `2 D + CODES + V` and the outputs of the square heads.
     fn head_width(&self) -> usize {
-        2 * self.config.head_dim
-            + CODES
-            + self.config.value_channels
-            + AUX_HORIZONS * OCCUPANCY_CLASSES
+        let squares: usize = HEADS
+            .iter()
+            .filter(|h| h.input == HeadInput::Squares)
+            .map(|h| h.outputs)
+            .sum();
+        2 * self.config.head_dim + CODES + self.config.value_channels + squares
     }
 
     /// The fused 1x1 heads' weight `[C, W]` and bias `[W]`.
@@ -638,13 +769,18 @@ impl CpuTrainer {
             &mut hidden,
         );
         hidden.iter_mut().for_each(|h| *h = h.max(0.0));
-        let (f2w, f2b) = self.layers.value_fc2;
-        let mut wdl = vec![0.0f32; b * 3];
-        linear(&hidden, b, self.value(f2w), self.value(f2b), &mut wdl);
-        let (mw, mb) = self.layers.material_fc;
-        let mut material = vec![0.0f32; b * AUX_HORIZONS];
-        linear(&hidden, b, self.value(mw), self.value(mb), &mut material);
-        material.iter_mut().for_each(|m| *m = m.tanh());
+        let mut hidden_outputs = Vec::new();
+        for (head, slot) in HEADS.iter().zip(&self.layers.head_slots) {
+            let HeadSlot::Hidden { layer: (w, bias), .. } = *slot else {
+                continue;
+            };
+            let mut out = vec![0.0f32; b * head.outputs];
+            linear(&hidden, b, self.value(w), self.value(bias), &mut out);
+            if head.activation == Activation::Tanh {
+                out.iter_mut().for_each(|m| *m = m.tanh());
+            }
+            hidden_outputs.push(out);
+        }
         Ok(Forward {
             positions: b,
             input,
@@ -655,19 +791,19 @@ impl CpuTrainer {
             heads,
             value_mean,
             hidden,
-            wdl,
-            material,
+            hidden_outputs,
         })
     }
 
     /// The losses of `f` on `batch` and, if `grad` is given, the gradient of the weighted
-    /// objective with respect to the fused heads (`grad [B A, W]`, overwritten), the WDL
-    /// logits (`[B, 3]`) and the material head before its tanh (`[B, AUX_HORIZONS]`).
+    /// objective with respect to the fused heads (`grad [B A, W]`, overwritten) and to each
+    /// head on the value trunk before its activation (`[B, outputs]` each, in the order of
+    /// [`HEADS`], overwritten).
     fn losses_of(
         &self,
         f: &Forward,
         batch: &[TrainExample<'_>],
-        mut grad: Option<(&mut [f32], &mut [f32], &mut [f32])>,
+        mut grad: Option<(&mut [f32], &mut [Vec<f32>])>,
     ) -> Losses {
         let n = self.config.size;
         let a = n * n;
@@ -677,9 +813,7 @@ impl CpuTrainer {
         let d = self.config.head_dim;
         let scale = 1.0 / (d as f32).sqrt();
         let code_off = 2 * d;
-        let own_off = 2 * d + CODES + self.config.value_channels;
-        let w = self.weights;
-        if let Some((heads, _, _)) = grad.as_mut() {
+        if let Some((heads, _)) = grad.as_mut() {
             heads.fill(0.0);
         }
 
@@ -704,7 +838,7 @@ impl CpuTrainer {
             for (&l, &t) in logits.iter().zip(e.policy) {
                 policy -= t * (l - log_sum);
             }
-            if let Some((heads, _, _)) = grad.as_mut() {
+            if let Some((heads, _)) = grad.as_mut() {
                 for (j, &(from, to, code)) in slots.iter().enumerate() {
                     let prob = (logits[j] - log_sum).exp();
                     let g = (prob * target_sum - e.policy[j]) / bf;
@@ -725,71 +859,26 @@ impl CpuTrainer {
         }
         policy /= bf;
 
-        // Value: WDL cross-entropy.
-        let mut value = 0.0f32;
-        for (pos, e) in batch.iter().enumerate() {
-            let l = &f.wdl[3 * pos..3 * pos + 3];
-            let max = l.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            let log_sum = l.iter().map(|&v| (v - max).exp()).sum::<f32>().ln() + max;
-            let target_sum: f32 = e.wdl.iter().sum();
-            for k in 0..3 {
-                value -= e.wdl[k] * (l[k] - log_sum);
-                if let Some((_, dwdl, _)) = grad.as_mut() {
-                    dwdl[3 * pos + k] = ((l[k] - log_sum).exp() * target_sum - e.wdl[k]) / bf;
-                }
-            }
-        }
-        value /= bf;
-
-        // Ownership: cross-entropy per square and horizon over the rows with targets.
-        let with_targets = batch
-            .iter()
-            .filter(|e| e.ownership.len() == AUX_HORIZONS * a)
-            .count();
-        let own_norm = (with_targets.max(1) * AUX_HORIZONS * a) as f32;
-        let mut ownership = 0.0f32;
-        for (pos, e) in batch.iter().enumerate() {
-            if e.ownership.len() != AUX_HORIZONS * a {
-                continue;
-            }
-            for h in 0..AUX_HORIZONS {
-                for sq in 0..a {
-                    let at = (pos * a + sq) * width + own_off + h * OCCUPANCY_CLASSES;
-                    let l = &f.heads[at..at + OCCUPANCY_CLASSES];
-                    let max = l.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-                    let log_sum = l.iter().map(|&v| (v - max).exp()).sum::<f32>().ln() + max;
-                    let class = e.ownership[h * a + sq].min(2) as usize;
-                    ownership -= l[class] - log_sum;
-                    if let Some((heads, _, _)) = grad.as_mut() {
-                        for k in 0..OCCUPANCY_CLASSES {
-                            let t = if k == class { 1.0 } else { 0.0 };
-                            heads[at + k] = ((l[k] - log_sum).exp() - t) * w.ownership / own_norm;
-                        }
-                    }
-                }
-            }
-        }
-        ownership /= own_norm;
-
-        // Material: squared error summed over the horizons.
-        let mut material = 0.0f32;
-        for (pos, e) in batch.iter().enumerate() {
-            for h in 0..AUX_HORIZONS {
-                let m = f.material[pos * AUX_HORIZONS + h];
-                let diff = m - e.material[h];
-                material += diff * diff;
-                if let Some((_, _, dm)) = grad.as_mut() {
-                    dm[pos * AUX_HORIZONS + h] = 2.0 * diff / bf * w.material * (1.0 - m * m);
-                }
-            }
-        }
-        material /= bf;
-        Losses {
+        let mut losses = Losses {
             policy,
-            value,
-            ownership,
-            material,
+            ..Losses::default()
+        };
+        for (head, slot) in HEADS.iter().zip(&self.layers.head_slots) {
+            let weight = self.weights.of(head);
+            let loss = match *slot {
+                HeadSlot::Hidden { index, .. } => {
+                    let out = &f.hidden_outputs[index];
+                    let dout = grad.as_mut().map(|(_, hidden)| &mut hidden[index][..]);
+                    row_head_loss(head, weight, out, batch, dout)
+                }
+                HeadSlot::Columns { offset } => {
+                    let dheads = grad.as_mut().map(|(heads, _)| &mut heads[..]);
+                    square_head_loss(head, weight, f, (offset, width, a), batch, dheads)
+                }
+            };
+            losses.set_head(head.loss_name, loss);
         }
+        losses
     }
 
     /// The losses of the current weights on `batch`, without a step (held-out data).
@@ -855,9 +944,9 @@ impl CpuTrainer {
         let rows = b * a;
         let width = self.head_width();
         let mut dheads = scratch.zeros(rows * width);
-        let mut dwdl = vec![0.0f32; b * 3];
-        let mut dmaterial = vec![0.0f32; b * AUX_HORIZONS];
-        let losses = self.losses_of(&f, batch, Some((&mut dheads, &mut dwdl, &mut dmaterial)));
+        let mut dhidden_outputs: Vec<Vec<f32>> =
+            f.hidden_outputs.iter().map(|o| vec![0.0f32; o.len()]).collect();
+        let losses = self.losses_of(&f, batch, Some((&mut dheads, &mut dhidden_outputs)));
         profile.lap("losses", clock);
         let mut grads: Vec<Vec<f32>> = self
             .params
@@ -866,34 +955,34 @@ impl CpuTrainer {
             .collect();
         let grad_of = |i: usize, grads: &mut Vec<Vec<f32>>| std::mem::take(&mut grads[i]);
 
-        // Value head.
+        // The heads on the value trunk, into the hidden layer's gradient.
         let hidden_n = f.hidden.len() / b;
         let mut dhidden = vec![0.0f32; b * hidden_n];
-        let (f2w, f2b) = self.layers.value_fc2;
-        let (mut g2w, mut g2b) = (grad_of(f2w, &mut grads), grad_of(f2b, &mut grads));
-        linear_backward(
-            &f.hidden,
-            b,
-            self.value(f2w),
-            &dwdl,
-            &mut g2w,
-            &mut g2b,
-            Some(&mut dhidden),
-        );
-        let (mw, mb) = self.layers.material_fc;
-        let (mut gmw, mut gmb) = (grad_of(mw, &mut grads), grad_of(mb, &mut grads));
-        let mut dhidden_m = vec![0.0f32; b * hidden_n];
-        linear_backward(
-            &f.hidden,
-            b,
-            self.value(mw),
-            &dmaterial,
-            &mut gmw,
-            &mut gmb,
-            Some(&mut dhidden_m),
-        );
-        for (g, &m) in dhidden.iter_mut().zip(&dhidden_m) {
-            *g += m;
+        let mut dhidden_head = vec![0.0f32; b * hidden_n];
+        for slot in &self.layers.head_slots {
+            let HeadSlot::Hidden { index, layer: (w, bias) } = *slot else {
+                continue;
+            };
+            let (mut gw, mut gb) = (grad_of(w, &mut grads), grad_of(bias, &mut grads));
+            // The first head's input gradient is the sum so far; later ones are added.
+            let first = index == 0;
+            dhidden_head.fill(0.0);
+            linear_backward(
+                &f.hidden,
+                b,
+                self.value(w),
+                &dhidden_outputs[index],
+                &mut gw,
+                &mut gb,
+                Some(if first { &mut dhidden } else { &mut dhidden_head }),
+            );
+            if !first {
+                for (g, &m) in dhidden.iter_mut().zip(&dhidden_head) {
+                    *g += m;
+                }
+            }
+            grads[w] = gw;
+            grads[bias] = gb;
         }
         relu_backward(&mut dhidden, &f.hidden);
         let (f1w, f1b) = self.layers.value_fc1;
@@ -920,16 +1009,8 @@ impl CpuTrainer {
                 }
             }
         }
-        for (i, g) in [
-            (f2w, g2w),
-            (f2b, g2b),
-            (mw, gmw),
-            (mb, gmb),
-            (f1w, g1w),
-            (f1b, g1b),
-        ] {
-            grads[i] = g;
-        }
+        grads[f1w] = g1w;
+        grads[f1b] = g1b;
 
         // Fused heads.
         let (hw, _) = self.head_matrix();

@@ -220,6 +220,147 @@ impl NetConfig {
 }
 
 // ---------------------------------------------------------------------------------------
+// The heads
+
+/// What a head reads.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HeadInput {
+    /// The value trunk's hidden layer `[B, VALUE_HIDDEN]` (the value features, pooled over
+    /// the board, through `value_fc1` and a ReLU): a linear layer, weight
+    /// `[VALUE_HIDDEN, outputs]` (burn's layout), bias `[outputs]`.
+    ValueHidden,
+    /// The tower's output per square `[B, C, N, N]`: a 1x1 convolution, weight
+    /// `[outputs, C, 1, 1]`, bias `[outputs]`; its output is `[B, outputs, N, N]`.
+    Squares,
+}
+
+/// What a head's outputs pass through (in the network: inference reads the same values).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Activation {
+    /// Raw values (logits, or a correction in logit space).
+    Identity,
+    /// `tanh`, into (-1, 1).
+    Tanh,
+}
+
+/// How a head is trained (each loss is a mean over the batch's rows).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LossKind {
+    /// Cross-entropy (nats) of a softmax over the `outputs` against a distribution target
+    /// `[B, outputs]`.
+    SoftmaxCrossEntropy,
+    /// Per square: the `outputs` channels are `outputs / classes` groups of `classes`
+    /// logits; cross-entropy (nats) per square and group against a class index target
+    /// `[B, groups, A]`, averaged over the squares and groups of the rows that have targets
+    /// (a row without them adds nothing).
+    SquareClassCrossEntropy { classes: usize },
+    /// Squared error summed over the `outputs`, against a target `[B, outputs]`.
+    SquaredError,
+}
+
+/// The field of a training row ([`TrainExample`]) that holds a head's target, by the name
+/// the Python trainer's batches use too (`batch["wdl"]`, ...).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HeadTarget {
+    /// [`TrainExample::wdl`].
+    Wdl,
+    /// [`TrainExample::ownership`] (rows may have none).
+    Ownership,
+    /// [`TrainExample::material`].
+    Material,
+}
+
+impl HeadTarget {
+    /// The field's name: a batch's key in the Python trainer (`has_<name>` marks the rows
+    /// that have targets, for targets rows may lack).
+    pub fn name(self) -> &'static str {
+        match self {
+            HeadTarget::Wdl => "wdl",
+            HeadTarget::Ownership => "ownership",
+            HeadTarget::Material => "material",
+        }
+    }
+}
+
+/// How a new network's head starts.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HeadInit {
+    /// The layer's default (burn's and PyTorch's uniform fan-in initialisation).
+    Default,
+    /// Zero weights and bias: an untrained head outputs exactly 0 (a correction that
+    /// changes nothing until it has learnt something).
+    Zero,
+}
+
+/// One trained head besides the policy (whose attention over the legal moves is the
+/// network's own): a row of [`HEADS`], which the weights' names ([`parameter_shapes`]),
+/// the CPU kernels' trainer and the PyTorch trainer (`tengu.heads()`) read.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Head {
+    /// The layer's name in a checkpoint (`<layer>.weight`, `<layer>.bias`).
+    pub layer: &'static str,
+    /// The loss's name: the loss log's `<loss>_loss` and `heldout_<loss>_loss`, and the
+    /// head's output in the Python network.
+    pub loss_name: &'static str,
+    pub input: HeadInput,
+    /// Output values per row (`HeadInput::ValueHidden`) or channels per square
+    /// (`HeadInput::Squares`).
+    pub outputs: usize,
+    pub activation: Activation,
+    pub loss: LossKind,
+    pub target: HeadTarget,
+    /// The `[train]` key of the loss's weight in the objective; `None`: weight 1.
+    pub weight_key: Option<&'static str>,
+    pub init: HeadInit,
+}
+
+/// The trained heads besides the policy, in the order of their weights in a checkpoint
+/// (within each input kind) and of their losses. A step minimises the policy loss plus each
+/// head's loss times its weight ([`LossWeights`]).
+pub const HEADS: [Head; 3] = [
+    Head {
+        layer: "value_fc2",
+        loss_name: "value",
+        input: HeadInput::ValueHidden,
+        outputs: 3,
+        activation: Activation::Identity,
+        loss: LossKind::SoftmaxCrossEntropy,
+        target: HeadTarget::Wdl,
+        weight_key: None,
+        init: HeadInit::Default,
+    },
+    Head {
+        layer: "ownership",
+        loss_name: "ownership",
+        input: HeadInput::Squares,
+        outputs: AUX_HORIZONS * OCCUPANCY_CLASSES,
+        activation: Activation::Identity,
+        loss: LossKind::SquareClassCrossEntropy {
+            classes: OCCUPANCY_CLASSES,
+        },
+        target: HeadTarget::Ownership,
+        weight_key: Some("ownership_weight"),
+        init: HeadInit::Default,
+    },
+    Head {
+        layer: "material_fc",
+        loss_name: "material",
+        input: HeadInput::ValueHidden,
+        outputs: AUX_HORIZONS,
+        activation: Activation::Tanh,
+        loss: LossKind::SquaredError,
+        target: HeadTarget::Material,
+        weight_key: Some("material_weight"),
+        init: HeadInit::Default,
+    },
+];
+
+/// The head of [`HEADS`] whose loss is `loss_name`.
+pub fn head(loss_name: &str) -> Option<&'static Head> {
+    HEADS.iter().find(|h| h.loss_name == loss_name)
+}
+
+// ---------------------------------------------------------------------------------------
 // The weights' names
 
 /// Parameter names and shapes of an architecture: the naming table of a safetensors
@@ -241,12 +382,9 @@ pub fn parameter_shapes(c: &NetConfig) -> Vec<(String, Vec<i64>)> {
     conv("policy_k", ch, c.head_dim as i64, 1);
     conv("policy_code", ch, CODES as i64, 1);
     conv("value_conv", ch, c.value_channels as i64, 1);
-    conv(
-        "ownership",
-        ch,
-        (AUX_HORIZONS * OCCUPANCY_CLASSES) as i64,
-        1,
-    );
+    for head in HEADS.iter().filter(|h| h.input == HeadInput::Squares) {
+        conv(head.layer, ch, head.outputs as i64, 1);
+    }
     for b in 0..c.blocks {
         v.push((format!("blocks.{b}.pool.weight"), vec![ch, ch]));
         v.push((format!("blocks.{b}.pool.bias"), vec![ch]));
@@ -257,11 +395,11 @@ pub fn parameter_shapes(c: &NetConfig) -> Vec<(String, Vec<i64>)> {
         vec![c.value_channels as i64, hidden],
     ));
     v.push(("value_fc1.bias".into(), vec![hidden]));
-    v.push(("value_fc2.weight".into(), vec![hidden, 3]));
-    v.push(("value_fc2.bias".into(), vec![3]));
-    let horizons = AUX_HORIZONS as i64;
-    v.push(("material_fc.weight".into(), vec![hidden, horizons]));
-    v.push(("material_fc.bias".into(), vec![horizons]));
+    for head in HEADS.iter().filter(|h| h.input == HeadInput::ValueHidden) {
+        let outputs = head.outputs as i64;
+        v.push((format!("{}.weight", head.layer), vec![hidden, outputs]));
+        v.push((format!("{}.bias", head.layer), vec![outputs]));
+    }
     v
 }
 
@@ -285,6 +423,27 @@ pub struct TrainExample<'a> {
     pub material: [f32; 2],
 }
 
+impl TrainExample<'_> {
+    /// A distribution or regression target of `target` (`[outputs]` of its head); empty for
+    /// a class target.
+    pub fn values(&self, target: HeadTarget) -> &[f32] {
+        match target {
+            HeadTarget::Wdl => &self.wdl,
+            HeadTarget::Material => &self.material,
+            HeadTarget::Ownership => &[],
+        }
+    }
+
+    /// A class target of `target` (`[groups, A]`, class indices), empty when the row has
+    /// none.
+    pub fn classes(&self, target: HeadTarget) -> &[u8] {
+        match target {
+            HeadTarget::Ownership => self.ownership,
+            HeadTarget::Wdl | HeadTarget::Material => &[],
+        }
+    }
+}
+
 /// Weights of the auxiliary losses (0 switches a head's training off).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct LossWeights {
@@ -301,10 +460,23 @@ impl Default for LossWeights {
     }
 }
 
+impl LossWeights {
+    /// The weight of `head`'s loss in the objective (1 for a head without a weight key).
+    pub fn of(&self, head: &Head) -> f32 {
+        match head.weight_key {
+            None => 1.0,
+            Some("ownership_weight") => self.ownership,
+            Some("material_weight") => self.material,
+            Some(other) => unreachable!("a head's weight key {other} without a LossWeights field"),
+        }
+    }
+}
+
 /// Losses of one step (means over the batch): policy and WDL cross-entropy over the legal
 /// moves, the auxiliary losses below; the step minimises
 /// `policy + value + ownership * w.ownership + material * w.material` ([`LossWeights`]).
-#[derive(Copy, Clone, Debug)]
+/// One field per row of [`HEADS`] besides the policy, by its loss name.
+#[derive(Copy, Clone, Debug, Default)]
 pub struct Losses {
     pub policy: f32,
     pub value: f32,
@@ -312,6 +484,28 @@ pub struct Losses {
     pub ownership: f32,
     /// Squared error summed over the two horizons (tanh scale).
     pub material: f32,
+}
+
+impl Losses {
+    /// The loss of the head whose loss name is `loss_name` (a row of [`HEADS`]).
+    pub fn of_head(&self, loss_name: &str) -> f32 {
+        match loss_name {
+            "value" => self.value,
+            "ownership" => self.ownership,
+            "material" => self.material,
+            other => unreachable!("a head's loss {other} without a Losses field"),
+        }
+    }
+
+    /// Sets the loss of the head whose loss name is `loss_name`.
+    pub fn set_head(&mut self, loss_name: &str, loss: f32) {
+        match loss_name {
+            "value" => self.value = loss,
+            "ownership" => self.ownership = loss,
+            "material" => self.material = loss,
+            other => unreachable!("a head's loss {other} without a Losses field"),
+        }
+    }
 }
 
 /// Dense target tensors of the auxiliary heads for a batch: ownership one-hot
@@ -344,6 +538,42 @@ pub(crate) fn aux_targets(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_heads_table_names_each_weight_once_and_keeps_the_checkpoint_names() {
+        let config = NetConfig::new(30, 17, 2, 16);
+        let shapes = parameter_shapes(&config);
+        let mut names: Vec<&str> = shapes.iter().map(|(n, _)| n.as_str()).collect();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count, "a weight named twice");
+        // The names and shapes of checkpoints written before the table existed.
+        let shape = |name: &str| shapes.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone());
+        assert_eq!(shape("value_fc2.weight"), Some(vec![64, 3]));
+        assert_eq!(shape("material_fc.weight"), Some(vec![64, 2]));
+        assert_eq!(shape("ownership.weight"), Some(vec![6, 16, 1, 1]));
+        assert_eq!(count, 2 * (1 + 2 * 2 + 4 + 1) + 2 * 2 + 2 + 2 * 2);
+        for h in &HEADS {
+            assert_eq!(head(h.loss_name), Some(h));
+            let w = LossWeights {
+                ownership: 0.5,
+                material: 0.25,
+            };
+            let want = match h.loss_name {
+                "ownership" => 0.5,
+                "material" => 0.25,
+                _ => 1.0,
+            };
+            assert_eq!(w.of(h), want, "{}", h.loss_name);
+            let mut losses = Losses::default();
+            losses.set_head(h.loss_name, 2.5);
+            assert_eq!(losses.of_head(h.loss_name), 2.5, "{}", h.loss_name);
+            if let LossKind::SquareClassCrossEntropy { classes } = h.loss {
+                assert_eq!(h.outputs % classes, 0, "{}", h.loss_name);
+            }
+        }
+    }
 
     #[test]
     fn refused_presets_say_why() {

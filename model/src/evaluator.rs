@@ -55,6 +55,10 @@ pub enum BackendError {
     /// A CUDA backend on a machine where libtorch sees no CUDA device.
     #[error("backend {backend}: libtorch sees no CUDA device (on a GPU machine, source scripts/libtorch-env.sh first)")]
     NoDevice { backend: &'static str },
+    /// A backend that evaluates but does not train: the Rust trainer runs on tengu's CPU
+    /// kernels, GPUs train with PyTorch (`python -m tengu.train`).
+    #[error("backend {backend} has no Rust trainer: `tengu train` trains on tengu's CPU kernels (backends burn, burn-flex, candle); on GPUs set train.engine = \"python\" (PyTorch, docs/gpu.md)")]
+    NoTrainer { backend: &'static str },
 }
 
 /// Why an evaluation failed, or an evaluator could not be built.

@@ -267,6 +267,30 @@ pub(crate) struct RawNet {
     pub ownership: RawLayer,
 }
 
+impl RawNet {
+    /// Every layer by its name in a checkpoint (the prefix of `<layer>.weight` in
+    /// [`crate::desc::parameter_shapes`]).
+    pub(crate) fn named(&self) -> Vec<(String, &RawLayer)> {
+        let mut named: Vec<(String, &RawLayer)> = vec![
+            ("stem".into(), &self.stem),
+            ("policy_q".into(), &self.policy_q),
+            ("policy_k".into(), &self.policy_k),
+            ("policy_code".into(), &self.policy_code),
+            ("value_conv".into(), &self.value_conv),
+            ("ownership".into(), &self.ownership),
+            ("value_fc1".into(), &self.value_fc1),
+            ("value_fc2".into(), &self.value_fc2),
+            ("material_fc".into(), &self.material_fc),
+        ];
+        for (b, [c1, c2, pool]) in self.blocks.iter().enumerate() {
+            named.push((format!("blocks.{b}.conv1"), c1));
+            named.push((format!("blocks.{b}.conv2"), c2));
+            named.push((format!("blocks.{b}.pool"), pool));
+        }
+        named
+    }
+}
+
 fn raw_values<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, String> {
     t.into_data()
         .convert::<f32>()

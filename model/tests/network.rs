@@ -304,8 +304,16 @@ fn truncated_checkpoints_and_missing_backends_are_named() {
             Err(e) => panic!("{backend}: {e}"),
             Ok(_) => panic!("{backend} loaded without its feature"),
         }
+        // The tch backends never train (GPUs train with PyTorch), whatever the build.
+        let want_trainer = if backend == Backend::Candle {
+            want.clone()
+        } else {
+            BackendError::NoTrainer {
+                backend: backend.name(),
+            }
+        };
         match backend.trainer(&variant, &config, Some(&path), 1e-3, 0.0) {
-            Err(CheckpointError::Backend(e)) => assert_eq!(e, want),
+            Err(CheckpointError::Backend(e)) => assert_eq!(e, want_trainer),
             Err(e) => panic!("{backend}: {e}"),
             Ok(_) => panic!("{backend} trained without its feature"),
         }

@@ -57,6 +57,7 @@ fn _tengu(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<reader::ShardReader>()?;
     m.add_function(wrap_pyfunction!(board::read_records, m)?)?;
     m.add_function(wrap_pyfunction!(run::parameter_shapes, m)?)?;
+    m.add_function(wrap_pyfunction!(run::heads, m)?)?;
     m.add_function(wrap_pyfunction!(run::net_config, m)?)?;
     m.add_function(wrap_pyfunction!(run::run_config, m)?)?;
     m.add_function(wrap_pyfunction!(run::write_checkpoint, m)?)?;

@@ -170,6 +170,49 @@ pub fn parameter_shapes(
     tengu_model::desc::parameter_shapes(&config_of(planes, size, blocks, channels, head_dim, value_channels))
 }
 
+/// The trained heads besides the policy (`tengu_model::desc::HEADS`, the table the Rust
+/// CPU trainer reads), as JSON text: a list of `{"layer", "loss_name", "input"
+/// ("value_hidden" | "squares"), "outputs", "activation" ("identity" | "tanh"), "loss"
+/// ("softmax_cross_entropy" | "square_class_cross_entropy" | "squared_error"), "classes"
+/// (the square heads' classes, else null), "target" (the batch key), "weight_key" (a
+/// `[train]` key, or null for weight 1), "init" ("default" | "zero")}` in the table's order.
+#[pyfunction]
+pub fn heads() -> String {
+    use tengu_model::desc::{Activation, HeadInit, HeadInput, LossKind, HEADS};
+    let rows: Vec<serde_json::Value> = HEADS
+        .iter()
+        .map(|h| {
+            let (loss, classes) = match h.loss {
+                LossKind::SoftmaxCrossEntropy => ("softmax_cross_entropy", None),
+                LossKind::SquareClassCrossEntropy { classes } => ("square_class_cross_entropy", Some(classes)),
+                LossKind::SquaredError => ("squared_error", None),
+            };
+            serde_json::json!({
+                "layer": h.layer,
+                "loss_name": h.loss_name,
+                "input": match h.input {
+                    HeadInput::ValueHidden => "value_hidden",
+                    HeadInput::Squares => "squares",
+                },
+                "outputs": h.outputs,
+                "activation": match h.activation {
+                    Activation::Identity => "identity",
+                    Activation::Tanh => "tanh",
+                },
+                "loss": loss,
+                "classes": classes,
+                "target": h.target.name(),
+                "weight_key": h.weight_key,
+                "init": match h.init {
+                    HeadInit::Default => "default",
+                    HeadInit::Zero => "zero",
+                },
+            })
+        })
+        .collect();
+    serde_json::Value::Array(rows).to_string()
+}
+
 /// Writes a checkpoint (safetensors with tengu's metadata, atomically) that the Rust
 /// evaluators load: `net` the architecture JSON of `net_config`, `tensors` a list of
 /// `(name, float32 bytes)` in any order. Every name of the naming table must be there

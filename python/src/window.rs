@@ -9,8 +9,6 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rand::rngs::SmallRng;
-use rand::SeedableRng;
 use tengu_model::PolicyIndex;
 use tengu_rules::Variant;
 use tengu_store::{layout, RunStore};
@@ -38,6 +36,8 @@ pub struct RunWindow {
     index: PolicyIndex,
     mix: ValueTargetMix,
     threads: usize,
+    /// The run's `[train]` settings (the waiting rule and the learning-rate schedule).
+    train: tengu_trainer::TrainConfig,
 }
 
 #[pymethods]
@@ -71,6 +71,7 @@ impl RunWindow {
             encoder,
             mix: view.train.value_target_mix(),
             threads,
+            train: view.train.clone(),
         })
     }
 
@@ -79,6 +80,25 @@ impl RunWindow {
     fn ingest(&mut self, py: Python<'_>) -> PyResult<usize> {
         let (window, store) = (&mut self.window, &self.store);
         py.allow_threads(|| window.ingest(store)).map_err(store_err)
+    }
+
+    /// Why the step after `step` (the steps taken) must wait with `global_batch` rows a
+    /// step (every rank's together): `"min_rows"` (the window is smaller than
+    /// `[train] min_rows`), `"passes_per_row"` (the step would draw more than
+    /// `passes_per_row` samples per row written), or `None`: `tengu train`'s rule
+    /// (`tengu_trainer::train::wait_before`).
+    fn wait_before(&self, step: u64, global_batch: usize) -> Option<&'static str> {
+        use tengu_trainer::train::{wait_before, Wait};
+        wait_before(&self.window, &self.train, step, global_batch).map(|w| match w {
+            Wait::MinRows => "min_rows",
+            Wait::PassesPerRow => "passes_per_row",
+        })
+    }
+
+    /// The learning rate of step `step` (0-based): `tengu train`'s schedule
+    /// (`TrainConfig::learning_rate_at`: a linear warm-up, then constant).
+    fn learning_rate(&self, step: u64) -> f64 {
+        self.train.learning_rate_at(step)
     }
 
     /// Rows in the window now (held-out rows excluded).
@@ -164,7 +184,7 @@ impl RunWindow {
         };
         let display = self.store.display().to_string();
         let decoded = py.allow_threads(|| -> Result<(Vec<Decoded>, Vec<i64>), String> {
-            let mut rng = SmallRng::seed_from_u64(seed ^ (step + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let mut rng = tengu_trainer::train::batch_rng(seed, step);
             // The Rust trainer's draws, by index (`Window::sample` draws `gen_range(0..len)`).
             let mut draw = || {
                 use rand::Rng;
@@ -235,6 +255,71 @@ impl RunWindow {
         }
         batch_dict(py, &decoded, &self.encoder, &ids).map(Some)
     }
+
+    /// The CPU kernels' trainer (`tengu train`'s) on the window's rows `rows` (the `row`
+    /// ids of a `sample`), starting from checkpoint `checkpoint`: the four losses of those
+    /// rows and the gradient of the objective (policy + value + ownership x
+    /// `ownership_weight` + material x `material_weight`) for every weight, no step. A dict
+    /// `{"losses": {name: float}, "gradients": {name: (bytearray, "float32", shape)}}`,
+    /// names and layouts those of a checkpoint (linear weights `[in, out]`). For comparing
+    /// the PyTorch trainer's step with the Rust one on the same batch.
+    #[pyo3(signature = (checkpoint, rows, ownership_weight=1.0, material_weight=1.0))]
+    fn cpu_gradients<'py>(
+        &self,
+        py: Python<'py>,
+        checkpoint: &str,
+        rows: Vec<usize>,
+        ownership_weight: f32,
+        material_weight: f32,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let path = std::path::Path::new(checkpoint);
+        let variant = self.variant.clone();
+        let result = py.allow_threads(|| -> Result<_, String> {
+            let examples = rows
+                .iter()
+                .map(|&k| {
+                    let (row, future) = self
+                        .window
+                        .row_at(k)
+                        .ok_or_else(|| format!("row {k} is not in the window"))?;
+                    tengu_trainer::window::Example::from_row_mixed(row, &variant, self.mix, future)
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            let mut trainer = tengu_model::cpu_train::CpuTrainer::from_checkpoint(&variant, path, 0.0, 0.0)
+                .map_err(|e| e.to_string())?;
+            trainer.weights = tengu_model::LossWeights {
+                ownership: ownership_weight,
+                material: material_weight,
+            };
+            let batch: Vec<_> = examples.iter().map(|e| e.as_train()).collect();
+            trainer.gradients(&batch).map_err(|e| e.to_string())
+        });
+        let (losses, gradients) = result.map_err(CheckpointError::new_err)?;
+        let out = PyDict::new(py);
+        let l = PyDict::new(py);
+        l.set_item("policy", losses.policy)?;
+        l.set_item("value", losses.value)?;
+        l.set_item("ownership", losses.ownership)?;
+        l.set_item("material", losses.material)?;
+        out.set_item("losses", l)?;
+        let shapes: std::collections::HashMap<String, Vec<i64>> = tengu_model::desc::parameter_shapes(&trainer_config(checkpoint)?)
+            .into_iter()
+            .collect();
+        let g = PyDict::new(py);
+        for (name, values) in gradients {
+            let shape = shapes.get(&name).cloned().unwrap_or_else(|| vec![values.len() as i64]);
+            g.set_item(&name, (crate::f32_bytes(py, &values), "float32", shape))?;
+        }
+        out.set_item("gradients", g)?;
+        Ok(out)
+    }
+}
+
+/// The architecture of a checkpoint file.
+fn trainer_config(checkpoint: &str) -> PyResult<tengu_model::desc::NetConfig> {
+    tengu_model::checkpoint::read_meta(std::path::Path::new(checkpoint))
+        .map(|m| m.config)
+        .map_err(|e| CheckpointError::new_err(e.to_string()))
 }
 
 /// What decoding a window row needs (shared by the decoding threads).
@@ -278,16 +363,21 @@ impl TrainLog {
         Ok(TrainLog { store, log, dropped })
     }
 
-    /// Adds one step's line (a JSON object as text); the segment is written every few
-    /// seconds.
+    /// Adds one step's line (a JSON object as text, the keys of the Rust trainer's
+    /// `tengu_trainer::records::LossRecord`; `version` is this build's when left out): an
+    /// unknown key or a value of the wrong type is a `ValueError`. The segment is written
+    /// every few seconds.
     fn push(&mut self, py: Python<'_>, line: &str) -> PyResult<()> {
-        let value: serde_json::Value = serde_json::from_str(line)
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("a loss log line: {e}")))?;
-        if !value.is_object() {
-            return Err(pyo3::exceptions::PyValueError::new_err("a loss log line is a JSON object"));
-        }
+        use tengu_trainer::records::{LossRecord, RECORD_VERSION};
+        let bad = |e: String| pyo3::exceptions::PyValueError::new_err(format!("a loss log line: {e}"));
+        let mut value: serde_json::Value = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
+        let Some(object) = value.as_object_mut() else {
+            return Err(bad("not a JSON object".into()));
+        };
+        object.entry("version").or_insert(RECORD_VERSION.into());
+        let record: LossRecord = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
         let (log, store) = (&mut self.log, &self.store);
-        py.allow_threads(|| log.push(store, &value)).map_err(store_err)
+        py.allow_threads(|| log.push(store, &record)).map_err(store_err)
     }
 
     /// Writes the current segment if it changed.

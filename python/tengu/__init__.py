@@ -234,6 +234,26 @@ class RunWindow:
         raw = self._native.held_out(int(max_rows))
         return None if raw is None else _batch(raw)
 
+    def wait_before(self, step: int, global_batch: int) -> Optional[str]:
+        """Why the step after ``step`` must wait (``"min_rows"``, ``"passes_per_row"``) or
+        ``None``: ``tengu train``'s rule, with ``global_batch`` rows a step."""
+        return self._native.wait_before(int(step), int(global_batch))
+
+    def learning_rate(self, step: int) -> float:
+        """The learning rate of step ``step`` (0-based): ``tengu train``'s schedule."""
+        return self._native.learning_rate(int(step))
+
+    def cpu_gradients(self, checkpoint: str, rows, ownership_weight: float = 1.0,
+                      material_weight: float = 1.0) -> dict:
+        """The CPU kernels' trainer on the window's rows ``rows`` from ``checkpoint``:
+        ``{"losses": {name: float}, "gradients": {name: array}}`` (checkpoint layouts), no
+        step; for comparing a PyTorch step with ``tengu train``'s."""
+        raw = self._native.cpu_gradients(str(checkpoint), [int(r) for r in rows],
+                                         float(ownership_weight), float(material_weight))
+        grads = {name: np.frombuffer(bytes(buf), dtype=dtype).reshape(shape)
+                 for name, (buf, dtype, shape) in raw["gradients"].items()}
+        return {"losses": dict(raw["losses"]), "gradients": grads}
+
 
 def run_config(run: str) -> dict:
     """A run's ``config.toml`` as the trainer reads it: ``game``, ``network``, ``net`` (the

@@ -65,8 +65,8 @@ def _pytorch_policy(net, boards):
     with torch.no_grad():
         out = net(planes)
         policy = torch.softmax(legal_logits(out, frm, to, code, mask), 1)
-        wdl = torch.softmax(out.wdl, 1)
-    return [(policy[i, :len(s)].numpy(), wdl[i].numpy(), float(out.material[i, 0]))
+        wdl = torch.softmax(out.heads["value"], 1)
+    return [(policy[i, :len(s)].numpy(), wdl[i].numpy(), float(out.heads["material"][i, 0]))
             for i, s in enumerate(slots)]
 
 
@@ -105,6 +105,57 @@ def test_a_checkpoint_trained_in_pytorch_gives_the_rust_evaluator_the_same_outpu
     assert worst <= 1e-4
 
 
+def test_the_heads_are_the_rust_table(run):
+    """The PyTorch network builds its heads from the Rust head table: one layer per row,
+    under the row's checkpoint name, with the row's output size."""
+    from tengu.train import HEADS
+    assert [h["loss_name"] for h in HEADS] == ["value", "ownership", "material"]
+    net = TenguNet(tengu.run_config(str(run))["net"])
+    for h in HEADS:
+        layer = getattr(net, h["layer"])
+        assert layer.weight.shape[0] == h["outputs"], h
+        assert isinstance(layer, torch.nn.Conv2d) == (h["input"] == "squares"), h
+
+
+def test_a_pytorch_step_and_a_cpu_kernel_step_agree_on_the_same_batch(run):
+    """The PyTorch trainer and the CPU kernels' trainer (``tengu train``'s) on one batch of
+    the run's window, from the same checkpoint, with loss weights other than 1: the same
+    losses and the same gradient of the objective for every weight (so the same step for
+    the same optimizer)."""
+    _, path, _ = tengu.newest_checkpoint(str(run))
+    net = TenguNet.from_checkpoint(path, "dai-dai")
+    window = tengu.RunWindow(str(run), planes=net.net["planes"])
+    window.ingest()
+    raw = window.sample(0, 16, seed=5)
+    assert raw is not None and raw["has_ownership"].sum() > 0
+    train = {"ownership_weight": 0.7, "material_weight": 0.3}
+    rust = window.cpu_gradients(path, raw["row"], train["ownership_weight"],
+                                train["material_weight"])
+    parts = losses(net, to_torch(raw, torch.device("cpu")))
+    net.zero_grad()
+    parts.total(train).backward()
+    assert set(rust["losses"]) == set(parts)
+    for name, value in rust["losses"].items():
+        mine = float(parts[name])
+        assert abs(mine - value) <= 1e-5 * max(1.0, abs(value)), (name, mine, value)
+    grads = dict(net.named_parameters())
+    assert set(rust["gradients"]) == set(grads)
+    theirs = rust["gradients"]
+    # A thousandth of the largest gradient as the floor (a sum that cancels is float noise
+    # in either trainer), as model/tests/cpu_train.rs compares the CPU kernels with burn.
+    floor = 1e-3 * max(float(np.abs(g).max()) for g in theirs.values())
+    worst = (0.0, "")
+    for name, g in theirs.items():
+        t = grads[name].grad.detach().numpy()
+        if net._is_linear_weight(name):
+            t = t.T
+        assert t.shape == g.shape, name
+        d = float(np.abs(t - g).max()) / (floor + float(np.abs(g).max()))
+        worst = max(worst, (d, name))
+    print(f"PyTorch vs CPU kernels: losses within 1e-5, worst gradient {worst[0]:.2e} ({worst[1]})")
+    assert worst[0] < 1e-3, worst
+
+
 def _reference_sgd(run, steps, batch, lr_at):
     """One process, twice the batch: each step the two ranks' batches together."""
     net = TenguNet.from_checkpoint(tengu.newest_checkpoint(str(run))[1])
@@ -116,7 +167,7 @@ def _reference_sgd(run, steps, batch, lr_at):
         b = to_torch(concat([r.next_batch() for r in readers]), torch.device("cpu"))
         for g in opt.param_groups:
             g["lr"] = lr_at(step)
-        loss = losses(net, b).total(train["ownership_weight"], train["material_weight"])
+        loss = losses(net, b).total(train)
         opt.zero_grad()
         loss.backward()
         opt.step()

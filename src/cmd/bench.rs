@@ -681,15 +681,17 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                     material: [0.1, -0.2],
                 })
                 .collect();
-            let steps = if args.no_train {
-                0.0
+            // The one Rust trainer (the CPU kernels) is measured under `burn`, the backend
+            // whose own kernels it runs on.
+            let samples = if args.no_train || backend != Backend::Burn {
+                None
             } else {
                 let mut trainer = backend.trainer(&variant, config, None, 1e-3, 1e-4)?;
-                rate(args.seconds, || {
+                let steps = rate(args.seconds, || {
                     trainer.step(&examples).map(|_| ()).map_err(Into::into)
-                })?
+                })?;
+                Some(steps * args.train_batch as f64)
             };
-            let samples = steps * args.train_batch as f64;
             results.push(json!({
                 "backend": name,
                 "preset": preset,
@@ -697,7 +699,7 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                 "train_gflop_per_position": gflop,
                 "forward": forward,
                 "train_samples_per_second": samples,
-                "train_gflops": samples * config.train_flops() / 1e9,
+                "train_gflops": samples.map(|s| s * config.train_flops() / 1e9),
             }));
         }
     }
@@ -753,15 +755,18 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                 }
             }
         }
-        if args.no_train {
+        let (Some(samples), Some(gflops)) = (
+            r["train_samples_per_second"].as_f64(),
+            r["train_gflops"].as_f64(),
+        ) else {
             continue;
-        }
+        };
         outln!(
             "{:<13} {:<8} training: {:.1} samples/s ({:.2} GFLOP/s)",
             r["backend"].as_str().unwrap(),
             r["preset"].as_str().unwrap(),
-            r["train_samples_per_second"].as_f64().unwrap(),
-            r["train_gflops"].as_f64().unwrap()
+            samples,
+            gflops
         )?;
     }
     Ok(())
@@ -786,7 +791,7 @@ fn train(args: BenchTrainArgs) -> Result<()> {
         .map(|name| name.parse::<Backend>().map_err(anyhow::Error::msg))
         .collect::<Result<Vec<Backend>>>()?;
     for b in &backends {
-        b.check()?;
+        b.check_trainer()?;
     }
     let rows = synthetic_rows(&variant, 16 * args.batch.max(32), 7);
     // One network's weights for every backend, so all train the same function.

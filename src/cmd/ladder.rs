@@ -30,28 +30,25 @@ struct StepFacts {
     heldout_value_loss: Option<f64>,
 }
 
-/// The loss log's facts of every logged step.
+/// The loss log's facts of every logged step (read through its type: a damaged line stops
+/// the ladder, naming its file and line).
 fn step_facts(store: &RunStore) -> Result<HashMap<u64, StepFacts>> {
-    let text = tengu_trainer::log::read(store).context("reading the run's loss log (train/)")?;
-    let mut facts = HashMap::new();
-    for line in text.lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        let Some(step) = v["step"].as_u64() else {
-            continue;
-        };
-        facts.insert(
-            step,
-            StepFacts {
-                cpu_hours: v["cpu_seconds"].as_f64().map(|s| s / 3600.0),
-                games_seen: v["games_seen"].as_u64(),
-                value_loss: v["value_loss"].as_f64(),
-                heldout_value_loss: v["heldout_value_loss"].as_f64(),
-            },
-        );
-    }
-    Ok(facts)
+    let records = tengu_trainer::log::read_records(store)
+        .context("reading the run's loss log (train/)")?;
+    Ok(records
+        .into_iter()
+        .map(|r| {
+            (
+                r.step,
+                StepFacts {
+                    cpu_hours: Some(r.cpu_seconds / 3600.0),
+                    games_seen: Some(r.games_seen),
+                    value_loss: r.value_loss,
+                    heldout_value_loss: r.heldout_value_loss,
+                },
+            )
+        })
+        .collect())
 }
 
 /// The file name of an opponent's match directory.

@@ -41,7 +41,15 @@ pub fn run(args: RunArgs) -> Result<()> {
     )?;
     let config = setup.config.clone();
     let trainer = match config.train.engine {
-        tengu_trainer::TrainEngine::Rust => TrainerProcess::Rust,
+        tengu_trainer::TrainEngine::Rust => {
+            // `tengu train` trains on the CPU kernels; a tch backend's run trains with
+            // PyTorch (refused here, before the run is written).
+            setup
+                .backend
+                .check_trainer()
+                .context("train.engine = \"rust\"")?;
+            TrainerProcess::Rust
+        }
         tengu_trainer::TrainEngine::Python => {
             // Checked before the run is written: a missing interpreter or package leaves
             // the run as it was.

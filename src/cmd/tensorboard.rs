@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use serde_json::Value;
+use tengu_trainer::records::{EloRecord, LossRecord, SuiteRecord};
 use tengu_store::RunStore;
 
 use crate::args::TensorboardArgs;
@@ -153,19 +153,17 @@ impl Exported {
 }
 
 
-/// Every scalar of the run, each tag in step order.
+/// Every scalar of the run, each tag in step order. The records are read through their
+/// types (`tengu_trainer::records`): a damaged or unknown line stops the export, naming
+/// its file and line.
 pub fn run_scalars(store: &RunStore) -> Result<Vec<Scalar>> {
+    use tengu_store::layout;
+    use tengu_trainer::records::read_store;
     let mut out = Vec::new();
-    let log = tengu_trainer::log::read(store).context("reading the loss log")?;
-    out.extend(train_scalars(&json_lines(&log)));
-    let text = |key: &str| -> Result<String> {
-        Ok(store
-            .get_text(key)
-            .with_context(|| format!("reading {key}"))?
-            .unwrap_or_default())
-    };
-    out.extend(elo_scalars(&json_lines(&text("elo.jsonl")?)));
-    out.extend(suite_scalars(&json_lines(&text("suite.jsonl")?)));
+    let log = tengu_trainer::log::read_records(store).context("reading the loss log")?;
+    out.extend(train_scalars(&log));
+    out.extend(elo_scalars(&read_store(store, layout::ELO_LOG)?));
+    out.extend(suite_scalars(&read_store(store, layout::SUITE_LOG)?));
     fill_wall_times(&mut out);
     // Stable: each tag keeps its sources' order, which is step order.
     out.sort_by(|a, b| a.tag.cmp(&b.tag).then(a.step.cmp(&b.step)));
@@ -191,91 +189,82 @@ fn fill_wall_times(scalars: &mut [Scalar]) {
     }
 }
 
-/// The lines of a JSON-lines text that parse (a line being written is skipped).
-fn json_lines(text: &str) -> Vec<Value> {
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .collect()
-}
-
-fn scalar(tag: impl Into<String>, line: &Value, value: f64) -> Option<Scalar> {
-    Some(Scalar {
+fn scalar(tag: impl Into<String>, step: u64, wall_time: f64, value: f64) -> Scalar {
+    Scalar {
         tag: tag.into(),
-        step: line["step"].as_i64()?,
-        wall_time: line["unix_time"].as_f64().unwrap_or(0.0),
+        step: step as i64,
+        wall_time,
         value: value as f32,
-    })
+    }
 }
 
 /// Scalars of the loss log's lines.
-fn train_scalars(lines: &[Value]) -> Vec<Scalar> {
-    const FIELDS: [(&str, &str); 13] = [
-        ("policy_loss", "loss/policy"),
-        ("value_loss", "loss/value"),
-        ("ownership_loss", "loss/ownership"),
-        ("material_loss", "loss/material"),
-        ("heldout_policy_loss", "heldout/policy"),
-        ("heldout_value_loss", "heldout/value"),
-        ("heldout_ownership_loss", "heldout/ownership"),
-        ("heldout_material_loss", "heldout/material"),
-        ("samples_per_second", "train/samples_per_second"),
-        ("learning_rate", "train/learning_rate"),
-        ("window_rows", "train/window_rows"),
-        ("games_seen", "run/games_seen"),
-        ("rows_seen", "run/rows_seen"),
+fn train_scalars(lines: &[LossRecord]) -> Vec<Scalar> {
+    type Field = fn(&LossRecord) -> Option<f64>;
+    let fields: [(Field, &str); 13] = [
+        (|r| r.policy_loss, "loss/policy"),
+        (|r| r.value_loss, "loss/value"),
+        (|r| r.ownership_loss, "loss/ownership"),
+        (|r| r.material_loss, "loss/material"),
+        (|r| r.heldout_policy_loss, "heldout/policy"),
+        (|r| r.heldout_value_loss, "heldout/value"),
+        (|r| r.heldout_ownership_loss, "heldout/ownership"),
+        (|r| r.heldout_material_loss, "heldout/material"),
+        (|r| Some(r.samples_per_second), "train/samples_per_second"),
+        (|r| Some(r.learning_rate), "train/learning_rate"),
+        (|r| Some(r.window_rows as f64), "train/window_rows"),
+        (|r| Some(r.games_seen as f64), "run/games_seen"),
+        (|r| Some(r.rows_seen as f64), "run/rows_seen"),
     ];
     let mut out = Vec::new();
-    let mut rate_from: Option<&Value> = None;
+    let mut rate_from: Option<&LossRecord> = None;
     for line in lines {
-        for (field, tag) in FIELDS {
-            if let Some(v) = line[field].as_f64() {
-                out.extend(scalar(tag, line, v));
+        let at = |tag: &str, v: f64| scalar(tag, line.step, line.unix_time, v);
+        for (field, tag) in fields {
+            if let Some(v) = field(line) {
+                out.push(at(tag, v));
             }
         }
-        if let Some(cpu) = line["cpu_seconds"].as_f64() {
-            out.extend(scalar("run/cpu_hours", line, cpu / 3600.0));
-        }
+        out.push(at("run/cpu_hours", line.cpu_seconds / 3600.0));
         // Games and rows per hour over spans of at least RATE_SPAN_SECONDS.
-        let time = line["unix_time"].as_f64();
-        match (rate_from, time) {
-            (None, Some(_)) => rate_from = Some(line),
-            (Some(from), Some(t)) => {
-                let span = t - from["unix_time"].as_f64().unwrap_or(t);
+        match rate_from {
+            None => rate_from = Some(line),
+            Some(from) => {
+                let span = line.unix_time - from.unix_time;
                 if span >= RATE_SPAN_SECONDS {
-                    for (field, tag) in [
-                        ("games_seen", "run/games_per_hour"),
-                        ("rows_seen", "run/rows_per_hour"),
+                    for (tag, a, b) in [
+                        ("run/games_per_hour", from.games_seen, line.games_seen),
+                        ("run/rows_per_hour", from.rows_seen, line.rows_seen),
                     ] {
-                        if let (Some(a), Some(b)) = (from[field].as_f64(), line[field].as_f64()) {
-                            out.extend(scalar(tag, line, (b - a).max(0.0) * 3600.0 / span));
-                        }
+                        let gained = (b as f64 - a as f64).max(0.0);
+                        out.push(at(tag, gained * 3600.0 / span));
                     }
                     rate_from = Some(line);
                 }
             }
-            _ => {}
         }
     }
     out
 }
 
 /// Scalars of `elo.jsonl`: the rating chain and the matches against baselines.
-fn elo_scalars(lines: &[Value]) -> Vec<Scalar> {
+fn elo_scalars(lines: &[EloRecord]) -> Vec<Scalar> {
     let mut out = Vec::new();
     for line in lines {
-        if let Some(rating) = line["rating"].as_f64() {
-            out.extend(scalar("elo/chain", line, rating));
+        let at = |tag: String, v: f64| scalar(tag, line.step, line.unix_time.unwrap_or(0.0), v);
+        if let Some(rating) = line.rating {
+            out.push(at("elo/chain".into(), rating));
         }
-        let Some(opponent) = line["opponent"].as_str() else {
+        let Some(opponent) = &line.opponent else {
             continue;
         };
-        for (field, group) in [
-            ("elo", "elo"),
-            ("score", "score"),
-            ("material_share", "material_share"),
+        for (value, group) in [
+            (line.elo, "elo"),
+            (line.score, "score"),
+            (line.material_share, "material_share"),
         ] {
-            if let Some(v) = line[field].as_f64() {
-                out.extend(scalar(format!("{group}/vs_{opponent}"), line, v));
+            if let Some(v) = value {
+                out.push(at(format!("{group}/vs_{opponent}"), v));
             }
         }
     }
@@ -283,20 +272,19 @@ fn elo_scalars(lines: &[Value]) -> Vec<Scalar> {
 }
 
 /// Scalars of `suite.jsonl`: the tactics suite's scores, also by category.
-fn suite_scalars(lines: &[Value]) -> Vec<Scalar> {
+fn suite_scalars(lines: &[SuiteRecord]) -> Vec<Scalar> {
     let mut out = Vec::new();
     for line in lines {
-        for field in ["top1", "top3", "value_sign"] {
-            if let Some(v) = line[field].as_f64() {
-                out.extend(scalar(format!("suite/{field}"), line, v));
-            }
+        let at = |tag: String, v: f64| scalar(tag, line.step, line.unix_time, v);
+        for (field, v) in [
+            ("top1", line.top1),
+            ("top3", line.top3),
+            ("value_sign", line.value_sign),
+        ] {
+            out.push(at(format!("suite/{field}"), v));
         }
-        if let Some(by) = line["top1_by_category"].as_object() {
-            for (category, v) in by {
-                if let Some(v) = v.as_f64() {
-                    out.extend(scalar(format!("suite/top1_{category}"), line, v));
-                }
-            }
+        for (category, &v) in &line.top1_by_category {
+            out.push(at(format!("suite/top1_{category}"), v));
         }
     }
     out
@@ -308,12 +296,16 @@ mod tests {
 
     #[test]
     fn rates_span_five_minutes_and_matches_name_their_opponent() {
-        let train = json_lines(concat!(
-            "{\"step\":1,\"unix_time\":1000,\"games_seen\":10,\"rows_seen\":100,\"value_loss\":1.0}\n",
-            "{\"step\":2,\"unix_time\":1100,\"games_seen\":12,\"rows_seen\":150}\n",
-            "{\"step\":3,\"unix_time\":1360,\"games_seen\":22,\"rows_seen\":400,\"heldout_value_loss\":1.2}\n",
-            "not json\n",
-        ));
+        use tengu_trainer::records::read_lines;
+        let line = |step: u64, time: f64, games: u64, rows: u64, extra: &str| {
+            format!(
+                "{{\"step\":{step},\"unix_time\":{time},\"games_seen\":{games},\"rows_seen\":{rows},\"policy_loss\":null,\"policy_target_rows\":0,\"value_loss\":null,\"ownership_loss\":null,\"material_loss\":null,\"learning_rate\":0.001,\"samples_per_second\":1.0,\"window_rows\":0,\"cpu_seconds\":0.0{extra}}}\n"
+            )
+        };
+        let text = line(1, 1000.0, 10, 100, "").replace("\"value_loss\":null", "\"value_loss\":1.0")
+            + &line(2, 1100.0, 12, 150, "")
+            + &line(3, 1360.0, 22, 400, ",\"heldout_value_loss\":1.2,\"heldout_rows\":5");
+        let train: Vec<LossRecord> = read_lines("train/x.jsonl", &text).unwrap();
         let s = train_scalars(&train);
         let get = |tag: &str| -> Vec<(i64, f32)> {
             s.iter().filter(|x| x.tag == tag).map(|x| (x.step, x.value)).collect()
@@ -323,10 +315,14 @@ mod tests {
         // 12 games in 360 s (from the first line): 120 an hour.
         assert_eq!(get("run/games_per_hour"), vec![(3, 120.0)]);
         assert_eq!(get("run/rows_per_hour"), vec![(3, 3000.0)]);
-        let elo = json_lines(concat!(
-            "{\"checkpoint\":\"m\",\"rating\":12.5,\"step\":200}\n",
-            "{\"opponent\":\"alphabeta:600000:2\",\"elo\":-30,\"score\":0.45,\"step\":200,\"unix_time\":5}\n",
-        ));
+        let elo: Vec<EloRecord> = read_lines(
+            "elo.jsonl",
+            concat!(
+                "{\"checkpoint\":\"m\",\"rating\":12.5,\"step\":200}\n",
+                "{\"checkpoint\":\"m\",\"opponent\":\"alphabeta:600000:2\",\"elo\":-30,\"score\":0.45,\"step\":200,\"unix_time\":5}\n",
+            ),
+        )
+        .unwrap();
         let e = elo_scalars(&elo);
         let tags: Vec<&str> = e.iter().map(|x| x.tag.as_str()).collect();
         assert_eq!(

@@ -13,6 +13,8 @@ pub fn run(args: TrainArgs) -> Result<()> {
         args.backend.as_deref(),
         super::setup::Role::Owner,
     )?;
+    // The tch backends evaluate but do not train: refused before the run is opened.
+    setup.backend.check_trainer()?;
     let store = setup.open()?;
     let (config, backend, variant) = (setup.config, setup.backend, setup.variant);
     tengu_model::encoder::set_encode_threads(config.network.encode_threads);

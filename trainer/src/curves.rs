@@ -7,7 +7,9 @@
 //! self-play and training), so runs of different settings compare at equal compute.
 
 use std::fmt::Write as _;
-use tengu_store::{RunStore, StoreError};
+use tengu_store::{layout, RunStore};
+
+use crate::records::{read_store, read_store_ladder, EloRecord, LossRecord, ReadError, SuiteRecord};
 
 /// One panel: one or two series of (x, y) points with axis labels.
 struct Panel<'a> {
@@ -110,97 +112,73 @@ fn thin(points: Vec<(f64, f64)>, n: usize) -> Vec<(f64, f64)> {
 /// hours).
 type Point = [f64; 4];
 
-/// Draws the curves of the loss log (`train/`), `elo.jsonl` and `suite.jsonl` into
-/// `curves.svg` of the run. Nothing to draw: no file.
-pub fn write(run: &RunStore) -> Result<(), StoreError> {
-    let text = crate::log::read(run)?;
-    let rows: Vec<serde_json::Value> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
+/// Draws the curves of the loss log (`train/`), `elo.jsonl`, `suite.jsonl` and the compute
+/// ladder into `curves.svg` of the run. Nothing to draw: no file. The records are read
+/// through their types ([`crate::records`]): a damaged loss log is an error naming its file
+/// and line; a refused ratings, suite or ladder file is left out with a warning that names
+/// it.
+pub fn write(run: &RunStore) -> Result<(), ReadError> {
+    let rows: Vec<LossRecord> = crate::log::read_records(run)?;
     if rows.is_empty() {
         return Ok(());
     }
-    let t0 = rows[0]["unix_time"].as_f64().unwrap_or(0.0);
-    let at = |r: &serde_json::Value| -> Point {
+    let t0 = rows[0].unix_time;
+    let at = |r: &LossRecord| -> Point {
         [
-            r["step"].as_f64().unwrap_or(0.0),
-            (r["unix_time"].as_f64().unwrap_or(t0) - t0) / 3600.0,
-            r["games_seen"].as_f64().unwrap_or(f64::NAN),
-            r["cpu_seconds"].as_f64().unwrap_or(f64::NAN) / 3600.0,
+            r.step as f64,
+            (r.unix_time - t0) / 3600.0,
+            r.games_seen as f64,
+            r.cpu_seconds / 3600.0,
         ]
     };
-    let losses = |key: &str| -> Vec<(Point, f64)> {
+    let losses = |loss: fn(&LossRecord) -> Option<f64>| -> Vec<(Point, f64)> {
         rows.iter()
-            .map(|r| (at(r), r[key].as_f64().unwrap_or(f64::NAN)))
+            .map(|r| (at(r), loss(r).unwrap_or(f64::NAN)))
             .collect()
     };
     // Ratings (written by `tengu run`'s arena) placed where their checkpoint was published;
     // step 0 is the run's start.
-    let by_step: std::collections::HashMap<u64, Point> = rows
-        .iter()
-        .filter_map(|r| Some((r["step"].as_u64()?, at(r))))
-        .collect();
-    let start: Point = [
-        0.0,
-        0.0,
-        rows[0]["games_seen"].as_f64().unwrap_or(f64::NAN),
-        0.0,
-    ];
-    let place = |v: &serde_json::Value| -> Option<Point> {
-        let step = v["step"].as_u64()?;
+    let by_step: std::collections::HashMap<u64, Point> =
+        rows.iter().map(|r| (r.step, at(r))).collect();
+    let start: Point = [0.0, 0.0, rows[0].games_seen as f64, 0.0];
+    let place = |step: u64| -> Option<Point> {
         if step == 0 {
             Some(start)
         } else {
             by_step.get(&step).copied()
         }
     };
-    let jsonl = |name: &str| -> Vec<serde_json::Value> {
-        run.get_text(name)
-            .ok()
-            .flatten()
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .collect()
-    };
-    let elo = jsonl("elo.jsonl");
+    fn or_warn<T>(what: Result<T, ReadError>, empty: T) -> T {
+        what.unwrap_or_else(|e| {
+            tracing::warn!("{e}: not drawn");
+            empty
+        })
+    }
+    let elo: Vec<EloRecord> = or_warn(read_store(run, layout::ELO_LOG), Vec::new());
     let ratings: Vec<(Point, f64)> = elo
         .iter()
-        .filter_map(|v| Some((place(v)?, v["rating"].as_f64()?)))
+        .filter_map(|v| Some((place(v.step)?, v.rating?)))
         .collect();
     let vs_greedy: Vec<(Point, f64)> = elo
         .iter()
-        .filter(|v| v["opponent"].as_str() == Some("greedy"))
-        .filter_map(|v| Some((place(v)?, v["elo"].as_f64()?)))
+        .filter(|v| v.opponent.as_deref() == Some("greedy"))
+        .filter_map(|v| Some((place(v.step)?, v.elo?)))
         .collect();
-    let suite: Vec<(Point, f64)> = jsonl("suite.jsonl")
+    let suite: Vec<(Point, f64)> = or_warn(read_store::<SuiteRecord>(run, layout::SUITE_LOG), Vec::new())
         .iter()
-        .filter_map(|v| Some((place(v)?, v["top1"].as_f64()?)))
+        .filter_map(|v| Some((place(v.step)?, v.top1)))
         .collect();
     // The compute ladder (`tengu ladder`): each rung's rating on the ladder's scale.
-    let ladder: Vec<(Point, f64)> = run
-        .get_text(tengu_store::layout::LADDER_REPORT)
-        .ok()
-        .flatten()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .filter(|v| {
-            let version = v["version"].as_u64();
-            let ours = version == Some(tengu_arena::ladder::LADDER_REPORT_VERSION as u64);
-            if !ours {
-                tracing::warn!(?version, "ladder/ladder.json of another version: not drawn");
-            }
-            ours
-        })
-        .and_then(|v| v["rungs"].as_array().cloned())
+    let ladder: Vec<(Point, f64)> = or_warn(read_store_ladder(run), None)
+        .map(|report| report.rungs)
         .unwrap_or_default()
         .iter()
-        .filter_map(|r| Some((place(r)?, r["elo"].as_f64()?)))
+        .filter_map(|r| Some((place(r.rung.step)?, r.elo)))
         .collect();
     // A loss with its missing values left out, so a quantity no line has (an old log) gets
     // no row.
-    let finite = |key: &str| -> Vec<(Point, f64)> {
-        losses(key)
+    let finite = |loss: fn(&LossRecord) -> Option<f64>| -> Vec<(Point, f64)> {
+        losses(loss)
             .into_iter()
             .filter(|(_, y)| y.is_finite())
             .collect()
@@ -209,23 +187,23 @@ pub fn write(run: &RunStore) -> Result<(), StoreError> {
     let quantities: Vec<(&str, Vec<(Point, f64)>, Vec<(Point, f64)>)> = [
         (
             "policy loss (orange: held-out)",
-            losses("policy_loss"),
-            finite("heldout_policy_loss"),
+            losses(|r| r.policy_loss),
+            finite(|r| r.heldout_policy_loss),
         ),
         (
             "value loss (orange: held-out)",
-            losses("value_loss"),
-            finite("heldout_value_loss"),
+            losses(|r| r.value_loss),
+            finite(|r| r.heldout_value_loss),
         ),
         (
             "ownership loss (orange: held-out)",
-            finite("ownership_loss"),
-            finite("heldout_ownership_loss"),
+            finite(|r| r.ownership_loss),
+            finite(|r| r.heldout_ownership_loss),
         ),
         (
             "material loss (orange: held-out)",
-            finite("material_loss"),
-            finite("heldout_material_loss"),
+            finite(|r| r.material_loss),
+            finite(|r| r.heldout_material_loss),
         ),
         ("Elo relative to the first checkpoint", ratings, Vec::new()),
         ("Elo against greedy", vs_greedy, Vec::new()),
@@ -270,5 +248,5 @@ pub fn write(run: &RunStore) -> Result<(), StoreError> {
         }
     }
     svg.push_str("</svg>\n");
-    run.put("curves.svg", svg.into_bytes())
+    Ok(run.put(layout::CURVES, svg.into_bytes())?)
 }

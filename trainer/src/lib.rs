@@ -7,6 +7,7 @@ pub mod config;
 pub mod curves;
 pub mod log;
 pub mod python;
+pub mod records;
 pub mod supervise;
 pub mod train;
 pub mod window;

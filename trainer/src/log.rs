@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use tengu_store::{layout, RunStore, StoreError};
 
+use crate::records::{read_lines, to_line, LossRecord, ReadError};
+
 pub struct TrainLog {
     /// The checkpoint step the current segment follows.
     segment: u64,
@@ -45,8 +47,9 @@ impl TrainLog {
         ))
     }
 
-    pub fn push(&mut self, store: &RunStore, line: &serde_json::Value) -> Result<(), StoreError> {
-        self.text.push_str(&line.to_string());
+    /// Adds one step's record; the segment is written every few seconds.
+    pub fn push(&mut self, store: &RunStore, record: &LossRecord) -> Result<(), StoreError> {
+        self.text.push_str(&to_line(record));
         self.text.push('\n');
         self.dirty = true;
         if self.last_flush.elapsed() >= self.every {
@@ -88,13 +91,28 @@ pub fn read(store: &RunStore) -> Result<String, StoreError> {
     Ok(text)
 }
 
-/// The last line of the loss log, parsed.
-pub fn last_line(store: &RunStore) -> Option<serde_json::Value> {
+/// The whole loss log of a run as records, oldest step first; a damaged line or one of
+/// another version is refused, naming its segment and line.
+pub fn read_records(store: &RunStore) -> Result<Vec<LossRecord>, ReadError> {
+    let mut records = Vec::new();
+    for e in store.list(layout::TRAIN_LOG)? {
+        if e.name().ends_with(".jsonl") {
+            let text = store.get_text(&e.key)?.unwrap_or_default();
+            records.extend(read_lines::<LossRecord>(&store.address_of(&e.key), &text)?);
+        }
+    }
+    Ok(records)
+}
+
+/// The last line of the loss log (`None` when there is none, or it cannot be read).
+pub fn last_line(store: &RunStore) -> Option<LossRecord> {
     let entries = store.list(layout::TRAIN_LOG).ok()?;
     for e in entries.iter().rev() {
         let text = store.get_text(&e.key).ok()??;
         if let Some(line) = text.lines().rev().find(|l| !l.trim().is_empty()) {
-            return serde_json::from_str(line).ok();
+            return read_lines::<LossRecord>(&store.address_of(&e.key), line)
+                .ok()?
+                .pop();
         }
     }
     None
@@ -109,28 +127,31 @@ mod tests {
         let store = RunStore::open("memory://train-log-tests/run").unwrap();
         let (mut log, dropped) = TrainLog::resume(&store, 0).unwrap();
         assert_eq!(dropped, 0);
+        let record = |step: u64| LossRecord {
+            value_loss: Some(0.5),
+            ..LossRecord::at(step, 0.0)
+        };
         for step in 1..=5u64 {
-            log.push(&store, &serde_json::json!({ "step": step }))
-                .unwrap();
+            log.push(&store, &record(step)).unwrap();
             if step == 3 {
                 log.next_segment(&store, 3).unwrap();
             }
         }
         log.flush(&store).unwrap();
-        let steps = |text: &str| -> Vec<u64> {
-            text.lines()
-                .map(|l| {
-                    serde_json::from_str::<serde_json::Value>(l).unwrap()["step"]
-                        .as_u64()
-                        .unwrap()
-                })
-                .collect()
+        let steps = |store: &RunStore| -> Vec<u64> {
+            read_records(store).unwrap().iter().map(|r| r.step).collect()
         };
-        assert_eq!(steps(&read(&store).unwrap()), [1, 2, 3, 4, 5]);
-        assert_eq!(last_line(&store).unwrap()["step"], 5);
+        assert_eq!(steps(&store), [1, 2, 3, 4, 5]);
+        assert_eq!(last_line(&store).unwrap().step, 5);
         // Resumed from checkpoint 3: steps 4 and 5 are trained again.
         let (_, dropped) = TrainLog::resume(&store, 3).unwrap();
         assert_eq!(dropped, 1);
-        assert_eq!(steps(&read(&store).unwrap()), [1, 2, 3]);
+        assert_eq!(steps(&store), [1, 2, 3]);
+        // A damaged segment is refused by name and line.
+        store
+            .put(&layout::train_log_key(3), b"{\"step\": 4, \"polic".to_vec())
+            .unwrap();
+        let e = read_records(&store).unwrap_err().to_string();
+        assert!(e.contains("000000003.jsonl:1: not a loss log record"), "{e}");
     }
 }

@@ -12,6 +12,7 @@ use tengu_arena::report::{MatchCommand, MatchReport};
 use tengu_search::players::PlayerSpec;
 use tengu_store::checkpoint as published;
 use tengu_store::{layout, RunStore};
+use crate::records::{EloRecord, SuiteRecord};
 
 /// Which trainer process `tengu run` starts (`train.engine`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,12 +121,12 @@ impl RunStatus {
 
 /// Appends one JSON line to the run's `key` (stores have no append: read, add, write; only
 /// the supervisor writes these files).
-fn append_jsonl(store: &RunStore, key: &str, line: &serde_json::Value) -> std::io::Result<()> {
+fn append_jsonl(store: &RunStore, key: &str, line: &str) -> std::io::Result<()> {
     let mut text = store
         .get_text(key)
         .map_err(std::io::Error::other)?
         .unwrap_or_default();
-    text.push_str(&line.to_string());
+    text.push_str(line);
     text.push('\n');
     store
         .put(key, text.into_bytes())
@@ -156,23 +157,21 @@ enum Job {
     Ladder { targets: Vec<f64> },
 }
 
-/// Ratings of checkpoints from `elo.jsonl` (chained through vs-previous matches).
-fn read_ratings(store: &RunStore) -> (Vec<(String, f64)>, std::collections::BTreeSet<String>) {
+/// Ratings of checkpoints from `elo.jsonl` (chained through vs-previous matches); a
+/// damaged or unknown record stops `tengu run` with its file and line before anything
+/// starts (a rating chain continued from a misread file would be wrong from then on).
+fn read_ratings(
+    store: &RunStore,
+) -> Result<(Vec<(String, f64)>, std::collections::BTreeSet<String>), crate::records::ReadError> {
     let mut ratings = Vec::new();
     let mut evaluated = std::collections::BTreeSet::new();
-    if let Ok(Some(text)) = store.get_text("elo.jsonl") {
-        for v in text
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        {
-            let name = v["checkpoint"].as_str().unwrap_or("").to_string();
-            evaluated.insert(name.clone());
-            if let Some(r) = v["rating"].as_f64() {
-                ratings.push((name, r));
-            }
+    for r in crate::records::read_store::<EloRecord>(store, layout::ELO_LOG)? {
+        evaluated.insert(r.checkpoint.clone());
+        if let Some(rating) = r.rating {
+            ratings.push((r.checkpoint, rating));
         }
     }
-    (ratings, evaluated)
+    Ok((ratings, evaluated))
 }
 
 struct Proc {
@@ -230,11 +229,11 @@ pub fn status(store: &RunStore, started: Instant) -> RunStatus {
         s.checkpoint = layout::weights_name(step);
         s.step = step;
     }
-    if let Some(v) = crate::log::last_line(store) {
-        s.step = v["step"].as_u64().unwrap_or(s.step);
-        s.policy_loss = v["policy_loss"].as_f64();
-        s.value_loss = v["value_loss"].as_f64();
-        s.rows_read = v["rows_seen"].as_u64();
+    if let Some(r) = crate::log::last_line(store) {
+        s.step = r.step;
+        s.policy_loss = r.policy_loss;
+        s.value_loss = r.value_loss;
+        s.rows_read = Some(r.rows_seen);
     }
     s
 }
@@ -368,7 +367,7 @@ pub fn run(
 
     let started = Instant::now();
     let mut restarts = 0;
-    let (ratings, evaluated) = read_ratings(&store);
+    let (ratings, evaluated) = read_ratings(&store).map_err(std::io::Error::other)?;
     let mut arena_state = ArenaState {
         ratings,
         evaluated,
@@ -477,10 +476,7 @@ fn evaluate(
             if state.ratings.is_empty() {
                 // The first checkpoint is the origin of the rating scale.
                 state.ratings.push((name.clone(), 0.0));
-                append_elo(
-                    store,
-                    &serde_json::json!({"checkpoint": name, "step": step, "rating": 0.0}),
-                )?;
+                append_elo(store, &EloRecord::first(&name, *step))?;
             } else {
                 let previous = state.ratings.last().unwrap().0.clone();
                 let opponent = checkpoint_player(options, arena, &previous);
@@ -563,29 +559,31 @@ fn evaluate(
         match (&eval.job, parsed) {
             (_, _) if !status.success() => failed(&status.to_string()),
             (_, Err(e)) => failed(&format!("{}: {e}", out.display())),
-            (Job::Suite, Ok(v)) => {
-                let line = serde_json::json!({
-                    "checkpoint": eval.checkpoint, "step": eval.step,
-                    "top1": v["top1"], "top3": v["top3"], "value_sign": v["value_sign"],
-                    "top1_by_category": v["top1_by_category"], "positions": v["positions"],
-                    "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
-                });
-                tracing::info!(checkpoint = %eval.checkpoint, top1 = ?v["top1"].as_f64(), "tactics suite");
-                append_jsonl(store, "suite.jsonl", &line)?;
-                if let Err(e) = crate::curves::write(store) {
-                    tracing::warn!("cannot draw curves: {e}");
+            (Job::Suite, Ok(v)) => match crate::records::SuiteReport::deserialize(v) {
+                Err(e) => failed(&format!("{}: not a suite report: {e}", out.display())),
+                Ok(report) => {
+                    let record = SuiteRecord::of_report(&eval.checkpoint, eval.step, report);
+                    tracing::info!(checkpoint = %eval.checkpoint, top1 = record.top1, "tactics suite");
+                    append_jsonl(store, layout::SUITE_LOG, &crate::records::to_line(&record))?;
+                    if let Err(e) = crate::curves::write(store) {
+                        tracing::warn!("cannot draw curves: {e}");
+                    }
                 }
-            }
-            (Job::Ladder { .. }, Ok(v)) => {
+            },
+            (Job::Ladder { .. }, Ok(_)) => {
                 // `tengu ladder` wrote ladder/ladder.json and redrew curves.svg itself.
-                let rungs = v["rungs"].as_array().map_or(0, Vec::len);
-                let newest = v["rungs"].as_array().and_then(|r| r.last()).cloned();
-                tracing::info!(
-                    rungs,
-                    cpu_hours = ?newest.as_ref().and_then(|r| r["cpu_hours"].as_f64()),
-                    elo = ?newest.as_ref().and_then(|r| r["elo"].as_f64()),
-                    "compute ladder"
-                );
+                match crate::records::read_ladder(&out.display().to_string(), &text) {
+                    Err(e) => failed(&e.to_string()),
+                    Ok(report) => {
+                        let newest = report.rungs.last();
+                        tracing::info!(
+                            rungs = report.rungs.len(),
+                            cpu_hours = ?newest.map(|r| r.rung.cpu_hours),
+                            elo = ?newest.map(|r| r.elo),
+                            "compute ladder"
+                        );
+                    }
+                }
             }
             (Job::Match { previous, .. }, Ok(v)) => match MatchReport::deserialize(v) {
                 Err(e) => failed(&format!("{}: not a match report: {e}", out.display())),
@@ -594,12 +592,8 @@ fn evaluate(
                     // are unbounded (null); the rating chain then moves by the finite end,
                     // the smallest difference the results support.
                     let elo = r.chain_elo().unwrap_or(0.0);
-                    let mut line = serde_json::json!({
-                        "checkpoint": eval.checkpoint, "step": eval.step, "opponent": label(&eval),
-                        "games": r.games, "score": r.score, "elo": r.elo, "elo_low": r.elo_low, "elo_high": r.elo_high,
-                        "material_share": r.material_share, "material_share_se": r.material_share_se,
-                        "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
-                    });
+                    let mut line =
+                        EloRecord::of_match(&eval.checkpoint, eval.step, &label(&eval), &r);
                     if let Some(prev) = previous {
                         let base = state
                             .ratings
@@ -607,7 +601,7 @@ fn evaluate(
                             .rev()
                             .find(|(n, _)| n == prev)
                             .map_or(0.0, |r| r.1);
-                        line["rating"] = serde_json::json!(base + elo);
+                        line.rating = Some(base + elo);
                         state.ratings.push((eval.checkpoint.clone(), base + elo));
                     }
                     tracing::info!(checkpoint = %eval.checkpoint, opponent = %label(&eval), elo, "evaluated");
@@ -749,8 +743,8 @@ fn decided_targets(targets: &[f64], tolerance: f64, hours: f64) -> Vec<f64> {
     passed
 }
 
-fn append_elo(store: &RunStore, line: &serde_json::Value) -> std::io::Result<()> {
-    append_jsonl(store, "elo.jsonl", line)
+fn append_elo(store: &RunStore, record: &EloRecord) -> std::io::Result<()> {
+    append_jsonl(store, layout::ELO_LOG, &crate::records::to_line(record))
 }
 
 #[cfg(test)]

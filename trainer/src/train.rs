@@ -8,7 +8,9 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use tengu_model::checkpoint::{CheckpointError, CheckpointMeta};
 use tengu_model::desc::NetConfig;
-use tengu_model::{Backend, Encoder, EvalError, EvalInput, Evaluator, Trainer, ENCODER_VERSION};
+use tengu_model::{
+    Backend, Encoder, EvalError, EvalInput, Evaluator, Losses, Trainer, ENCODER_VERSION,
+};
 use tengu_rules::Variant;
 use tengu_shard::ShardError;
 use tengu_store::checkpoint::{self as published, CheckpointCache, Publication};
@@ -17,6 +19,7 @@ use tengu_store::{layout, RunStore, StoreError};
 
 use crate::config::TrainConfig;
 use crate::log::TrainLog;
+use crate::records::{finite, LossRecord, RECORD_VERSION};
 use crate::window::{Example, IngestState, Window};
 
 #[derive(Debug, thiserror::Error)]
@@ -296,7 +299,278 @@ pub fn losses_on_rows(
     }))
 }
 
-/// Trains until `max_steps` or `stop`; resumes from the newest checkpoint of the run.
+/// Why the trainer waits before its next step (`None`: it can step).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// The window has fewer rows than `train.min_rows`.
+    MinRows,
+    /// The next step would draw more than `train.passes_per_row` samples per row written.
+    PassesPerRow,
+}
+
+/// Whether the step after `step` (0-based: the steps taken) must wait, with
+/// `global_batch` rows a step (every rank's together): the rule `tengu train` and the
+/// PyTorch trainer (through `tengu.RunWindow`) both follow.
+pub fn wait_before(window: &Window, t: &TrainConfig, step: u64, global_batch: usize) -> Option<Wait> {
+    // Each self-play row may be drawn about `passes_per_row` times; steps are counted
+    // across restarts by the checkpoint name, rows by the shards on disk.
+    let allowed = (window.rows_seen as f64 * t.passes_per_row) as u64;
+    let drawn = (step + 1) * global_batch as u64;
+    if window.len() < t.min_rows.max(1) {
+        Some(Wait::MinRows)
+    } else if drawn > allowed {
+        Some(Wait::PassesPerRow)
+    } else {
+        None
+    }
+}
+
+/// The random generator of the batch of step `step` (0-based): it depends only on the seed
+/// and the step, so a restarted trainer draws the batches it would have drawn.
+pub fn batch_rng(seed: u64, step: u64) -> SmallRng {
+    SmallRng::seed_from_u64(seed ^ (step + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// The training loop's state between its named steps ([`Training::resume`],
+/// [`Training::ingest`], [`Training::batch`], [`Training::step`],
+/// [`Training::held_out`], [`Training::publish`]), which [`run`] calls in turn; the
+/// PyTorch trainer (`python/tengu/train/follow.py`) follows the same sequence through the
+/// Python package's `RunWindow` and `TrainLog`.
+struct Training<'a> {
+    options: &'a TrainOptions,
+    trainer: Box<dyn Trainer>,
+    config: NetConfig,
+    lease: Lease,
+    scratch: std::path::PathBuf,
+    window: Window,
+    log: TrainLog,
+    /// Steps taken.
+    step: u64,
+    /// The newest published checkpoint's weights name.
+    last: String,
+    cpu: tengu_store::cpu::CpuLedger,
+    /// The run's CPU seconds, re-read from the ledger when this process's entry is
+    /// rewritten (every few seconds), not at every step.
+    cpu_seconds: f64,
+    /// When the samples/s measurement started, and at which step.
+    rate_start: (Instant, u64),
+}
+
+impl<'a> Training<'a> {
+    /// Resume: takes the run's trainer lease and continues from the newest committed
+    /// checkpoint (its weights, optimizer state, window and loss log), or starts a new run
+    /// and publishes step 0.
+    fn resume(options: &'a TrainOptions) -> Result<Training<'a>, TrainError> {
+        let t = &options.train;
+        let store = &options.run;
+        let scratch = scratch_dir();
+        let lease = Lease::acquire(store, t.lease_seconds, &mut |m| tracing::info!("{m}"))?;
+        tracing::info!(
+            generation = lease.generation(),
+            "holding the run's trainer lease"
+        );
+        if let Some(text) = &options.config_text {
+            store.put(layout::CONFIG, text.clone().into_bytes())?;
+        }
+        let encoder = Encoder::with_planes(
+            &options.variant,
+            options.tactical_planes,
+            options.material_planes,
+        );
+        let mut window = Window::with_holdout(
+            t.window_rows,
+            options.variant.id(),
+            t.holdout_every,
+            t.holdout_rows,
+        );
+        window.lookback_ms = (t.listing_lookback_seconds * 1000.0) as u64;
+        window.future_value_plies = t.future_value_plies;
+
+        let newest = published::newest(store)?;
+        let (trainer, config, step, last, log) = match newest {
+            Some(step) => {
+                let cache = CheckpointCache::new(store, 2);
+                let (path, manifest) = cache.fetch(store, step)?;
+                let meta = tengu_model::checkpoint::read_meta(&path)?;
+                let mut trainer = options.backend.trainer(
+                    &options.variant,
+                    &meta.config,
+                    Some(&path),
+                    t.learning_rate,
+                    t.weight_decay,
+                )?;
+                let state = cache.fetch_optimizer(store, &manifest)?;
+                match state.map(|p| trainer.load_optimizer(&p)) {
+                    Some(Ok(())) => {
+                        tracing::info!(step, "resuming with its optimizer state")
+                    }
+                    Some(Err(e)) => {
+                        tracing::warn!(step, "resuming without optimizer state: {e}")
+                    }
+                    None => {
+                        tracing::warn!(step, "resuming without optimizer state: none was saved")
+                    }
+                }
+                match store.get_text(&layout::ingest_key(step))? {
+                    Some(text) => {
+                        let state: IngestState = serde_json::from_str(&text).map_err(|e| {
+                            TrainError::Config(format!(
+                                "{}: {e}",
+                                store.address_of(&layout::ingest_key(step))
+                            ))
+                        })?;
+                        window.resume(&state, store);
+                        tracing::info!(
+                            step,
+                            window_rows = window.len(),
+                            rows_seen = window.rows_seen,
+                            "window restored"
+                        );
+                    }
+                    None => tracing::info!(
+                        step,
+                        "no ingest state saved with the checkpoint: listing every shard"
+                    ),
+                }
+                // Steps logged after the checkpoint we resume from (a killed trainer) are
+                // trained again; their old lines go so the log holds each step once.
+                let (log, dropped) = TrainLog::resume(store, step)?;
+                if dropped > 0 {
+                    tracing::info!(
+                        dropped,
+                        step,
+                        "dropped loss log segments written after the checkpoint resumed from"
+                    );
+                }
+                (trainer, meta.config, step, layout::weights_name(step), log)
+            }
+            None => {
+                let config =
+                    NetConfig::from_preset(&options.preset, encoder.planes(), encoder.size())
+                        .map_err(|e| TrainError::Config(format!("network.preset: {e}")))?;
+                let trainer = options.backend.trainer(
+                    &options.variant,
+                    &config,
+                    None,
+                    t.learning_rate,
+                    t.weight_decay,
+                )?;
+                let (log, _) = TrainLog::resume(store, 0)?;
+                (trainer, config, 0, String::new(), log)
+            }
+        };
+        let mut training = Training {
+            options,
+            trainer,
+            config,
+            lease,
+            scratch,
+            window,
+            log,
+            step,
+            last,
+            cpu: tengu_store::cpu::CpuLedger::new(store, "trainer"),
+            cpu_seconds: 0.0,
+            rate_start: (Instant::now(), step),
+        };
+        if newest.is_none() {
+            training.publish()?;
+        }
+        training.trainer.set_loss_weights(t.loss_weights());
+        Ok(training)
+    }
+
+    /// Ingest: reads the shards written since the last look into the window, and this
+    /// process's CPU seconds into the ledger.
+    fn ingest(&mut self) -> Result<(), TrainError> {
+        let store = &self.options.run;
+        if self.cpu.record(store, false) {
+            self.cpu_seconds = tengu_store::cpu::total(store);
+        }
+        self.window.ingest(store)?;
+        Ok(())
+    }
+
+    /// Batch: the examples of the next step, drawn from the window ([`batch_rng`]); rows
+    /// that do not decode are skipped (logged) and replaced by further draws.
+    fn batch(&self) -> Vec<Example> {
+        let t = &self.options.train;
+        let mut rng = batch_rng(self.options.seed, self.step);
+        let mut batch = Vec::with_capacity(t.batch_size);
+        while batch.len() < t.batch_size {
+            let (row, future_value) = self.window.sample(&mut rng).expect("window is not empty");
+            match Example::from_row_mixed(
+                row,
+                &self.options.variant,
+                t.value_target_mix(),
+                future_value,
+            ) {
+                Ok(e) => batch.push(e),
+                Err(e) => tracing::warn!("skipping row: {e}"),
+            }
+        }
+        batch
+    }
+
+    /// Step: one optimizer step on `batch` at the schedule's learning rate; returns the
+    /// losses before it and the policy loss per row with a target (the objective averages
+    /// the policy term over the whole batch, rows of cheap searches adding nothing; the log
+    /// reports the cross-entropy a reader expects; `None` when no row had a target).
+    fn step(&mut self, batch: &[Example]) -> Result<(Losses, Option<f64>, usize), TrainError> {
+        let t = &self.options.train;
+        self.trainer.set_learning_rate(t.learning_rate_at(self.step));
+        let examples: Vec<_> = batch.iter().map(Example::as_train).collect();
+        let losses = self.trainer.step(&examples)?;
+        let target_rows = batch
+            .iter()
+            .filter(|e| e.policy.iter().any(|&w| w > 0.0))
+            .count();
+        let row_policy_loss = (target_rows > 0)
+            .then(|| f64::from(losses.policy) * batch.len() as f64 / target_rows as f64);
+        self.step += 1;
+        Ok((losses, row_policy_loss, target_rows))
+    }
+
+    /// Held-out: the current weights' losses on the held-out rows, at checkpoint steps.
+    fn held_out(&self) -> Result<Option<HeldOut>, TrainError> {
+        let t = &self.options.train;
+        if self.step % t.steps_per_checkpoint != 0 {
+            return Ok(None);
+        }
+        held_out_losses(
+            self.trainer.as_ref(),
+            &self.window,
+            self.options,
+            t.holdout_eval_rows,
+        )
+    }
+
+    /// Publish: the loss log segment, the ingest state, optimizer state, weights and the
+    /// manifest of checkpoint `self.step` (see [`save`]).
+    fn publish(&mut self) -> Result<(), TrainError> {
+        let publisher = Publisher {
+            options: self.options,
+            config: &self.config,
+            lease: &self.lease,
+            scratch: &self.scratch,
+        };
+        let parent = (!self.last.is_empty()).then(|| self.last.clone());
+        self.last = save(
+            &publisher,
+            self.trainer.as_ref(),
+            self.step,
+            parent,
+            &self.window,
+            &mut self.log,
+        )?;
+        Ok(())
+    }
+}
+
+/// Trains until `max_steps` or `stop`; resumes from the newest checkpoint of the run. The
+/// loop runs [`Training`]'s named steps: resume, then ingest (every poll interval), batch,
+/// step, held-out and the loss log line, publish (every `steps_per_checkpoint` steps and at
+/// the end).
 pub fn run(
     options: &TrainOptions,
     on_progress: &mut dyn FnMut(&TrainProgress),
@@ -305,125 +579,13 @@ pub fn run(
     t.validate()?;
     let store = &options.run;
     let started = Instant::now();
-    let scratch = scratch_dir();
-    let lease = Lease::acquire(store, t.lease_seconds, &mut |m| tracing::info!("{m}"))?;
-    tracing::info!(
-        generation = lease.generation(),
-        "holding the run's trainer lease"
-    );
-    if let Some(text) = &options.config_text {
-        store.put(layout::CONFIG, text.clone().into_bytes())?;
-    }
-    let encoder = Encoder::with_planes(
-        &options.variant,
-        options.tactical_planes,
-        options.material_planes,
-    );
-    let mut window = Window::with_holdout(
-        t.window_rows,
-        options.variant.id(),
-        t.holdout_every,
-        t.holdout_rows,
-    );
-    window.lookback_ms = (t.listing_lookback_seconds * 1000.0) as u64;
-    window.future_value_plies = t.future_value_plies;
-
-    // Resume from the newest committed checkpoint, or start (and publish) step 0.
-    let newest = published::newest(store)?;
-    let (mut trainer, config, mut step, mut last, mut log) = match newest {
-        Some(step) => {
-            let cache = CheckpointCache::new(store, 2);
-            let (path, manifest) = cache.fetch(store, step)?;
-            let meta = tengu_model::checkpoint::read_meta(&path)?;
-            let mut trainer = options.backend.trainer(
-                &options.variant,
-                &meta.config,
-                Some(&path),
-                t.learning_rate,
-                t.weight_decay,
-            )?;
-            let state = cache.fetch_optimizer(store, &manifest)?;
-            match state.map(|p| trainer.load_optimizer(&p)) {
-                Some(Ok(())) => {
-                    tracing::info!(step, "resuming with its optimizer state")
-                }
-                Some(Err(e)) => {
-                    tracing::warn!(step, "resuming without optimizer state: {e}")
-                }
-                None => tracing::warn!(step, "resuming without optimizer state: none was saved"),
-            }
-            match store.get_text(&layout::ingest_key(step))? {
-                Some(text) => {
-                    let state: IngestState = serde_json::from_str(&text).map_err(|e| {
-                        TrainError::Config(format!(
-                            "{}: {e}",
-                            store.address_of(&layout::ingest_key(step))
-                        ))
-                    })?;
-                    window.resume(&state, store);
-                    tracing::info!(
-                        step,
-                        window_rows = window.len(),
-                        rows_seen = window.rows_seen,
-                        "window restored"
-                    );
-                }
-                None => tracing::info!(
-                    step,
-                    "no ingest state saved with the checkpoint: listing every shard"
-                ),
-            }
-            // Steps logged after the checkpoint we resume from (a killed trainer) are
-            // trained again; their old lines go so the log holds each step once.
-            let (log, dropped) = TrainLog::resume(store, step)?;
-            if dropped > 0 {
-                tracing::info!(
-                    dropped,
-                    step,
-                    "dropped loss log segments written after the checkpoint resumed from"
-                );
-            }
-            (trainer, meta.config, step, layout::weights_name(step), log)
-        }
-        None => {
-            let config = NetConfig::from_preset(&options.preset, encoder.planes(), encoder.size())
-                .map_err(|e| TrainError::Config(format!("network.preset: {e}")))?;
-            let trainer = options.backend.trainer(
-                &options.variant,
-                &config,
-                None,
-                t.learning_rate,
-                t.weight_decay,
-            )?;
-            let (mut log, _) = TrainLog::resume(store, 0)?;
-            let publisher = Publisher {
-                options,
-                config: &config,
-                lease: &lease,
-                scratch: &scratch,
-            };
-            let name = save(&publisher, trainer.as_ref(), 0, None, &window, &mut log)?;
-            (trainer, config, 0, name, log)
-        }
-    };
-
-    trainer.set_loss_weights(t.loss_weights());
-    let publisher = Publisher {
-        options,
-        config: &config,
-        lease: &lease,
-        scratch: &scratch,
-    };
-    let mut cpu = tengu_store::cpu::CpuLedger::new(store, "trainer");
-    // The run's CPU seconds, re-read from the ledger when this process's entry is rewritten
-    // (every few seconds), not at every step.
-    let mut cpu_seconds = 0.0;
+    let mut training = Training::resume(options)?;
     // No step yet in this process: no losses to show.
     let mut progress = TrainProgress {
-        step,
+        step: training.step,
         policy_loss: f32::NAN,
         value_loss: f32::NAN,
-        last_checkpoint: last.clone(),
+        last_checkpoint: training.last.clone(),
         ..Default::default()
     };
     let poll = Duration::from_secs_f64(t.poll_seconds.max(0.05));
@@ -435,23 +597,19 @@ pub fn run(
         poll
     };
     let mut last_poll: Option<Instant> = None;
-    let mut rate_start = (Instant::now(), step);
-    while !options.stop.load(Ordering::Relaxed) && options.max_steps.map_or(true, |m| step < m) {
-        if cpu.record(store, false) {
-            cpu_seconds = tengu_store::cpu::total(store);
-        }
+    while !options.stop.load(Ordering::Relaxed)
+        && options.max_steps.map_or(true, |m| training.step < m)
+    {
         if last_poll.map_or(true, |p| p.elapsed() >= poll) {
-            window.ingest(store)?;
+            training.ingest()?;
             last_poll = Some(Instant::now());
+        } else if training.cpu.record(store, false) {
+            training.cpu_seconds = tengu_store::cpu::total(store);
         }
-        // Each self-play row may be drawn about `passes_per_row` times; steps are counted
-        // across restarts by the checkpoint name, rows by the shards on disk.
-        let allowed = (window.rows_seen as f64 * t.passes_per_row) as u64;
-        let drawn = (step + 1) * t.batch_size as u64;
-        if window.len() < t.min_rows.max(1) || drawn > allowed {
+        if wait_before(&training.window, t, training.step, t.batch_size).is_some() {
             progress.waiting = true;
-            progress.window_rows = window.len();
-            progress.rows_seen = window.rows_seen;
+            progress.window_rows = training.window.len();
+            progress.rows_seen = training.window.rows_seen;
             on_progress(&progress);
             let waited = Instant::now();
             while waited.elapsed() < wait_poll && !options.stop.load(Ordering::Relaxed) {
@@ -460,109 +618,68 @@ pub fn run(
             last_poll = None;
             continue;
         }
-        progress.waiting = false;
-        // Each step's sample depends only on the seed and the step, so a restarted trainer
-        // draws the batches it would have drawn.
-        let mut rng =
-            SmallRng::seed_from_u64(options.seed ^ (step + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let mut batch = Vec::with_capacity(t.batch_size);
-        while batch.len() < t.batch_size {
-            let (row, future_value) = window.sample(&mut rng).expect("window is not empty");
-            match Example::from_row_mixed(row, &options.variant, t.value_target_mix(), future_value)
-            {
-                Ok(e) => batch.push(e),
-                Err(e) => tracing::warn!("skipping row: {e}"),
-            }
-        }
-        trainer.set_learning_rate(t.learning_rate_at(step));
-        let examples: Vec<_> = batch.iter().map(Example::as_train).collect();
-        let losses = trainer.step(&examples)?;
-        // The objective averages the policy term over the whole batch (rows of cheap
-        // searches have no target and add nothing); the log reports it per target row,
-        // the cross-entropy a reader expects (None when the batch had no target row).
-        let target_rows = batch
-            .iter()
-            .filter(|e| e.policy.iter().any(|&w| w > 0.0))
-            .count();
-        let row_policy_loss = (target_rows > 0)
-            .then(|| f64::from(losses.policy) * batch.len() as f64 / target_rows as f64);
-        step += 1;
-        let elapsed = rate_start.0.elapsed().as_secs_f64();
+        let batch = training.batch();
+        let (losses, row_policy_loss, target_rows) = training.step(&batch)?;
+        let step = training.step;
+        let elapsed = training.rate_start.0.elapsed().as_secs_f64();
         let samples_per_second =
-            ((step - rate_start.1) * t.batch_size as u64) as f64 / elapsed.max(1e-9);
+            ((step - training.rate_start.1) * t.batch_size as u64) as f64 / elapsed.max(1e-9);
         if elapsed > 30.0 {
-            rate_start = (Instant::now(), step);
+            training.rate_start = (Instant::now(), step);
         }
         progress = TrainProgress {
             step,
             policy_loss: row_policy_loss.map_or(f32::NAN, |l| l as f32),
             value_loss: losses.value,
             samples_per_second,
-            window_rows: window.len(),
-            rows_seen: window.rows_seen,
+            window_rows: training.window.len(),
+            rows_seen: training.window.rows_seen,
             waiting: false,
-            last_checkpoint: last.clone(),
+            last_checkpoint: training.last.clone(),
         };
-        let held_out = if step % t.steps_per_checkpoint == 0 {
-            held_out_losses(trainer.as_ref(), &window, options, t.holdout_eval_rows)?
-        } else {
-            None
+        let held_out = training.held_out()?;
+        let record = LossRecord {
+            version: RECORD_VERSION,
+            step,
+            policy_loss: row_policy_loss.and_then(finite),
+            policy_target_rows: target_rows as u64,
+            value_loss: finite(f64::from(losses.value)),
+            ownership_loss: finite(f64::from(losses.ownership)),
+            material_loss: finite(f64::from(losses.material)),
+            learning_rate: t.learning_rate_at(step - 1),
+            samples_per_second,
+            window_rows: training.window.len() as u64,
+            rows_seen: training.window.rows_seen,
+            games_seen: training.window.games_seen,
+            unix_time: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64()),
+            cpu_seconds: training.cpu_seconds,
+            heldout_policy_loss: held_out.and_then(|h| finite(h.policy)),
+            heldout_value_loss: held_out.and_then(|h| finite(h.value)),
+            heldout_ownership_loss: held_out.and_then(|h| finite(h.ownership)),
+            heldout_material_loss: held_out.and_then(|h| finite(h.material)),
+            heldout_rows: held_out.map(|h| h.rows as u64),
         };
-        let mut line = serde_json::json!({
-            "step": step,
-            "policy_loss": row_policy_loss,
-            "policy_target_rows": target_rows,
-            "value_loss": losses.value,
-            "ownership_loss": losses.ownership,
-            "material_loss": losses.material,
-            "learning_rate": t.learning_rate_at(step - 1),
-            "samples_per_second": samples_per_second,
-            "window_rows": window.len(),
-            "rows_seen": window.rows_seen,
-            "games_seen": window.games_seen,
-            "unix_time": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
-            "cpu_seconds": cpu_seconds,
-        });
-        if let Some(h) = held_out {
-            line["heldout_policy_loss"] = serde_json::json!(h.policy);
-            line["heldout_value_loss"] = serde_json::json!(h.value);
-            line["heldout_ownership_loss"] = serde_json::json!(h.ownership);
-            line["heldout_material_loss"] = serde_json::json!(h.material);
-            line["heldout_rows"] = serde_json::json!(h.rows);
-        }
-        log.push(store, &line)?;
+        training.log.push(store, &record)?;
         if step % t.steps_per_checkpoint == 0 {
-            last = save(
-                &publisher,
-                trainer.as_ref(),
-                step,
-                Some(last),
-                &window,
-                &mut log,
-            )?;
-            progress.last_checkpoint = last.clone();
+            training.publish()?;
+            progress.last_checkpoint = training.last.clone();
             if let Err(e) = crate::curves::write(store) {
-                tracing::warn!("cannot draw {}: {e}", store.address_of("curves.svg"));
+                tracing::warn!("cannot draw {}: {e}", store.address_of(layout::CURVES));
             }
         }
         on_progress(&progress);
     }
-    cpu.record(store, true);
+    training.cpu.record(store, true);
     // A last checkpoint so no step is lost on a clean stop.
-    if layout::weights_name(step) != last {
-        last = save(
-            &publisher,
-            trainer.as_ref(),
-            step,
-            Some(last),
-            &window,
-            &mut log,
-        )?;
-        progress.last_checkpoint = last;
+    if layout::weights_name(training.step) != training.last {
+        training.publish()?;
+        progress.last_checkpoint = training.last.clone();
     }
-    log.flush(store)?;
+    training.log.flush(store)?;
     tengu_store::log_requests!(store, started.elapsed().as_secs_f64());
-    let _ = std::fs::remove_dir_all(&scratch);
-    lease.release();
+    let _ = std::fs::remove_dir_all(&training.scratch);
+    training.lease.release();
     Ok(progress)
 }

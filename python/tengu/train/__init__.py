@@ -4,9 +4,11 @@ The network is the one of ``model/src/desc.rs`` and the burn implementation
 (``model/src/net.rs``), weight for weight: the names and shapes come from the Rust naming
 table (``tengu.parameter_shapes``), convolution weights are ``[out, in, k, k]`` in both,
 linear weights are stored ``[in, out]`` (burn's layout) and transposed into PyTorch's
-``[out, in]``. The losses are those of ``BurnTrainer::loss_tensors``
-(``model/src/burn_eval.rs``): policy and WDL cross-entropy over the legal moves, ownership
-cross-entropy per square and horizon over the rows with targets, squared material error.
+``[out, in]``. The heads besides the policy and their losses are not listed here: each is a
+row of the Rust head table (``desc::HEADS``, read through ``HEADS`` below: layer, input,
+outputs, activation, loss kind, target, weight key, initialisation), the table the CPU
+kernels' trainer (``model/src/cpu_train.rs``) reads too. The losses: policy cross-entropy
+over the legal moves, then each head's by its kind.
 
 Shapes: ``B`` batch, ``P`` planes, ``N`` board side, ``A = N * N``, ``C`` channels, ``D``
 policy key size, ``M`` legal moves (padded).
@@ -14,8 +16,9 @@ policy key size, ``M`` legal moves (padded).
 
 from __future__ import annotations
 
+import json
 import math
-from typing import Dict, NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional
 
 import numpy as np
 import torch
@@ -26,6 +29,11 @@ import tengu
 
 #: Logit of a padding move (as the Rust side's ``mask_fill``).
 PADDING_LOGIT = -1.0e9
+
+#: The trained heads besides the policy: the Rust head table (``tengu_model::desc::HEADS``),
+#: a list of dicts (``layer``, ``loss_name``, ``input``, ``outputs``, ``activation``,
+#: ``loss``, ``classes``, ``target``, ``weight_key``, ``init``), in the table's order.
+HEADS: List[dict] = json.loads(tengu._tengu.heads())
 
 
 class ResBlock(nn.Module):
@@ -44,16 +52,16 @@ class ResBlock(nn.Module):
 
 
 class Output(NamedTuple):
-    """Raw outputs: ``q``, ``k`` ``[B, A, D]``; ``code`` ``[B, A, CODES]``; ``wdl``
-    ``[B, 3]`` logits; ``ownership`` ``[B, AUX_HORIZONS * OCCUPANCY_CLASSES, N, N]``
-    logits; ``material`` ``[B, AUX_HORIZONS]`` in (-1, 1)."""
+    """Raw outputs: ``q``, ``k`` ``[B, A, D]``; ``code`` ``[B, A, CODES]``; ``heads`` each
+    head's output by its loss name (``HEADS``): ``[B, outputs]`` for heads on the value
+    trunk, ``[B, outputs, N, N]`` for heads on the squares, after the head's activation
+    (``value``: WDL logits ``[B, 3]``; ``ownership``: logits
+    ``[B, AUX_HORIZONS * OCCUPANCY_CLASSES, N, N]``; ``material``: ``[B, AUX_HORIZONS]`` in
+    (-1, 1))."""
     q: torch.Tensor
     k: torch.Tensor
     code: torch.Tensor
-    wdl: torch.Tensor
-    ownership: torch.Tensor
-    material: torch.Tensor
-
+    heads: Dict[str, torch.Tensor]
 
 class TenguNet(nn.Module):
     """The network of an architecture dict (``tengu.net_config`` / a checkpoint's ``net``:
@@ -63,7 +71,6 @@ class TenguNet(nn.Module):
         super().__init__()
         self.net = dict(net)
         c, p = net["channels"], net["planes"]
-        aux = tengu.AUX_HORIZONS * tengu.OCCUPANCY_CLASSES
         self.stem = nn.Conv2d(p, c, 1)
         self.blocks = nn.ModuleList(ResBlock(c) for _ in range(net["blocks"]))
         self.policy_q = nn.Conv2d(c, net["head_dim"], 1)
@@ -71,9 +78,16 @@ class TenguNet(nn.Module):
         self.policy_code = nn.Conv2d(c, tengu.CODES, 1)
         self.value_conv = nn.Conv2d(c, net["value_channels"], 1)
         self.value_fc1 = nn.Linear(net["value_channels"], tengu.VALUE_HIDDEN)
-        self.value_fc2 = nn.Linear(tengu.VALUE_HIDDEN, 3)
-        self.ownership = nn.Conv2d(c, aux, 1)
-        self.material_fc = nn.Linear(tengu.VALUE_HIDDEN, tengu.AUX_HORIZONS)
+        for head in HEADS:
+            if head["input"] == "squares":
+                layer = nn.Conv2d(c, head["outputs"], 1)
+            else:
+                layer = nn.Linear(tengu.VALUE_HIDDEN, head["outputs"])
+            if head["init"] == "zero":
+                nn.init.zeros_(layer.weight)
+                nn.init.zeros_(layer.bias)
+            # Registered under the checkpoint's layer name (``value_fc2``, ``ownership``, ...).
+            self.add_module(head["layer"], layer)
         self.head_dim = net["head_dim"]
         table = dict(tengu.parameter_shapes(net))
         mine = {k: list(v.shape) for k, v in self.state_dict().items()}
@@ -101,12 +115,14 @@ class TenguNet(nn.Module):
         q = self.policy_q(x).reshape(b, self.head_dim, a).transpose(1, 2)
         k = self.policy_k(x).reshape(b, self.head_dim, a).transpose(1, 2)
         code = self.policy_code(x).reshape(b, tengu.CODES, a).transpose(1, 2)
-        ownership = self.ownership(x)
         v = F.relu(self.value_conv(x)).mean(dim=(2, 3))
         hidden = F.relu(self.value_fc1(v))
-        wdl = self.value_fc2(hidden)
-        material = torch.tanh(self.material_fc(hidden))
-        return Output(q, k, code, wdl, ownership, material)
+        heads = {}
+        for head in HEADS:
+            layer = getattr(self, head["layer"])
+            y = layer(x if head["input"] == "squares" else hidden)
+            heads[head["loss_name"]] = torch.tanh(y) if head["activation"] == "tanh" else y
+        return Output(q, k, code, heads)
 
     # -- tengu checkpoints -------------------------------------------------------------
 
@@ -158,37 +174,60 @@ def legal_logits(out: Output, move_from: torch.Tensor, move_to: torch.Tensor,
     return (pair + code).masked_fill(~move_mask, PADDING_LOGIT)
 
 
-class Losses(NamedTuple):
-    policy: torch.Tensor
-    value: torch.Tensor
-    ownership: torch.Tensor
-    material: torch.Tensor
+class Losses(dict):
+    """The losses of a batch (means, scalar tensors) by name: ``policy``, then each head's
+    loss name in ``HEADS``'s order (``losses.value`` reads ``losses["value"]``)."""
 
-    def total(self, ownership_weight: float, material_weight: float) -> torch.Tensor:
-        """What a step minimises (``BurnTrainer::step``)."""
-        return (self.policy + self.value + self.ownership * ownership_weight
-                + self.material * material_weight)
+    def __getattr__(self, name: str) -> torch.Tensor:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def total(self, train: dict) -> torch.Tensor:
+        """What a step minimises (the CPU trainer's objective): the policy loss plus each
+        head's loss times its weight (``train[weight_key]``, the run's ``[train]`` table; 1
+        for a head without one)."""
+        total = self["policy"]
+        for head in HEADS:
+            key = head["weight_key"]
+            total = total + self[head["loss_name"]] * (1.0 if key is None else float(train[key]))
+        return total
+
+
+def _head_loss(head: dict, out: torch.Tensor, batch: Dict[str, torch.Tensor]) -> torch.Tensor:
+    """One head's loss by its kind (``desc::LossKind``), a mean over the batch's rows."""
+    kind, target = head["loss"], batch[head["target"]]
+    b = out.shape[0]
+    if kind == "softmax_cross_entropy":
+        return -(F.log_softmax(out, 1) * target).sum(1).mean()
+    if kind == "squared_error":
+        return ((out - target) ** 2).sum(1).mean()
+    if kind == "square_class_cross_entropy":
+        c = head["classes"]
+        groups = head["outputs"] // c
+        squares = out.shape[-1] * out.shape[-2]
+        logits = out.reshape(b, groups, c, squares)
+        has = batch["has_" + head["target"]]
+        one_hot = F.one_hot(target.long().clamp(max=c - 1), c).permute(0, 1, 3, 2)
+        one_hot = one_hot.float() * has[:, None, None, None]
+        with_targets = has.sum().clamp(min=1.0)
+        return -(F.log_softmax(logits, 2) * one_hot).sum() / (with_targets * groups * squares)
+    raise ValueError(f"head {head['layer']}: unknown loss kind {kind!r}")
 
 
 def losses(net: nn.Module, batch: Dict[str, torch.Tensor]) -> Losses:
-    """The four losses of a batch (means), as ``BurnTrainer::loss_tensors`` computes them;
-    ``net`` is a ``TenguNet`` or its ``DistributedDataParallel`` wrapper."""
+    """The losses of a batch (means) as the CPU kernels' trainer computes them (the policy,
+    then the heads of ``HEADS``); ``net`` is a ``TenguNet`` or its
+    ``DistributedDataParallel`` wrapper."""
     out = net(batch["planes"])
     logits = legal_logits(out, batch["move_from"], batch["move_to"], batch["move_code"],
                           batch["move_mask"]).float()
-    policy = -(F.log_softmax(logits, 1) * batch["policy"]).sum(1).mean()
-    value = -(F.log_softmax(out.wdl.float(), 1) * batch["wdl"]).sum(1).mean()
-    b = logits.shape[0]
-    h, c = tengu.AUX_HORIZONS, tengu.OCCUPANCY_CLASSES
-    squares = batch["ownership"].shape[-1]
-    own_logits = out.ownership.float().reshape(b, h, c, squares)
-    has = batch["has_ownership"]
-    target = F.one_hot(batch["ownership"].long().clamp(max=2), c).permute(0, 1, 3, 2)
-    target = target.float() * has[:, None, None, None]
-    with_targets = has.sum().clamp(min=1.0)
-    ownership = -(F.log_softmax(own_logits, 2) * target).sum() / (with_targets * h * squares)
-    material = ((out.material.float() - batch["material"]) ** 2).sum(1).mean()
-    return Losses(policy, value, ownership, material)
+    result = Losses(policy=-(F.log_softmax(logits, 1) * batch["policy"]).sum(1).mean())
+    for head in HEADS:
+        name = head["loss_name"]
+        result[name] = _head_loss(head, out.heads[name].float(), batch)
+    return result
 
 
 def to_torch(batch: Dict[str, np.ndarray], device: torch.device) -> Dict[str, torch.Tensor]:

@@ -140,8 +140,7 @@ def _main(argv=None) -> int:
         follow = Follow(run=args.run, train=train, net=net, model=model, opt=opt,
                         device=device, autocast=autocast, rank=rank, world=world, batch=batch,
                         seed=args.seed, threads=args.threads, max_steps=args.max_steps,
-                        stop=stop, publish=publish,
-                        learning_rate=lambda s: _learning_rate(train, s))
+                        stop=stop, publish=publish)
         started, start_step = time.time(), step
         parent = follow.start(step, parent)
         step = follow.loop(step, parent)
@@ -195,7 +194,7 @@ def _train_epochs(args, train, net, model, opt, device, autocast, rank, world, b
                 g["lr"] = _learning_rate(train, step)
             with autocast:
                 parts = losses(model, b)
-                loss = parts.total(train["ownership_weight"], train["material_weight"])
+                loss = parts.total(train)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()

@@ -39,14 +39,15 @@ class Follow:
     def __init__(self, *, run: str, train: dict, net, model, opt, device: torch.device,
                  autocast, rank: int, world: int, batch: int, seed: int, threads: int,
                  max_steps: Optional[int], stop: threading.Event,
-                 publish: Optional[Callable[[int, Optional[str], int], str]],
-                 learning_rate: Callable[[int], float]) -> None:
+                 publish: Optional[Callable[[int, Optional[str], int], str]]) -> None:
         self.run, self.train, self.net, self.model, self.opt = run, train, net, model, opt
         self.device, self.autocast, self.rank, self.world = device, autocast, rank, world
         self.batch, self.seed, self.max_steps, self.stop = batch, seed, max_steps, stop
-        self.publish, self.learning_rate = publish, learning_rate
+        self.publish = publish
         self.distributed = world > 1
         self.window = tengu.RunWindow(run, planes=net.net["planes"], threads=threads)
+        # tengu train's schedule (TrainConfig::learning_rate_at), not a copy of it.
+        self.learning_rate = self.window.learning_rate
         self.log = None
 
     # -- collectives (no-ops on one process) ------------------------------------------
@@ -130,11 +131,8 @@ class Follow:
             if due:
                 self._ingest()
                 last_poll = time.time()
-            # Each row may be drawn about passes_per_row times (steps counted across
-            # restarts by the checkpoint, rows by the shards written).
-            allowed = int(self.window.rows_seen * t["passes_per_row"])
-            drawn = (step + 1) * global_batch
-            wait = len(self.window) < max(int(t["min_rows"]), 1) or drawn > allowed
+            # tengu train's rule (min_rows, passes_per_row), decided by rank 0.
+            wait = self.window.wait_before(step, global_batch) is not None
             wait, = self._max([float(wait) if self.rank == 0 else 0.0])
             if wait:
                 if self.rank == 0 and not was_waiting:
@@ -155,15 +153,16 @@ class Follow:
                 g["lr"] = self.learning_rate(step)
             with self.autocast:
                 parts = losses(self.model, b)
-                loss = parts.total(t["ownership_weight"], t["material_weight"])
+                loss = parts.total(t)
             self.opt.zero_grad(set_to_none=True)
             loss.backward()
             self.opt.step()
             n = b["planes"].shape[0]
             targets = float((b["policy"].sum(1) > 0).sum())
-            totals = self._sum([parts.policy.item() * n, parts.value.item() * n,
-                                parts.ownership.item() * n, parts.material.item() * n,
-                                targets, float(n)])
+            names = list(parts)
+            totals = self._sum([parts[k].item() * n for k in names] + [targets, float(n)])
+            sums = dict(zip(names, totals))
+            targets_all, rows = totals[-2], max(totals[-1], 1.0)
             step += 1
             elapsed = time.time() - rate_start[0]
             samples_per_second = (step - rate_start[1]) * global_batch / max(elapsed, 1e-9)
@@ -171,17 +170,14 @@ class Follow:
                 rate_start = (time.time(), step)
             if self.rank != 0 or self.log is None:
                 continue
-            rows = max(totals[5], 1.0)
             checkpoint_due = step % int(t["steps_per_checkpoint"]) == 0
             line = {
                 # The objective averages the policy term over the batch; the log gives it
                 # per row with a target, as the Rust trainer does (null: none had one).
                 "step": step,
-                "policy_loss": totals[0] / totals[4] if totals[4] > 0 else None,
-                "policy_target_rows": int(totals[4]),
-                "value_loss": totals[1] / rows,
-                "ownership_loss": totals[2] / rows,
-                "material_loss": totals[3] / rows,
+                "policy_loss": sums["policy"] / targets_all if targets_all > 0 else None,
+                "policy_target_rows": int(targets_all),
+                **{f"{k}_loss": sums[k] / rows for k in names if k != "policy"},
                 "learning_rate": self.learning_rate(step - 1),
                 "samples_per_second": samples_per_second,
                 "window_rows": len(self.window),
@@ -194,8 +190,7 @@ class Follow:
                 held = held_out_losses(self.net, self.window, int(t["holdout_eval_rows"]),
                                        self.device, self.autocast)
                 if held is not None:
-                    line.update({f"heldout_{k}_loss": held[k]
-                                 for k in ("policy", "value", "ownership", "material")})
+                    line.update({f"heldout_{k}_loss": held[k] for k in names})
                     line["heldout_rows"] = held["rows"]
             self.log.push(json.dumps(_finite(line)))
             if step % 10 == 0 or checkpoint_due:
@@ -224,7 +219,7 @@ def held_out_losses(net, window: "tengu.RunWindow", max_rows: int, device: torch
     if raw is None:
         return None
     n = raw["planes"].shape[0]
-    sums = {"policy": 0.0, "value": 0.0, "ownership": 0.0, "material": 0.0}
+    sums: Dict[str, float] = {}
     targets = 0
     with torch.no_grad(), autocast:
         for lo in range(0, n, 64):
@@ -232,15 +227,12 @@ def held_out_losses(net, window: "tengu.RunWindow", max_rows: int, device: torch
             m = len(chunk["planes"])
             parts = losses(net, to_torch(chunk, device))
             targets += int((chunk["policy"].sum(1) > 0).sum())
-            for k in sums:
-                sums[k] += float(getattr(parts, k)) * m
-    return {
-        "policy": sums["policy"] / targets if targets else math.nan,
-        "value": sums["value"] / n,
-        "ownership": sums["ownership"] / n,
-        "material": sums["material"] / n,
-        "rows": n,
-    }
+            for k, v in parts.items():
+                sums[k] = sums.get(k, 0.0) + float(v) * m
+    held = {k: v / n for k, v in sums.items()}
+    held["policy"] = sums["policy"] / targets if targets else math.nan
+    held["rows"] = n
+    return held
 
 
 def _finite(line: dict) -> dict:

@@ -15,6 +15,7 @@ use serde_json::json;
 use tengu_rules::{Game, Position, Record, Variant};
 use tengu_store::layout::{self, ShardName};
 use tengu_store::{Location, RunStore};
+use tengu_trainer::records::{to_line, LossRecord};
 
 use super::{http_get, view, Server};
 use crate::args::BenchServeArgs;
@@ -269,20 +270,25 @@ fn synthetic_run(dir: &std::path::Path, shards: usize, checkpoints: usize) -> Re
         for k in 0..50u64 {
             let s = step - 100 + 2 * k + 1;
             let x = s as f64;
-            segment.push_str(&format!(
-                "{}\n",
-                json!({"step": s, "unix_time": t0 + x * 3.0, "policy_loss": 5.0 / (1.0 + x / 1e3),
-                       "value_loss": 1.0 - x / 2e5, "cpu_seconds": x * 6.0, "games_seen": s * 2,
-                       "rows_seen": s * 200, "heldout_value_loss": (k == 0).then_some(1.1 - x / 2e5)})
-            ));
+            let record = LossRecord {
+                policy_loss: Some(5.0 / (1.0 + x / 1e3)),
+                value_loss: Some(1.0 - x / 2e5),
+                cpu_seconds: x * 6.0,
+                games_seen: s * 2,
+                rows_seen: s * 200,
+                heldout_value_loss: (k == 0).then_some(1.1 - x / 2e5),
+                heldout_rows: (k == 0).then_some(100),
+                ..LossRecord::at(s, t0 + x * 3.0)
+            };
+            segment.push_str(&format!("{}\n", to_line(&record)));
         }
         store.put(&layout::train_log_key(step - 100), segment.into_bytes())?;
         elo.push_str(&format!("{}\n", json!({"checkpoint": layout::weights_name(step), "step": step, "rating": c as f64 * 3.0})));
-        elo.push_str(&format!("{}\n", json!({"opponent": "greedy", "step": step, "elo": c as f64 * 2.0 - 50.0, "score": 0.5})));
-        suite.push_str(&format!("{}\n", json!({"step": step, "top1": 0.1 + c as f64 / 1e3, "top3": 0.2, "value_sign": 0.6})));
+        elo.push_str(&format!("{}\n", json!({"checkpoint": layout::weights_name(step), "opponent": "greedy", "step": step, "elo": c as f64 * 2.0 - 50.0, "score": 0.5})));
+        suite.push_str(&format!("{}\n", json!({"checkpoint": layout::weights_name(step), "step": step, "top1": 0.1 + c as f64 / 1e3, "top3": 0.2, "value_sign": 0.6, "positions": 100, "unix_time": t0})));
     }
-    store.put("elo.jsonl", elo.into_bytes())?;
-    store.put("suite.jsonl", suite.into_bytes())?;
+    store.put(layout::ELO_LOG, elo.into_bytes())?;
+    store.put(layout::SUITE_LOG, suite.into_bytes())?;
     store.put("cpu/worker-bench-1.txt", b"3600.0\n".to_vec())?;
     let arena_games = 100;
     for g in 0..arena_games {

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tengu_rules::{Game, Position, Record, Variant};
 use tengu_store::{layout, Location, RunStore};
+use tengu_trainer::records::{to_line, LossRecord};
 
 use super::view::board_tokens;
 use super::{http_get, Server};
@@ -121,8 +122,18 @@ fn endpoints_show_the_run_and_refuse_damage_and_keys_outside_it() {
             &layout::train_log_key(0),
             format!(
                 "{}\n{}\n",
-                json!({"step": 1, "unix_time": 1000.0, "value_loss": 1.25, "cpu_seconds": 36.0}),
-                json!({"step": 2, "unix_time": 1360.0, "value_loss": 0.75, "heldout_value_loss": 0.9, "cpu_seconds": 72.0})
+                to_line(&LossRecord {
+                    value_loss: Some(1.25),
+                    cpu_seconds: 36.0,
+                    ..LossRecord::at(1, 1000.0)
+                }),
+                to_line(&LossRecord {
+                    value_loss: Some(0.75),
+                    heldout_value_loss: Some(0.9),
+                    heldout_rows: Some(10),
+                    cpu_seconds: 72.0,
+                    ..LossRecord::at(2, 1360.0)
+                })
             )
             .into_bytes(),
         )
@@ -130,7 +141,7 @@ fn endpoints_show_the_run_and_refuse_damage_and_keys_outside_it() {
     store
         .put(
             "elo.jsonl",
-            format!("{}\n", json!({"opponent": "greedy", "step": 100, "elo": 42.5, "score": 0.56})).into_bytes(),
+            format!("{}\n", json!({"checkpoint": "model-000000100.safetensors", "opponent": "greedy", "step": 100, "elo": 42.5, "score": 0.56})).into_bytes(),
         )
         .unwrap();
     let played = game(12);

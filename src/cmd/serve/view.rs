@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use tengu_rules::{Color, Piece, Position, Record, Square};
 use tengu_store::layout::{self, ShardName};
 use tengu_store::{Location, RunStore, StoreError};
+use tengu_trainer::records::EloRecord;
 
 /// Seconds over which games and rows per hour are measured (the last hour).
 const RATE_WINDOW_S: f64 = 3600.0;
@@ -127,7 +128,7 @@ pub struct Watcher {
     /// `elo.jsonl` and `suite.jsonl`.
     curves_from: Option<(Vec<tengu_store::Entry>, usize, usize)>,
     curves: Arc<str>,
-    elo: Vec<Value>,
+    elo: Vec<EloRecord>,
     last_step: Option<u64>,
     step_moved: Option<Instant>,
     trainer_seen: Option<(u64, Option<u64>, Instant)>,
@@ -310,9 +311,9 @@ impl Watcher {
 
         // The curves, rebuilt when the loss log, elo.jsonl or suite.jsonl changed.
         let text = |key: &str| store.get_text(key).ok().flatten().unwrap_or_default();
-        let elo_text = text("elo.jsonl");
+        let elo_text = text(layout::ELO_LOG);
         let train = store.list(layout::TRAIN_LOG).map_err(|e| e.to_string())?;
-        let from = (train, elo_text.len(), text("suite.jsonl").len());
+        let from = (train, elo_text.len(), text(layout::SUITE_LOG).len());
         if self.curves_from.as_ref() != Some(&from) {
             match crate::cmd::tensorboard::run_scalars(store) {
                 Ok(scalars) => {
@@ -321,10 +322,12 @@ impl Watcher {
                         self.last_step = last_step;
                         self.step_moved = Some(Instant::now());
                     }
-                    self.elo = elo_text
-                        .lines()
-                        .filter_map(|l| serde_json::from_str(l).ok())
-                        .collect();
+                    // run_scalars read the same file through its type: it is readable.
+                    self.elo = tengu_trainer::records::read_lines(
+                        &store.address_of(layout::ELO_LOG),
+                        &elo_text,
+                    )
+                    .unwrap_or_default();
                     curves["intervals"] = elo_intervals(&self.elo);
                     self.curves = curves.to_string().into();
                     self.curves_from = Some(from);
@@ -697,11 +700,8 @@ impl Watcher {
                 let manifest = layout::manifest_key(m.step);
                 readable.checkpoints.insert(weights.clone());
                 readable.checkpoints.insert(manifest.clone());
-                let arena: Vec<&Value> = self
-                    .elo
-                    .iter()
-                    .filter(|l| l["step"].as_u64() == Some(m.step))
-                    .collect();
+                let arena: Vec<&EloRecord> =
+                    self.elo.iter().filter(|l| l.step == m.step).collect();
                 let xboard = if local {
                     format!("tengu xboard --checkpoint {}", address(&weights))
                 } else {
@@ -953,22 +953,19 @@ fn workers(shards: &[ShardName], now_s: f64) -> Vec<Value> {
         .collect()
 }
 
-/// The 95% intervals of the Elo series, from `elo.jsonl`'s lines: `elo/vs_<baseline>` ->
+/// The 95% intervals of the Elo series, from `elo.jsonl`'s records: `elo/vs_<baseline>` ->
 /// `[[step, low, high]]` of each match against a baseline, and `elo/chain` -> the interval
 /// of the match that placed each checkpoint on the rating chain, moved to its rating
 /// (`rating + elo_low - elo` ..). Lines without an interval (the chain's step 0) have none.
-fn elo_intervals(lines: &[Value]) -> Value {
+fn elo_intervals(lines: &[EloRecord]) -> Value {
     let mut out: BTreeMap<String, Vec<[f64; 3]>> = BTreeMap::new();
     for line in lines {
-        let (Some(step), Some(elo), Some(low), Some(high)) = (
-            line["step"].as_f64(),
-            line["elo"].as_f64(),
-            line["elo_low"].as_f64(),
-            line["elo_high"].as_f64(),
-        ) else {
+        let (step, Some(elo), Some(low), Some(high)) =
+            (line.step as f64, line.elo, line.elo_low, line.elo_high)
+        else {
             continue;
         };
-        match (line["rating"].as_f64(), line["opponent"].as_str()) {
+        match (line.rating, line.opponent.as_deref()) {
             (Some(rating), _) => out
                 .entry("elo/chain".into())
                 .or_default()

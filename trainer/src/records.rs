@@ -1,0 +1,466 @@
+//! The run's records, one type each: the loss log line ([`LossRecord`], `train/*.jsonl`),
+//! the ratings line ([`EloRecord`], `elo.jsonl`) and the tactics suite line
+//! ([`SuiteRecord`], `suite.jsonl`), and the compute ladder's report
+//! (`tengu_arena::ladder::LadderReport`, `ladder/ladder.json`, read by [`read_ladder`]);
+//! their file names are in `tengu_store::layout`. Every
+//! writer and reader goes through these types, so a renamed or mistyped key is an error,
+//! not a value read back as null.
+//!
+//! Each line carries `"version"` ([`RECORD_VERSION`]). Lines without one were written
+//! before the records had types (version 1, the same keys): they are read as version 1.
+//! A line of another version, a line that is not a record (a truncated write, a key of the
+//! wrong type, an unknown key) is refused by [`read_lines`] with the file and the line.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use tengu_arena::ladder::{LadderReport, LADDER_REPORT_VERSION};
+
+/// The version of the records this build writes; it reads this one and version 1 (the
+/// same keys without `"version"`).
+pub const RECORD_VERSION: u32 = 2;
+
+/// The version of a line without `"version"`: written before the records had types.
+const UNVERSIONED: u32 = 1;
+
+fn unversioned() -> u32 {
+    UNVERSIONED
+}
+
+/// A record line that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("{file}:{line}: not a {kind} record: {message}")]
+    Damaged {
+        file: String,
+        line: usize,
+        kind: &'static str,
+        message: String,
+    },
+    #[error("{file}:{line}: a {kind} record of version {found}; this build reads versions {UNVERSIONED} to {RECORD_VERSION}")]
+    Version {
+        file: String,
+        line: usize,
+        kind: &'static str,
+        found: u32,
+    },
+}
+
+/// A record type: its name in messages and its version field.
+pub trait Record: Serialize + DeserializeOwned {
+    /// What the record is, for messages (`loss log`, `rating`, `tactics suite`).
+    const KIND: &'static str;
+    fn version(&self) -> u32;
+}
+
+/// Every non-empty line of `text` (the file `file`) as a `T`, oldest first; the first line
+/// that is damaged or of another version is refused, naming `file` and its line number.
+pub fn read_lines<T: Record>(file: &str, text: &str) -> Result<Vec<T>, RecordError> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: T = serde_json::from_str(line).map_err(|e| RecordError::Damaged {
+            file: file.to_string(),
+            line: i + 1,
+            kind: T::KIND,
+            message: e.to_string(),
+        })?;
+        let version = record.version();
+        if !(UNVERSIONED..=RECORD_VERSION).contains(&version) {
+            return Err(RecordError::Version {
+                file: file.to_string(),
+                line: i + 1,
+                kind: T::KIND,
+                found: version,
+            });
+        }
+        out.push(record);
+    }
+    Ok(out)
+}
+
+/// One line of text of `record` (JSON, no newline).
+pub fn to_line<T: Record>(record: &T) -> String {
+    serde_json::to_string(record).expect("records serialise")
+}
+
+fn now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// One training step of the loss log (`train/<step>.jsonl`), written by `tengu train` and
+/// the PyTorch trainer. Losses are means over the step's batch in nats (squared error for
+/// material); `None` (JSON null) where there is no value (no row with a policy target; a
+/// NaN).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LossRecord {
+    #[serde(default = "unversioned")]
+    pub version: u32,
+    /// The step this line reports (1-based: the steps taken).
+    pub step: u64,
+    /// Policy cross-entropy per row with a policy target.
+    pub policy_loss: Option<f64>,
+    /// Rows of the batch with a policy target.
+    pub policy_target_rows: u64,
+    pub value_loss: Option<f64>,
+    pub ownership_loss: Option<f64>,
+    pub material_loss: Option<f64>,
+    /// The learning rate of the step.
+    pub learning_rate: f64,
+    pub samples_per_second: f64,
+    pub window_rows: u64,
+    pub rows_seen: u64,
+    pub games_seen: u64,
+    /// Seconds since 1970 when the line was written.
+    pub unix_time: f64,
+    /// CPU seconds of the whole run so far (its CPU ledger).
+    pub cpu_seconds: f64,
+    /// Held-out losses, at checkpoints only (policy per row with a target).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heldout_policy_loss: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heldout_value_loss: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heldout_ownership_loss: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heldout_material_loss: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heldout_rows: Option<u64>,
+}
+
+impl Record for LossRecord {
+    const KIND: &'static str = "loss log";
+    fn version(&self) -> u32 {
+        self.version
+    }
+}
+
+impl LossRecord {
+    /// A line of step `step` written at `unix_time` with nothing measured yet (every loss
+    /// null, every count 0): fill in the rest with struct update syntax.
+    pub fn at(step: u64, unix_time: f64) -> LossRecord {
+        LossRecord {
+            version: RECORD_VERSION,
+            step,
+            policy_loss: None,
+            policy_target_rows: 0,
+            value_loss: None,
+            ownership_loss: None,
+            material_loss: None,
+            learning_rate: 0.0,
+            samples_per_second: 0.0,
+            window_rows: 0,
+            rows_seen: 0,
+            games_seen: 0,
+            unix_time,
+            cpu_seconds: 0.0,
+            heldout_policy_loss: None,
+            heldout_value_loss: None,
+            heldout_ownership_loss: None,
+            heldout_material_loss: None,
+            heldout_rows: None,
+        }
+    }
+}
+
+/// A value as the log writes it: finite, else null.
+pub fn finite(v: f64) -> Option<f64> {
+    v.is_finite().then_some(v)
+}
+
+/// One evaluation match of a checkpoint (`elo.jsonl`), written by `tengu run`'s supervisor:
+/// against the previously evaluated checkpoint (then `rating` chains the results from the
+/// first checkpoint) or a baseline (`opponent` its name). The first line of a run is the
+/// first checkpoint's rating 0 alone (no match: `opponent` and the match fields absent).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EloRecord {
+    #[serde(default = "unversioned")]
+    pub version: u32,
+    /// The checkpoint's weights name (`model-<step>.safetensors`).
+    pub checkpoint: String,
+    pub step: u64,
+    /// The chained rating of the checkpoint (Elo relative to the run's first checkpoint).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<f64>,
+    /// The opponent: a baseline's label or the previous checkpoint's stem.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub games: Option<u64>,
+    /// Score of the checkpoint, 0..1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Elo difference and its 95% interval (null: unbounded after a perfect score).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elo: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elo_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elo_high: Option<f64>,
+    /// The checkpoint's share of the material at the games' ends, and its standard error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub material_share: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub material_share_se: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unix_time: Option<f64>,
+}
+
+impl Record for EloRecord {
+    const KIND: &'static str = "rating";
+    fn version(&self) -> u32 {
+        self.version
+    }
+}
+
+impl EloRecord {
+    /// The rating of a run's first checkpoint (0, no match).
+    pub fn first(checkpoint: &str, step: u64) -> EloRecord {
+        EloRecord {
+            version: RECORD_VERSION,
+            checkpoint: checkpoint.into(),
+            step,
+            rating: Some(0.0),
+            opponent: None,
+            games: None,
+            score: None,
+            elo: None,
+            elo_low: None,
+            elo_high: None,
+            material_share: None,
+            material_share_se: None,
+            unix_time: None,
+        }
+    }
+
+    /// A match of `checkpoint` against `opponent`, timed now.
+    pub fn of_match(
+        checkpoint: &str,
+        step: u64,
+        opponent: &str,
+        report: &tengu_arena::report::MatchReport,
+    ) -> EloRecord {
+        EloRecord {
+            version: RECORD_VERSION,
+            checkpoint: checkpoint.into(),
+            step,
+            rating: None,
+            opponent: Some(opponent.into()),
+            games: Some(report.games),
+            score: Some(report.score),
+            elo: report.elo,
+            elo_low: report.elo_low,
+            elo_high: report.elo_high,
+            material_share: Some(report.material_share),
+            material_share_se: Some(report.material_share_se),
+            unix_time: Some(now()),
+        }
+    }
+}
+
+/// One score of a checkpoint on the game's tactics suite (`suite.jsonl`), written by
+/// `tengu run`'s supervisor from `tengu suite --json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteRecord {
+    #[serde(default = "unversioned")]
+    pub version: u32,
+    pub checkpoint: String,
+    pub step: u64,
+    /// Share of positions whose best move is the policy's first (top three) choice.
+    pub top1: f64,
+    pub top3: f64,
+    /// Share of positions whose value has the expected sign.
+    pub value_sign: f64,
+    /// `top1` per category of position (capture, mate, save, ...).
+    #[serde(default)]
+    pub top1_by_category: std::collections::BTreeMap<String, f64>,
+    pub positions: u64,
+    pub unix_time: f64,
+}
+
+impl Record for SuiteRecord {
+    const KIND: &'static str = "tactics suite";
+    fn version(&self) -> u32 {
+        self.version
+    }
+}
+
+/// What `tengu suite --json` reports and the supervisor reads (the keys it keeps).
+#[derive(Clone, Debug, Deserialize)]
+pub struct SuiteReport {
+    pub top1: f64,
+    pub top3: f64,
+    pub value_sign: f64,
+    #[serde(default)]
+    pub top1_by_category: std::collections::BTreeMap<String, f64>,
+    pub positions: u64,
+}
+
+impl SuiteRecord {
+    /// The line of `checkpoint`'s `report`, timed now.
+    pub fn of_report(checkpoint: &str, step: u64, report: SuiteReport) -> SuiteRecord {
+        SuiteRecord {
+            version: RECORD_VERSION,
+            checkpoint: checkpoint.into(),
+            step,
+            top1: report.top1,
+            top3: report.top3,
+            value_sign: report.value_sign,
+            top1_by_category: report.top1_by_category,
+            positions: report.positions,
+            unix_time: now(),
+        }
+    }
+}
+
+/// Reads the records of `key` in `store` (none when the file is missing).
+pub fn read_store<T: Record>(
+    store: &tengu_store::RunStore,
+    key: &str,
+) -> Result<Vec<T>, ReadError> {
+    let text = store.get_text(key)?.unwrap_or_default();
+    Ok(read_lines(&store.address_of(key), &text)?)
+}
+
+/// The compute ladder's report (`ladder/ladder.json`, `tengu_arena::ladder::LadderReport`)
+/// read from its text (the file `file`): refused, naming the file, when it is damaged or of
+/// another version than [`tengu_arena::ladder::LADDER_REPORT_VERSION`].
+pub fn read_ladder(file: &str, text: &str) -> Result<LadderReport, RecordError> {
+    const KIND: &str = "compute ladder";
+    let damaged = |message: String| RecordError::Damaged {
+        file: file.to_string(),
+        line: 1,
+        kind: KIND,
+        message,
+    };
+    // The version first, so a report of another version is named as such even when its
+    // other keys changed too.
+    #[derive(Deserialize)]
+    struct Versioned {
+        version: u32,
+    }
+    let Versioned { version } =
+        serde_json::from_str(text).map_err(|e| damaged(e.to_string()))?;
+    if version != LADDER_REPORT_VERSION {
+        return Err(RecordError::Version {
+            file: file.to_string(),
+            line: 1,
+            kind: KIND,
+            found: version,
+        });
+    }
+    serde_json::from_str(text).map_err(|e| damaged(e.to_string()))
+}
+
+/// The run's compute ladder report, `None` when there is none yet.
+pub fn read_store_ladder(store: &tengu_store::RunStore) -> Result<Option<LadderReport>, ReadError> {
+    let key = tengu_store::layout::LADDER_REPORT;
+    match store.get_text(key)? {
+        None => Ok(None),
+        Some(text) => Ok(Some(read_ladder(&store.address_of(key), &text)?)),
+    }
+}
+
+/// A record file that cannot be read: the store failed, or a line is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error(transparent)]
+    Store(#[from] tengu_store::StoreError),
+    #[error(transparent)]
+    Record(#[from] RecordError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first lines of the files of a run from before the records had versions
+    /// (`baselines/dai-dai-cpu-2026-11-25`).
+    fn baseline(name: &str) -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../baselines/dai-dai-cpu-2026-11-25")
+            .join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        text.lines().take(5).map(|l| format!("{l}\n")).collect()
+    }
+
+    /// Each reader: an older version's file is read, a truncated one and one of a later
+    /// version are refused naming the file and line, and a written line reads back.
+    fn check<T: Record + PartialEq + std::fmt::Debug>(file: &str, old: &str) -> Vec<T> {
+        let read: Vec<T> = read_lines(file, old).unwrap();
+        assert_eq!(read.len(), old.lines().count());
+        assert!(read.iter().all(|r| r.version() == UNVERSIONED));
+        let last = old.lines().last().unwrap();
+        let truncated = format!("{}{}", old.lines().next().unwrap(), "\n")
+            + &last[..last.len() / 2];
+        let e = read_lines::<T>(file, &truncated).unwrap_err();
+        assert!(matches!(e, RecordError::Damaged { line: 2, .. }), "{e}");
+        assert!(e.to_string().starts_with(&format!("{file}:2: not a {}", T::KIND)), "{e}");
+        let later = last.replacen('{', "{\"version\":99,", 1);
+        let e = read_lines::<T>(file, &later).unwrap_err();
+        assert!(matches!(e, RecordError::Version { found: 99, line: 1, .. }), "{e}");
+        assert!(e.to_string().contains(&format!("{file}:1:")), "{e}");
+        // Written by this build: its version, and read back the same.
+        let mut current: T = serde_json::from_str(last).unwrap();
+        current = serde_json::from_str(
+            &to_line(&current).replacen("\"version\":1", &format!("\"version\":{RECORD_VERSION}"), 1),
+        )
+        .unwrap();
+        assert_eq!(current.version(), RECORD_VERSION);
+        let again: Vec<T> = read_lines(file, &to_line(&current)).unwrap();
+        assert_eq!(again, [current]);
+        read
+    }
+
+    #[test]
+    fn the_loss_log_reads_old_lines_and_refuses_damaged_ones() {
+        let old = baseline("train/000000200.jsonl");
+        let read: Vec<LossRecord> = check("train/000000200.jsonl", &old);
+        assert_eq!(read[0].step, 201);
+        assert!(read[0].value_loss.unwrap() > 0.0);
+        // A renamed key is refused, not read as null.
+        let renamed = old.lines().next().unwrap().replace("value_loss", "value_los");
+        let e = read_lines::<LossRecord>("x.jsonl", &renamed).unwrap_err();
+        assert!(e.to_string().contains("value_los"), "{e}");
+    }
+
+    #[test]
+    fn the_ratings_read_old_lines_and_refuse_damaged_ones() {
+        let old = baseline("elo.jsonl");
+        let read: Vec<EloRecord> = check("elo.jsonl", &old);
+        assert_eq!(read[0].rating, Some(0.0));
+        assert_eq!(read[0].opponent, None);
+        assert_eq!(read[1].opponent.as_deref(), Some("greedy"));
+    }
+
+    #[test]
+    fn the_ladder_report_refuses_another_version_and_a_truncated_file() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../baselines/dai-dai-cpu-2026-11-25/ladder/ladder.json");
+        let text = std::fs::read_to_string(path).unwrap();
+        let report = read_ladder("ladder.json", &text).unwrap();
+        assert!(!report.rungs.is_empty());
+        let older = text.replacen("\"version\": 1", "\"version\": 0", 1);
+        assert_ne!(older, text, "the baseline's report has version 1");
+        let e = read_ladder("ladder.json", &older).unwrap_err();
+        assert!(matches!(e, RecordError::Version { found: 0, .. }), "{e}");
+        assert!(e.to_string().starts_with("ladder.json:1:"), "{e}");
+        let e = read_ladder("ladder.json", &text[..text.len() / 2]).unwrap_err();
+        assert!(matches!(e, RecordError::Damaged { .. }), "{e}");
+        assert!(e.to_string().starts_with("ladder.json:1: not a compute ladder"), "{e}");
+    }
+
+    #[test]
+    fn the_suite_scores_read_old_lines_and_refuse_damaged_ones() {
+        let old = baseline("suite.jsonl");
+        let read: Vec<SuiteRecord> = check("suite.jsonl", &old);
+        assert_eq!(read[0].positions, 2000);
+        assert!(read[1].top1_by_category.contains_key("capture"));
+    }
+}

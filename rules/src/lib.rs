@@ -6,6 +6,7 @@
 mod attack;
 mod board;
 pub mod config;
+pub mod diagram;
 pub mod game;
 pub mod hash;
 mod legal;

@@ -27,7 +27,7 @@ def test_print_board_draws_a_grid():
     rank_i = lines[1 + RANKS.index("i")].split()
     assert rank_i[0] == "i" and rank_i[1:] == ["."] * 8 + ["LD", ".", "P", "p"] + ["."] * 5
     assert lines[18] == "Black to move" and lines[19] == LION_DOG
-    assert repr(board) == f"Board({LION_DOG!r})"
+    assert repr(board) == f'Board("{LION_DOG}")'
 
 
 def test_a_bad_position_names_both_readings():

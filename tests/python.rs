@@ -9,8 +9,11 @@
 //! resume). Afterwards a Rust self-play worker plays with the checkpoint Python published.
 //!
 //! `TENGU_KEEP_FIXTURES=1` keeps the fixture run (its folder is printed) for running
-//! `TENGU_PY_FIXTURES=DIR TENGU_BIN=... scripts/python-test.sh` by hand.
+//! `TENGU_PY_FIXTURES=DIR scripts/python-test.sh` by hand.
 //! `TENGU_SKIP_PYTHON=1` skips it on a machine that cannot install the venv (PyPI).
+//!
+//! Plain `pytest python/tests` (no `TENGU_PY_FIXTURES`) makes the same fixtures through the
+//! ignored test [`fixtures_for_pytest`] (`python/tests/conftest.py` runs it with cargo).
 
 mod common;
 
@@ -96,14 +99,14 @@ fn old_version_run(dir: &Path, rows_from: &Path) -> std::path::PathBuf {
     run
 }
 
-#[test]
-fn python_package_against_the_rust_side() {
-    if std::env::var_os("TENGU_SKIP_PYTHON").is_some() {
-        eprintln!("TENGU_SKIP_PYTHON is set: the Python package is not tested");
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let fixtures = dir.path();
+/// The file of a fixture folder that names the `tengu` binary the fixtures were made with
+/// (conftest.py runs the CLI tests with it).
+const BIN_FILE: &str = "tengu-bin.txt";
+
+/// Makes the fixtures pytest reads into `fixtures`: a run (`run/`: a step-0 checkpoint, the
+/// shards of 6 self-play games), the Rust reader's view of its rows (`golden.json`), a run
+/// whose shard has another format version (`old-run/`) and the binary's path (`BIN_FILE`).
+fn make_fixtures(fixtures: &Path) {
     let config = fixtures.join("config.toml");
     std::fs::write(&config, CONFIG).unwrap();
     let run = fixtures.join("run");
@@ -117,12 +120,38 @@ fn python_package_against_the_rust_side() {
     assert!(rows.as_array().unwrap().len() >= 20, "too few rows: {rows}");
     std::fs::write(fixtures.join("golden.json"), rows.to_string()).unwrap();
     old_version_run(fixtures, &run);
+    std::fs::write(fixtures.join(BIN_FILE), env!("CARGO_BIN_EXE_tengu")).unwrap();
+}
+
+/// Makes the fixtures in `$TENGU_PY_MAKE_FIXTURES` (an empty folder) for a plain `pytest
+/// python/tests` (its conftest.py runs this with `cargo test --release --test python --
+/// --ignored --exact fixtures_for_pytest`); not a check of its own.
+#[test]
+#[ignore = "makes pytest's fixtures when python/tests/conftest.py asks"]
+fn fixtures_for_pytest() {
+    let dir = std::env::var_os("TENGU_PY_MAKE_FIXTURES")
+        .expect("TENGU_PY_MAKE_FIXTURES names the folder to make the fixtures in");
+    let dir = Path::new(&dir);
+    std::fs::create_dir_all(dir).unwrap();
+    make_fixtures(dir);
+    println!("fixtures made in {}", dir.display());
+}
+
+#[test]
+fn python_package_against_the_rust_side() {
+    if std::env::var_os("TENGU_SKIP_PYTHON").is_some() {
+        eprintln!("TENGU_SKIP_PYTHON is set: the Python package is not tested");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = dir.path();
+    make_fixtures(fixtures);
+    let run = fixtures.join("run");
 
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/python-test.sh");
     let out = Command::new("bash")
         .arg(&script)
         .env("TENGU_PY_FIXTURES", fixtures)
-        .env("TENGU_BIN", env!("CARGO_BIN_EXE_tengu"))
         .output()
         .expect("bash runs");
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -21,6 +21,12 @@ pub struct Board {
     game: Game,
     /// Tags of the record the board was read from (written back by `record()`).
     tags: Vec<(String, String)>,
+    /// Plies of the record the board was read from: while the board stands there, its
+    /// `Result` and `Termination` tags say how a game ended that the rules had not ended
+    /// (a resignation, an adjudication, a ply cap).
+    record_plies: Option<usize>,
+    /// The search's value per ply of a self-play game file's line (`games/*.records`).
+    values: Option<Vec<Option<f32>>>,
 }
 
 impl Board {
@@ -35,6 +41,35 @@ impl Board {
 
     fn variant(&self) -> &Arc<Variant> {
         self.game.position().variant()
+    }
+
+    /// A tag of the record read, while the board is still at the record's last move.
+    fn record_tag(&self, name: &str) -> Option<&str> {
+        if self.record_plies != Some(self.game.len()) {
+            return None;
+        }
+        self.tags
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .filter(|v| !v.is_empty() && *v != "*")
+    }
+
+    /// The result: the rules' outcome, else the record's `Result` tag at its last move.
+    fn result_text(&self) -> &str {
+        match self.game.outcome() {
+            Some(o) => o.result_text(),
+            None => self.record_tag("Result").unwrap_or("*"),
+        }
+    }
+
+    fn from_parsed(record: Record) -> Board {
+        Board {
+            record_plies: Some(record.game.len()),
+            game: record.game,
+            tags: record.tags,
+            values: None,
+        }
     }
 
     fn parse_move(&self, text: &str) -> PyResult<Move> {
@@ -67,7 +102,7 @@ impl Board {
             None => Position::initial(chosen.clone().unwrap_or_else(Variant::dai_dai)),
             Some(text) => {
                 let default = chosen.clone().unwrap_or_else(Variant::dai_dai);
-                let pos = tengu_engine::fen::parse_position(text, &default)
+                let pos = parse_start(text, &default)
                     .map_err(|e| PositionError::new_err(format!("position {text:?}: {e}")))?;
                 if let Some(v) = &chosen {
                     if v.id() != pos.variant().id() {
@@ -86,6 +121,8 @@ impl Board {
         Ok(Board {
             game: Game::new(start),
             tags: Vec::new(),
+            record_plies: None,
+            values: None,
         })
     }
 
@@ -94,10 +131,7 @@ impl Board {
     #[staticmethod]
     fn from_record(text: &str) -> PyResult<Board> {
         let record = Record::parse(text).map_err(|e| RecordError::new_err(e.to_string()))?;
-        Ok(Board {
-            game: record.game,
-            tags: record.tags,
-        })
+        Ok(Board::from_parsed(record))
     }
 
     /// The game record (§12.4) of the moves played, with `tags` (a dict) beside the tags
@@ -227,15 +261,83 @@ impl Board {
         self.game.outcome().is_some()
     }
 
-    /// `"1-0"`, `"0-1"`, `"1/2-1/2"` once the game is over, else `"*"`.
-    fn result(&self) -> &'static str {
-        self.game.outcome().map_or("*", |o| o.result_text())
+    /// `"1-0"`, `"0-1"`, `"1/2-1/2"` once the game is over, else `"*"`. A board read from
+    /// a record and standing at its last move has the record's `Result` too when the rules
+    /// had not ended the game (a resignation, an adjudication, a ply cap).
+    fn result(&self) -> String {
+        self.result_text().to_string()
     }
 
-    /// Why the game ended (`checkmate`, `no legal move`, `repetition`, `perpetual check`),
-    /// or `None`.
-    fn termination(&self) -> Option<&'static str> {
-        self.game.outcome().map(|o| o.termination.as_str())
+    /// Why the game ended (`checkmate`, `no legal move`, `repetition`, `perpetual check`;
+    /// at a record's last move its `Termination` tag, e.g. `resignation`), or `None`.
+    fn termination(&self) -> Option<String> {
+        match self.game.outcome() {
+            Some(o) => Some(o.termination.as_str().to_string()),
+            None if self.record_tag("Result").is_some() => {
+                self.record_tag("Termination").map(str::to_string)
+            }
+            None => None,
+        }
+    }
+
+    /// Whether the game is over and drawn (a fourth repetition, or a record's draw at its
+    /// last move).
+    fn is_draw(&self) -> bool {
+        self.result_text() == "1/2-1/2"
+    }
+
+    /// The piece on a square (§12.1 name, e.g. `"10l"`) as its §12.2 token (`"LD"`, `"+p"`:
+    /// Black upper case, White lower case), or `None` for an empty square; `PositionError`
+    /// for a name that is not a square of this board.
+    fn piece(&self, square: &str) -> PyResult<Option<String>> {
+        let pos = self.position();
+        let s = tengu_rules::notation::parse_square(square, pos.size())
+            .map_err(|e| PositionError::new_err(format!("square {square:?}: {e}")))?;
+        Ok(pos
+            .piece_at(s)
+            .map(|p| tengu_rules::notation::piece_token(pos.variant(), p)))
+    }
+
+    /// The position's Zobrist key (`Position::key`, the repetition key of RULES.md §5.5:
+    /// the pieces and the side to move), equal for equal positions whatever moves led there.
+    fn zobrist_hash(&self) -> u64 {
+        self.position().key()
+    }
+
+    /// The last move played, as §12.3 text; `IndexError` at the start.
+    fn peek(&self) -> PyResult<String> {
+        let mut pos = self.game.start().clone();
+        let mut last = None;
+        for m in self.game.moves() {
+            last = Some(pos.move_text(m));
+            pos.play(m);
+        }
+        last.ok_or_else(|| PyIndexError::new_err("peek at a board with no moves played"))
+    }
+
+    /// The legal move that XBoard move text names here (`m8n7,n7o6,o6p5+`, `@@@@` a pass;
+    /// what `tengu xboard` and QBoard send), as §12.3 text; `MoveError` when it names none.
+    fn xboard_move(&self, text: &str) -> PyResult<String> {
+        let pos = self.position();
+        tengu_engine::notation::parse_move(pos, text)
+            .map(|m| pos.move_text(m))
+            .map_err(|e| MoveError::new_err(format!("XBoard move {text:?}: {e}")))
+    }
+
+    /// A legal move given as §12.3 text, as one line of XBoard text (`usermove`'s).
+    fn xboard_text(&self, text: &str) -> PyResult<String> {
+        let m = self.parse_move(text)?;
+        if !self.position().is_legal(m) {
+            return Err(MoveError::new_err(format!("move {text:?} is not legal here")));
+        }
+        Ok(tengu_engine::notation::move_text(m, self.position().size()))
+    }
+
+    /// The search's value of each ply (the mover's view; `None` where the move was not a
+    /// full search) for a board read from a self-play game file, else `None`.
+    #[getter]
+    fn values(&self) -> Option<Vec<Option<f32>>> {
+        self.values.clone()
     }
 
     /// How often the current position has occurred since the last capture, this time
@@ -274,8 +376,12 @@ impl Board {
         self.game.len()
     }
 
+    /// The board as a diagram (files across, ranks down, as `tengu show` prints it), the
+    /// side to move and the position text.
     fn __str__(&self) -> String {
-        self.position().to_string()
+        tengu_rules::diagram::diagram(self.position())
+            .trim_end()
+            .to_string()
     }
 
     fn __repr__(&self) -> String {
@@ -287,10 +393,15 @@ impl Board {
     }
 }
 
-/// Game records in one text (records separated by blank lines before a `[Game` tag), each
-/// as a `Board`; `RecordError` names the first that cannot be read.
+/// Game records in one text, each as a `Board`: records (RULES.md §12.4) separated by
+/// blank lines before a `[Game` tag, or a self-play worker's game file (`games/*.records`:
+/// JSON lines `{"game": g, "record": text, "values": [...]}`, whose values become the
+/// boards' `values`). `RecordError` names the first record, or line, that cannot be read.
 #[pyfunction]
 pub fn read_records(text: &str) -> PyResult<Vec<Board>> {
+    if text.trim_start().starts_with('{') {
+        return read_json_lines(text);
+    }
     let mut out = Vec::new();
     let mut current = String::new();
     let flush = |current: &mut String, out: &mut Vec<Board>| -> PyResult<()> {
@@ -312,4 +423,46 @@ pub fn read_records(text: &str) -> PyResult<Vec<Board>> {
     }
     flush(&mut current, &mut out)?;
     Ok(out)
+}
+
+/// One line of a self-play game file.
+#[derive(serde::Deserialize)]
+struct GameLine {
+    record: String,
+    #[serde(default)]
+    values: Option<Vec<Option<f32>>>,
+}
+
+/// The boards of a game file's JSON lines (blank lines skipped).
+fn read_json_lines(text: &str) -> PyResult<Vec<Board>> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = |e: String| RecordError::new_err(format!("line {}: {e}", i + 1));
+        let parsed: GameLine =
+            serde_json::from_str(line).map_err(|e| at(format!("not a game line ({e})")))?;
+        let record = Record::parse(&parsed.record).map_err(|e| at(e.to_string()))?;
+        let mut board = Board::from_parsed(record);
+        board.values = parsed.values;
+        out.push(board);
+    }
+    Ok(out)
+}
+
+/// A start position from RULES.md §12.2 text or QBoard's FEN; the message names both
+/// readings when neither fits (text with a comma can only be §12.2 text).
+fn parse_start(text: &str, default: &Arc<Variant>) -> Result<Position, String> {
+    let text = text.trim();
+    let own = match Position::parse(text) {
+        Ok(pos) => return Ok(pos),
+        Err(e) => e,
+    };
+    if text.contains(',') {
+        return Err(format!("not a position in RULES.md §12.2 text: {own}"));
+    }
+    tengu_engine::fen::parse_position(text, default).map_err(|fen| {
+        format!("neither a position in RULES.md §12.2 text ({own}) nor a QBoard FEN ({fen})")
+    })
 }

@@ -18,7 +18,18 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
-from . import _tengu
+try:
+    from . import _tengu
+except ImportError as _missing:  # the sources of python/tengu, without the built module
+    import os as _os
+
+    _here = _os.path.dirname(_os.path.abspath(__file__))
+    raise ImportError(
+        f"tengu's native module (tengu._tengu) is not in {_here}: this is the source folder "
+        "of the package, which Python found first (the current directory, or PYTHONPATH). "
+        "Import tengu from another directory after installing the wheel (pip install "
+        "dist/tengu-*.whl), or build the module into these sources with `maturin develop "
+        "-m python/Cargo.toml` (docs/python.md)") from _missing
 from ._tengu import (  # noqa: F401  (the public API)
     AUX_HORIZONS,
     CODES,
@@ -52,7 +63,8 @@ __all__ = [
     "TenguError", "PositionError", "MoveError", "RecordError", "ShardError",
     "ShardVersionError", "RunConfigError", "CheckpointError", "StoreError",
     "read_records", "run_config", "net_config", "parameter_shapes", "write_checkpoint",
-    "read_checkpoint_meta", "evaluate", "newest_checkpoint", "write_curves",
+    "read_checkpoint_meta", "read_checkpoint", "evaluate", "newest_checkpoint",
+    "write_curves", "read_game_file", "Engine", "EngineError",
 ]
 
 
@@ -81,6 +93,14 @@ class Encoder:
     def __init__(self, game: str = "dai-dai", planes: Optional[int] = None,
                  tactical: bool = True, material: bool = False) -> None:
         self._native = _tengu.Encoder(game, planes, tactical, material)
+
+    @classmethod
+    def for_checkpoint(cls, path: str) -> "Encoder":
+        """The encoder a checkpoint's network reads: its game and plane count (a network
+        trained with material planes needs more than the default ``Encoder()``'s).
+        ``CheckpointError`` for a file that is not a checkpoint of this encoder version."""
+        meta = read_checkpoint_meta(path)
+        return cls(meta["game"], planes=meta["net"]["planes"])
 
     game = property(lambda self: self._native.game)
     planes = property(lambda self: self._native.planes, doc="input planes P")
@@ -330,3 +350,19 @@ def newest_checkpoint(run: str) -> Optional[Tuple[int, str, dict]]:
         return None
     step, path, manifest = found
     return step, path, json.loads(manifest)
+
+
+def read_game_file(path: str) -> List[Board]:
+    """The games of a file as boards: a run's ``games/*.records`` (JSON lines; each board's
+    ``values`` are the search's values per ply), an arena's ``.record``, or records one
+    after another (``read_records``). ``RecordError`` names the record or line that cannot
+    be read."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        return read_records(text)
+    except RecordError as e:
+        raise RecordError(f"{path}: {e}") from None
+
+
+from .engine import Engine, EngineError  # noqa: E402  (needs Board above)

@@ -55,18 +55,16 @@ enabled = false
 
 @pytest.fixture(scope="module")
 def env():
+    # No OMP_NUM_THREADS: the trainer chooses torch's threads itself (issue #44).
     e = dict(os.environ)
-    e["OMP_NUM_THREADS"] = "1"
+    e.pop("OMP_NUM_THREADS", None)
     e["TENGU_PYTHON"] = sys.executable
     return e
 
 
 @pytest.fixture(scope="module")
-def exe():
-    path = os.environ.get("TENGU_BIN")
-    if not path:
-        pytest.fail("TENGU_BIN is not set: run through `bash scripts/cargo.sh test --test python`")
-    return path
+def exe(tengu_exe):
+    return tengu_exe
 
 
 def _log_lines(run):
@@ -139,6 +137,8 @@ def test_tengu_run_trains_with_the_pytorch_trainer(tmp_path, exe, env):
     assert proc.returncode == 0, stderr
     log = (run / "logs" / "trainer.log").read_text()
     assert "tengu.train: stopped at step" in log, log[-3000:]
+    # Without OMP_NUM_THREADS the trainer chose torch's threads itself and said so.
+    assert "torch uses 1 CPU thread(s) per rank (the default" in log, log[:3000]
     final = newest()
     lines = _log_lines(run)
     steps = [l["step"] for l in lines]
@@ -192,8 +192,12 @@ def test_a_missing_interpreter_fails_the_start_and_changes_nothing(tmp_path, exe
     assert out.returncode != 0
     assert "no-python" in out.stderr and "TENGU_PYTHON" in out.stderr, out.stderr
     assert not run.exists()
-    # An interpreter without the tengu package (no PYTHONPATH to the wheel).
-    bare = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+    # An interpreter without the tengu package: this one with neither site-packages nor
+    # PYTHONPATH (-S -I), wherever the package was installed.
+    bare_python = tmp_path / "python-without-tengu"
+    bare_python.write_text(f'#!/bin/sh\nexec "{sys.executable}" -I -S "$@"\n')
+    bare_python.chmod(0o755)
+    bare = dict(env, TENGU_PYTHON=str(bare_python))
     out = subprocess.run([exe, "run", "--config", str(config), "--run", str(run), "--quiet"],
                          env=bare, capture_output=True, text=True, timeout=120)
     assert out.returncode != 0

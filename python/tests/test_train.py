@@ -5,6 +5,7 @@ Test order matters for tests/python.rs: the last test publishes a PyTorch-traine
 checkpoint into the fixture run, with which a Rust worker then plays.
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -218,6 +219,34 @@ def test_a_failing_rank_ends_the_job_non_zero_in_bounded_time(run_copy):
     assert elapsed < 150, elapsed
 
 
+def test_the_trainer_sets_torchs_threads_itself_and_says_so(run_copy):
+    from tengu.train import threads
+
+    assert threads.choose(None, {}) == (1, "the default: one per rank; --torch-threads N for more")
+    assert threads.choose(None, {"OMP_NUM_THREADS": "3"})[0] == 3
+    assert threads.choose(2, {"OMP_NUM_THREADS": "3"}) == (2, "--torch-threads")
+    assert threads.usable_cpus() >= 1
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    base = [sys.executable, "-m", "tengu.train", "--run-location", str(run_copy), "--epochs",
+            "1", "--max-steps", "1", "--batch-size", "4", "--no-publish", "--device", "cpu"]
+    out = subprocess.run(base, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "torch uses 1 CPU thread(s) per rank (the default" in out.stdout, out.stdout
+    out = subprocess.run(base + ["--torch-threads", "2"], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert "torch uses 2 CPU thread(s) per rank (--torch-threads" in out.stdout, out.stdout
+    out = subprocess.run(base + ["--torch-threads", "0"], env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 2 and "at least 1" in out.stderr, out.stderr
+
+
+def _loss_log(run):
+    lines = []
+    for f in sorted((run / "train").glob("*.jsonl")):
+        lines += [json.loads(l) for l in f.read_text().splitlines() if l.strip()]
+    return lines
+
+
 def test_rank_zero_publishes_a_checkpoint_rust_workers_load(run):
     """Publishes into the fixture run itself (tests/python.rs then plays with it)."""
     before = tengu.newest_checkpoint(str(run))[0]
@@ -229,6 +258,9 @@ def test_rank_zero_publishes_a_checkpoint_rust_workers_load(run):
     print(out.stdout[-2000:], f"({time.time() - t0:.1f} s)")
     step, path, manifest = tengu.newest_checkpoint(str(run))
     assert step == before + 2 and manifest["lease"] >= 1
+    # --epochs writes the loss log too, so `tengu run`'s status line and the curves show
+    # the newest step.
+    assert [l["step"] for l in _loss_log(run)][-2:] == [before + 1, before + 2]
     meta = tengu.read_checkpoint_meta(path, "dai-dai")
     assert meta["step"] == step and meta["encoder_version"] == tengu.ENCODER_VERSION
     # The Rust evaluator loads it.

@@ -7,6 +7,7 @@ mod attack;
 pub mod betza;
 mod board;
 pub mod config;
+pub mod diagram;
 pub mod game;
 pub mod hash;
 mod legal;

@@ -3,7 +3,7 @@ use std::fmt::Write;
 use crate::args::ShowArgs;
 use crate::output::{out, outln};
 use anyhow::{bail, Context, Result};
-use tengu_rules::{Color, Position, Record, Square};
+use tengu_rules::{Position, Record};
 
 pub fn run(args: ShowArgs) -> Result<()> {
     match (&args.record, &args.position) {
@@ -72,44 +72,5 @@ fn qboard_fen(wanted: bool, pos: &Position) -> Result<()> {
     Ok(())
 }
 
-/// A board diagram: files across, ranks down, Black's pieces upper case, White's lower case.
-pub fn board_text(pos: &Position) -> String {
-    let size = pos.size();
-    let v = pos.variant();
-    let mut out = String::new();
-    let _ = write!(out, "    ");
-    for col in 0..size {
-        let _ = write!(out, "{:>4}", size - col);
-    }
-    out.push('\n');
-    for row in 0..size {
-        let _ = write!(out, "  {} ", (b'a' + row as u8) as char);
-        for col in 0..size {
-            match pos.piece_at(Square::new(col, row)) {
-                None => out.push_str("   ."),
-                Some(p) => {
-                    let _ = write!(out, "{:>4}", tengu_rules::notation::piece_token(v, p));
-                }
-            }
-        }
-        out.push('\n');
-    }
-    let side = if pos.side_to_move() == Color::Black {
-        "Black"
-    } else {
-        "White"
-    };
-    let _ = writeln!(
-        out,
-        "{} to move{}{}",
-        side,
-        if pos.in_check() { ", in check" } else { "" },
-        if pos.after_pass() {
-            ", after a pass"
-        } else {
-            ""
-        }
-    );
-    let _ = writeln!(out, "{pos}");
-    out
-}
+/// A board diagram (the one `tengu_rules::diagram` draws for every front end).
+pub use tengu_rules::diagram::diagram as board_text;

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import signal
 import sys
@@ -42,7 +43,14 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import tengu
-from tengu.train import TenguNet, losses, to_torch
+from tengu.train import TenguNet, losses, threads, to_torch
+
+
+def _at_least_one(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n}: give at least 1")
+    return n
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -67,6 +75,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     a.add_argument("--save-weights", default=None,
                    help="also write the final weights (torch state dict) here (tests)")
     a.add_argument("--threads", type=int, default=0, help="decoding threads per rank")
+    a.add_argument("--torch-threads", type=_at_least_one, default=None,
+                   help="torch's CPU threads per rank (default: OMP_NUM_THREADS when set, "
+                   "else 1; tengu/train/threads.py says why)")
     a.add_argument("--fail-at-step", type=int, default=None,
                    help="rank 1 raises at this step (the failing-rank test)")
     return a.parse_args(argv)
@@ -85,6 +96,8 @@ def main(argv=None) -> int:
 
 def _main(argv=None) -> int:
     args = parse_args(argv)
+    torch_threads, why = threads.choose(args.torch_threads)
+    torch.set_num_threads(torch_threads)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         # The loop ends at the next step; a last checkpoint is published.
@@ -101,6 +114,8 @@ def _main(argv=None) -> int:
         dist.init_process_group("nccl" if device.type == "cuda" else "gloo",
                                 timeout=datetime.timedelta(seconds=args.timeout))
     torch.manual_seed(args.seed)
+    if rank == 0:
+        print(threads.describe(torch_threads, why), flush=True)
 
     config = tengu.run_config(args.run)
     train = config["train"]
@@ -181,6 +196,9 @@ def _train_epochs(args, train, net, model, opt, device, autocast, rank, world, b
     start_step, started = step, time.time()
     rows = 0
     done = False
+    # The loss log, as when following the run: `tengu run`'s status line, curves.svg and
+    # `tengu serve` read the step and losses from it.
+    log = tengu.TrainLog(args.run, step) if lease else None
     for epoch in range(args.epochs):
         reader.reset(epoch)
         for _ in range(steps_per_pass):
@@ -200,11 +218,24 @@ def _train_epochs(args, train, net, model, opt, device, autocast, rank, world, b
             opt.step()
             step += 1
             rows += b["planes"].shape[0] * world
+            if log is not None:
+                log.push(json.dumps({
+                    "step": step,
+                    "policy_loss": parts.policy.item(),
+                    "value_loss": parts.value.item(),
+                    "ownership_loss": parts.ownership.item(),
+                    "material_loss": parts.material.item(),
+                    "learning_rate": _learning_rate(train, step - 1),
+                    "samples_per_second": rows / max(time.time() - started, 1e-9),
+                    "rows_seen": reader.total_rows,
+                    "unix_time": time.time(),
+                }))
             if rank == 0 and step % 10 == 0:
                 print(f"step {step} loss {loss.item():.4f} policy {parts.policy.item():.4f} "
                       f"value {parts.value.item():.4f} "
                       f"{rows / (time.time() - started):.1f} samples/s", flush=True)
             if lease and step % train["steps_per_checkpoint"] == 0:
+                log.next_segment(step)
                 parent = _publish(args.run, lease, net, opt, game, step, parent, rows)
         if done:
             break
@@ -214,7 +245,10 @@ def _train_epochs(args, train, net, model, opt, device, autocast, rank, world, b
               f"{rows / max(elapsed, 1e-9):.1f} samples/s ({world} rank(s), {device.type})",
               flush=True)
         if lease and step > start_step and step % train["steps_per_checkpoint"] != 0:
+            log.next_segment(step)
             _publish(args.run, lease, net, opt, game, step, parent, rows)
+        if log is not None:
+            log.flush()
     return step
 
 

@@ -10,7 +10,7 @@ pub struct Cli {
     /// Log filter: a level (off, error, warn, info, debug, trace) or comma-separated
     /// directives `TARGET=LEVEL` with an optional default level (e.g.
     /// `info,tengu_trainer=debug`). `RUST_LOG`, when set, replaces it. Default `info`, and
-    /// `warn` for `tengu xboard` (a GUI shows an engine's stderr as errors).
+    /// `warn` for `tengu xboard` (QBoard shows an engine's stderr as errors).
     #[arg(long, global = true, value_parser = crate::logging::check_filter)]
     pub log: Option<String>,
     #[command(subcommand)]

@@ -17,10 +17,12 @@ fn hand_made_run(dir: &Path) -> std::path::PathBuf {
     for (step, hours) in [(100u64, 0.2f64), (200, 0.5), (300, 1.1), (400, 1.6)] {
         tengu_store::checkpoint::publish_file(&store, step, &weights).unwrap();
         log.push_str(&format!(
-            "{{\"step\":{step},\"cpu_seconds\":{},\"games_seen\":{},\"value_loss\":0.5,\"heldout_value_loss\":0.9,\"policy_loss\":3.0,\"unix_time\":{}}}\n",
+            // Every key a trainer writes (the loss log's type refuses a line without them).
+            "{{\"step\":{step},\"cpu_seconds\":{},\"games_seen\":{},\"value_loss\":0.5,\"heldout_value_loss\":0.9,\"policy_loss\":3.0,\"unix_time\":{},\"policy_target_rows\":64,\"ownership_loss\":null,\"material_loss\":null,\"learning_rate\":0.001,\"samples_per_second\":100.0,\"window_rows\":1000,\"rows_seen\":{}}}\n",
             hours * 3600.0,
             step / 10,
-            1.0e9 + step as f64
+            1.0e9 + step as f64,
+            step * 64
         ));
     }
     std::fs::create_dir_all(run.join("train")).unwrap();

@@ -127,8 +127,18 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
     let (last_step, last_time) = (last_line["step"].as_u64().unwrap(), last_line["unix_time"].as_f64().unwrap());
     let resumed: Vec<serde_json::Value> = (1..=30u64)
         .map(|i| {
-            serde_json::json!({"step": last_step + i, "unix_time": last_time + 3.0 * 3600.0 + 10.0 * i as f64,
-                "value_loss": 0.5 + 0.01 * (i % 5) as f64, "policy_loss": 3.0, "heldout_value_loss": 0.9})
+            // The last line the trainer wrote (every key of the loss log's record), moved on.
+            let mut line = last_line.clone();
+            for (key, value) in [
+                ("step", serde_json::json!(last_step + i)),
+                ("unix_time", serde_json::json!(last_time + 3.0 * 3600.0 + 10.0 * i as f64)),
+                ("value_loss", serde_json::json!(0.5 + 0.01 * (i % 5) as f64)),
+                ("policy_loss", serde_json::json!(3.0)),
+                ("heldout_value_loss", serde_json::json!(0.9)),
+            ] {
+                line[key] = value;
+            }
+            line
         })
         .collect();
     let value_loss = resumed.last().unwrap()["value_loss"].as_f64().unwrap();

@@ -14,7 +14,7 @@ use tengu_store::framed::{Format, FrameError};
 
 pub const MAGIC: &[u8; 8] = b"TENGUSHD";
 /// Version 2 added the future material and occupancy targets to every row; version 3 the
-/// teacher's label ([`Row::teacher`]).
+/// teacher's label ([`Row::teacher`]). Version 2 is still read (rows without a label).
 pub const FORMAT_VERSION: u32 = 3;
 /// The shard's frame.
 pub const FORMAT: Format = Format {
@@ -178,18 +178,71 @@ pub fn write(path: &Path, header: &ShardHeader, rows: &[Row]) -> Result<(), Shar
     })
 }
 
-/// Parses the header of shard bytes; with `rows`, also decodes the rows.
+/// The frame of format 2, which this build still reads (rows without a teacher label).
+const FORMAT_2: Format = Format {
+    version: 2,
+    ..FORMAT
+};
+
+/// A row of format 2: [`Row`] without `teacher`.
+#[derive(Deserialize)]
+struct RowV2 {
+    position: String,
+    repetitions: u8,
+    policy: Vec<(String, f32)>,
+    result: i8,
+    search_value: f32,
+    full_search: bool,
+    game: u32,
+    ply: u32,
+    game_plies: u32,
+    material_future: [f32; 2],
+    occupancy_future: Vec<u8>,
+}
+
+impl From<RowV2> for Row {
+    fn from(r: RowV2) -> Row {
+        Row {
+            position: r.position,
+            repetitions: r.repetitions,
+            policy: r.policy,
+            result: r.result,
+            search_value: r.search_value,
+            full_search: r.full_search,
+            game: r.game,
+            ply: r.ply,
+            game_plies: r.game_plies,
+            material_future: r.material_future,
+            occupancy_future: r.occupancy_future,
+            teacher: None,
+        }
+    }
+}
+
+/// Parses the header of shard bytes; with `rows`, also decodes the rows. Format 2 shards
+/// (before teacher labels) read as rows without labels.
 fn parse(
     bytes: &[u8],
     path: &str,
     rows: bool,
 ) -> Result<(ShardHeader, Option<Vec<Row>>), ShardError> {
-    let frame = FORMAT.open(bytes).map_err(|e| ShardError::frame(path, e))?;
+    let (frame, version) = match FORMAT.open(bytes) {
+        Err(FrameError::Version { found: 2, .. }) => (
+            FORMAT_2.open(bytes).map_err(|e| ShardError::frame(path, e))?,
+            2,
+        ),
+        other => (other.map_err(|e| ShardError::frame(path, e))?, FORMAT_VERSION),
+    };
     let header: ShardHeader = frame.header().map_err(|e| ShardError::frame(path, e))?;
     if !rows {
         return Ok((header, None));
     }
-    let decoded: Vec<Row> = frame.payload().map_err(|e| ShardError::frame(path, e))?;
+    let decoded: Vec<Row> = if version == 2 {
+        let old: Vec<RowV2> = frame.payload().map_err(|e| ShardError::frame(path, e))?;
+        old.into_iter().map(Row::from).collect()
+    } else {
+        frame.payload().map_err(|e| ShardError::frame(path, e))?
+    };
     if decoded.len() as u64 != header.rows {
         return Err(ShardError::Corrupt {
             path: path.into(),

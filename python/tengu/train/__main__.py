@@ -199,6 +199,9 @@ def _train_epochs(args, train, net, model, opt, device, autocast, rank, world, b
     # The loss log, as when following the run: `tengu run`'s status line, curves.svg and
     # `tengu serve` read the step and losses from it.
     log = tengu.TrainLog(args.run, step) if lease else None
+    # The run's CPU ledger, whose total the loss log's lines carry (the Rust trainer's way).
+    cpu = tengu.CpuLedger(args.run, "trainer") if lease else None
+    cpu_seconds = 0.0
     for epoch in range(args.epochs):
         reader.reset(epoch)
         for _ in range(steps_per_pass):
@@ -219,16 +222,23 @@ def _train_epochs(args, train, net, model, opt, device, autocast, rank, world, b
             step += 1
             rows += b["planes"].shape[0] * world
             if log is not None:
+                if cpu.record():
+                    cpu_seconds = cpu.total()
+                # Every key of the loss log's record (tengu's TrainLog refuses a line without).
                 log.push(json.dumps({
                     "step": step,
                     "policy_loss": parts.policy.item(),
+                    "policy_target_rows": int((b["policy"].sum(1) > 0).sum().item()),
                     "value_loss": parts.value.item(),
                     "ownership_loss": parts.ownership.item(),
                     "material_loss": parts.material.item(),
                     "learning_rate": _learning_rate(train, step - 1),
                     "samples_per_second": rows / max(time.time() - started, 1e-9),
+                    "window_rows": reader.total_rows,
                     "rows_seen": reader.total_rows,
+                    "games_seen": 0,
                     "unix_time": time.time(),
+                    "cpu_seconds": cpu_seconds,
                 }))
             if rank == 0 and step % 10 == 0:
                 print(f"step {step} loss {loss.item():.4f} policy {parts.policy.item():.4f} "

@@ -359,8 +359,8 @@ fn a_damaged_line_leaves_the_other_games_and_the_ladder_intervals_sessions_and_w
     // The rating chain (its first line without an interval) and a baseline match.
     let elo = [
         json!({"checkpoint": "model-000000000.safetensors", "rating": 0.0, "step": 0}),
-        json!({"opponent": "model-000000000", "rating": 30.0, "elo": 20.0, "elo_low": -10.0, "elo_high": 50.0, "step": 2, "unix_time": 1100.0}),
-        json!({"opponent": "greedy", "elo": 100.0, "elo_low": 60.0, "elo_high": 140.0, "score": 0.6, "step": 2, "unix_time": 1100.0}),
+        json!({"checkpoint": "model-000000002.safetensors", "opponent": "model-000000000", "rating": 30.0, "elo": 20.0, "elo_low": -10.0, "elo_high": 50.0, "step": 2, "unix_time": 1100.0}),
+        json!({"checkpoint": "model-000000002.safetensors", "opponent": "greedy", "elo": 100.0, "elo_low": 60.0, "elo_high": 140.0, "score": 0.6, "step": 2, "unix_time": 1100.0}),
     ];
     let elo: String = elo.iter().map(|l| format!("{l}\n")).collect();
     store.put("elo.jsonl", elo.into_bytes()).unwrap();

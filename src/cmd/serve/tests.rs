@@ -353,7 +353,13 @@ fn a_damaged_line_leaves_the_other_games_and_the_ladder_intervals_sessions_and_w
     // The loss log: two sessions, the second four hours after the first.
     let log: String = [(1, 1000.0), (2, 1060.0), (3, 1120.0), (4, 1180.0 + 4.0 * 3600.0), (5, 1240.0 + 4.0 * 3600.0)]
         .iter()
-        .map(|(step, t)| format!("{}\n", json!({"step": step, "unix_time": t, "value_loss": 1.0})))
+        .map(|&(step, t)| {
+            let line = LossRecord {
+                value_loss: Some(1.0),
+                ..LossRecord::at(step, t)
+            };
+            format!("{}\n", to_line(&line))
+        })
         .collect();
     store.put(&layout::train_log_key(0), log.into_bytes()).unwrap();
     // The rating chain (its first line without an interval) and a baseline match.

@@ -38,7 +38,6 @@ pub struct Label {
 pub struct Teacher {
     search: AlphaBetaPlayer,
     depth: u32,
-    exchange_depth: u32,
 }
 
 impl Teacher {
@@ -56,12 +55,7 @@ impl Teacher {
             search: AlphaBetaPlayer::with_values(values, Duration::MAX, depth, 0)
                 .with_horizon(Horizon::Exchange { exchange_depth }),
             depth: depth.max(1),
-            exchange_depth,
         }
-    }
-
-    pub fn depth(&self) -> u32 {
-        self.depth
     }
 
     /// The label of `pos`: the leaf's count and the teacher's score.
@@ -82,9 +76,5 @@ impl Teacher {
             .fixed_depth_value(pos, 0)
             .0
             .clamp(-DECIDED, DECIDED)
-    }
-
-    pub fn exchange_depth(&self) -> u32 {
-        self.exchange_depth
     }
 }

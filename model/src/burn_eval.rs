@@ -112,20 +112,26 @@ impl Evaluator for BurnEvaluator {
             .into_data()
             .try_to_vec()
             .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
+        let residual: Vec<f32> = out
+            .residual
+            .into_data()
+            .try_to_vec()
+            .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
         Ok(crate::evaluator::evaluations_from_logits(
             &logits,
             m,
             &index.counts,
             &wdl,
             &material,
+            &residual,
         ))
     }
 }
 
 impl Losses {
     /// The values of the loss tensors of [`BurnTrainer::loss_tensors`].
-    fn of(tensors: [Tensor<1>; 4]) -> Losses {
-        let [policy, value, ownership, material] = tensors.map(|t| {
+    fn of(tensors: [Tensor<1>; 5]) -> Losses {
+        let [policy, value, ownership, material, residual] = tensors.map(|t| {
             t.into_data()
                 .try_to_vec::<f32>()
                 .map(|v| v[0])
@@ -136,6 +142,7 @@ impl Losses {
             value,
             ownership,
             material,
+            residual,
         }
     }
 }
@@ -176,14 +183,14 @@ impl BurnTrainer {
         }
     }
 
-    /// Policy, value, ownership and material losses of `net` on `batch` as scalar tensors
-    /// `[1]` (on `device`, autodiff or not).
+    /// Policy, value, ownership, material and residual losses of `net` on `batch` as scalar
+    /// tensors `[1]` (on `device`, autodiff or not).
     fn loss_tensors(
         &self,
         net: &Net,
         batch: &[TrainExample<'_>],
         device: &Device,
-    ) -> Result<[Tensor<1>; 4], EvalError> {
+    ) -> Result<[Tensor<1>; 5], EvalError> {
         let items: Vec<(&Position, &[Move], u32)> = batch
             .iter()
             .map(|e| (e.position, e.moves, e.repetitions))
@@ -213,11 +220,26 @@ impl BurnTrainer {
         let ownership_loss =
             -(log_softmax(own_logits, 2) * own).sum() / (with_targets.max(1) * h * squares) as f32;
         let material_loss = (out.material - material).powi_scalar(2).sum_dim(1).mean();
+        // The judge: (tanh(base + r) - target)^2 over the rows with teacher labels.
+        let (mut base, mut target, mut has) = (vec![0.0f32; b], vec![0.0f32; b], vec![0.0f32; b]);
+        for (i, e) in batch.iter().enumerate() {
+            if let Some([row_base, row_target]) = e.teacher {
+                (base[i], target[i], has[i]) = (row_base, row_target, 1.0);
+            }
+        }
+        let labelled = has.iter().sum::<f32>().max(1.0);
+        let column = |v: Vec<f32>| Tensor::<2>::from_data(TensorData::new(v, [b, 1]), device);
+        let residual_loss = ((column(base) + out.residual).tanh() - column(target))
+            .powi_scalar(2)
+            .mul(column(has))
+            .sum()
+            / labelled;
         Ok([
             policy_loss,
             value_loss,
             ownership_loss.reshape([1]),
             material_loss.reshape([1]),
+            residual_loss.reshape([1]),
         ])
     }
 
@@ -231,10 +253,14 @@ impl BurnTrainer {
                 return Err(e);
             }
         };
-        let [policy_loss, value_loss, ownership_loss, material_loss] = tensors.clone();
+        let [policy_loss, value_loss, ownership_loss, material_loss, residual_loss] =
+            tensors.clone();
         let w = self.weights;
-        let loss =
-            policy_loss + value_loss + ownership_loss * w.ownership + material_loss * w.material;
+        let loss = policy_loss
+            + value_loss
+            + ownership_loss * w.ownership
+            + material_loss * w.material
+            + residual_loss * w.residual;
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         self.net = Some(self.optim.step(self.learning_rate, net, grads));
         Ok(Losses::of(tensors))
@@ -261,10 +287,14 @@ impl BurnTrainer {
             .expect("network present between steps")
             .clone();
         let tensors = self.loss_tensors(&net, batch, &self.device)?;
-        let [policy_loss, value_loss, ownership_loss, material_loss] = tensors.clone();
+        let [policy_loss, value_loss, ownership_loss, material_loss, residual_loss] =
+            tensors.clone();
         let w = self.weights;
-        let loss =
-            policy_loss + value_loss + ownership_loss * w.ownership + material_loss * w.material;
+        let loss = policy_loss
+            + value_loss
+            + ownership_loss * w.ownership
+            + material_loss * w.material
+            + residual_loss * w.residual;
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         let gradients = net.valid().map(&mut ToGradients(grads));
         Ok((Losses::of(tensors), gradients))

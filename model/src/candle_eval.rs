@@ -148,6 +148,7 @@ pub struct CandleEvaluator {
     value_fc1: Linear,
     value_fc2: Linear,
     material_fc: Linear,
+    residual_fc: Linear,
     /// The one-thread pool every forward runs in.
     pool: rayon::ThreadPool,
     profile: Profile,
@@ -161,6 +162,8 @@ struct Outputs {
     wdl: Vec<f32>,
     /// `tanh(material_fc(hidden))` `[B, H]` (`H` horizons; the first is used).
     material: Vec<f32>,
+    /// The judge's correction `[B, 1]`.
+    residual: Vec<f32>,
 }
 
 impl CandleEvaluator {
@@ -205,9 +208,10 @@ impl CandleEvaluator {
                 Linear::new(&raw.value_fc1, &device)?,
                 Linear::new(&raw.value_fc2, &device)?,
                 Linear::new(&raw.material_fc, &device)?,
+                Linear::new(&raw.residual_fc, &device)?,
             ))
         };
-        let (stem, blocks, heads, value_fc1, value_fc2, material_fc) =
+        let (stem, blocks, heads, value_fc1, value_fc2, material_fc, residual_fc) =
             layers().map_err(EvalError::Architecture)?;
         let stem_dims = stem.weight.dims();
         if stem_dims[0] != config.channels
@@ -240,6 +244,7 @@ impl CandleEvaluator {
             value_fc1,
             value_fc2,
             material_fc,
+            residual_fc,
             pool,
             profile: Profile::default(),
         })
@@ -275,10 +280,12 @@ impl CandleEvaluator {
         let hidden = self.value_fc1.forward(&value)?.relu()?;
         let wdl = self.value_fc2.forward(&hidden)?;
         let material = self.material_fc.forward(&hidden)?.tanh()?;
+        let residual = self.residual_fc.forward(&hidden)?;
         let out = Outputs {
             heads: heads.flatten_all()?.to_vec1()?,
             wdl: wdl.flatten_all()?.to_vec1()?,
             material: material.flatten_all()?.to_vec1()?,
+            residual: residual.flatten_all()?.to_vec1()?,
         };
         profile.lap("value head, copies", &mut clock);
         Ok(out)
@@ -335,7 +342,7 @@ impl Evaluator for CandleEvaluator {
                 policy,
                 wdl,
                 material: out.material[horizons * i],
-                residual: 0.0,
+                residual: out.residual[i],
             });
         }
         self.profile.lap("legal moves, softmax", &mut clock);

@@ -327,17 +327,28 @@ pub fn load(
     let shown = path.display().to_string();
     let meta = read_meta_for(path, game)?;
     let mut net = meta.config.init(device);
-    let mut store = SafetensorsStore::from_file(path);
+    // Partial: the missing tensors come back in the result, checked below.
+    let mut store = SafetensorsStore::from_file(path).allow_partial(true);
     let result = net
         .load_from(&mut store)
         .map_err(|e| CheckpointError::Weights {
             path: shown.clone(),
             problem: e.to_string(),
         })?;
-    if !result.errors.is_empty() || !result.missing.is_empty() {
+    // A head added after the file was written starts at zero (its new-network value), so
+    // the checkpoint plays exactly as before.
+    let missing: Vec<_> = result
+        .missing
+        .iter()
+        .filter(|(name, _)| {
+            let layer = name.rsplit_once('.').map_or(name.as_str(), |(l, _)| l);
+            !crate::desc::added_later(layer)
+        })
+        .collect();
+    if !result.errors.is_empty() || !missing.is_empty() {
         return Err(CheckpointError::Weights {
             path: shown,
-            problem: format!("errors {:?}, missing {:?}", result.errors, result.missing),
+            problem: format!("errors {:?}, missing {:?}", result.errors, missing),
         });
     }
     Ok((net.with_stable_ids(), meta))

@@ -97,7 +97,7 @@ impl Evaluator for CpuEvaluator {
                     policy,
                     wdl,
                     material: value.material,
-                    residual: 0.0,
+                    residual: value.residual,
                 });
             }
             self.profile.lap("legal moves, softmax", &mut clock);

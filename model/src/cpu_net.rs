@@ -287,6 +287,7 @@ pub struct CpuNet {
     value_fc1: Dense,
     value_fc2: Dense,
     material_fc: Dense,
+    residual_fc: Dense,
 }
 
 /// Value-head outputs of one position.
@@ -296,6 +297,8 @@ pub struct ValueOutput {
     pub wdl: [f32; 3],
     /// `tanh(balance / MATERIAL_SCALE)` 16 plies later.
     pub material: f32,
+    /// The judge's correction to the leaf's exchange count (logit scale).
+    pub residual: f32,
 }
 
 impl CpuNet {
@@ -327,6 +330,7 @@ impl CpuNet {
             value_fc1: Dense::from_linear(&raw.value_fc1)?,
             value_fc2: Dense::from_linear(&raw.value_fc2)?,
             material_fc: Dense::from_linear(&raw.material_fc)?,
+            residual_fc: Dense::from_linear(&raw.residual_fc)?,
         };
         let c = config.channels;
         let expected_heads = 2 * config.head_dim + CODES + config.value_channels;
@@ -433,6 +437,7 @@ impl CpuNet {
         let mut hidden = vec![0.0; self.value_fc1.n];
         let mut wdl = [0.0; 3];
         let mut material = vec![0.0; self.material_fc.n];
+        let mut residual = [0.0];
         for pos in 0..positions {
             features.fill(0.0);
             for sq in 0..a {
@@ -446,9 +451,11 @@ impl CpuNet {
             hidden.iter_mut().for_each(|h| *h = h.max(0.0));
             self.value_fc2.apply_vector(&hidden, &mut wdl);
             self.material_fc.apply_vector(&hidden, &mut material);
+            self.residual_fc.apply_vector(&hidden, &mut residual);
             values.push(ValueOutput {
                 wdl,
                 material: material[0].tanh(),
+                residual: residual[0],
             });
         }
         profile.lap("value head", &mut clock);

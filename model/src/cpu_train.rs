@@ -265,6 +265,9 @@ fn row_head_loss(
 ) -> f32 {
     let k = head.outputs;
     let bf = batch.len() as f32;
+    if head.loss == LossKind::ResidualSquaredError {
+        return residual_loss(head, weight, out, batch, dout);
+    }
     let mut loss = 0.0f32;
     for (pos, e) in batch.iter().enumerate() {
         let target = e.values(head.target);
@@ -298,9 +301,44 @@ fn row_head_loss(
             LossKind::SquareClassCrossEntropy { .. } => {
                 unreachable!("head {}: a class loss on the value trunk", head.layer)
             }
+            LossKind::ResidualSquaredError => unreachable!("handled above"),
         }
     }
     loss / bf
+}
+
+/// [`LossKind::ResidualSquaredError`]: `(tanh(base + r) - target)^2` averaged over the rows
+/// with a target `[base, target]` (`out`: `r`, `[B, 1]`), and with `dout` the gradient of
+/// `weight` times it with respect to `r` (0 on rows without a target).
+fn residual_loss(
+    head: &Head,
+    weight: f32,
+    out: &[f32],
+    batch: &[TrainExample<'_>],
+    mut dout: Option<&mut [f32]>,
+) -> f32 {
+    debug_assert_eq!(head.outputs, 1, "head {}: one correction a row", head.layer);
+    let labelled = batch
+        .iter()
+        .filter(|e| e.values(head.target).len() == 2)
+        .count();
+    let norm = labelled.max(1) as f32;
+    let mut loss = 0.0f32;
+    for (pos, e) in batch.iter().enumerate() {
+        let &[base, target] = e.values(head.target) else {
+            if let Some(d) = dout.as_mut() {
+                d[pos] = 0.0;
+            }
+            continue;
+        };
+        let y = (base + out[pos]).tanh();
+        let diff = y - target;
+        loss += diff * diff;
+        if let Some(d) = dout.as_mut() {
+            d[pos] = 2.0 * diff * (1.0 - y * y) / norm * weight;
+        }
+    }
+    loss / norm
 }
 
 /// The loss of a head on the squares (columns `offset..offset + outputs` of the fused heads
@@ -1198,14 +1236,24 @@ impl CpuTrainer {
         }
         let time = r.u64().ok_or_else(|| bad("truncated"))?;
         let count = r.u64().ok_or_else(|| bad("truncated"))?;
-        if count != self.params.len() as u64 {
+        // A head added after the state was written (`desc::added_later`) is absent from it:
+        // its moments start at zero, as the head itself did.
+        let expected: Vec<&Param> = self
+            .params
+            .iter()
+            .filter(|p| {
+                let layer = p.name.rsplit_once('.').map_or(p.name.as_str(), |(l, _)| l);
+                count == self.params.len() as u64 || !crate::desc::added_later(layer)
+            })
+            .collect();
+        if count != expected.len() as u64 {
             return Err(bad(&format!(
                 "{count} parameters, the network has {}",
                 self.params.len()
             )));
         }
         let mut moments = Vec::with_capacity(self.params.len());
-        for p in &self.params {
+        for p in &expected {
             let len = r.u64().ok_or_else(|| bad("truncated"))? as usize;
             let name = r.take(len).ok_or_else(|| bad("truncated"))?;
             if name != p.name.as_bytes() {
@@ -1229,16 +1277,25 @@ impl CpuTrainer {
                 .chunks_exact(4)
                 .map(|s| f32::from_le_bytes(s.try_into().expect("4 bytes")))
                 .collect();
-            moments.push(floats);
+            moments.push((p.name.clone(), floats));
         }
         if r.at != bytes.len() {
             return Err(bad("bytes after the last parameter"));
         }
         let time = u32::try_from(time).map_err(|_| bad("step count out of range"))?;
-        for (p, m) in self.params.iter_mut().zip(moments) {
-            let (m1, m2) = m.split_at(p.value.len());
-            p.moment_1.copy_from_slice(m1);
-            p.moment_2.copy_from_slice(m2);
+        let mut moments = moments.into_iter().peekable();
+        for p in &mut self.params {
+            match moments.next_if(|(name, _)| *name == p.name) {
+                Some((_, m)) => {
+                    let (m1, m2) = m.split_at(p.value.len());
+                    p.moment_1.copy_from_slice(m1);
+                    p.moment_2.copy_from_slice(m2);
+                }
+                None => {
+                    p.moment_1.fill(0.0);
+                    p.moment_2.fill(0.0);
+                }
+            }
         }
         self.time = time;
         Ok(())

@@ -256,6 +256,11 @@ pub enum LossKind {
     SquareClassCrossEntropy { classes: usize },
     /// Squared error summed over the `outputs`, against a target `[B, outputs]`.
     SquaredError,
+    /// The judge's residual (one output `r`, a correction on a logit scale): per row with a
+    /// target `[base, target]` (`base` the search leaf's count on the logit scale,
+    /// `target` in (-1, 1)), `(tanh(base + r) - target)^2`, averaged over the rows that
+    /// have targets (a row without one adds nothing).
+    ResidualSquaredError,
 }
 
 /// The field of a training row ([`TrainExample`]) that holds a head's target, by the name
@@ -268,6 +273,8 @@ pub enum HeadTarget {
     Ownership,
     /// [`TrainExample::material`].
     Material,
+    /// [`TrainExample::teacher`] (rows may have none).
+    Teacher,
 }
 
 impl HeadTarget {
@@ -278,6 +285,7 @@ impl HeadTarget {
             HeadTarget::Wdl => "wdl",
             HeadTarget::Ownership => "ownership",
             HeadTarget::Material => "material",
+            HeadTarget::Teacher => "teacher",
         }
     }
 }
@@ -317,7 +325,7 @@ pub struct Head {
 /// The trained heads besides the policy, in the order of their weights in a checkpoint
 /// (within each input kind) and of their losses. A step minimises the policy loss plus each
 /// head's loss times its weight ([`LossWeights`]).
-pub const HEADS: [Head; 3] = [
+pub const HEADS: [Head; 4] = [
     Head {
         layer: "value_fc2",
         loss_name: "value",
@@ -353,7 +361,30 @@ pub const HEADS: [Head; 3] = [
         weight_key: Some("material_weight"),
         init: HeadInit::Default,
     },
+    // The judge: a correction to the search leaf's exchange count, taught by a deeper
+    // search (`tengu_search::teacher`). Zero at first, so an untrained network's search
+    // counts material exactly as the exchange count does.
+    Head {
+        layer: "residual_fc",
+        loss_name: "residual",
+        input: HeadInput::ValueHidden,
+        outputs: 1,
+        activation: Activation::Identity,
+        loss: LossKind::ResidualSquaredError,
+        target: HeadTarget::Teacher,
+        weight_key: Some("residual_weight"),
+        init: HeadInit::Zero,
+    },
 ];
+
+/// Layers a checkpoint may lack because they came after it was written: each loads as
+/// zeros (all of them start at zero in a new network, [`HeadInit::Zero`], so an old
+/// checkpoint plays exactly as it did).
+pub fn added_later(layer: &str) -> bool {
+    HEADS
+        .iter()
+        .any(|h| h.layer == layer && h.init == HeadInit::Zero)
+}
 
 /// The head of [`HEADS`] whose loss is `loss_name`.
 pub fn head(loss_name: &str) -> Option<&'static Head> {
@@ -421,6 +452,11 @@ pub struct TrainExample<'a> {
     pub ownership: &'a [u8],
     /// `tanh(balance / MATERIAL_SCALE)` at the two horizons, mover's view.
     pub material: [f32; 2],
+    /// The judge's target, when the row has a teacher label: `[base, target]` with `base`
+    /// the search leaf's count `(balance + exchange gain) / MATERIAL_SCALE` (the residual's
+    /// logit scale) and `target` in (-1, 1), `tanh(teacher score / MATERIAL_SCALE)` (blended
+    /// with the result by `[train] teacher_result_weight`), mover's view.
+    pub teacher: Option<[f32; 2]>,
 }
 
 impl TrainExample<'_> {
@@ -430,6 +466,7 @@ impl TrainExample<'_> {
         match target {
             HeadTarget::Wdl => &self.wdl,
             HeadTarget::Material => &self.material,
+            HeadTarget::Teacher => self.teacher.as_ref().map_or(&[], |t| &t[..]),
             HeadTarget::Ownership => &[],
         }
     }
@@ -439,7 +476,7 @@ impl TrainExample<'_> {
     pub fn classes(&self, target: HeadTarget) -> &[u8] {
         match target {
             HeadTarget::Ownership => self.ownership,
-            HeadTarget::Wdl | HeadTarget::Material => &[],
+            HeadTarget::Wdl | HeadTarget::Material | HeadTarget::Teacher => &[],
         }
     }
 }
@@ -449,6 +486,7 @@ impl TrainExample<'_> {
 pub struct LossWeights {
     pub ownership: f32,
     pub material: f32,
+    pub residual: f32,
 }
 
 impl Default for LossWeights {
@@ -456,6 +494,7 @@ impl Default for LossWeights {
         LossWeights {
             ownership: 1.0,
             material: 1.0,
+            residual: 1.0,
         }
     }
 }
@@ -467,6 +506,7 @@ impl LossWeights {
             None => 1.0,
             Some("ownership_weight") => self.ownership,
             Some("material_weight") => self.material,
+            Some("residual_weight") => self.residual,
             Some(other) => unreachable!("a head's weight key {other} without a LossWeights field"),
         }
     }
@@ -474,7 +514,8 @@ impl LossWeights {
 
 /// Losses of one step (means over the batch): policy and WDL cross-entropy over the legal
 /// moves, the auxiliary losses below; the step minimises
-/// `policy + value + ownership * w.ownership + material * w.material` ([`LossWeights`]).
+/// `policy + value + ownership * w.ownership + material * w.material + residual *
+/// w.residual` ([`LossWeights`]).
 /// One field per row of [`HEADS`] besides the policy, by its loss name.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Losses {
@@ -484,6 +525,8 @@ pub struct Losses {
     pub ownership: f32,
     /// Squared error summed over the two horizons (tanh scale).
     pub material: f32,
+    /// The judge's squared error on the tanh scale, rows with teacher labels only.
+    pub residual: f32,
 }
 
 impl Losses {
@@ -493,6 +536,7 @@ impl Losses {
             "value" => self.value,
             "ownership" => self.ownership,
             "material" => self.material,
+            "residual" => self.residual,
             other => unreachable!("a head's loss {other} without a Losses field"),
         }
     }
@@ -503,6 +547,7 @@ impl Losses {
             "value" => self.value = loss,
             "ownership" => self.ownership = loss,
             "material" => self.material = loss,
+            "residual" => self.residual = loss,
             other => unreachable!("a head's loss {other} without a Losses field"),
         }
     }
@@ -553,16 +598,20 @@ mod tests {
         assert_eq!(shape("value_fc2.weight"), Some(vec![64, 3]));
         assert_eq!(shape("material_fc.weight"), Some(vec![64, 2]));
         assert_eq!(shape("ownership.weight"), Some(vec![6, 16, 1, 1]));
-        assert_eq!(count, 2 * (1 + 2 * 2 + 4 + 1) + 2 * 2 + 2 + 2 * 2);
+        assert_eq!(shape("residual_fc.weight"), Some(vec![64, 1]));
+        assert_eq!(count, 2 * (1 + 2 * 2 + 4 + 1) + 2 * 2 + 2 + 2 * 3);
+        assert!(added_later("residual_fc") && !added_later("material_fc"));
         for h in &HEADS {
             assert_eq!(head(h.loss_name), Some(h));
             let w = LossWeights {
                 ownership: 0.5,
                 material: 0.25,
+                residual: 0.125,
             };
             let want = match h.loss_name {
                 "ownership" => 0.5,
                 "material" => 0.25,
+                "residual" => 0.125,
                 _ => 1.0,
             };
             assert_eq!(w.of(h), want, "{}", h.loss_name);

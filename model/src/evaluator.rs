@@ -111,13 +111,15 @@ pub fn check_game(game: &str, batch: &[EvalInput<'_>]) -> Result<(), EvalError> 
 
 /// Evaluations from a network's raw outputs: `logits [B, m]` over each position's legal
 /// moves (the first `counts[i]` of row `i` are real) and `wdl [B, 3]` logits; both softmaxed.
-/// `material`: `[B, 2]` row-major (the material head's two horizons; the first is used).
+/// `material`: `[B, 2]` row-major (the material head's two horizons; the first is used);
+/// `residual`: `[B]` (the judge's correction; empty: 0).
 pub fn evaluations_from_logits(
     logits: &[f32],
     m: usize,
     counts: &[usize],
     wdl: &[f32],
     material: &[f32],
+    residual: &[f32],
 ) -> Vec<Evaluation> {
     (0..counts.len())
         .map(|i| {
@@ -129,7 +131,7 @@ pub fn evaluations_from_logits(
                 policy,
                 wdl: w,
                 material: material.get(2 * i).copied().unwrap_or(0.0),
-                residual: 0.0,
+                residual: residual.get(i).copied().unwrap_or(0.0),
             }
         })
         .collect()

@@ -12,7 +12,9 @@
 //!   later, the game's end) the classes empty / the mover's piece / the opponent's piece of
 //!   every square (KataGo's ownership, for a game of captures);
 //! * `material` `[B, 2]` in (-1, 1): `tanh(balance / MATERIAL_SCALE)` predicted for the
-//!   same two horizons (the mover's material minus the opponent's, in piece units).
+//!   same two horizons (the mover's material minus the opponent's, in piece units);
+//! * `residual` `[B, 1]`: the judge's correction to the search leaf's exchange count, on
+//!   the logit scale of `tanh(count / MATERIAL_SCALE)`; its layer starts at zero.
 //!
 //! The logit of a legal move in slot `(from, to, code)` is `pair[from, to] + code[from, code]`;
 //! softmax runs over the legal moves only.
@@ -27,6 +29,12 @@ use crate::desc::NetConfig;
 use crate::desc::{AUX_HORIZONS, CODES, OCCUPANCY_CLASSES, VALUE_HIDDEN};
 
 impl NetConfig {
+    /// A freshly initialised network on the CPU (burn's default device), for code that
+    /// does not otherwise use burn.
+    pub fn init_on_cpu(&self) -> Net {
+        self.init(&Device::default())
+    }
+
     /// A freshly initialised burn network of this architecture.
     pub fn init(&self, device: &Device) -> Net {
         let conv = |i: usize, o: usize, k: usize| {
@@ -52,10 +60,18 @@ impl NetConfig {
             value_fc2: LinearConfig::new(VALUE_HIDDEN, 3).init(device),
             ownership: conv(c, AUX_HORIZONS * OCCUPANCY_CLASSES, 1),
             material_fc: LinearConfig::new(VALUE_HIDDEN, AUX_HORIZONS).init(device),
+            residual_fc: zero_linear(VALUE_HIDDEN, 1, device),
             head_dim: self.head_dim,
         };
         net.with_stable_ids()
     }
+}
+
+/// A linear layer `[inputs, outputs]` with zero weights and bias (`HeadInit::Zero`).
+fn zero_linear(inputs: usize, outputs: usize, device: &Device) -> Linear {
+    LinearConfig::new(inputs, outputs)
+        .with_initializer(burn::nn::Initializer::Zeros)
+        .init(device)
 }
 
 /// Renumbers parameters 1, 2, ... in module order (burn draws random ids), so optimizer
@@ -109,6 +125,7 @@ pub struct Net {
     value_fc2: Linear,
     ownership: Conv2d,
     material_fc: Linear,
+    residual_fc: Linear,
     head_dim: usize,
 }
 
@@ -126,6 +143,8 @@ pub struct NetOutput {
     pub ownership: Tensor<4>,
     /// `[B, AUX_HORIZONS]` in (-1, 1).
     pub material: Tensor<2>,
+    /// `[B, 1]`, the judge's correction (logit scale).
+    pub residual: Tensor<2>,
 }
 
 impl Net {
@@ -164,7 +183,8 @@ impl Net {
         let v = v.mean_dims(&[2, 3]).reshape([b, vc]);
         let hidden = relu(self.value_fc1.forward(v));
         let wdl = self.value_fc2.forward(hidden.clone());
-        let material = self.material_fc.forward(hidden).tanh();
+        let material = self.material_fc.forward(hidden.clone()).tanh();
+        let residual = self.residual_fc.forward(hidden);
         NetOutput {
             q,
             k,
@@ -172,6 +192,7 @@ impl Net {
             wdl,
             ownership,
             material,
+            residual,
         }
     }
 }
@@ -264,6 +285,7 @@ pub(crate) struct RawNet {
     pub value_fc1: RawLayer,
     pub value_fc2: RawLayer,
     pub material_fc: RawLayer,
+    pub residual_fc: RawLayer,
     pub ownership: RawLayer,
 }
 
@@ -281,6 +303,7 @@ impl RawNet {
             ("value_fc1".into(), &self.value_fc1),
             ("value_fc2".into(), &self.value_fc2),
             ("material_fc".into(), &self.material_fc),
+            ("residual_fc".into(), &self.residual_fc),
         ];
         for (b, [c1, c2, pool]) in self.blocks.iter().enumerate() {
             named.push((format!("blocks.{b}.conv1"), c1));
@@ -349,6 +372,7 @@ impl Net {
             value_fc1: raw_linear(&self.value_fc1)?,
             value_fc2: raw_linear(&self.value_fc2)?,
             material_fc: raw_linear(&self.material_fc)?,
+            residual_fc: raw_linear(&self.residual_fc)?,
             ownership: raw_conv(&self.ownership)?,
         })
     }

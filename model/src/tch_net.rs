@@ -40,6 +40,8 @@ pub struct TchOutput {
     pub wdl: Tensor,
     pub ownership: Tensor,
     pub material: Tensor,
+    /// `[B, 1]`, the judge's correction.
+    pub residual: Tensor,
 }
 
 impl TchNet {
@@ -59,9 +61,15 @@ impl TchNet {
                 1
             };
             let bound = 1.0 / (fan_in as f64).sqrt();
-            let init = nn::Init::Uniform {
-                lo: -bound,
-                up: bound,
+            let layer = name.rsplit_once('.').map_or(name.as_str(), |(l, _)| l);
+            let init = if crate::desc::added_later(layer) {
+                // A head that starts at zero (`HeadInit::Zero`).
+                nn::Init::Const(0.0)
+            } else {
+                nn::Init::Uniform {
+                    lo: -bound,
+                    up: bound,
+                }
             };
             params.insert(
                 name.clone(),
@@ -156,12 +164,14 @@ impl TchNet {
         let hidden = self.linear("value_fc1", &v).relu();
         let wdl = self.linear("value_fc2", &hidden);
         let material = self.linear("material_fc", &hidden).tanh();
+        let residual = self.linear("residual_fc", &hidden);
         TchOutput {
             pair,
             code,
             wdl,
             ownership,
             material,
+            residual,
         }
     }
 
@@ -180,6 +190,11 @@ impl TchNet {
         })?;
         let tensors: HashMap<String, Tensor> = tensors.into_iter().collect();
         for (name, var) in &net.params {
+            let layer = name.rsplit_once('.').map_or(name.as_str(), |(l, _)| l);
+            if !tensors.contains_key(name) && crate::desc::added_later(layer) {
+                // A head newer than the file: it stays at zero (see `TchNet::new`).
+                continue;
+            }
             let Some(src) = tensors.get(name) else {
                 return Err(CheckpointError::Weights {
                     path: shown,
@@ -549,7 +564,7 @@ impl Evaluator for TchEvaluator {
         )?;
         let uploaded = std::time::Instant::now();
         let rows = batch.len() as i64;
-        let (logits, wdl, material) = tch::no_grad(|| {
+        let (logits, wdl, material, residual) = tch::no_grad(|| {
             let out = if self.bf16 && !self.inference.bf16_weights {
                 tch::autocast(true, || self.net.forward(&input))
             } else {
@@ -564,7 +579,12 @@ impl Evaluator for TchEvaluator {
                 &code_idx,
                 &pad,
             );
-            (logits, real(&out.wdl), real(&out.material))
+            (
+                logits,
+                real(&out.wdl),
+                real(&out.material),
+                real(&out.residual),
+            )
         });
         let m = logits.size()[1] as usize;
         let to_vec = |t: Tensor| {
@@ -574,8 +594,11 @@ impl Evaluator for TchEvaluator {
         let logits = to_vec(logits)?;
         let wdl = to_vec(wdl)?;
         let material = to_vec(material)?;
+        let residual = to_vec(residual)?;
         let on_host = std::time::Instant::now();
-        let out = crate::evaluator::evaluations_from_logits(&logits, m, &counts, &wdl, &material);
+        let out = crate::evaluator::evaluations_from_logits(
+            &logits, m, &counts, &wdl, &material, &residual,
+        );
         self.seconds[0] += (encoded - start).as_secs_f64();
         self.seconds[1] += (uploaded - encoded).as_secs_f64();
         self.seconds[2] += (on_host - uploaded).as_secs_f64();

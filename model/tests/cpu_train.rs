@@ -108,6 +108,8 @@ impl Rows {
                 wdl: [[1.0, 0.0, 0.0], [0.2, 0.5, 0.3], [0.0, 0.0, 1.0]][i % 3],
                 ownership: &self.ownership[i],
                 material: [0.3 - 0.1 * i as f32, -0.2 + 0.05 * i as f32],
+                // Rows with and without teacher labels.
+                teacher: (i % 3 != 1).then_some([0.4 - 0.15 * i as f32, -0.5 + 0.2 * i as f32]),
             })
             .collect()
     }
@@ -131,6 +133,7 @@ fn one_step_matches_burn_losses_gradients_and_weights() {
     let weights = LossWeights {
         ownership: 0.7,
         material: 1.3,
+        residual: 1.9,
     };
     let mut burn = BurnTrainer::new(&variant, net.clone(), &device, lr, wd as f32);
     burn.weights = weights;
@@ -155,6 +158,7 @@ fn one_step_matches_burn_losses_gradients_and_weights() {
         ("value", losses.value, burn_losses.value),
         ("ownership", losses.ownership, burn_losses.ownership),
         ("material", losses.material, burn_losses.material),
+        ("residual", losses.residual, burn_losses.residual),
     ] {
         assert!(a.is_finite() && a > 0.0, "{what} loss {a}");
         assert!(
@@ -337,4 +341,70 @@ fn checkpoints_load_everywhere_and_the_optimizer_resumes_exactly() {
     let e = bigger.load_optimizer(&state).unwrap_err();
     assert!(e.contains("parameters"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_checkpoint_and_optimizer_state_from_before_the_judge_load_with_a_zero_correction() {
+    let variant = Variant::dai_dai();
+    let rows = Rows::new(&variant, 4);
+    let batch = rows.examples();
+    let config = config(&variant, "b2c16");
+    let dir = std::env::temp_dir().join(format!("tengu-before-judge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut trainer = CpuTrainer::new(&variant, &config.init(&Device::default()), &config, 1e-3, 0.0).unwrap();
+    trainer.step(&batch).unwrap();
+    let meta = CheckpointMeta {
+        encoder_version: ENCODER_VERSION,
+        game: variant.id().into(),
+        config: config.clone(),
+        step: 1,
+        parent: None,
+    };
+    // The file an older tengu wrote: every tensor but the residual head's.
+    let old: Vec<_> = trainer
+        .tensors()
+        .into_iter()
+        .filter(|(name, _, _)| !name.starts_with("residual_fc."))
+        .collect();
+    assert_eq!(old.len() + 2, trainer.tensors().len());
+    let path = dir.join("old.safetensors");
+    checkpoint::write_safetensors(&path, &meta, &old).unwrap();
+    for backend in [Backend::Burn, Backend::BurnFlex] {
+        let (mut eval, _) = backend.load_evaluator(&path, &variant).unwrap();
+        let moves = rows.positions[0].legal_move_list();
+        let input = tengu_model::EvalInput {
+            position: &rows.positions[0],
+            moves: &moves,
+            repetitions: 0,
+        };
+        assert_eq!(eval.evaluate(&[input]).unwrap()[0].residual, 0.0, "{backend}");
+    }
+    // A layer other than a later head is still required.
+    let missing_value: Vec<_> = old
+        .iter()
+        .filter(|(name, _, _)| !name.starts_with("value_fc2."))
+        .cloned()
+        .collect();
+    let broken = dir.join("broken.safetensors");
+    checkpoint::write_safetensors(&broken, &meta, &missing_value).unwrap();
+    let e = checkpoint::load(&broken, variant.id(), &Device::default()).unwrap_err();
+    assert!(e.to_string().contains("value_fc2"), "{e}");
+
+    // The optimizer state of the older network: its moments load, the new head's start at
+    // zero, and training goes on.
+    let mut resumed = CpuTrainer::from_checkpoint(&variant, &path, 1e-3, 0.0).unwrap();
+    let state = dir.join("optimizer.bin");
+    trainer.save_optimizer(&state).unwrap();
+    let mut bytes = std::fs::read(&state).unwrap();
+    // Rewrite the file without the residual head's two entries: they are the last ones.
+    let per_entry = |name: &str, values: usize| 8 + name.len() + 8 + 8 * values;
+    let cut = per_entry("residual_fc.weight", 64) + per_entry("residual_fc.bias", 1);
+    bytes.truncate(bytes.len() - cut);
+    let count = trainer.tensors().len() as u64 - 2;
+    bytes[24..32].copy_from_slice(&count.to_le_bytes());
+    std::fs::write(&state, &bytes).unwrap();
+    resumed.load_optimizer(&state).unwrap();
+    let losses = resumed.step(&batch).unwrap();
+    assert!(losses.residual.is_finite() && losses.residual > 0.0, "{losses:?}");
+    std::fs::remove_dir_all(&dir).ok();
 }

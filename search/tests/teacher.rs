@@ -192,3 +192,89 @@ fn a_teacher_leaf_counts_the_teachers_score() {
     // Above the exchange count, which sees no capture here.
     assert!(term > material_term(&evaluation(0.0), &exchange_config(), &pos, &terms));
 }
+
+/// The shipped network's search (`networks/dai-dai.toml`): Gumbel root, the exchange count
+/// as the whole leaf value (`value_utility = 0`), with the judge's correction weighed
+/// `residual_utility`.
+fn shipped_search(residual_utility: f32) -> SearchConfig {
+    SearchConfig {
+        root: tengu_search::RootSelection::Gumbel,
+        gumbel_moves: 8,
+        value_utility: 0.0,
+        root_capture_share: 0.5,
+        root_mobility: 0.01,
+        repetition_draw: true,
+        residual_utility,
+        ..exchange_config()
+    }
+}
+
+/// A fresh network of the tiny preset whose residual head's bias is `bias` (0: as a new
+/// network starts), through a checkpoint as every backend loads it.
+fn network_with_residual_bias(
+    variant: &std::sync::Arc<Variant>,
+    bias: f32,
+) -> Box<dyn tengu_model::Evaluator> {
+    use tengu_model::{checkpoint, cpu_train::CpuTrainer, Encoder, NetConfig};
+    let encoder = Encoder::new(variant);
+    let config = NetConfig::preset("tiny", encoder.planes(), encoder.size()).unwrap();
+    let net = config.init_on_cpu();
+    let mut tensors = CpuTrainer::new(variant, &net, &config, 1e-3, 0.0)
+        .unwrap()
+        .tensors();
+    let (_, _, residual_bias) = tensors
+        .iter_mut()
+        .find(|(name, _, _)| name == "residual_fc.bias")
+        .expect("the residual head is in the naming table");
+    assert_eq!(residual_bias, &vec![0.0], "a new network's correction starts at zero");
+    residual_bias[0] = bias;
+    let dir = std::env::temp_dir().join(format!("tengu-residual-{}-{bias}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("net.safetensors");
+    let meta = checkpoint::CheckpointMeta {
+        encoder_version: tengu_model::ENCODER_VERSION,
+        game: variant.id().to_string(),
+        config: config.clone(),
+        step: 0,
+        parent: None,
+    };
+    checkpoint::write_safetensors(&path, &meta, &tensors).unwrap();
+    let (eval, _) = tengu_model::Backend::Burn.load_evaluator(&path, variant).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    eval
+}
+
+#[test]
+fn an_untrained_judge_plays_exactly_as_the_exchange_count() {
+    use tengu_model::Evaluator;
+    use tengu_rules::Game;
+    use tengu_search::search::search_game;
+    let variant = Variant::dai_dai();
+    let mut fresh = network_with_residual_bias(&variant, 0.0);
+    let mut biased = network_with_residual_bias(&variant, 0.7);
+    let positions = random_positions(&variant, 40, 11);
+    let mut differs = 0;
+    for pos in positions.iter().skip(10).step_by(5) {
+        let game = Game::new(pos.clone());
+        let moves = pos.legal_move_list();
+        let input = tengu_model::EvalInput {
+            position: pos,
+            moves: &moves,
+            repetitions: 0,
+        };
+        assert_eq!(fresh.evaluate(&[input]).unwrap()[0].residual, 0.0);
+        let search = |eval: &mut Box<dyn Evaluator>, residual_utility: f32| {
+            search_game(&game, eval.as_mut(), &shipped_search(residual_utility), 32, 600, 5)
+                .unwrap()
+                .map(|r| (r.best, r.policy, r.value))
+        };
+        // The untrained correction weighed in or not: the same move, targets and value.
+        let without = search(&mut fresh, 0.0);
+        assert_eq!(search(&mut fresh, 1.0), without, "{pos}");
+        // A correction that is not zero does change the search (the test can fail).
+        if search(&mut biased, 1.0) != without {
+            differs += 1;
+        }
+    }
+    assert!(differs > 0, "a correction of 0.7 changed no search");
+}

@@ -679,6 +679,7 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                     wdl: [0.3, 0.4, 0.3],
                     ownership: &occupancy,
                     material: [0.1, -0.2],
+                    teacher: Some([0.2, 0.4]),
                 })
                 .collect();
             // The one Rust trainer (the CPU kernels) is measured under `burn`, the backend

@@ -41,6 +41,7 @@ pub fn examples<'a>(
             } else {
                 [-0.5, -0.25]
             },
+            teacher: (i % 3 != 2).then_some([0.1 * i as f32 - 0.2, 0.3 - 0.2 * i as f32]),
         })
         .collect()
 }

@@ -33,6 +33,8 @@ games_in_flight = 4
 cheap_visits = 2
 max_plies = 24
 rows_per_shard = 30
+teacher_share = 0.5
+teacher_depth = 1
 [train]
 batch_size = 8
 holdout_every = 3
@@ -41,7 +43,8 @@ holdout_every = 3
 /// The Rust reader's view of every row of `run`, in shard name order:
 /// `[{"row": i, "held_out": bool, "sha256": hex}]`, the hash over the planes (f32), each
 /// legal move's `(from, to, code)` (i64), the policy (f32), WDL (f32), ownership (u8, mover's
-/// frame; nothing when the row has none) and material (f32), all little-endian.
+/// frame; nothing when the row has none), material (f32) and the judge's target (f32;
+/// nothing when the row has no teacher label), all little-endian.
 fn golden(run: &Path) -> serde_json::Value {
     let store = tengu_store::RunStore::open(&p(run)).unwrap();
     let variant = tengu_rules::Variant::dai_dai();
@@ -69,6 +72,7 @@ fn golden(run: &Path) -> serde_json::Value {
             bytes.extend(ex.wdl.iter().flat_map(|x| x.to_le_bytes()));
             bytes.extend_from_slice(&ex.ownership);
             bytes.extend(ex.material.iter().flat_map(|x| x.to_le_bytes()));
+            bytes.extend(ex.teacher.iter().flatten().flat_map(|x| x.to_le_bytes()));
             out.push(serde_json::json!({
                 "row": global,
                 "held_out": tengu_trainer::window::is_held_out(entry.name(), row.game, 3),

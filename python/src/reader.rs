@@ -80,6 +80,7 @@ pub(crate) struct Decoded {
     wdl: [f32; 3],
     ownership: Vec<u8>,
     material: [f32; 2],
+    teacher: Option<[f32; 2]>,
     full_search: bool,
 }
 
@@ -110,6 +111,7 @@ pub(crate) fn decode_row(
         wdl: ex.wdl,
         ownership: ex.ownership,
         material: ex.material,
+        teacher: ex.teacher,
         full_search: row.full_search,
     })
 }
@@ -426,6 +428,9 @@ impl ShardReader {
     ///   mover's, 2 the opponent's) per square in the mover's frame; `has_ownership`
     ///   float32 `[B]` (0: the row has no such target);
     /// * `material` float32 `[B, AUX_HORIZONS]`: `tanh(balance / MATERIAL_SCALE)`;
+    /// * `teacher` float32 `[B, 2]`: the judge's target, the search leaf's count on the
+    ///   logit scale and the teacher's target in (-1, 1) (`TrainExample::teacher`);
+    ///   `has_teacher` float32 `[B]` (0: no teacher label, the row's `teacher` is 0);
     /// * `row` int64 `[B]`: each row's index among all the run's rows.
     fn next_batch<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let left = self.order.len() - self.cursor;
@@ -482,6 +487,8 @@ pub(crate) fn batch_dict<'py>(
     let mut ownership = vec![0u8; b * horizons * area];
     let mut has_ownership = vec![0.0f32; b];
     let mut material = Vec::with_capacity(b * horizons);
+    let mut teacher = vec![0.0f32; b * 2];
+    let mut has_teacher = vec![0.0f32; b];
     for (i, d) in decoded.iter().enumerate() {
         planes.extend_from_slice(&d.planes);
         for (j, &(f, t, c)) in d.slots.iter().enumerate() {
@@ -498,6 +505,10 @@ pub(crate) fn batch_dict<'py>(
             has_ownership[i] = 1.0;
         }
         material.extend_from_slice(&d.material);
+        if let Some(t) = d.teacher {
+            teacher[2 * i..2 * i + 2].copy_from_slice(&t);
+            has_teacher[i] = 1.0;
+        }
     }
     let p = encoder.planes();
     let dict = PyDict::new(py);
@@ -512,6 +523,8 @@ pub(crate) fn batch_dict<'py>(
     dict.set_item("ownership", (PyByteArray::new(py, &ownership), "uint8", vec![b, horizons, area]))?;
     dict.set_item("has_ownership", (f32_bytes(py, &has_ownership), "float32", vec![b]))?;
     dict.set_item("material", (f32_bytes(py, &material), "float32", vec![b, horizons]))?;
+    dict.set_item("teacher", (f32_bytes(py, &teacher), "float32", vec![b, 2]))?;
+    dict.set_item("has_teacher", (f32_bytes(py, &has_teacher), "float32", vec![b]))?;
     dict.set_item("row", (i64_bytes(py, rows), "int64", vec![b]))?;
     Ok(dict)
 }

@@ -173,7 +173,8 @@ pub fn parameter_shapes(
 /// The trained heads besides the policy (`tengu_model::desc::HEADS`, the table the Rust
 /// CPU trainer reads), as JSON text: a list of `{"layer", "loss_name", "input"
 /// ("value_hidden" | "squares"), "outputs", "activation" ("identity" | "tanh"), "loss"
-/// ("softmax_cross_entropy" | "square_class_cross_entropy" | "squared_error"), "classes"
+/// ("softmax_cross_entropy" | "square_class_cross_entropy" | "squared_error" |
+/// "residual_squared_error"), "classes"
 /// (the square heads' classes, else null), "target" (the batch key), "weight_key" (a
 /// `[train]` key, or null for weight 1), "init" ("default" | "zero")}` in the table's order.
 #[pyfunction]
@@ -186,6 +187,7 @@ pub fn heads() -> String {
                 LossKind::SoftmaxCrossEntropy => ("softmax_cross_entropy", None),
                 LossKind::SquareClassCrossEntropy { classes } => ("square_class_cross_entropy", Some(classes)),
                 LossKind::SquaredError => ("squared_error", None),
+                LossKind::ResidualSquaredError => ("residual_squared_error", None),
             };
             serde_json::json!({
                 "layer": h.layer,

@@ -263,7 +263,7 @@ impl RunWindow {
     /// `{"losses": {name: float}, "gradients": {name: (bytearray, "float32", shape)}}`,
     /// names and layouts those of a checkpoint (linear weights `[in, out]`). For comparing
     /// the PyTorch trainer's step with the Rust one on the same batch.
-    #[pyo3(signature = (checkpoint, rows, ownership_weight=1.0, material_weight=1.0))]
+    #[pyo3(signature = (checkpoint, rows, ownership_weight=1.0, material_weight=1.0, residual_weight=1.0))]
     fn cpu_gradients<'py>(
         &self,
         py: Python<'py>,
@@ -271,6 +271,7 @@ impl RunWindow {
         rows: Vec<usize>,
         ownership_weight: f32,
         material_weight: f32,
+        residual_weight: f32,
     ) -> PyResult<Bound<'py, PyDict>> {
         let path = std::path::Path::new(checkpoint);
         let variant = self.variant.clone();
@@ -290,6 +291,7 @@ impl RunWindow {
             trainer.weights = tengu_model::LossWeights {
                 ownership: ownership_weight,
                 material: material_weight,
+                residual: residual_weight,
             };
             let batch: Vec<_> = examples.iter().map(|e| e.as_train()).collect();
             trainer.gradients(&batch).map_err(|e| e.to_string())
@@ -298,9 +300,9 @@ impl RunWindow {
         let out = PyDict::new(py);
         let l = PyDict::new(py);
         l.set_item("policy", losses.policy)?;
-        l.set_item("value", losses.value)?;
-        l.set_item("ownership", losses.ownership)?;
-        l.set_item("material", losses.material)?;
+        for head in &tengu_model::desc::HEADS {
+            l.set_item(head.loss_name, losses.of_head(head.loss_name))?;
+        }
         out.set_item("losses", l)?;
         let shapes: std::collections::HashMap<String, Vec<i64>> = tengu_model::desc::parameter_shapes(&trainer_config(checkpoint)?)
             .into_iter()

@@ -264,12 +264,13 @@ class RunWindow:
         return self._native.learning_rate(int(step))
 
     def cpu_gradients(self, checkpoint: str, rows, ownership_weight: float = 1.0,
-                      material_weight: float = 1.0) -> dict:
+                      material_weight: float = 1.0, residual_weight: float = 1.0) -> dict:
         """The CPU kernels' trainer on the window's rows ``rows`` from ``checkpoint``:
         ``{"losses": {name: float}, "gradients": {name: array}}`` (checkpoint layouts), no
         step; for comparing a PyTorch step with ``tengu train``'s."""
         raw = self._native.cpu_gradients(str(checkpoint), [int(r) for r in rows],
-                                         float(ownership_weight), float(material_weight))
+                                         float(ownership_weight), float(material_weight),
+                                         float(residual_weight))
         grads = {name: np.frombuffer(bytes(buf), dtype=dtype).reshape(shape)
                  for name, (buf, dtype, shape) in raw["gradients"].items()}
         return {"losses": dict(raw["losses"]), "gradients": grads}
@@ -325,8 +326,14 @@ def read_checkpoint(path: str, game: Optional[str] = None) -> Tuple[dict, Dict[s
     header = json.loads(data[8:8 + n])
     body = memoryview(data)[8 + n:]
     out = {}
+    # Heads added after a checkpoint was written start at zero (``init: "zero"`` in the
+    # Rust head table), as the Rust loader fills them: an old checkpoint plays as before.
+    added_later = {h["layer"] for h in json.loads(_tengu.heads()) if h["init"] == "zero"}
     for name, shape in parameter_shapes(meta["net"]):
         entry = header.get(name)
+        if entry is None and name.rsplit(".", 1)[0] in added_later:
+            out[name] = np.zeros(shape, dtype=np.float32)
+            continue
         if entry is None or entry.get("dtype") != "F32":
             raise CheckpointError(f"{path}: no float32 tensor {name!r}")
         start, end = entry["data_offsets"]

@@ -21,6 +21,8 @@ def row_hash(batch, i):
     if batch["has_ownership"][i]:
         parts.append(batch["ownership"][i].tobytes())
     parts.append(batch["material"][i].astype("<f4").tobytes())
+    if batch["has_teacher"][i]:
+        parts.append(batch["teacher"][i].astype("<f4").tobytes())
     return hashlib.sha256(b"".join(parts)).hexdigest()
 
 

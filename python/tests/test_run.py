@@ -144,7 +144,7 @@ def test_tengu_run_trains_with_the_pytorch_trainer(tmp_path, exe, env):
     steps = [l["step"] for l in lines]
     assert steps == list(range(1, final + 1)), steps
     want = {"step", "policy_loss", "policy_target_rows", "value_loss", "ownership_loss",
-            "material_loss", "learning_rate", "samples_per_second", "window_rows",
+            "material_loss", "residual_loss", "learning_rate", "samples_per_second", "window_rows",
             "rows_seen", "games_seen", "unix_time", "cpu_seconds"}
     for l in lines:
         assert want <= set(l), sorted(want - set(l))

@@ -110,7 +110,7 @@ def test_the_heads_are_the_rust_table(run):
     """The PyTorch network builds its heads from the Rust head table: one layer per row,
     under the row's checkpoint name, with the row's output size."""
     from tengu.train import HEADS
-    assert [h["loss_name"] for h in HEADS] == ["value", "ownership", "material"]
+    assert [h["loss_name"] for h in HEADS] == ["value", "ownership", "material", "residual"]
     net = TenguNet(tengu.run_config(str(run))["net"])
     for h in HEADS:
         layer = getattr(net, h["layer"])
@@ -128,10 +128,10 @@ def test_a_pytorch_step_and_a_cpu_kernel_step_agree_on_the_same_batch(run):
     window = tengu.RunWindow(str(run), planes=net.net["planes"])
     window.ingest()
     raw = window.sample(0, 16, seed=5)
-    assert raw is not None and raw["has_ownership"].sum() > 0
-    train = {"ownership_weight": 0.7, "material_weight": 0.3}
+    assert raw is not None and raw["has_ownership"].sum() > 0 and raw["has_teacher"].sum() > 0
+    train = {"ownership_weight": 0.7, "material_weight": 0.3, "residual_weight": 1.7}
     rust = window.cpu_gradients(path, raw["row"], train["ownership_weight"],
-                                train["material_weight"])
+                                train["material_weight"], train["residual_weight"])
     parts = losses(net, to_torch(raw, torch.device("cpu")))
     net.zero_grad()
     parts.total(train).backward()

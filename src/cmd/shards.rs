@@ -203,7 +203,8 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
                 "{}",
                 json!({"checkpoint": checkpoint.display().to_string(), "step": meta.step, "rows": l.rows,
                     "policy_loss": l.policy, "value_loss": l.value, "result_entropy": entropy,
-                    "ownership_loss": l.ownership, "material_loss": l.material})
+                    "ownership_loss": l.ownership, "material_loss": l.material,
+                    "residual_loss": l.residual, "labelled_rows": l.labelled_rows})
             )?;
         } else {
             // No measured row with a policy target (NaN): nothing to report.
@@ -212,8 +213,15 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
             } else {
                 format!("{:.4}", l.policy)
             };
+            // The judge's loss on the rows with a teacher label; an untrained head's is the
+            // exchange count's own error against the teacher.
+            let residual = if l.labelled_rows == 0 {
+                "- (no row with a teacher label)".to_string()
+            } else {
+                format!("{:.5} ({} labelled rows)", l.residual, l.labelled_rows)
+            };
             outln!(
-                "{}: step {}, {} rows: policy {policy}, value {:.4} (against the result), ownership {:.4}, material {:.4}",
+                "{}: step {}, {} rows: policy {policy}, value {:.4} (against the result), ownership {:.4}, material {:.4}, judge {residual}",
                 checkpoint.display(),
                 meta.step,
                 l.rows,

@@ -201,15 +201,17 @@ fn scalar(tag: impl Into<String>, step: u64, wall_time: f64, value: f64) -> Scal
 /// Scalars of the loss log's lines.
 fn train_scalars(lines: &[LossRecord]) -> Vec<Scalar> {
     type Field = fn(&LossRecord) -> Option<f64>;
-    let fields: [(Field, &str); 13] = [
+    let fields: [(Field, &str); 15] = [
         (|r| r.policy_loss, "loss/policy"),
         (|r| r.value_loss, "loss/value"),
         (|r| r.ownership_loss, "loss/ownership"),
         (|r| r.material_loss, "loss/material"),
+        (|r| r.residual_loss, "loss/residual"),
         (|r| r.heldout_policy_loss, "heldout/policy"),
         (|r| r.heldout_value_loss, "heldout/value"),
         (|r| r.heldout_ownership_loss, "heldout/ownership"),
         (|r| r.heldout_material_loss, "heldout/material"),
+        (|r| r.heldout_residual_loss, "heldout/residual"),
         (|r| Some(r.samples_per_second), "train/samples_per_second"),
         (|r| Some(r.learning_rate), "train/learning_rate"),
         (|r| Some(r.window_rows as f64), "train/window_rows"),

@@ -47,6 +47,13 @@ pub struct TrainConfig {
     /// future material balance (0 switches a head's training off).
     pub ownership_weight: f32,
     pub material_weight: f32,
+    /// Weight of the judge's loss: the residual head toward the teacher's score, on rows
+    /// with a teacher label (`selfplay.teacher_share`; none: the head stays untrained).
+    pub residual_weight: f32,
+    /// Share of the game's result in the judge's target (`(1 - w) tanh(teacher score /
+    /// MATERIAL_SCALE) + w * result`, the result +1 / 0 / -1 for the mover); 0: the
+    /// teacher alone (nnue-pytorch's lambda = 1).
+    pub teacher_result_weight: f32,
     /// Seconds without a heartbeat after which another trainer may take the run over (a
     /// restarted trainer waits at most this long for a killed one's lease).
     pub lease_seconds: f64,
@@ -94,6 +101,8 @@ impl Default for TrainConfig {
             future_value_plies: 8,
             ownership_weight: 1.0,
             material_weight: 1.0,
+            residual_weight: 1.0,
+            teacher_result_weight: 0.0,
             lease_seconds: 30.0,
             listing_lookback_seconds: 600.0,
             engine: TrainEngine::Rust,
@@ -108,6 +117,7 @@ impl TrainConfig {
         crate::window::ValueTargetMix {
             search: self.search_value_weight,
             future: self.future_value_weight,
+            teacher_result: self.teacher_result_weight,
         }
     }
 
@@ -116,6 +126,7 @@ impl TrainConfig {
         tengu_model::LossWeights {
             ownership: self.ownership_weight,
             material: self.material_weight,
+            residual: self.residual_weight,
         }
     }
 
@@ -138,10 +149,13 @@ impl TrainConfig {
             "be positive",
         )?;
         check(
-            self.ownership_weight >= 0.0 && self.material_weight >= 0.0,
-            "train.ownership_weight and train.material_weight",
+            self.ownership_weight >= 0.0
+                && self.material_weight >= 0.0
+                && self.residual_weight >= 0.0,
+            "train.ownership_weight, train.material_weight and train.residual_weight",
             "not be negative",
         )?;
+        check_fraction("train.teacher_result_weight", self.teacher_result_weight)?;
         check_fraction("train.search_value_weight", self.search_value_weight)?;
         check_fraction("train.future_value_weight", self.future_value_weight)?;
         check(

@@ -1,6 +1,6 @@
 //! Training curves as a picture: `curves.svg` in the run directory, drawn from
 //! `train.jsonl`, `elo.jsonl` and `suite.jsonl`: a grid with a row per quantity (policy,
-//! value, ownership and material losses, train in blue and held-out in orange; Elo relative
+//! value, ownership, material and judge losses, train in blue and held-out in orange; Elo relative
 //! to the first checkpoint; Elo against greedy; tactics-suite top-1; the compute ladder's
 //! ratings, `ladder/ladder.json`) and a column per x axis
 //! (training step, hours since the first step, self-play games finished, CPU hours of
@@ -204,6 +204,11 @@ pub fn write(run: &RunStore) -> Result<(), ReadError> {
             "material loss (orange: held-out)",
             finite(|r| r.material_loss),
             finite(|r| r.heldout_material_loss),
+        ),
+        (
+            "judge loss (orange: held-out)",
+            finite(|r| r.residual_loss),
+            finite(|r| r.heldout_residual_loss),
         ),
         ("Elo relative to the first checkpoint", ratings, Vec::new()),
         ("Elo against greedy", vs_greedy, Vec::new()),

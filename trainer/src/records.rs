@@ -109,6 +109,10 @@ pub struct LossRecord {
     pub value_loss: Option<f64>,
     pub ownership_loss: Option<f64>,
     pub material_loss: Option<f64>,
+    /// The judge's loss (squared error on the tanh scale) over the batch's rows with a
+    /// teacher label; null when none had one. Absent in logs from before the judge.
+    #[serde(default)]
+    pub residual_loss: Option<f64>,
     /// The learning rate of the step.
     pub learning_rate: f64,
     pub samples_per_second: f64,
@@ -128,6 +132,8 @@ pub struct LossRecord {
     pub heldout_ownership_loss: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heldout_material_loss: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heldout_residual_loss: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heldout_rows: Option<u64>,
 }
@@ -151,6 +157,7 @@ impl LossRecord {
             value_loss: None,
             ownership_loss: None,
             material_loss: None,
+            residual_loss: None,
             learning_rate: 0.0,
             samples_per_second: 0.0,
             window_rows: 0,
@@ -162,6 +169,7 @@ impl LossRecord {
             heldout_value_loss: None,
             heldout_ownership_loss: None,
             heldout_material_loss: None,
+            heldout_residual_loss: None,
             heldout_rows: None,
         }
     }

@@ -54,6 +54,10 @@ pub struct TrainOptions {
     pub backend: Backend,
     /// Network preset for a run without checkpoints.
     pub preset: String,
+    /// The weights a run without checkpoints starts from (`network.init`: a checkpoint of
+    /// the run's game and input planes, whose architecture replaces `preset`); `None`: fresh
+    /// weights of `preset`.
+    pub init: Option<std::path::PathBuf>,
     /// Whether a new network takes the encoder's tactical (attack) planes.
     pub tactical_planes: bool,
     /// Whether a new network takes the encoder's material planes.
@@ -210,6 +214,10 @@ pub struct HeldOut {
     /// Ownership cross-entropy per square and horizon, material squared error.
     pub ownership: f64,
     pub material: f64,
+    /// The judge's squared error per row with a teacher label (NaN when none had one).
+    pub residual: f64,
+    /// Measured rows with a teacher label.
+    pub labelled_rows: usize,
     pub rows: usize,
     /// The measured rows' results from the mover's view: [wins, draws, losses].
     pub results: [usize; 3],
@@ -270,6 +278,7 @@ pub fn losses_on_rows(
     }
     let (mut policy, mut value, mut targets) = (0.0f64, 0.0f64, 0usize);
     let (mut ownership, mut material) = (0.0f64, 0.0f64);
+    let (mut residual, mut labelled) = (0.0f64, 0usize);
     for chunk in examples.chunks(64) {
         let batch: Vec<_> = chunk.iter().map(Example::as_train).collect();
         let l = trainer.losses(&batch)?;
@@ -283,6 +292,10 @@ pub fn losses_on_rows(
         value += f64::from(l.value) * chunk.len() as f64;
         ownership += f64::from(l.ownership) * chunk.len() as f64;
         material += f64::from(l.material) * chunk.len() as f64;
+        // The judge's term is a mean over the chunk's labelled rows.
+        let with_label = chunk.iter().filter(|e| e.teacher.is_some()).count();
+        residual += f64::from(l.residual) * with_label as f64;
+        labelled += with_label;
     }
     let rows = examples.len().max(1) as f64;
     Ok(Some(HeldOut {
@@ -294,6 +307,12 @@ pub fn losses_on_rows(
         value: value / rows,
         ownership: ownership / rows,
         material: material / rows,
+        residual: if labelled > 0 {
+            residual / labelled as f64
+        } else {
+            f64::NAN
+        },
+        labelled_rows: labelled,
         rows: examples.len(),
         results,
     }))
@@ -443,6 +462,24 @@ impl<'a> Training<'a> {
                     );
                 }
                 (trainer, meta.config, step, layout::weights_name(step), log)
+            }
+            None if options.init.is_some() => {
+                let path = options.init.as_deref().expect("matched");
+                let meta = tengu_model::checkpoint::read_meta_for(path, options.variant.id())?;
+                let trainer = options.backend.trainer(
+                    &options.variant,
+                    &meta.config,
+                    Some(path),
+                    t.learning_rate,
+                    t.weight_decay,
+                )?;
+                tracing::info!(init = %path.display(), step = meta.step, "a new run starts from these weights");
+                let (log, _) = TrainLog::resume(store, 0)?;
+                // The first checkpoint names the file it starts from as its parent.
+                let parent = path
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                (trainer, meta.config, 0, parent, log)
             }
             None => {
                 let config =
@@ -620,6 +657,7 @@ pub fn run(
         }
         let batch = training.batch();
         let (losses, row_policy_loss, target_rows) = training.step(&batch)?;
+        let label_rows = batch.iter().filter(|e| e.teacher.is_some()).count();
         let step = training.step;
         let elapsed = training.rate_start.0.elapsed().as_secs_f64();
         let samples_per_second =
@@ -646,6 +684,9 @@ pub fn run(
             value_loss: finite(f64::from(losses.value)),
             ownership_loss: finite(f64::from(losses.ownership)),
             material_loss: finite(f64::from(losses.material)),
+            residual_loss: (label_rows > 0)
+                .then(|| f64::from(losses.residual))
+                .and_then(finite),
             learning_rate: t.learning_rate_at(step - 1),
             samples_per_second,
             window_rows: training.window.len() as u64,
@@ -659,6 +700,7 @@ pub fn run(
             heldout_value_loss: held_out.and_then(|h| finite(h.value)),
             heldout_ownership_loss: held_out.and_then(|h| finite(h.ownership)),
             heldout_material_loss: held_out.and_then(|h| finite(h.material)),
+            heldout_residual_loss: held_out.and_then(|h| finite(h.residual)),
             heldout_rows: held_out.map(|h| h.rows as u64),
         };
         training.log.push(store, &record)?;

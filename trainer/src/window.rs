@@ -300,6 +300,8 @@ pub struct ValueTargetMix {
     pub search: f32,
     /// The root value `future_value_plies` later ([`future_values`]), for every row.
     pub future: f32,
+    /// The game result's share of the judge's target (the teacher's score has the rest).
+    pub teacher_result: f32,
 }
 
 /// A value in [-1, 1] as win/draw/loss probabilities `[max(q, 0), 1 - |q|, max(-q, 0)]`.
@@ -321,6 +323,9 @@ pub struct Example {
     pub ownership: Vec<u8>,
     /// `tanh(balance / MATERIAL_SCALE)` at the two target horizons.
     pub material: [f32; 2],
+    /// The judge's target `[base, target]` of a row with a teacher label (see
+    /// [`TrainExample::teacher`]).
+    pub teacher: Option<[f32; 2]>,
 }
 
 impl Example {
@@ -391,6 +396,12 @@ impl Example {
         }
         let scale = tengu_model::desc::MATERIAL_SCALE;
         let material = row.material_future.map(|m| (m / scale).tanh());
+        let result = row.result.clamp(-1, 1) as f32;
+        let teacher = row.teacher.map(|t| {
+            let w = mix.teacher_result;
+            let target = (1.0 - w) * (t.score / scale).tanh() + w * result;
+            [t.base / scale, target]
+        });
         Ok(Example {
             position,
             repetitions: row.repetitions as u32,
@@ -399,6 +410,7 @@ impl Example {
             wdl,
             ownership,
             material,
+            teacher,
         })
     }
 
@@ -411,6 +423,7 @@ impl Example {
             wdl: self.wdl,
             ownership: &self.ownership,
             material: self.material,
+            teacher: self.teacher,
         }
     }
 }
@@ -457,6 +470,7 @@ mod tests {
         let mix = ValueTargetMix {
             search: 0.25,
             future: 0.0,
+            teacher_result: 0.0,
         };
         let mixed = Example::from_row_mixed(&r, &variant, mix, 0.9).unwrap();
         // 0.75 * [1, 0, 0] + 0.25 * [0, 0.5, 0.5]
@@ -482,6 +496,7 @@ mod tests {
         let mix = ValueTargetMix {
             search: 0.25,
             future: 0.5,
+            teacher_result: 0.0,
         };
         // 0.25 * [1, 0, 0] + 0.25 * [0, 0.5, 0.5] + 0.5 * [0.8, 0.2, 0]
         let e = Example::from_row_mixed(&r, &variant, mix, 0.8).unwrap();
@@ -499,6 +514,37 @@ mod tests {
         for (a, b) in e.wdl.iter().zip(want) {
             assert!((a - b).abs() < 1e-6, "{:?}", e.wdl);
         }
+    }
+
+    #[test]
+    fn the_judges_target_is_the_teachers_score_blended_with_the_result() {
+        let variant = Variant::dai_dai();
+        let scale = tengu_model::desc::MATERIAL_SCALE;
+        let unlabelled = row(&variant, false);
+        assert_eq!(Example::from_row(&unlabelled, &variant).unwrap().teacher, None);
+        let labelled = Row {
+            teacher: Some(tengu_shard::TeacherLabel {
+                depth: 3,
+                base: 2.0,
+                score: -5.0,
+            }),
+            result: 1,
+            ..unlabelled
+        };
+        let teacher_only = Example::from_row(&labelled, &variant).unwrap().teacher.unwrap();
+        assert!((teacher_only[0] - 2.0 / scale).abs() < 1e-6, "{teacher_only:?}");
+        assert!((teacher_only[1] - (-5.0 / scale).tanh()).abs() < 1e-6, "{teacher_only:?}");
+        let mix = ValueTargetMix {
+            teacher_result: 0.25,
+            ..ValueTargetMix::default()
+        };
+        let blended = Example::from_row_mixed(&labelled, &variant, mix, 0.0)
+            .unwrap()
+            .teacher
+            .unwrap();
+        let want = 0.75 * (-5.0 / scale).tanh() + 0.25;
+        assert!((blended[1] - want).abs() < 1e-6, "{blended:?}");
+        assert_eq!(blended[0], teacher_only[0]);
     }
 
     #[test]

@@ -203,6 +203,12 @@ def _head_loss(head: dict, out: torch.Tensor, batch: Dict[str, torch.Tensor]) ->
         return -(F.log_softmax(out, 1) * target).sum(1).mean()
     if kind == "squared_error":
         return ((out - target) ** 2).sum(1).mean()
+    if kind == "residual_squared_error":
+        # target [B, 2]: the leaf's count on the logit scale, then the teacher's target;
+        # rows without a label (has_<target> 0) add nothing.
+        has = batch["has_" + head["target"]]
+        error = (torch.tanh(target[:, 0] + out[:, 0]) - target[:, 1]) ** 2
+        return (error * has).sum() / has.sum().clamp(min=1.0)
     if kind == "square_class_cross_entropy":
         c = head["classes"]
         groups = head["outputs"] // c

@@ -232,6 +232,8 @@ def _train_epochs(args, train, net, model, opt, device, autocast, rank, world, b
                     "value_loss": parts.value.item(),
                     "ownership_loss": parts.ownership.item(),
                     "material_loss": parts.material.item(),
+                    "residual_loss": (parts.residual.item()
+                                      if b["has_teacher"].sum().item() > 0 else None),
                     "learning_rate": _learning_rate(train, step - 1),
                     "samples_per_second": rows / max(time.time() - started, 1e-9),
                     "window_rows": reader.total_rows,

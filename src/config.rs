@@ -45,6 +45,12 @@ pub struct NetworkConfig {
     /// 16-core H200 machine 8 workers of 2 threads kept it busiest (docs/gpu.md). The CPU
     /// backend (burn) always encodes on its worker's one core.
     pub encode_threads: usize,
+    /// A checkpoint a new run's first network starts from (fine-tuning, e.g. the shipped
+    /// `networks/dai-dai.safetensors`): its weights and architecture replace `preset`; it
+    /// must be of the run's game and input planes. A run with checkpoints resumes from its
+    /// own and ignores it. Relative to the directory tengu starts in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init: Option<String>,
 }
 
 impl Default for NetworkConfig {
@@ -55,6 +61,7 @@ impl Default for NetworkConfig {
             tactical_planes: true,
             material_planes: false,
             encode_threads: 1,
+            init: None,
         }
     }
 }

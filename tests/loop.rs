@@ -70,6 +70,7 @@ fn train_to(run: &str, steps: u64) -> train::TrainProgress {
         variant: Variant::dai_dai(),
         backend: Backend::Burn,
         preset: "tiny".into(),
+        init: None,
         tactical_planes: true,
         material_planes: false,
         train: TrainConfig {

@@ -15,6 +15,14 @@ pub fn run(args: TrainArgs) -> Result<()> {
     )?;
     // The tch backends evaluate but do not train: refused before the run is opened.
     setup.backend.check_trainer()?;
+    // The weights a new run starts from: of this game and input planes, or refused now.
+    if let Some(init) = &setup.config.network.init {
+        let path = std::path::Path::new(init);
+        let meta = tengu_model::checkpoint::read_meta_for(path, setup.variant.id())
+            .map_err(|e| anyhow::anyhow!("network.init: {e}"))?;
+        tengu_model::Encoder::for_planes(&setup.variant, meta.config.planes)
+            .map_err(|e| anyhow::anyhow!("network.init: {init}: {e}"))?;
+    }
     let store = setup.open()?;
     let (config, backend, variant) = (setup.config, setup.backend, setup.variant);
     tengu_model::encoder::set_encode_threads(config.network.encode_threads);
@@ -24,6 +32,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         variant,
         backend,
         preset: config.network.preset.clone(),
+        init: config.network.init.as_ref().map(std::path::PathBuf::from),
         tactical_planes: config.network.tactical_planes,
         material_planes: config.network.material_planes,
         train: config.train.clone(),

@@ -982,3 +982,53 @@ fn shards_losses_measures_checkpoints_on_the_same_rows() {
     let (ok, _, err) = tengu(&["shards", "losses", &shard, "--checkpoint", &shard]);
     assert!(!ok && err.contains("before.shard"), "{err}");
 }
+
+#[test]
+fn network_init_starts_a_new_run_from_a_checkpoints_weights() {
+    use common::{p, step_zero, tiny_run};
+    use tengu_model::Backend;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("a")).unwrap();
+    let source = tiny_run(&dir.path().join("a"), "");
+    let init = step_zero(&source);
+    // Another preset: the init's architecture replaces it.
+    let config = dir.path().join("b.toml");
+    std::fs::write(
+        &config,
+        format!("game = \"dai-dai\"\n[network]\npreset = \"cpu\"\ninit = \"{}\"\n", p(&init)),
+    )
+    .unwrap();
+    let run = dir.path().join("b");
+    let (ok, _, err) = tengu(&["train", "--run", &p(&run), "--config", &p(&config), "--max-steps", "0", "--quiet"]);
+    assert!(ok, "{err}");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("models/model-000000000.json")).unwrap()).unwrap();
+    assert_eq!(manifest["parent"], "model-000000000.safetensors", "{manifest}");
+    // The same function as the checkpoint it started from.
+    let variant = tengu_rules::Variant::dai_dai();
+    let pos = tengu_rules::Position::initial(variant.clone());
+    let moves = pos.legal_move_list();
+    let input = tengu_model::EvalInput {
+        position: &pos,
+        moves: &moves,
+        repetitions: 0,
+    };
+    let evaluate = |path: &std::path::Path| {
+        let (mut eval, meta) = Backend::Burn.load_evaluator(path, &variant).unwrap();
+        (eval.evaluate(&[input]).unwrap(), meta.config)
+    };
+    assert_eq!(evaluate(&step_zero(&run)), evaluate(&init));
+
+    // A checkpoint of another game, or no file: refused before the run is written.
+    for (bad, why) in [
+        ("networks/maka-dai-dai.safetensors", "maka-dai-dai"),
+        ("no/such/file.safetensors", "no/such/file.safetensors"),
+    ] {
+        let config = dir.path().join("bad.toml");
+        std::fs::write(&config, format!("game = \"dai-dai\"\n[network]\ninit = \"{bad}\"\n")).unwrap();
+        let run = dir.path().join("bad-run");
+        let (ok, _, err) = tengu(&["train", "--run", &p(&run), "--config", &p(&config), "--max-steps", "0", "--quiet"]);
+        assert!(!ok && err.contains("network.init") && err.contains(why), "{err}");
+        assert!(!run.exists(), "a refused command wrote {}", run.display());
+    }
+}

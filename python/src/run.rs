@@ -40,6 +40,8 @@ pub(crate) struct NetworkView {
     pub preset: String,
     pub tactical_planes: bool,
     pub material_planes: bool,
+    /// `network.init`: the checkpoint a new run starts from.
+    pub init: Option<String>,
 }
 
 impl Default for RunView {
@@ -59,6 +61,7 @@ impl Default for NetworkView {
             preset: "cpu".into(),
             tactical_planes: true,
             material_planes: false,
+            init: None,
         }
     }
 }
@@ -136,6 +139,7 @@ pub fn run_config(py: Python<'_>, run: &str) -> PyResult<String> {
             "preset": view.network.preset,
             "tactical_planes": view.network.tactical_planes,
             "material_planes": view.network.material_planes,
+            "init": view.network.init,
         },
         "net": config_json(&net),
         "train": train,

@@ -127,6 +127,11 @@ def _main(argv=None) -> int:
         step, path, _ = newest
         net = TenguNet.from_checkpoint(path, game)
         parent = f"model-{step:09}.safetensors"
+    elif config["network"].get("init"):
+        # network.init: a new run starts from these weights (as tengu train does).
+        init = config["network"]["init"]
+        step, parent = 0, os.path.basename(init)
+        net = TenguNet.from_checkpoint(init, game)
     else:
         step, parent = 0, None
         net = TenguNet(config["net"])

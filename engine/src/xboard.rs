@@ -467,7 +467,8 @@ impl<W: Write> Engine<W> {
         };
         let mut marks = vec![None::<char>; size * size];
         let idx = |s: Square| s.row() * size + s.col();
-        for m in self.game.position().legal_move_list() {
+        // The game's legal moves: no target back to an earlier position under STRICT.
+        for m in self.game.legal_move_list() {
             if m.from() != from || m.is_pass() {
                 continue;
             }
@@ -526,6 +527,14 @@ impl<W: Write> Engine<W> {
                     Some(split) => format!("Illegal move ({reason}; {}): {text}", split.explain()),
                     None => format!("Illegal move ({reason}): {text}"),
                 };
+                tracing::warn!("refused the relayed move {text}: {line}");
+                self.send(&[line]);
+            }
+            // Legal in the position, but not in this game (`REPETITION=STRICT`).
+            Ok(m) if self.game.strict_repetition() && self.game.repeating_moves(&[m])[0] => {
+                let line = format!(
+                    "Illegal move (it recreates an earlier position, which REPETITION=STRICT forbids): {text}"
+                );
                 tracing::warn!("refused the relayed move {text}: {line}");
                 self.send(&[line]);
             }

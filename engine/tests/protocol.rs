@@ -685,3 +685,31 @@ fn strict_repetition_refuses_a_relayed_move_back_to_an_earlier_position() {
         assert_eq!(e.game().len(), if strict { 3 } else { 4 });
     }
 }
+
+#[test]
+fn the_starting_rule_set_of_the_settings_is_the_first_games_and_the_options_defaults() {
+    let start = |preset: &str, options: &str| {
+        let settings = Settings {
+            default_time: Duration::from_millis(50),
+            rule_preset: preset.into(),
+            rule_options: options.into(),
+            ..Settings::default()
+        };
+        Engine::new(
+            Vec::new(),
+            settings,
+            Box::new(|v| Ok(alphabeta(v, Duration::from_millis(50), 7))),
+        )
+    };
+    let mut e = start("tsa", "LEGALITY=PSEUDO_LEGAL");
+    let key = e.game().position().variant().id().to_string();
+    assert!(key.starts_with("dai-dai:LEGALITY=PSEUDO_LEGAL") && key.contains("GE=TSA"), "{key}");
+    feed(&mut e, &["xboard", "protover 2", "new", "variant maka"]);
+    let key = e.game().position().variant().id().to_string();
+    assert!(key.starts_with("maka-dai-dai:LEGALITY=PSEUDO_LEGAL") && key.contains("TK=TSA"), "{key}");
+    // A set of the other game: Dai Dai under its defaults until that game is chosen.
+    let mut e = start("default", "KIRIN_PHOENIX_MDD=CHU");
+    assert_eq!(e.game().position().variant().id(), "dai-dai");
+    feed(&mut e, &["xboard", "protover 2", "new", "variant maka"]);
+    assert_eq!(e.game().position().variant().id(), "maka-dai-dai:KIRIN_PHOENIX_MDD=CHU");
+}

@@ -125,9 +125,12 @@ pub enum SuiteCommand {
 
 #[derive(clap::Args, Debug)]
 pub struct SuiteMakeArgs {
-    /// dai-dai or maka-dai-dai.
+    /// dai-dai or maka-dai-dai (or a game key such as `dai-dai:LO=EDO`); the suite is
+    /// labelled and marked with the rule set.
     #[arg(long)]
     pub game: String,
+    #[command(flatten)]
+    pub rules: RulesArgs,
     /// Positions in the suite (1 to 1,000,000).
     #[arg(long, default_value_t = 2000, value_parser = crate::ranges::whole::<usize>(1, 1_000_000))]
     pub count: usize,
@@ -463,9 +466,11 @@ pub enum BenchWhat {
 
 #[derive(clap::Args, Debug)]
 pub struct BenchTeacherArgs {
-    /// Game: dai-dai or maka-dai-dai.
+    /// Game: dai-dai or maka-dai-dai (or a game key such as `dai-dai:LO=EDO`).
     #[arg(long, default_value = "dai-dai")]
     pub game: String,
+    #[command(flatten)]
+    pub rules: RulesArgs,
     /// Teacher depths to measure, in plies (each 1 to 4).
     #[arg(long, value_delimiter = ',', default_value = "1,2,3", value_parser = crate::ranges::whole::<u32>(1, 4))]
     pub depths: Vec<u32>,
@@ -543,9 +548,12 @@ pub struct BenchStoreArgs {
     /// Rows per shard (the shipped configs write 2,000), 1 to 1,000,000.
     #[arg(long, default_value_t = 500, value_parser = crate::ranges::whole::<usize>(1, 1_000_000))]
     pub rows_per_shard: usize,
-    /// Game whose positions fill the shards' rows: dai-dai or maka-dai-dai.
+    /// Game whose positions fill the shards' rows: dai-dai or maka-dai-dai (or a game key
+    /// such as `dai-dai:LO=EDO`).
     #[arg(long, default_value = "dai-dai")]
     pub game: String,
+    #[command(flatten)]
+    pub rules: RulesArgs,
     /// Rows one self-play machine makes per hour (default: configs/run/dai-dai-gpu.toml
     /// measured on one H200, docs/gpu.md); above 0, at most 10^12.
     #[arg(long, default_value_t = 3_400_000.0, value_parser = crate::ranges::real(crate::ranges::Real::above(0.0, 1e12)))]
@@ -600,9 +608,11 @@ pub struct BenchAgreeArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct BenchSearchArgs {
-    /// Game: dai-dai or maka-dai-dai.
+    /// Game: dai-dai or maka-dai-dai (or a game key such as `dai-dai:LO=EDO`).
     #[arg(long, default_value = "dai-dai")]
     pub game: String,
+    #[command(flatten)]
+    pub rules: RulesArgs,
     /// Network preset for the network measurement.
     #[arg(long, default_value = "cpu")]
     pub preset: String,
@@ -633,9 +643,12 @@ pub struct BenchSearchArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct BenchNnArgs {
-    /// Game whose positions are evaluated: dai-dai or maka-dai-dai.
+    /// Game whose positions are evaluated: dai-dai or maka-dai-dai (or a game key such as
+    /// `dai-dai:LO=EDO`).
     #[arg(long, default_value = "dai-dai")]
     pub game: String,
+    #[command(flatten)]
+    pub rules: RulesArgs,
     /// Size presets to measure (comma separated, `b<blocks>c<channels>`).
     #[arg(long, default_value = "b4c32,b6c64", value_delimiter = ',')]
     pub presets: Vec<String>,
@@ -670,9 +683,11 @@ pub struct BenchNnArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct BenchTrainArgs {
-    /// Game of the rows: dai-dai or maka-dai-dai.
+    /// Game of the rows: dai-dai or maka-dai-dai (or a game key such as `dai-dai:LO=EDO`).
     #[arg(long, default_value = "dai-dai")]
     pub game: String,
+    #[command(flatten)]
+    pub rules: RulesArgs,
     /// Network size preset (an alias or `b<blocks>c<channels>`; the shipped CPU runs: cpu).
     #[arg(long, default_value = "cpu")]
     pub preset: String,
@@ -792,6 +807,11 @@ pub struct EngineArgs {
 pub struct XboardArgs {
     #[command(flatten)]
     pub engine: EngineArgs,
+    /// The rule set the engine starts with (the engine options `Rules` and `Rule options`
+    /// start at its preset and options, and apply to whichever game the GUI chooses): it
+    /// must apply to at least one game.
+    #[command(flatten)]
+    pub rules: RulesArgs,
 }
 
 // `tengu play` is a game in the terminal: no GUI and no time control but --movetime.
@@ -843,9 +863,12 @@ pub struct BookBuildArgs {
     /// The checkpoint whose searches build the book.
     #[arg(long)]
     pub checkpoint: std::path::PathBuf,
-    /// dai-dai or maka-dai-dai (must be the checkpoint's game).
+    /// dai-dai or maka-dai-dai, or a game key such as `dai-dai:LO=EDO` (with --rules and
+    /// --option: the checkpoint's game and rule set, which the book is marked with).
     #[arg(long)]
     pub game: String,
+    #[command(flatten)]
+    pub rules: RulesArgs,
     /// The book file (created, or continued when it exists).
     #[arg(long)]
     pub out: std::path::PathBuf,

@@ -83,3 +83,132 @@ fn a_japanese_revival_checkpoint_names_its_rule_set_and_a_default_match_refuses_
     ]);
     assert!(!ok && err.contains(key) && err.contains("configures maka-dai-dai"), "{err}");
 }
+
+/// The Dai Dai rule set the tests below choose by flags, and its key.
+const LO_EDO: &str = "dai-dai:LO=EDO";
+
+#[test]
+fn book_build_plays_the_rule_set_of_its_flags_and_refuses_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = common::tiny_run(dir.path(), "[rules]\nLO = \"EDO\"\n");
+    let checkpoint = common::step_zero(&run);
+    let book = dir.path().join("edo.book");
+    let build = |book: &std::path::Path, rules: &[&str]| {
+        let mut args = vec![
+            "book", "build", "--checkpoint", &p(&checkpoint), "--game", "dai-dai",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>();
+        args.extend(rules.iter().map(|s| s.to_string()));
+        args.extend(["--out", &p(book), "--positions", "2", "--visits", "2", "--quiet"].map(String::from));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        tengu(&args)
+    };
+    let (ok, _, err) = build(&book, &["--option", "LO=EDO"]);
+    assert!(ok, "{err}");
+    let (ok, out, err) = tengu(&["book", "info", &p(&book), "--json"]);
+    assert!(ok && out.contains(&format!("\"game\":\"{LO_EDO}\"")), "{out}{err}");
+    // The same from a rules file.
+    let file = dir.path().join("edo.toml");
+    std::fs::write(&file, "LO = \"EDO\"\n").unwrap();
+    let (ok, _, err) = build(&dir.path().join("file.book"), &["--rules", &p(&file)]);
+    assert!(ok, "{err}");
+    // Without the rule set the checkpoint is refused, naming both sets; a bad option is
+    // refused by name; neither writes a book.
+    for (rules, cause) in [
+        (vec![], LO_EDO),
+        (vec!["--option", "LO=NOWHERE"], "--option LO=NOWHERE"),
+    ] {
+        let refused = dir.path().join("refused.book");
+        let (ok, _, err) = build(&refused, &rules);
+        assert!(!ok && err.contains(cause), "{err}");
+        assert!(!refused.exists(), "a refused build wrote {}", refused.display());
+    }
+}
+
+#[test]
+fn suite_make_labels_under_the_rule_set_of_its_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("edo.jsonl");
+    let make = |out: &std::path::Path, option: &str| {
+        tengu(&[
+            "suite", "make", "--game", "dai-dai", "--option", option, "--count", "2", "--out",
+            &p(out),
+        ])
+    };
+    let (ok, out, err) = make(&suite, "LO=EDO");
+    assert!(ok, "{out}{err}");
+    let header = std::fs::read_to_string(&suite).unwrap();
+    assert!(header.lines().next().unwrap().contains(&format!("\"game\":\"{LO_EDO}\"")), "{header}");
+    let refused = dir.path().join("refused.jsonl");
+    let (ok, _, err) = make(&refused, "LO");
+    assert!(!ok && err.contains("--option LO") && err.contains("NAME=VALUE"), "{err}");
+    assert!(!refused.exists());
+}
+
+#[test]
+fn bench_measures_under_the_rule_set_of_its_flags() {
+    let (ok, out, err) = tengu(&[
+        "bench", "teacher", "--option", "LO=EDO", "--positions", "1", "--depths", "1", "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["game"], LO_EDO);
+    // A refused set stops the bench before it writes anything to its run location.
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("store");
+    let (ok, _, err) = tengu(&[
+        "bench", "store", "--run", &p(&run), "--option", "OK=XYZ", "--shards", "1",
+    ]);
+    assert!(!ok && err.contains("--option OK=XYZ") && err.contains("valid values"), "{err}");
+    assert!(!run.exists());
+}
+
+/// `tengu xboard --alphabeta` with `args`, fed `protover 2` then `quit`: (success, stdout,
+/// stderr).
+fn xboard(args: &[&str]) -> (bool, String, String) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
+        .args(["xboard", "--alphabeta"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The engine may have refused its flags and gone already: a broken pipe is no error.
+    let _ = child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"xboard\nprotover 2\nquit\n");
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn xboard_starts_its_engine_options_at_the_rule_set_of_its_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tsa.toml");
+    std::fs::write(&file, "preset = \"tsa\"\nLEGALITY = \"PSEUDO_LEGAL\"\n").unwrap();
+    let (ok, out, err) = xboard(&["--rules", &p(&file), "--option", "REPETITION=STRICT"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("*tsa /// japanese-revival"), "{out}");
+    assert!(
+        out.contains("feature option=\"Rule options -string LEGALITY=PSEUDO_LEGAL,REPETITION=STRICT\""),
+        "{out}"
+    );
+    // An option of one game only is accepted (it applies when that game is chosen); one
+    // that applies to no game is refused before the engine starts.
+    let (ok, out, err) = xboard(&["--option", "KIRIN_PHOENIX_MDD=CHU"]);
+    assert!(ok && out.contains("-string KIRIN_PHOENIX_MDD=CHU"), "{out}{err}");
+    let (ok, out, err) = xboard(&["--option", "OK=XYZ"]);
+    assert!(!ok && !out.contains("feature"), "{out}");
+    assert!(err.contains("applies to no game") && err.contains("--option OK=XYZ"), "{err}");
+}

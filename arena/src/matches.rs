@@ -152,7 +152,8 @@ fn opening(variant: &Arc<Variant>, seed: u64, k: u64, plies: u32) -> Game {
         if game.outcome().is_some() {
             break;
         }
-        let moves = game.position().legal_move_list();
+        // The game's legal moves: under REPETITION=STRICT no move back to an earlier position.
+        let moves = game.legal_move_list();
         game.play_unchecked(moves[rng.gen_range(0..moves.len())]);
     }
     game

@@ -140,7 +140,7 @@ pub fn play<R: BufRead, W: Write>(
             "help" => writeln!(out, "{HELP}")?,
             "board" => draw = true,
             "moves" => {
-                let mut list: Vec<String> = pos
+                let mut list: Vec<String> = game
                     .legal_move_list()
                     .into_iter()
                     .map(|m| format!("{} ({})", pos.hodges(m), pos.move_text(m)))
@@ -163,11 +163,9 @@ pub fn play<R: BufRead, W: Write>(
                 game = g;
                 draw = true;
             }
-            _ => match parse_human_move(&pos, text) {
-                Ok(m) => {
-                    game.play_unchecked(m);
-                    draw = true;
-                }
+            // `Game::play` also refuses a move back to an earlier position (STRICT).
+            _ => match parse_human_move(&pos, text).and_then(|m| game.play(m)) {
+                Ok(()) => draw = true,
                 Err(e) => writeln!(out, "Illegal: {e}")?,
             },
         }
@@ -229,5 +227,49 @@ mod tests {
         assert!(text.contains("legal moves:"), "{text}");
         assert!(text.contains("tengu plays"), "{text}");
         assert!(game.is_empty(), "undo took back both moves");
+    }
+
+    #[test]
+    fn strict_repetition_refuses_a_move_back_and_ends_a_game_without_a_legal_move() {
+        // White's King can only step between 1a and 1b (its Lances on files 1 and 2 block
+        // each other), so White's replies are forced.
+        let mut ranks = vec!["15,l,k".to_string(), "15,l,1".to_string()];
+        ranks.extend((0..14).map(|_| "15,l,l".to_string()));
+        ranks.push("8,K,6,l,l".to_string());
+        let text = format!("{} b -", ranks.join("/"));
+        for strict in [false, true] {
+            let mut rules = tengu_rules::RuleSet::default_for("dai-dai");
+            if strict {
+                rules.set("REPETITION", "STRICT").unwrap();
+            }
+            let variant = Variant::with_rules(&rules).unwrap();
+            let run = |script: &str| {
+                let pos = Position::parse_for(variant.clone(), &text).unwrap();
+                let mut out = Vec::new();
+                let game = play(
+                    script.as_bytes(),
+                    &mut out,
+                    pos,
+                    Color::Black,
+                    &mut RandomPlayer::new(1),
+                    &Limits::default(),
+                    &|_| String::new(),
+                )
+                .unwrap();
+                (game, String::from_utf8(out).unwrap())
+            };
+            // 9o>9p would recreate the position after Black's first move.
+            let (game, out) = run("9q>9p\n9p>9o\n9o>9p\nquit\n");
+            assert_eq!(
+                out.contains("recreates an earlier position"),
+                strict,
+                "{out}"
+            );
+            assert_eq!(game.len(), if strict { 4 } else { 6 }, "{out}");
+            // Out and back: White's only move would recreate the start position.
+            let (game, out) = run("9q>9p\n9p>9q\nquit\n");
+            assert_eq!(out.contains("Game over: 1-0"), strict, "{out}");
+            assert_eq!(game.len(), if strict { 3 } else { 4 }, "{out}");
+        }
     }
 }

@@ -31,6 +31,12 @@ pub struct Settings {
     pub visits: Option<u32>,
     /// The name in `feature myname`.
     pub name: String,
+    /// The starting values of the engine options `Rules` (a preset name) and `Rule options`
+    /// (`NAME=VALUE` items separated by commas): the rule set every game starts under until
+    /// the GUI changes them. One that does not apply to the game chosen is refused when the
+    /// game starts, as when the GUI sets it.
+    pub rule_preset: String,
+    pub rule_options: String,
 }
 
 impl Default for Settings {
@@ -39,6 +45,8 @@ impl Default for Settings {
             default_time: Duration::from_secs(2),
             visits: None,
             name: format!("tengu {}", env!("CARGO_PKG_VERSION")),
+            rule_preset: "default".into(),
+            rule_options: String::new(),
         }
     }
 }
@@ -80,6 +88,15 @@ pub struct Engine<W: Write> {
     /// docs/rules.md): a preset name, then `NAME=VALUE` items separated by commas.
     rule_preset: String,
     rule_options: String,
+}
+
+/// `base`'s game under `preset` and then `options` (`NAME=VALUE` items separated by commas).
+fn ruled(base: &Variant, preset: &str, options: &str) -> Result<Arc<Variant>, String> {
+    let mut rules = RuleSet::preset(base.game(), preset).map_err(|e| e.to_string())?;
+    for item in options.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        rules.assign(item).map_err(|e| e.to_string())?;
+    }
+    Variant::by_key(&rules.canonical()).map_err(|e| e.to_string())
 }
 
 fn variant_by_name(name: &str) -> Option<Arc<Variant>> {
@@ -133,7 +150,14 @@ pub fn interrupts(line: &str, analyzing: bool) -> bool {
 
 impl<W: Write> Engine<W> {
     pub fn new(out: W, settings: Settings, mut factory: PlayerFactory) -> Engine<W> {
-        let variant = Variant::dai_dai();
+        // Dai Dai Shogi under the starting rule set, else (a set of Maka Dai Dai options)
+        // under its defaults until the GUI chooses a game.
+        let variant = ruled(
+            &Variant::dai_dai(),
+            &settings.rule_preset,
+            &settings.rule_options,
+        )
+        .unwrap_or_else(|_| Variant::dai_dai());
         let player = factory(&variant).unwrap_or_else(|e| {
             tracing::warn!("{e}; playing with alpha-beta");
             alphabeta(&variant, settings.default_time, 1)
@@ -141,7 +165,6 @@ impl<W: Write> Engine<W> {
         let clock = Clock::new(settings.default_time);
         Engine {
             out,
-            settings,
             factory,
             player,
             game: Game::new(Position::initial(variant)),
@@ -157,24 +180,15 @@ impl<W: Write> Engine<W> {
             pending: Arc::new(AtomicUsize::new(0)),
             broken: false,
             seed: 1,
-            rule_preset: "default".into(),
-            rule_options: String::new(),
+            rule_preset: settings.rule_preset.clone(),
+            rule_options: settings.rule_options.clone(),
+            settings,
         }
     }
 
     /// `base`'s game under the rule set of the engine options.
     fn ruled(&self, base: &Variant) -> Result<Arc<Variant>, String> {
-        let mut rules =
-            RuleSet::preset(base.game(), &self.rule_preset).map_err(|e| e.to_string())?;
-        for item in self
-            .rule_options
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-        {
-            rules.assign(item).map_err(|e| e.to_string())?;
-        }
-        Variant::by_key(&rules.canonical()).map_err(|e| e.to_string())
+        ruled(base, &self.rule_preset, &self.rule_options)
     }
 
     /// Starts a new game of the current game under the engine options' rule set; a rule set
@@ -467,7 +481,8 @@ impl<W: Write> Engine<W> {
         };
         let mut marks = vec![None::<char>; size * size];
         let idx = |s: Square| s.row() * size + s.col();
-        for m in self.game.position().legal_move_list() {
+        // The game's legal moves: no target back to an earlier position under STRICT.
+        for m in self.game.legal_move_list() {
             if m.from() != from || m.is_pass() {
                 continue;
             }
@@ -526,6 +541,14 @@ impl<W: Write> Engine<W> {
                     Some(split) => format!("Illegal move ({reason}; {}): {text}", split.explain()),
                     None => format!("Illegal move ({reason}): {text}"),
                 };
+                tracing::warn!("refused the relayed move {text}: {line}");
+                self.send(&[line]);
+            }
+            // Legal in the position, but not in this game (`REPETITION=STRICT`).
+            Ok(m) if self.game.strict_repetition() && self.game.repeating_moves(&[m])[0] => {
+                let line = format!(
+                    "Illegal move (it recreates an earlier position, which REPETITION=STRICT forbids): {text}"
+                );
                 tracing::warn!("refused the relayed move {text}: {line}");
                 self.send(&[line]);
             }

@@ -657,3 +657,59 @@ fn rule_set_engine_options_start_a_game_under_the_set_and_refuse_what_does_not_a
     feed(&mut e, &["option Rules=default", "option Rule options="]);
     assert_eq!(e.game().position().variant().id(), "maka-dai-dai");
 }
+
+#[test]
+fn strict_repetition_refuses_a_relayed_move_back_to_an_earlier_position() {
+    // The two Kings alone; each steps out, Black's steps back: White's step back to 9a would
+    // recreate the start position.
+    let kings = format!("8,k,8/{}8,K,8 b -", "17/".repeat(15));
+    let pos = Position::parse(&kings).unwrap();
+    let text = |pos: &Position, m: &str| move_text(pos.parse_move(m).unwrap(), 17);
+    let mut lines = Vec::new();
+    let mut at = pos.clone();
+    for m in ["9q>9p", "9a>9b", "9p>9q", "9b>9a"] {
+        lines.push(format!("usermove {}", text(&at, m)));
+        at.play(at.parse_move(m).unwrap());
+    }
+    for strict in [false, true] {
+        let mut e = engine(50);
+        feed(&mut e, &["xboard", "protover 2", "new", "variant daidai"]);
+        if strict {
+            feed(&mut e, &["option Rule options=REPETITION=STRICT"]);
+        }
+        feed(&mut e, &["force", &format!("setboard {kings}")]);
+        let out = feed(&mut e, &[&lines[0], &lines[1], &lines[2]]);
+        assert!(!out.contains("Illegal"), "{out}");
+        let out = feed(&mut e, &[&lines[3]]);
+        assert_eq!(out.contains("Illegal move (it recreates an earlier position"), strict, "{out}");
+        assert_eq!(e.game().len(), if strict { 3 } else { 4 });
+    }
+}
+
+#[test]
+fn the_starting_rule_set_of_the_settings_is_the_first_games_and_the_options_defaults() {
+    let start = |preset: &str, options: &str| {
+        let settings = Settings {
+            default_time: Duration::from_millis(50),
+            rule_preset: preset.into(),
+            rule_options: options.into(),
+            ..Settings::default()
+        };
+        Engine::new(
+            Vec::new(),
+            settings,
+            Box::new(|v| Ok(alphabeta(v, Duration::from_millis(50), 7))),
+        )
+    };
+    let mut e = start("tsa", "LEGALITY=PSEUDO_LEGAL");
+    let key = e.game().position().variant().id().to_string();
+    assert!(key.starts_with("dai-dai:LEGALITY=PSEUDO_LEGAL") && key.contains("GE=TSA"), "{key}");
+    feed(&mut e, &["xboard", "protover 2", "new", "variant maka"]);
+    let key = e.game().position().variant().id().to_string();
+    assert!(key.starts_with("maka-dai-dai:LEGALITY=PSEUDO_LEGAL") && key.contains("TK=TSA"), "{key}");
+    // A set of the other game: Dai Dai under its defaults until that game is chosen.
+    let mut e = start("default", "KIRIN_PHOENIX_MDD=CHU");
+    assert_eq!(e.game().position().variant().id(), "dai-dai");
+    feed(&mut e, &["xboard", "protover 2", "new", "variant maka"]);
+    assert_eq!(e.game().position().variant().id(), "maka-dai-dai:KIRIN_PHOENIX_MDD=CHU");
+}

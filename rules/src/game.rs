@@ -162,6 +162,14 @@ impl Game {
             .collect()
     }
 
+    /// Whether a position with `key` occurred in this game since the last capture (the
+    /// current one included): the positions a move may not recreate under
+    /// `REPETITION=STRICT`. A search that plays on from this game without a `Game` (the
+    /// classical alpha-beta) checks the positions it reaches against these and its own path.
+    pub fn occurred(&self, key: u64) -> bool {
+        self.counts.contains_key(&key)
+    }
+
     /// Whether the rule set forbids moves that recreate an earlier position
     /// (`REPETITION=STRICT`): then [`Game::legal_moves`] is narrower than the position's.
     pub fn strict_repetition(&self) -> bool {
@@ -182,6 +190,35 @@ impl Game {
             let mut flags = repeats.into_iter();
             out.retain(|_| !flags.next().unwrap_or(false));
         }
+    }
+
+    /// The legal moves of the current position in this game in a new vector (see
+    /// [`Game::legal_moves`]): what a player or a search may choose from.
+    pub fn legal_move_list(&self) -> Vec<Move> {
+        let mut out = Vec::with_capacity(256);
+        self.legal_moves(&mut out);
+        out
+    }
+
+    /// Whether the side to move has a legal move in this game: a legal move of the position
+    /// that, under `REPETITION=STRICT`, is a capture or reaches a position not seen since
+    /// the last capture (stops at the first one found).
+    pub fn has_legal_move(&self) -> bool {
+        if !self.strict_repetition() {
+            return self.position.has_legal_move();
+        }
+        let mut moves = Vec::new();
+        self.position.legal_moves(&mut moves);
+        let mut pos = self.position.clone();
+        moves.iter().any(|&m| {
+            if m.is_capture() {
+                return true;
+            }
+            let undo = pos.play(m);
+            let fresh = !self.counts.contains_key(&pos.key());
+            pos.unplay(m, undo);
+            fresh
+        })
     }
 
     /// Plays a legal move of the current position (checked) and updates the result.
@@ -292,14 +329,7 @@ impl Game {
                 termination: Termination::RoyalCaptured,
             });
         }
-        let has_move = if rules.repetition == RepetitionRule::Strict {
-            let mut moves = Vec::new();
-            self.position.legal_moves(&mut moves);
-            self.repeating_moves(&moves).contains(&false)
-        } else {
-            self.position.has_legal_move()
-        };
-        if has_move {
+        if self.has_legal_move() {
             return None;
         }
         let in_check = self.position.in_check();

@@ -155,12 +155,14 @@ pub fn parse_openings(variant: &Arc<Variant>, text: &str) -> Result<Vec<Opening>
                     ),
                 ));
             }
-            // `parse_move` checks legality and names the token and the reason.
+            // `parse_move` checks legality and names the token and the reason; `Game::play`
+            // refuses a move back to an earlier position under `REPETITION=STRICT`.
             let m = game
                 .position()
                 .parse_move(token)
                 .map_err(|e| refuse(Some(token), format!("ply {}: {e}", i + 1)))?;
-            game.play_unchecked(m);
+            game.play(m)
+                .map_err(|e| refuse(Some(token), format!("ply {}: {e}", i + 1)))?;
             moves.push(m);
         }
         if let Some(outcome) = game.outcome() {

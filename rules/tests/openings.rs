@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use tengu_rules::{format_opening, parse_openings, Game, Move, OpeningsError, Position, Variant};
+use tengu_rules::{
+    format_opening, parse_openings, Game, Move, OpeningsError, Position, RuleSet, Variant,
+};
 
 /// `plies` random legal moves from the initial position (fewer if the game ends first).
 fn random_opening(variant: &Arc<Variant>, seed: u64, plies: usize) -> Vec<Move> {
@@ -162,4 +164,53 @@ fn the_documented_example_parses() {
     let openings = parse_openings(&Variant::dai_dai(), text).unwrap();
     let plies: Vec<usize> = openings.iter().map(|o| o.moves.len()).collect();
     assert_eq!(plies, [0, 2, 3]);
+}
+
+/// A quiet move of the side to move whose straight reverse is legal after a quiet reply.
+fn out_and_back(pos: &Position) -> (Move, Move) {
+    for m in pos.legal_move_list() {
+        if m.is_capture() || m.is_pass() || m.promotes() {
+            continue;
+        }
+        let mut after = pos.clone();
+        after.play(m);
+        let reply = after
+            .legal_move_list()
+            .into_iter()
+            .find(|r| !r.is_capture() && !r.is_pass());
+        after.play(reply.unwrap());
+        let back = after
+            .legal_move_list()
+            .into_iter()
+            .find(|b| b.from() == m.to() && b.to() == m.from() && !b.is_capture());
+        if let Some(back) = back {
+            return (m, back);
+        }
+    }
+    panic!("no piece steps out and back");
+}
+
+#[test]
+fn under_strict_repetition_a_line_back_to_an_earlier_position_is_refused() {
+    // Both sides step out and back: the fourth ply recreates the initial position.
+    let mut rules = RuleSet::default_for("dai-dai");
+    let default = Variant::with_rules(&rules).unwrap();
+    rules.set("REPETITION", "STRICT").unwrap();
+    let strict = Variant::with_rules(&rules).unwrap();
+    let mut pos = Position::initial(default.clone());
+    let (black_out, black_back) = out_and_back(&pos);
+    let mut texts = vec![pos.move_text(black_out)];
+    pos.play(black_out);
+    let (white_out, white_back) = out_and_back(&pos);
+    for m in [white_out, black_back, white_back] {
+        texts.push(pos.move_text(m));
+        pos.play(m);
+    }
+    let line = format!("{}\n", texts.join(" "));
+    assert_eq!(parse_openings(&default, &line).unwrap()[0].moves.len(), 4);
+    let err = parse_openings(&strict, &line).unwrap_err().to_string();
+    assert!(
+        err.contains("ply 4") && err.contains("REPETITION=STRICT forbids"),
+        "{err}"
+    );
 }

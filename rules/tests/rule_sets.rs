@@ -286,6 +286,42 @@ fn strict_repetition_forbids_the_move_back_to_an_earlier_position() {
 }
 
 #[test]
+fn strict_repetition_leaves_a_side_whose_every_move_repeats_without_a_legal_move() {
+    // White's King can only step between 1a and 1b (White's Lances on files 1 and 2 are
+    // blocked by each other). Black's King steps out and back; White's only move, back to
+    // 1a, would recreate the start position: under STRICT White has no legal move and loses.
+    let mut pieces = vec!["9q=K".to_string(), "1a=k".to_string()];
+    for rank in 'a'..='q' {
+        if rank >= 'c' {
+            pieces.push(format!("1{rank}=l"));
+        }
+        pieces.push(format!("2{rank}=l"));
+    }
+    let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    let position = compose(17, 'b', '-', &pieces);
+    for (rules, stuck) in [
+        (RuleSet::default_for("dai-dai"), false),
+        (set("dai-dai", "REPETITION", "STRICT"), true),
+    ] {
+        let mut game = Game::new(Position::parse_for(variant(&rules), &position).unwrap());
+        for mv in ["9q>9p", "1a>1b", "9p>9q"] {
+            game.play(game.position().parse_move(mv).unwrap()).unwrap();
+        }
+        assert_eq!(game.position().legal_move_list().len(), 1, "{rules}");
+        assert_eq!(game.has_legal_move(), !stuck, "{rules}");
+        assert_eq!(game.legal_move_list().is_empty(), stuck, "{rules}");
+        let outcome = game.outcome();
+        if stuck {
+            let outcome = outcome.expect("no legal move ends the game");
+            assert_eq!(outcome.termination, Termination::NoLegalMove);
+            assert_eq!(outcome.winner, Some(tengu_rules::Color::Black));
+        } else {
+            assert_eq!(outcome, None, "{rules}");
+        }
+    }
+}
+
+#[test]
 fn no_pass_removes_the_lions_pass_and_only_it() {
     let position = compose(17, 'b', '-', &["9i=LN", "17q=K", "1a=k"]);
     let (appear, disappear) = difference(&set("dai-dai", "PASS", "NO_PASS"), &position);

@@ -74,7 +74,9 @@ pub struct SearchConfig {
     /// two-fold rule): the fourth occurrence that ends the game (RULES.md §5.5) is too deep
     /// for a search of a few visits to see, so a player ahead shuffles into the repetition
     /// its opponent then completes. With this, a player ahead avoids it and one behind
-    /// seeks it. false: only the game's own end by repetition is a draw.
+    /// seeks it. false: only the game's own end by repetition is a draw. Under
+    /// `REPETITION=STRICT` a move back to an earlier position is illegal, so the search
+    /// never reaches one and this changes nothing.
     pub repetition_draw: bool,
     /// Weight of the network's learned correction to the exchange count (the judge's
     /// residual head, `Evaluation::residual`) with `leaf_material = "exchange"`: a leaf's

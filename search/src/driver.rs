@@ -117,10 +117,12 @@ impl Search {
     }
 
     /// Queues the root, the current position of `game`, for its evaluation over every
-    /// legal move (the tree must be empty).
+    /// legal move of the game (the tree must be empty). The game's legal moves, not the
+    /// position's: under `REPETITION=STRICT` a move back to an earlier position is illegal
+    /// ([`Game::legal_moves`]).
     pub fn queue_root(&mut self, game: &Game) {
         debug_assert!(self.tree.is_empty());
-        let moves = game.position().legal_move_list();
+        let moves = game.legal_move_list();
         self.pending = Some(PendingLeaf {
             path: Vec::new(),
             game: Box::new(game.clone()),
@@ -129,11 +131,14 @@ impl Search {
     }
 
     /// Runs one simulation from the root of `game` (whose current position is the root;
-    /// the tree must hold it): a leaf to evaluate waits, a finished game is backed up.
+    /// the tree must hold it): a leaf to evaluate waits, a finished game is backed up. The
+    /// leaf's moves are those of the game at the leaf (the game's history and the path from
+    /// the root), so under `REPETITION=STRICT` no node offers a move back to a position of
+    /// its game or path.
     pub fn descend(&mut self, game: &Game, config: &SearchConfig, max_plies: u32) -> Descent {
         match self.tree.simulate(game, config, max_plies) {
             Leaf::Evaluate { path, game } => {
-                let moves = game.position().legal_move_list();
+                let moves = game.legal_move_list();
                 self.pending = Some(PendingLeaf { path, game, moves });
                 Descent::Pending
             }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tengu_model::Evaluator;
+use tengu_rules::config::RepetitionRule;
 use tengu_rules::values::piece_values;
 use tengu_rules::{Game, Move, Position, Variant};
 
@@ -39,8 +40,7 @@ pub trait Player: Send {
         if !limits.exclude.contains(&best) {
             return Ok(Thought::just(best));
         }
-        game.position()
-            .legal_move_list()
+        game.legal_move_list()
             .into_iter()
             .find(|m| !limits.exclude.contains(m))
             .map(Thought::just)
@@ -177,7 +177,7 @@ impl Player for RandomPlayer {
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, String> {
-        let moves = game.position().legal_move_list();
+        let moves = game.legal_move_list();
         if moves.is_empty() {
             return Err("no legal move".into());
         }
@@ -207,7 +207,7 @@ impl Player for GreedyPlayer {
 
     fn choose(&mut self, game: &Game) -> Result<Move, String> {
         let pos = game.position();
-        let moves = pos.legal_move_list();
+        let moves = game.legal_move_list();
         let best = moves
             .iter()
             .map(|&m| gain(pos, &self.values, m))
@@ -251,16 +251,62 @@ pub const LOST: f32 = -10_000.0;
 
 struct OutOfTime;
 
-/// The clock and counters of one alpha-beta search.
+/// The clock and counters of one alpha-beta search, and what it needs to judge repeats.
 struct AbSearch<'a> {
     deadline: Option<Instant>,
     stop: &'a Stop,
     nodes: u64,
+    /// `REPETITION=STRICT`: a move back to a position of the game (since its last capture)
+    /// or of the search path is illegal, so no node searches one.
+    strict: bool,
+    /// The game searched from (its positions count as earlier ones under `strict`).
+    game: Option<&'a Game>,
+    /// Keys of the positions on the search path below the root, the current one last.
+    path: Vec<u64>,
 }
 
-impl AbSearch<'_> {
+impl<'a> AbSearch<'a> {
+    /// A search of `pos` (from `game` when given) until `deadline` or `stop`.
+    fn new(
+        pos: &Position,
+        game: Option<&'a Game>,
+        deadline: Option<Instant>,
+        stop: &'a Stop,
+    ) -> AbSearch<'a> {
+        AbSearch {
+            deadline,
+            stop,
+            nodes: 0,
+            strict: pos.variant().rules().repetition == RepetitionRule::Strict,
+            game,
+            // Without a game the root is the only earlier position.
+            path: if game.is_none() {
+                vec![pos.key()]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
     fn out_of_time(&self) -> bool {
         self.stop.is_set() || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Drops from `moves` (legal moves of `pos`) those that recreate an earlier position
+    /// under `REPETITION=STRICT` (a capture never does); otherwise keeps them all.
+    fn drop_repeats(&self, pos: &mut Position, moves: &mut Vec<Move>) {
+        if !self.strict {
+            return;
+        }
+        moves.retain(|&m| {
+            if m.is_capture() {
+                return true;
+            }
+            let undo = pos.play(m);
+            let key = pos.key();
+            pos.unplay(m, undo);
+            !(self.path.contains(&key) || self.game.is_some_and(|g| g.occurred(key)))
+        });
     }
 }
 
@@ -301,11 +347,7 @@ impl AlphaBetaPlayer {
     /// position is worth about [`LOST`].
     pub fn fixed_depth_value(&self, pos: &Position, depth: u32) -> (f32, u64) {
         let stop = Stop::new();
-        let mut search = AbSearch {
-            deadline: None,
-            stop: &stop,
-            nodes: 0,
-        };
+        let mut search = AbSearch::new(pos, None, None, &stop);
         let mut work = pos.clone();
         let mut pv = Vec::new();
         let value = self
@@ -366,6 +408,7 @@ impl AlphaBetaPlayer {
         }
         let mut moves = Vec::new();
         pos.legal_moves(&mut moves);
+        search.drop_repeats(pos, &mut moves);
         if moves.is_empty() {
             return Ok(LOST - depth as f32); // no legal move loses (RULES.md §5.3)
         }
@@ -378,7 +421,9 @@ impl AlphaBetaPlayer {
         let mut line = Vec::new();
         for m in moves {
             let undo = pos.play(m);
+            search.path.push(pos.key());
             let v = self.negamax(pos, depth - 1, -beta, -alpha, search, &mut line);
+            search.path.pop();
             pos.unplay(m, undo);
             let v = -v?;
             if v > best {
@@ -431,14 +476,10 @@ impl Player for AlphaBetaPlayer {
         } else {
             limits.time
         };
-        let mut search = AbSearch {
-            deadline: time.map(|t| start + t),
-            stop,
-            nodes: 0,
-        };
+        let mut search = AbSearch::new(game.position(), Some(game), time.map(|t| start + t), stop);
         let max_depth = limits.depth.unwrap_or(64).max(1);
         let mut pos = game.position().clone();
-        let mut moves = pos.legal_move_list();
+        let mut moves = game.legal_move_list();
         moves.retain(|m| !limits.exclude.contains(m));
         if moves.is_empty() {
             return Err(if limits.exclude.is_empty() {
@@ -459,6 +500,7 @@ impl Player for AlphaBetaPlayer {
             let mut complete = true;
             for &m in &moves {
                 let undo = pos.play(m);
+                search.path.push(pos.key());
                 let v = self.negamax(
                     &mut pos,
                     depth - 1,
@@ -467,6 +509,7 @@ impl Player for AlphaBetaPlayer {
                     &mut search,
                     &mut line,
                 );
+                search.path.pop();
                 pos.unplay(m, undo);
                 match v {
                     Ok(v) => {
@@ -533,7 +576,7 @@ impl Player for PolicyPlayer {
 
     fn choose(&mut self, game: &Game) -> Result<Move, String> {
         let pos = game.position();
-        let moves = pos.legal_move_list();
+        let moves = game.legal_move_list();
         if moves.is_empty() {
             return Err("no legal move".into());
         }

@@ -27,7 +27,9 @@ pub struct SelfplayConfig {
     /// Root moves that recreate a position already seen in the game (since the last
     /// capture) are left out of self-play searches, unless every move does: young networks
     /// otherwise learn to shuffle one piece back and forth, and the games end in draws by
-    /// repetition that teach nothing. Matches and the engine search every move.
+    /// repetition that teach nothing. Matches and the engine search every move. Under
+    /// `REPETITION=STRICT` those moves are illegal anyway (searches never offer them, and a
+    /// side left with only such moves has no legal move), so this changes nothing there.
     pub avoid_repetition: bool,
     /// Root moves that wait are left out of self-play searches, unless every move does:
     /// passes, and a piece stepping straight back to where the mover's previous move took it

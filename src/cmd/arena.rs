@@ -93,10 +93,7 @@ impl GameSettingsArgs {
 
     /// The game, the backend for checkpoint players and the match options.
     fn resolve(&self, sprt: Option<Sprt>) -> Result<(Arc<Variant>, Backend, MatchOptions)> {
-        let game = self.rules.game_key(&self.game)?;
-        let Some(variant) = Variant::builtin(&game) else {
-            bail!("unknown game {game:?}; expected dai-dai or maka-dai-dai")
-        };
+        let variant = self.rules.variant(&self.game)?;
         let backend: Backend = self.backend.parse().map_err(anyhow::Error::msg)?;
         let openings = match &self.openings {
             Some(path) => Some(Arc::new(

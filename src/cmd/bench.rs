@@ -79,12 +79,7 @@ fn synthetic_rows(
 /// `tengu bench store`: shards written to a run location, then ingested by a trainer's
 /// window as after a restart (everything new), then an incremental poll with nothing new.
 fn store(args: crate::args::BenchStoreArgs) -> Result<()> {
-    let Some(variant) = Variant::builtin(&args.game) else {
-        bail!(
-            "unknown game {:?}; expected dai-dai or maka-dai-dai",
-            args.game
-        )
-    };
+    let variant = args.rules.variant(&args.game)?;
     let scratch = tempfile_dir()?;
     let location = args
         .run
@@ -416,12 +411,7 @@ fn selfplay_rate(
 }
 
 fn search(args: BenchSearchArgs) -> Result<()> {
-    let Some(variant) = Variant::builtin(&args.game) else {
-        bail!(
-            "unknown game {:?}; expected dai-dai or maka-dai-dai",
-            args.game
-        )
-    };
+    let variant = args.rules.variant(&args.game)?;
     let backend: Backend = args.backend.parse().map_err(anyhow::Error::msg)?;
     let encoder = Encoder::new(&variant);
     let config = NetConfig::from_preset(&args.preset, encoder.planes(), encoder.size())
@@ -474,12 +464,7 @@ fn search(args: BenchSearchArgs) -> Result<()> {
 /// The judge's teacher at each depth on the same positions (every 4th of random 80-ply
 /// walks, skipping the first 20 plies, where nothing is in contact).
 fn teacher(args: crate::args::BenchTeacherArgs) -> Result<()> {
-    let Some(variant) = Variant::builtin(&args.game) else {
-        bail!(
-            "unknown game {:?}; expected dai-dai or maka-dai-dai",
-            args.game
-        )
-    };
+    let variant = args.rules.variant(&args.game)?;
     // 15 of every 80 positions pass the filter below.
     let positions: Vec<Position> = sample_positions(&variant, args.positions * 80 / 15 + 80)
         .into_iter()
@@ -528,7 +513,7 @@ fn teacher(args: crate::args::BenchTeacherArgs) -> Result<()> {
         rows.push(row);
     }
     if args.json {
-        println!("{}", serde_json::json!({"game": args.game, "exchange_depth": args.exchange_depth, "depths": rows}));
+        println!("{}", serde_json::json!({"game": variant.id(), "exchange_depth": args.exchange_depth, "depths": rows}));
     }
     Ok(())
 }
@@ -579,12 +564,7 @@ fn nn(args: BenchNnArgs) -> Result<()> {
         // before any evaluator exists, while no other thread reads the environment.
         std::env::set_var("RAYON_NUM_THREADS", "1");
     }
-    let Some(variant) = Variant::builtin(&args.game) else {
-        bail!(
-            "unknown game {:?}; expected dai-dai or maka-dai-dai",
-            args.game
-        )
-    };
+    let variant = args.rules.variant(&args.game)?;
     let encoder = Encoder::new(&variant);
     // Every preset is checked before the first measurement.
     let configs = args
@@ -777,12 +757,7 @@ fn nn(args: BenchNnArgs) -> Result<()> {
 /// rows, decoded per step as the trainer decodes them (position, legal moves, targets),
 /// each backend in turn for `rounds` rounds.
 fn train(args: BenchTrainArgs) -> Result<()> {
-    let Some(variant) = Variant::builtin(&args.game) else {
-        bail!(
-            "unknown game {:?}; expected dai-dai or maka-dai-dai",
-            args.game
-        )
-    };
+    let variant = args.rules.variant(&args.game)?;
     let encoder = Encoder::new(&variant);
     let config = NetConfig::from_preset(&args.preset, encoder.planes(), encoder.size())
         .context("--preset")?;

@@ -9,7 +9,7 @@ use tengu_book::file::BookHeader;
 use tengu_book::select::{FilterError, Test};
 use tengu_book::{Book, BuildLimits, Builder, OpeningFilter};
 use tengu_model::Backend;
-use tengu_rules::{Game, Position, Variant};
+use tengu_rules::{Game, Position};
 
 use crate::args::{
     BookArgs, BookBuildArgs, BookCommand, BookExportArgs, BookInfoArgs, BookOpeningsArgs,
@@ -32,12 +32,7 @@ fn load(path: &std::path::Path) -> Result<Book> {
 }
 
 fn build(args: BookBuildArgs) -> Result<()> {
-    let Some(variant) = Variant::builtin(&args.game) else {
-        bail!(
-            "unknown game {:?}; expected dai-dai or maka-dai-dai",
-            args.game
-        )
-    };
+    let variant = args.rules.variant(&args.game)?;
     if args.visits == 0 {
         bail!("--visits must be at least 1");
     }

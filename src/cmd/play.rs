@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use tengu_rules::{Color, Position, Variant};
+use tengu_rules::{Color, Position};
 use tengu_search::search::Limits;
 
 use crate::args::PlayArgs;
@@ -14,10 +14,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         "white" | "w" | "gote" => Color::White,
         other => bail!("--color {other:?}: expected black (moves first) or white"),
     };
-    let game = args.rules.game_key(&args.game)?;
-    let Some(variant) = Variant::builtin(&game) else {
-        bail!("unknown game {game:?}; expected dai-dai or maka-dai-dai")
-    };
+    let variant = args.rules.variant(&args.game)?;
     let start = match &args.position {
         Some(text) if text.split('/').count() == variant.size() => {
             Position::parse_for(variant, text.trim()).context("invalid --position")?

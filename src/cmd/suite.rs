@@ -110,12 +110,7 @@ fn print_score(
 }
 
 fn run_make(args: SuiteMakeArgs) -> Result<()> {
-    let Some(variant) = Variant::builtin(&args.game) else {
-        bail!(
-            "unknown game {:?}; expected dai-dai or maka-dai-dai",
-            args.game
-        )
-    };
+    let variant = args.rules.variant(&args.game)?;
     let bar = indicatif::ProgressBar::new(args.count as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} positions {elapsed_precise}")

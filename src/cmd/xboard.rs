@@ -101,6 +101,14 @@ fn shipped(
 }
 
 pub fn run(args: XboardArgs) -> Result<()> {
+    // The starting rule set is checked before anything starts.
+    let (rule_preset, rule_options) = args.rules.preset_and_options()?;
+    if !args.rules.is_empty() {
+        tracing::info!(
+            "engine options start at Rules={rule_preset}, Rule options={}",
+            rule_options.join(",")
+        );
+    }
     let factory = args.engine.factory()?;
     if let Some(path) = args
         .engine
@@ -111,7 +119,12 @@ pub fn run(args: XboardArgs) -> Result<()> {
         // Fail early on a checkpoint that cannot be read at all.
         std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     }
-    let engine = Engine::new(std::io::stdout(), args.engine.settings(), factory);
+    let settings = Settings {
+        rule_preset,
+        rule_options: rule_options.join(","),
+        ..args.engine.settings()
+    };
+    let engine = Engine::new(std::io::stdout(), settings, factory);
     tengu_engine::run(std::io::BufReader::new(std::io::stdin()), engine)?;
     Ok(())
 }

@@ -148,7 +148,6 @@ pub struct CandleEvaluator {
     value_fc1: Linear,
     value_fc2: Linear,
     material_fc: Linear,
-    residual_fc: Linear,
     /// The one-thread pool every forward runs in.
     pool: rayon::ThreadPool,
     profile: Profile,
@@ -193,6 +192,7 @@ impl CandleEvaluator {
                 (Conv::new(&raw.policy_k, &device)?, config.head_dim),
                 (Conv::new(&raw.policy_code, &device)?, CODES),
                 (Conv::new(&raw.value_conv, &device)?, config.value_channels),
+                (Conv::new(&raw.residual, &device)?, 1),
             ];
             if let Some((conv, expected)) = heads.iter().find(|(c, e)| c.out() != *e) {
                 return Err(format!(
@@ -208,10 +208,9 @@ impl CandleEvaluator {
                 Linear::new(&raw.value_fc1, &device)?,
                 Linear::new(&raw.value_fc2, &device)?,
                 Linear::new(&raw.material_fc, &device)?,
-                Linear::new(&raw.residual_fc, &device)?,
             ))
         };
-        let (stem, blocks, heads, value_fc1, value_fc2, material_fc, residual_fc) =
+        let (stem, blocks, heads, value_fc1, value_fc2, material_fc) =
             layers().map_err(EvalError::Architecture)?;
         let stem_dims = stem.weight.dims();
         if stem_dims[0] != config.channels
@@ -244,7 +243,6 @@ impl CandleEvaluator {
             value_fc1,
             value_fc2,
             material_fc,
-            residual_fc,
             pool,
             profile: Profile::default(),
         })
@@ -280,7 +278,11 @@ impl CandleEvaluator {
         let hidden = self.value_fc1.forward(&value)?.relu()?;
         let wdl = self.value_fc2.forward(&hidden)?;
         let material = self.material_fc.forward(&hidden)?.tanh()?;
-        let residual = self.residual_fc.forward(&hidden)?;
+        // The judge's channel (after the value features), summed over the squares.
+        let residual = heads
+            .narrow(1, 2 * self.config.head_dim + CODES + vc, 1)?
+            .flatten_from(1)?
+            .sum(D::Minus1)?;
         let out = Outputs {
             heads: heads.flatten_all()?.to_vec1()?,
             wdl: wdl.flatten_all()?.to_vec1()?,

@@ -282,12 +282,11 @@ pub struct CpuNet {
     config: NetConfig,
     stem: Dense,
     blocks: Vec<Block>,
-    /// Policy query, policy key, codes and value features: one 1x1 product.
+    /// Policy query, policy key, codes, value features and the judge's channel: one 1x1 product.
     heads: Dense,
     value_fc1: Dense,
     value_fc2: Dense,
     material_fc: Dense,
-    residual_fc: Dense,
 }
 
 /// Value-head outputs of one position.
@@ -321,6 +320,7 @@ impl CpuNet {
             Dense::from_conv(&raw.policy_k)?,
             Dense::from_conv(&raw.policy_code)?,
             Dense::from_conv(&raw.value_conv)?,
+            Dense::from_conv(&raw.residual)?,
         ]);
         let net = CpuNet {
             config: config.clone(),
@@ -330,10 +330,10 @@ impl CpuNet {
             value_fc1: Dense::from_linear(&raw.value_fc1)?,
             value_fc2: Dense::from_linear(&raw.value_fc2)?,
             material_fc: Dense::from_linear(&raw.material_fc)?,
-            residual_fc: Dense::from_linear(&raw.residual_fc)?,
         };
         let c = config.channels;
-        let expected_heads = 2 * config.head_dim + CODES + config.value_channels;
+        // The judge's one channel last.
+        let expected_heads = 2 * config.head_dim + CODES + config.value_channels + 1;
         if net.stem.k != config.planes || net.stem.n != c || net.heads.n != expected_heads {
             return Err(format!(
                 "layers do not match the architecture {config:?} (stem {}x{}, heads {})",
@@ -347,7 +347,8 @@ impl CpuNet {
         &self.config
     }
 
-    /// Columns of the fused head output: `2 D + CODES + V`.
+    /// Columns of the fused head output: `2 D + CODES + V + 1` (the last: the judge's
+    /// per-square term).
     pub fn head_width(&self) -> usize {
         self.heads.n
     }
@@ -437,7 +438,6 @@ impl CpuNet {
         let mut hidden = vec![0.0; self.value_fc1.n];
         let mut wdl = [0.0; 3];
         let mut material = vec![0.0; self.material_fc.n];
-        let mut residual = [0.0];
         for pos in 0..positions {
             features.fill(0.0);
             for sq in 0..a {
@@ -451,11 +451,14 @@ impl CpuNet {
             hidden.iter_mut().for_each(|h| *h = h.max(0.0));
             self.value_fc2.apply_vector(&hidden, &mut wdl);
             self.material_fc.apply_vector(&hidden, &mut material);
-            self.residual_fc.apply_vector(&hidden, &mut residual);
+            // The judge: its per-square terms summed over the board.
+            let residual: f32 = (0..a)
+                .map(|sq| ws.heads[(pos * a + sq) * width + value_offset + vc])
+                .sum();
             values.push(ValueOutput {
                 wdl,
                 material: material[0].tanh(),
-                residual: residual[0],
+                residual,
             });
         }
         profile.lap("value head", &mut clock);

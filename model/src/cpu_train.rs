@@ -6,7 +6,7 @@
 //! about 2x burn-flex's samples/s on one core (`tengu bench train`).
 //!
 //! Shapes (`B` positions, `A = N * N` squares, `P` input planes, `C` channels, `D` policy
-//! key size, `V` value channels, `W = 2 D + CODES + V + 6` the fused 1x1 heads):
+//! key size, `V` value channels, `W = 2 D + CODES + V + 6 + 1` the fused 1x1 heads):
 //! * input planes `[B, P, A]` (the encoder's layout);
 //! * activations channel-last `[B, A, C]` row-major (rows `b * A + square`);
 //! * 3x3 convolutions as im2col + one product per [`CHUNK`] positions: the forward
@@ -417,6 +417,9 @@ struct Layers {
 enum HeadSlot {
     /// Columns `offset..offset + outputs` of the fused 1x1 heads.
     Columns { offset: usize },
+    /// Columns `offset..offset + outputs` of the fused 1x1 heads, summed over the squares
+    /// into one row of `outputs` values.
+    Summed { offset: usize },
     /// Output `index` among the heads on the value trunk ([`Forward::hidden_outputs`]), a
     /// linear layer `(weight, bias)`.
     Hidden { index: usize, layer: (usize, usize) },
@@ -454,7 +457,7 @@ impl Layers {
                 .chain(
                     HEADS
                         .iter()
-                        .filter(|h| h.input == HeadInput::Squares)
+                        .filter(|h| h.input.is_convolution())
                         .map(|h| h.layer),
                 )
                 .map(at)
@@ -469,6 +472,12 @@ impl Layers {
                         HeadInput::Squares => {
                             offset += h.outputs;
                             HeadSlot::Columns {
+                                offset: offset - h.outputs,
+                            }
+                        }
+                        HeadInput::SquaresSummed => {
+                            offset += h.outputs;
+                            HeadSlot::Summed {
                                 offset: offset - h.outputs,
                             }
                         }
@@ -654,7 +663,7 @@ impl CpuTrainer {
     fn head_width(&self) -> usize {
         let squares: usize = HEADS
             .iter()
-            .filter(|h| h.input == HeadInput::Squares)
+            .filter(|h| h.input.is_convolution())
             .map(|h| h.outputs)
             .sum();
         2 * self.config.head_dim + CODES + self.config.value_channels + squares
@@ -912,6 +921,31 @@ impl CpuTrainer {
                 HeadSlot::Columns { offset } => {
                     let dheads = grad.as_mut().map(|(heads, _)| &mut heads[..]);
                     square_head_loss(head, weight, f, (offset, width, a), batch, dheads)
+                }
+                HeadSlot::Summed { offset } => {
+                    // Each row's outputs: its columns summed over the squares; the
+                    // gradient of a sum reaches every square alike.
+                    let k = head.outputs;
+                    let mut out = vec![0.0f32; b * k];
+                    for pos in 0..b {
+                        for sq in 0..a {
+                            let at = (pos * a + sq) * width + offset;
+                            for j in 0..k {
+                                out[pos * k + j] += f.heads[at + j];
+                            }
+                        }
+                    }
+                    let mut dout = grad.as_ref().map(|_| vec![0.0f32; b * k]);
+                    let loss = row_head_loss(head, weight, &out, batch, dout.as_deref_mut());
+                    if let (Some((heads, _)), Some(dout)) = (grad.as_mut(), dout) {
+                        for pos in 0..b {
+                            for sq in 0..a {
+                                let at = (pos * a + sq) * width + offset;
+                                heads[at..at + k].copy_from_slice(&dout[pos * k..(pos + 1) * k]);
+                            }
+                        }
+                    }
+                    loss
                 }
             };
             losses.set_head(head.loss_name, loss);

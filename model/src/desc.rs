@@ -232,6 +232,17 @@ pub enum HeadInput {
     /// The tower's output per square `[B, C, N, N]`: a 1x1 convolution, weight
     /// `[outputs, C, 1, 1]`, bias `[outputs]`; its output is `[B, outputs, N, N]`.
     Squares,
+    /// The same 1x1 convolution, its output summed over the squares: `[B, outputs]` (each
+    /// square adds its share, as a hand-made evaluation adds a term per piece: a hanging
+    /// piece, a threat).
+    SquaresSummed,
+}
+
+impl HeadInput {
+    /// Whether the head is a 1x1 convolution on the squares (one of the fused 1x1 heads).
+    pub fn is_convolution(self) -> bool {
+        matches!(self, HeadInput::Squares | HeadInput::SquaresSummed)
+    }
 }
 
 /// What a head's outputs pass through (in the network: inference reads the same values).
@@ -311,8 +322,8 @@ pub struct Head {
     /// head's output in the Python network.
     pub loss_name: &'static str,
     pub input: HeadInput,
-    /// Output values per row (`HeadInput::ValueHidden`) or channels per square
-    /// (`HeadInput::Squares`).
+    /// Output values per row (`HeadInput::ValueHidden`, `HeadInput::SquaresSummed`) or
+    /// channels per square (`HeadInput::Squares`).
     pub outputs: usize,
     pub activation: Activation,
     pub loss: LossKind,
@@ -362,12 +373,14 @@ pub const HEADS: [Head; 4] = [
         init: HeadInit::Default,
     },
     // The judge: a correction to the search leaf's exchange count, taught by a deeper
-    // search (`tengu_search::teacher`). Zero at first, so an untrained network's search
-    // counts material exactly as the exchange count does.
+    // search (`tengu_search::teacher`), a sum of per-square terms (on the value trunk's
+    // pooled features it learned nothing: docs/experiments/2026-11-27-b-the-judge-learns.md).
+    // Zero at first, so an untrained network's search counts material exactly as the
+    // exchange count does.
     Head {
-        layer: "residual_fc",
+        layer: "residual",
         loss_name: "residual",
-        input: HeadInput::ValueHidden,
+        input: HeadInput::SquaresSummed,
         outputs: 1,
         activation: Activation::Identity,
         loss: LossKind::ResidualSquaredError,
@@ -413,7 +426,7 @@ pub fn parameter_shapes(c: &NetConfig) -> Vec<(String, Vec<i64>)> {
     conv("policy_k", ch, c.head_dim as i64, 1);
     conv("policy_code", ch, CODES as i64, 1);
     conv("value_conv", ch, c.value_channels as i64, 1);
-    for head in HEADS.iter().filter(|h| h.input == HeadInput::Squares) {
+    for head in HEADS.iter().filter(|h| h.input.is_convolution()) {
         conv(head.layer, ch, head.outputs as i64, 1);
     }
     for b in 0..c.blocks {
@@ -598,9 +611,9 @@ mod tests {
         assert_eq!(shape("value_fc2.weight"), Some(vec![64, 3]));
         assert_eq!(shape("material_fc.weight"), Some(vec![64, 2]));
         assert_eq!(shape("ownership.weight"), Some(vec![6, 16, 1, 1]));
-        assert_eq!(shape("residual_fc.weight"), Some(vec![64, 1]));
-        assert_eq!(count, 2 * (1 + 2 * 2 + 4 + 1) + 2 * 2 + 2 + 2 * 3);
-        assert!(added_later("residual_fc") && !added_later("material_fc"));
+        assert_eq!(shape("residual.weight"), Some(vec![1, 16, 1, 1]));
+        assert_eq!(count, 2 * (1 + 2 * 2 + 4 + 1 + 1) + 2 * 2 + 2 + 2 * 2);
+        assert!(added_later("residual") && !added_later("material_fc"));
         for h in &HEADS {
             assert_eq!(head(h.loss_name), Some(h));
             let w = LossWeights {

@@ -14,7 +14,8 @@
 //! * `material` `[B, 2]` in (-1, 1): `tanh(balance / MATERIAL_SCALE)` predicted for the
 //!   same two horizons (the mover's material minus the opponent's, in piece units);
 //! * `residual` `[B, 1]`: the judge's correction to the search leaf's exchange count, on
-//!   the logit scale of `tanh(count / MATERIAL_SCALE)`; its layer starts at zero.
+//!   the logit scale of `tanh(count / MATERIAL_SCALE)`: a 1x1 convolution to one channel
+//!   summed over the squares; its layer starts at zero.
 //!
 //! The logit of a legal move in slot `(from, to, code)` is `pair[from, to] + code[from, code]`;
 //! softmax runs over the legal moves only.
@@ -60,18 +61,13 @@ impl NetConfig {
             value_fc2: LinearConfig::new(VALUE_HIDDEN, 3).init(device),
             ownership: conv(c, AUX_HORIZONS * OCCUPANCY_CLASSES, 1),
             material_fc: LinearConfig::new(VALUE_HIDDEN, AUX_HORIZONS).init(device),
-            residual_fc: zero_linear(VALUE_HIDDEN, 1, device),
+            residual: Conv2dConfig::new([c, 1], [1, 1])
+                .with_initializer(burn::nn::Initializer::Zeros)
+                .init(device),
             head_dim: self.head_dim,
         };
         net.with_stable_ids()
     }
-}
-
-/// A linear layer `[inputs, outputs]` with zero weights and bias (`HeadInit::Zero`).
-fn zero_linear(inputs: usize, outputs: usize, device: &Device) -> Linear {
-    LinearConfig::new(inputs, outputs)
-        .with_initializer(burn::nn::Initializer::Zeros)
-        .init(device)
 }
 
 /// Renumbers parameters 1, 2, ... in module order (burn draws random ids), so optimizer
@@ -125,7 +121,8 @@ pub struct Net {
     value_fc2: Linear,
     ownership: Conv2d,
     material_fc: Linear,
-    residual_fc: Linear,
+    /// The judge: a 1x1 convolution to one channel, summed over the squares (zero at first).
+    residual: Conv2d,
     head_dim: usize,
 }
 
@@ -178,13 +175,13 @@ impl Net {
             .reshape([b, CODES, a])
             .swap_dims(1, 2);
         let ownership = self.ownership.forward(x.clone());
+        let residual = self.residual.forward(x.clone()).sum_dims(&[2, 3]).reshape([b, 1]);
         let v = relu(self.value_conv.forward(x));
         let [_, vc, _, _] = v.dims();
         let v = v.mean_dims(&[2, 3]).reshape([b, vc]);
         let hidden = relu(self.value_fc1.forward(v));
         let wdl = self.value_fc2.forward(hidden.clone());
-        let material = self.material_fc.forward(hidden.clone()).tanh();
-        let residual = self.residual_fc.forward(hidden);
+        let material = self.material_fc.forward(hidden).tanh();
         NetOutput {
             q,
             k,
@@ -285,7 +282,7 @@ pub(crate) struct RawNet {
     pub value_fc1: RawLayer,
     pub value_fc2: RawLayer,
     pub material_fc: RawLayer,
-    pub residual_fc: RawLayer,
+    pub residual: RawLayer,
     pub ownership: RawLayer,
 }
 
@@ -303,7 +300,7 @@ impl RawNet {
             ("value_fc1".into(), &self.value_fc1),
             ("value_fc2".into(), &self.value_fc2),
             ("material_fc".into(), &self.material_fc),
-            ("residual_fc".into(), &self.residual_fc),
+            ("residual".into(), &self.residual),
         ];
         for (b, [c1, c2, pool]) in self.blocks.iter().enumerate() {
             named.push((format!("blocks.{b}.conv1"), c1));
@@ -372,7 +369,7 @@ impl Net {
             value_fc1: raw_linear(&self.value_fc1)?,
             value_fc2: raw_linear(&self.value_fc2)?,
             material_fc: raw_linear(&self.material_fc)?,
-            residual_fc: raw_linear(&self.residual_fc)?,
+            residual: raw_conv(&self.residual)?,
             ownership: raw_conv(&self.ownership)?,
         })
     }

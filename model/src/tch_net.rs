@@ -164,7 +164,10 @@ impl TchNet {
         let hidden = self.linear("value_fc1", &v).relu();
         let wdl = self.linear("value_fc2", &hidden);
         let material = self.linear("material_fc", &hidden).tanh();
-        let residual = self.linear("residual_fc", &hidden);
+        let residual = self
+            .conv("residual", &x)
+            .sum_dim_intlist(&[2i64, 3][..], false, kind)
+            .reshape([b, 1]);
         TchOutput {
             pair,
             code,

@@ -364,7 +364,7 @@ fn a_checkpoint_and_optimizer_state_from_before_the_judge_load_with_a_zero_corre
     let old: Vec<_> = trainer
         .tensors()
         .into_iter()
-        .filter(|(name, _, _)| !name.starts_with("residual_fc."))
+        .filter(|(name, _, _)| !name.starts_with("residual."))
         .collect();
     assert_eq!(old.len() + 2, trainer.tensors().len());
     let path = dir.join("old.safetensors");
@@ -395,14 +395,24 @@ fn a_checkpoint_and_optimizer_state_from_before_the_judge_load_with_a_zero_corre
     let mut resumed = CpuTrainer::from_checkpoint(&variant, &path, 1e-3, 0.0).unwrap();
     let state = dir.join("optimizer.bin");
     trainer.save_optimizer(&state).unwrap();
-    let mut bytes = std::fs::read(&state).unwrap();
-    // Rewrite the file without the residual head's two entries: they are the last ones.
-    let per_entry = |name: &str, values: usize| 8 + name.len() + 8 + 8 * values;
-    let cut = per_entry("residual_fc.weight", 64) + per_entry("residual_fc.bias", 1);
-    bytes.truncate(bytes.len() - cut);
-    let count = trainer.tensors().len() as u64 - 2;
-    bytes[24..32].copy_from_slice(&count.to_le_bytes());
-    std::fs::write(&state, &bytes).unwrap();
+    // Rewrite the file without the residual head's two entries (magic, step count,
+    // parameter count, then per parameter: name length, name, value count, both moments).
+    let bytes = std::fs::read(&state).unwrap();
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+    let mut old_state = bytes[..24].to_vec();
+    old_state.extend_from_slice(&(u64_at(24) as u64 - 2).to_le_bytes());
+    let mut at = 32;
+    while at < bytes.len() {
+        let name_len = u64_at(at);
+        let name = std::str::from_utf8(&bytes[at + 8..at + 8 + name_len]).unwrap();
+        let end = at + 8 + name_len + 8 + 8 * u64_at(at + 8 + name_len);
+        if !name.starts_with("residual.") {
+            old_state.extend_from_slice(&bytes[at..end]);
+        }
+        at = end;
+    }
+    assert_eq!(old_state.len(), bytes.len() - 2 * 16 - "residual.weight".len() - "residual.bias".len() - 8 * (16 + 1));
+    std::fs::write(&state, &old_state).unwrap();
     resumed.load_optimizer(&state).unwrap();
     let losses = resumed.step(&batch).unwrap();
     assert!(losses.residual.is_finite() && losses.residual > 0.0, "{losses:?}");

@@ -176,7 +176,7 @@ pub fn parameter_shapes(
 
 /// The trained heads besides the policy (`tengu_model::desc::HEADS`, the table the Rust
 /// CPU trainer reads), as JSON text: a list of `{"layer", "loss_name", "input"
-/// ("value_hidden" | "squares"), "outputs", "activation" ("identity" | "tanh"), "loss"
+/// ("value_hidden" | "squares" | "squares_summed"), "outputs", "activation" ("identity" | "tanh"), "loss"
 /// ("softmax_cross_entropy" | "square_class_cross_entropy" | "squared_error" |
 /// "residual_squared_error"), "classes"
 /// (the square heads' classes, else null), "target" (the batch key), "weight_key" (a
@@ -199,6 +199,7 @@ pub fn heads() -> String {
                 "input": match h.input {
                     HeadInput::ValueHidden => "value_hidden",
                     HeadInput::Squares => "squares",
+                    HeadInput::SquaresSummed => "squares_summed",
                 },
                 "outputs": h.outputs,
                 "activation": match h.activation {

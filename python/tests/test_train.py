@@ -115,7 +115,7 @@ def test_the_heads_are_the_rust_table(run):
     for h in HEADS:
         layer = getattr(net, h["layer"])
         assert layer.weight.shape[0] == h["outputs"], h
-        assert isinstance(layer, torch.nn.Conv2d) == (h["input"] == "squares"), h
+        assert isinstance(layer, torch.nn.Conv2d) == (h["input"] != "value_hidden"), h
 
 
 def test_a_pytorch_step_and_a_cpu_kernel_step_agree_on_the_same_batch(run):

@@ -210,7 +210,8 @@ fn shipped_search(residual_utility: f32) -> SearchConfig {
 }
 
 /// A fresh network of the tiny preset whose residual head's bias is `bias` (0: as a new
-/// network starts), through a checkpoint as every backend loads it.
+/// network starts; each square adds it, so the correction is 289 times it), through a
+/// checkpoint as every backend loads it.
 fn network_with_residual_bias(
     variant: &std::sync::Arc<Variant>,
     bias: f32,
@@ -224,7 +225,7 @@ fn network_with_residual_bias(
         .tensors();
     let (_, _, residual_bias) = tensors
         .iter_mut()
-        .find(|(name, _, _)| name == "residual_fc.bias")
+        .find(|(name, _, _)| name == "residual.bias")
         .expect("the residual head is in the naming table");
     assert_eq!(residual_bias, &vec![0.0], "a new network's correction starts at zero");
     residual_bias[0] = bias;
@@ -251,7 +252,7 @@ fn an_untrained_judge_plays_exactly_as_the_exchange_count() {
     use tengu_search::search::search_game;
     let variant = Variant::dai_dai();
     let mut fresh = network_with_residual_bias(&variant, 0.0);
-    let mut biased = network_with_residual_bias(&variant, 0.7);
+    let mut biased = network_with_residual_bias(&variant, 0.7 / 289.0);
     let positions = random_positions(&variant, 40, 11);
     let mut differs = 0;
     for pos in positions.iter().skip(10).step_by(5) {

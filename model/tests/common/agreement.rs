@@ -52,7 +52,8 @@ pub fn evaluate(eval: &mut dyn Evaluator, ps: &[Position]) -> Result<Vec<Evaluat
 }
 
 /// Largest difference of log-probabilities (so of logits up to a constant: small
-/// probabilities count as much as large ones), WDL included, and of the material output.
+/// probabilities count as much as large ones), WDL included, and of the material output
+/// and the judge's correction.
 pub fn max_log_difference(a: &[Evaluation], b: &[Evaluation]) -> f32 {
     assert_eq!(a.len(), b.len());
     let mut worst = 0.0f32;
@@ -67,6 +68,7 @@ pub fn max_log_difference(a: &[Evaluation], b: &[Evaluation]) -> f32 {
             worst = worst.max((p.ln() - q.ln()).abs());
         }
         worst = worst.max((x.material - y.material).abs());
+        worst = worst.max((x.residual - y.residual).abs());
     }
     worst
 }

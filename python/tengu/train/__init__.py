@@ -79,7 +79,7 @@ class TenguNet(nn.Module):
         self.value_conv = nn.Conv2d(c, net["value_channels"], 1)
         self.value_fc1 = nn.Linear(net["value_channels"], tengu.VALUE_HIDDEN)
         for head in HEADS:
-            if head["input"] == "squares":
+            if head["input"] in ("squares", "squares_summed"):
                 layer = nn.Conv2d(c, head["outputs"], 1)
             else:
                 layer = nn.Linear(tengu.VALUE_HIDDEN, head["outputs"])
@@ -120,7 +120,9 @@ class TenguNet(nn.Module):
         heads = {}
         for head in HEADS:
             layer = getattr(self, head["layer"])
-            y = layer(x if head["input"] == "squares" else hidden)
+            y = layer(hidden if head["input"] == "value_hidden" else x)
+            if head["input"] == "squares_summed":
+                y = y.sum(dim=(2, 3))
             heads[head["loss_name"]] = torch.tanh(y) if head["activation"] == "tanh" else y
         return Output(q, k, code, heads)
 

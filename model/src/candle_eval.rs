@@ -282,7 +282,8 @@ impl CandleEvaluator {
         let residual = heads
             .narrow(1, 2 * self.config.head_dim + CODES + vc, 1)?
             .flatten_from(1)?
-            .sum(D::Minus1)?;
+            .sum(D::Minus1)?
+            .affine(1.0 / n as f64, 0.0)?;
         let out = Outputs {
             heads: heads.flatten_all()?.to_vec1()?,
             wdl: wdl.flatten_all()?.to_vec1()?,

@@ -452,9 +452,10 @@ impl CpuNet {
             self.value_fc2.apply_vector(&hidden, &mut wdl);
             self.material_fc.apply_vector(&hidden, &mut material);
             // The judge: its per-square terms summed over the board.
-            let residual: f32 = (0..a)
+            let residual = (0..a)
                 .map(|sq| ws.heads[(pos * a + sq) * width + value_offset + vc])
-                .sum();
+                .sum::<f32>()
+                / n as f32;
             values.push(ValueOutput {
                 wdl,
                 material: material[0].tanh(),

@@ -926,12 +926,13 @@ impl CpuTrainer {
                     // Each row's outputs: its columns summed over the squares; the
                     // gradient of a sum reaches every square alike.
                     let k = head.outputs;
+                    let scale = 1.0 / n as f32;
                     let mut out = vec![0.0f32; b * k];
                     for pos in 0..b {
                         for sq in 0..a {
                             let at = (pos * a + sq) * width + offset;
                             for j in 0..k {
-                                out[pos * k + j] += f.heads[at + j];
+                                out[pos * k + j] += f.heads[at + j] * scale;
                             }
                         }
                     }
@@ -941,7 +942,9 @@ impl CpuTrainer {
                         for pos in 0..b {
                             for sq in 0..a {
                                 let at = (pos * a + sq) * width + offset;
-                                heads[at..at + k].copy_from_slice(&dout[pos * k..(pos + 1) * k]);
+                                for j in 0..k {
+                                    heads[at + j] = dout[pos * k + j] * scale;
+                                }
                             }
                         }
                     }

@@ -232,9 +232,11 @@ pub enum HeadInput {
     /// The tower's output per square `[B, C, N, N]`: a 1x1 convolution, weight
     /// `[outputs, C, 1, 1]`, bias `[outputs]`; its output is `[B, outputs, N, N]`.
     Squares,
-    /// The same 1x1 convolution, its output summed over the squares: `[B, outputs]` (each
-    /// square adds its share, as a hand-made evaluation adds a term per piece: a hanging
-    /// piece, a threat).
+    /// The same 1x1 convolution, its output summed over the squares and divided by the
+    /// board's side `N` (`1 / sqrt(A)`): `[B, outputs]`. Each square adds its share, as a
+    /// hand-made evaluation adds a term per piece (a hanging piece, a threat); the scale
+    /// keeps an optimizer step's change of the sum near a linear head's (a plain sum of 289
+    /// squares overshot: its training loss rose above the untrained head's).
     SquaresSummed,
 }
 

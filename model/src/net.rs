@@ -15,7 +15,8 @@
 //!   same two horizons (the mover's material minus the opponent's, in piece units);
 //! * `residual` `[B, 1]`: the judge's correction to the search leaf's exchange count, on
 //!   the logit scale of `tanh(count / MATERIAL_SCALE)`: a 1x1 convolution to one channel
-//!   summed over the squares; its layer starts at zero.
+//!   summed over the squares and divided by `N` (`desc::HeadInput::SquaresSummed`); its
+//!   layer starts at zero.
 //!
 //! The logit of a legal move in slot `(from, to, code)` is `pair[from, to] + code[from, code]`;
 //! softmax runs over the legal moves only.
@@ -175,7 +176,7 @@ impl Net {
             .reshape([b, CODES, a])
             .swap_dims(1, 2);
         let ownership = self.ownership.forward(x.clone());
-        let residual = self.residual.forward(x.clone()).sum_dims(&[2, 3]).reshape([b, 1]);
+        let residual = self.residual.forward(x.clone()).sum_dims(&[2, 3]).reshape([b, 1]) / n as f32;
         let v = relu(self.value_conv.forward(x));
         let [_, vc, _, _] = v.dims();
         let v = v.mean_dims(&[2, 3]).reshape([b, vc]);

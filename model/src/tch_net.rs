@@ -167,7 +167,8 @@ impl TchNet {
         let residual = self
             .conv("residual", &x)
             .sum_dim_intlist(&[2i64, 3][..], false, kind)
-            .reshape([b, 1]);
+            .reshape([b, 1])
+            / n as f64;
         TchOutput {
             pair,
             code,

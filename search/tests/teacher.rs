@@ -210,7 +210,7 @@ fn shipped_search(residual_utility: f32) -> SearchConfig {
 }
 
 /// A fresh network of the tiny preset whose residual head's bias is `bias` (0: as a new
-/// network starts; each square adds it, so the correction is 289 times it), through a
+/// network starts; each square adds it, the sum divided by the side: 17 times it), through a
 /// checkpoint as every backend loads it.
 fn network_with_residual_bias(
     variant: &std::sync::Arc<Variant>,
@@ -252,7 +252,8 @@ fn an_untrained_judge_plays_exactly_as_the_exchange_count() {
     use tengu_search::search::search_game;
     let variant = Variant::dai_dai();
     let mut fresh = network_with_residual_bias(&variant, 0.0);
-    let mut biased = network_with_residual_bias(&variant, 0.7 / 289.0);
+    // Each of the 289 squares adds the bias, the sum divided by the side (17): 0.7.
+    let mut biased = network_with_residual_bias(&variant, 0.7 / 17.0);
     let positions = random_positions(&variant, 40, 11);
     let mut differs = 0;
     for pos in positions.iter().skip(10).step_by(5) {

@@ -122,7 +122,7 @@ class TenguNet(nn.Module):
             layer = getattr(self, head["layer"])
             y = layer(hidden if head["input"] == "value_hidden" else x)
             if head["input"] == "squares_summed":
-                y = y.sum(dim=(2, 3))
+                y = y.sum(dim=(2, 3)) / y.shape[-1]
             heads[head["loss_name"]] = torch.tanh(y) if head["activation"] == "tanh" else y
         return Output(q, k, code, heads)
 

@@ -137,15 +137,7 @@ fn selfplay_then_training_gives_better_checkpoints_that_workers_use() {
     // Stopped at 150 and started again: it resumes at 151, repeating and losing no step.
     train_to(run, 170);
     assert_eq!(committed(run), [0, 50, 100, 150, 170]);
-    let log = tengu_trainer::log::read(&open(run)).unwrap();
-    let logged: Vec<u64> = log
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<serde_json::Value>(l).unwrap()["step"]
-                .as_u64()
-                .unwrap()
-        })
-        .collect();
+    let logged: Vec<u64> = loss_log(run).iter().map(|r| r.step).collect();
     assert_eq!(logged, (1..=170).collect::<Vec<_>>());
     let meta = tengu_model::checkpoint::read_meta(&checkpoint(run, 170)).unwrap();
     assert_eq!(meta.parent.as_deref(), Some("model-000000150.safetensors"));
@@ -162,18 +154,16 @@ fn selfplay_then_training_gives_better_checkpoints_that_workers_use() {
     );
 }
 
+/// The run's loss log through the typed reader (a line that is not a whole record fails).
+fn loss_log(run: &str) -> Vec<tengu_trainer::records::LossRecord> {
+    let text = tengu_trainer::log::read(&open(run)).unwrap();
+    tengu_trainer::records::read_lines(run, &text).unwrap()
+}
+
 fn losses(run: &str) -> Vec<(u64, f64, f64)> {
-    tengu_trainer::log::read(&open(run))
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            (
-                v["step"].as_u64().unwrap(),
-                v["policy_loss"].as_f64().unwrap(),
-                v["value_loss"].as_f64().unwrap(),
-            )
-        })
+    loss_log(run)
+        .iter()
+        .map(|r| (r.step, r.policy_loss.unwrap(), r.value_loss.unwrap()))
         .collect()
 }
 

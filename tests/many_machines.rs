@@ -234,13 +234,10 @@ fn scenario(location: &str, env: &[(String, String)], logs: &Path) {
 
     // Each training step once in the loss log.
     let log = tengu_trainer::log::read(&store).unwrap();
-    let steps: Vec<u64> = log
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<serde_json::Value>(l).unwrap()["step"]
-                .as_u64()
-                .unwrap()
-        })
+    let steps: Vec<u64> = tengu_trainer::records::read_lines::<tengu_trainer::records::LossRecord>("loss log", &log)
+        .unwrap()
+        .iter()
+        .map(|r| r.step)
         .collect();
     assert_eq!(steps, (1..=last).collect::<Vec<_>>());
     // Records of every shard's games are there.

@@ -56,13 +56,11 @@ fn losses(run: &Path) -> Vec<(u64, f64, f64)> {
         .map(|p| std::fs::read_to_string(p).unwrap_or_default())
         .collect::<String>()
         .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .map(|v| {
-            (
-                v["step"].as_u64().unwrap(),
-                v["policy_loss"].as_f64().unwrap_or(0.0),
-                v["value_loss"].as_f64().unwrap(),
-            )
+        // A line cut by the kill is not a record; every whole line must be one.
+        .filter(|l| l.ends_with('}'))
+        .map(|l| {
+            let r: tengu_trainer::records::LossRecord = serde_json::from_str(l).unwrap();
+            (r.step, r.policy_loss.unwrap_or(0.0), r.value_loss.unwrap())
         })
         .collect()
 }

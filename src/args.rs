@@ -354,6 +354,12 @@ pub struct TrainArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Check `--config` and publish it into the run as `config.toml` (holding the trainer
+    /// lease for that moment), then exit without training: how a run that the PyTorch
+    /// trainer trains (`train.engine = "python"`, e.g. configs/run/dai-dai-gpu.toml) gets
+    /// its config before `python -m tengu.train --run-location URL` starts.
+    #[arg(long, requires = "config")]
+    pub config_only: bool,
 }
 
 #[derive(clap::Args, Debug)]

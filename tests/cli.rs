@@ -1032,3 +1032,25 @@ fn network_init_starts_a_new_run_from_a_checkpoints_weights() {
         assert!(!run.exists(), "a refused command wrote {}", run.display());
     }
 }
+
+#[test]
+fn config_only_publishes_a_pytorch_runs_config_without_training() {
+    use common::p;
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("gpu-run");
+    let gpu = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/run/dai-dai-gpu.toml");
+    // Training it here is refused (a CUDA backend, the PyTorch engine), and says what to do.
+    let (ok, _, err) = tengu(&["train", "--run", &p(&run), "--config", &p(&gpu), "--max-steps", "0", "--quiet"]);
+    assert!(!ok && !run.exists(), "{err}");
+    let (ok, _, err) = tengu(&["train", "--run", &p(&run), "--config", &p(&gpu), "--config-only", "--quiet"]);
+    assert!(ok, "{err}");
+    let published = std::fs::read_to_string(run.join("config.toml")).unwrap();
+    assert!(published.contains("engine = \"python\"") && published.contains("tch-cuda"), "{published}");
+    assert!(!run.join("models").exists(), "--config-only trained");
+    // A bad config is refused and writes nothing.
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "game = \"dai-dai\"\n[train]\nbatch_sise = 3\n").unwrap();
+    let other = dir.path().join("other-run");
+    let (ok, _, err) = tengu(&["train", "--run", &p(&other), "--config", &p(&bad), "--config-only", "--quiet"]);
+    assert!(!ok && err.contains("batch_sise") && !other.exists(), "{err}");
+}

@@ -7,14 +7,26 @@ use crate::args::TrainArgs;
 
 pub fn run(args: TrainArgs) -> Result<()> {
     // Everything is checked before the run is opened: a refused command creates nothing.
+    // --config-only runs no network: the config's backend is its workers' (a CUDA one on a
+    // machine without a GPU, say), so this process checks everything else against the
+    // built-in CPU backend; the config's own backend name was parsed with the config.
+    let backend = if args.config_only {
+        Some("burn")
+    } else {
+        args.backend.as_deref()
+    };
     let setup = super::setup::prepare_run(
         &args.run,
         args.config.as_deref(),
-        args.backend.as_deref(),
+        backend,
         super::setup::Role::Owner,
     )?;
+    if args.config_only {
+        return publish_config(&setup);
+    }
     // The tch backends evaluate but do not train: refused before the run is opened.
-    setup.backend.check_trainer()?;
+    setup.backend.check_trainer()
+        .map_err(|e| anyhow::anyhow!("{e} (to give a PyTorch-trained run its config: tengu train --config-only)"))?;
     // The weights a new run starts from: of this game and input planes, or refused now.
     if let Some(init) = &setup.config.network.init {
         let path = std::path::Path::new(init);
@@ -75,5 +87,27 @@ pub fn run(args: TrainArgs) -> Result<()> {
     })?;
     bar.finish_and_clear();
     tracing::info!(step = done.step, checkpoint = %done.last_checkpoint, "trainer stopped");
+    Ok(())
+}
+
+/// `--config-only`: the checked config becomes the run's `config.toml`, written while this
+/// process holds the run's trainer lease (so never under a running trainer's feet).
+fn publish_config(setup: &super::setup::RunSetup) -> Result<()> {
+    let store = setup.open()?;
+    let lease = tengu_store::lease::Lease::acquire(
+        &store,
+        setup.config.train.lease_seconds,
+        &mut |m| tracing::info!("{m}"),
+    )?;
+    store.put(
+        tengu_store::layout::CONFIG,
+        setup.config.to_run_text().into_bytes(),
+    )?;
+    lease.release();
+    tracing::info!(
+        config = %store.address_of(tengu_store::layout::CONFIG),
+        engine = ?setup.config.train.engine,
+        "published the run's config; no training (--config-only)"
+    );
     Ok(())
 }

@@ -154,6 +154,9 @@ class ShardReader:
     * ``wdl`` float32 ``[B, 3]``; ``material`` float32 ``[B, 2]`` (tanh scale);
     * ``ownership`` uint8 ``[B, 2, N * N]`` (0 empty, 1 mover's, 2 opponent's),
       ``has_ownership`` float32 ``[B]``;
+    * ``teacher`` float32 ``[B, 2]``: the judge's target, the search leaf's exchange count
+      / 10 (the correction's logit scale) and the teacher's ``tanh(score / 10)``;
+      ``has_teacher`` float32 ``[B]`` (0: the row has no teacher label);
     * ``row`` int64 ``[B]``: the row's index among all the run's rows.
 
     Errors: ``RunConfigError`` (no or a bad ``config.toml``), ``ShardVersionError`` (a shard

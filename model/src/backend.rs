@@ -262,8 +262,9 @@ impl Backend {
     }
 }
 
-/// Refuses a checkpoint whose input planes fit no encoder layout of `variant`.
-fn check_planes(path: &Path, variant: &Variant) -> Result<(), CheckpointError> {
+/// Refuses a checkpoint of another game or encoder version, or whose input planes fit no
+/// encoder layout of `variant` (read from its header alone).
+pub fn check_planes(path: &Path, variant: &Variant) -> Result<(), CheckpointError> {
     let meta = checkpoint::read_meta_for(path, variant.id())?;
     Encoder::for_planes(variant, meta.config.planes)
         .map(|_| ())

@@ -340,10 +340,7 @@ pub fn load(
     let missing: Vec<_> = result
         .missing
         .iter()
-        .filter(|(name, _)| {
-            let layer = name.rsplit_once('.').map_or(name.as_str(), |(l, _)| l);
-            !crate::desc::added_later(layer)
-        })
+        .filter(|(name, _)| !crate::desc::added_later(name))
         .collect();
     if !result.errors.is_empty() || !missing.is_empty() {
         return Err(CheckpointError::Weights {

@@ -1275,13 +1275,11 @@ impl CpuTrainer {
         let count = r.u64().ok_or_else(|| bad("truncated"))?;
         // A head added after the state was written (`desc::added_later`) is absent from it:
         // its moments start at zero, as the head itself did.
+        let complete = count == self.params.len() as u64;
         let expected: Vec<&Param> = self
             .params
             .iter()
-            .filter(|p| {
-                let layer = p.name.rsplit_once('.').map_or(p.name.as_str(), |(l, _)| l);
-                count == self.params.len() as u64 || !crate::desc::added_later(layer)
-            })
+            .filter(|p| complete || !crate::desc::added_later(&p.name))
             .collect();
         if count != expected.len() as u64 {
             return Err(bad(&format!(

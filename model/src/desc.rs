@@ -392,10 +392,12 @@ pub const HEADS: [Head; 4] = [
     },
 ];
 
-/// Layers a checkpoint may lack because they came after it was written: each loads as
-/// zeros (all of them start at zero in a new network, [`HeadInit::Zero`], so an old
-/// checkpoint plays exactly as it did).
-pub fn added_later(layer: &str) -> bool {
+/// Whether `parameter` (`<layer>.weight` or `<layer>.bias`) is of a layer a checkpoint may
+/// lack because it came after the file was written: it loads as zeros (every such layer
+/// starts at zero in a new network, [`HeadInit::Zero`], so an old checkpoint plays exactly
+/// as it did).
+pub fn added_later(parameter: &str) -> bool {
+    let layer = parameter.rsplit_once('.').map_or(parameter, |(layer, _)| layer);
     HEADS
         .iter()
         .any(|h| h.layer == layer && h.init == HeadInit::Zero)
@@ -615,7 +617,8 @@ mod tests {
         assert_eq!(shape("ownership.weight"), Some(vec![6, 16, 1, 1]));
         assert_eq!(shape("residual.weight"), Some(vec![1, 16, 1, 1]));
         assert_eq!(count, 2 * (1 + 2 * 2 + 4 + 1 + 1) + 2 * 2 + 2 + 2 * 2);
-        assert!(added_later("residual") && !added_later("material_fc"));
+        assert!(added_later("residual.weight") && added_later("residual.bias"));
+        assert!(!added_later("material_fc.weight") && !added_later("residual_fc.weight"));
         for h in &HEADS {
             assert_eq!(head(h.loss_name), Some(h));
             let w = LossWeights {

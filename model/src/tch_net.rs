@@ -61,8 +61,7 @@ impl TchNet {
                 1
             };
             let bound = 1.0 / (fan_in as f64).sqrt();
-            let layer = name.rsplit_once('.').map_or(name.as_str(), |(l, _)| l);
-            let init = if crate::desc::added_later(layer) {
+            let init = if crate::desc::added_later(&name) {
                 // A head that starts at zero (`HeadInit::Zero`).
                 nn::Init::Const(0.0)
             } else {
@@ -194,8 +193,7 @@ impl TchNet {
         })?;
         let tensors: HashMap<String, Tensor> = tensors.into_iter().collect();
         for (name, var) in &net.params {
-            let layer = name.rsplit_once('.').map_or(name.as_str(), |(l, _)| l);
-            if !tensors.contains_key(name) && crate::desc::added_later(layer) {
+            if !tensors.contains_key(name) && crate::desc::added_later(name) {
                 // A head newer than the file: it stays at zero (see `TchNet::new`).
                 continue;
             }

@@ -29,11 +29,8 @@ pub fn run(args: TrainArgs) -> Result<()> {
         .map_err(|e| anyhow::anyhow!("{e} (to give a PyTorch-trained run its config: tengu train --config-only)"))?;
     // The weights a new run starts from: of this game and input planes, or refused now.
     if let Some(init) = &setup.config.network.init {
-        let path = std::path::Path::new(init);
-        let meta = tengu_model::checkpoint::read_meta_for(path, setup.variant.id())
+        tengu_model::backend::check_planes(std::path::Path::new(init), &setup.variant)
             .map_err(|e| anyhow::anyhow!("network.init: {e}"))?;
-        tengu_model::Encoder::for_planes(&setup.variant, meta.config.planes)
-            .map_err(|e| anyhow::anyhow!("network.init: {init}: {e}"))?;
     }
     let store = setup.open()?;
     let (config, backend, variant) = (setup.config, setup.backend, setup.variant);

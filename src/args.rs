@@ -325,10 +325,23 @@ pub struct RunArgs {
     /// Stop once the trainer reaches this step.
     #[arg(long)]
     pub max_steps: Option<u64>,
+    /// Stop once the run's CPU ledger (`RUN/cpu/`: every worker and trainer process of
+    /// every session, teacher labels included) holds this many CPU-hours: A/B arms stop at
+    /// equal compute. A run already past it starts nothing.
+    #[arg(long, value_parser = positive_hours)]
+    pub max_cpu_hours: Option<f64>,
     /// No progress bar (on a terminal) and no status lines (printed to standard output
     /// every 30 s and at each new checkpoint when it is not a terminal).
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// A positive, finite number of CPU-hours.
+fn positive_hours(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(h) if h.is_finite() && h > 0.0 => Ok(h),
+        _ => Err(format!("{text:?} is not a positive number of CPU-hours")),
+    }
 }
 
 #[derive(clap::Args, Debug)]

@@ -518,3 +518,52 @@ fn run_plays_the_compute_ladder_as_it_passes_each_target() {
         "curves.svg has no ladder row"
     );
 }
+
+#[test]
+fn a_cpu_hour_limit_stops_the_run_at_equal_compute() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = CONFIG.replace("[arena]\n", "[arena]\nenabled = false\n");
+    std::fs::write(dir.path().join("tiny.toml"), config).unwrap();
+    let ledger = |run: &Path| {
+        let store = tengu_store::RunStore::open(&run.display().to_string()).unwrap();
+        tengu_store::cpu::total(&store)
+    };
+    let entries = |run: &Path| std::fs::read_dir(run.join("cpu")).unwrap().count();
+    // Refused before anything is written.
+    let (ok, err) = tengu(
+        &["run", "--config", "tiny.toml", "--max-cpu-hours", "0"],
+        dir.path(),
+    );
+    assert!(
+        !ok && err.contains("not a positive number of CPU-hours"),
+        "{err}"
+    );
+    assert!(!dir.path().join("runs").exists());
+    // 0.004 CPU-hours = 14.4 CPU-seconds; the minutes only end a regression.
+    let limit = 0.004;
+    let args = [
+        "run",
+        "--config",
+        "tiny.toml",
+        "--max-cpu-hours",
+        "0.004",
+        "--max-minutes",
+        "4",
+        "--quiet",
+        "--log",
+        "info",
+    ];
+    let (ok, err) = tengu(&args, dir.path());
+    assert!(ok, "{err}");
+    assert!(err.contains("CPU-hour limit reached"), "{err}");
+    let run = dir.path().join("runs/tiny");
+    let spent = ledger(&run);
+    assert!(spent >= limit * 3600.0, "stopped at {spent} CPU-seconds");
+    // Resumed with the same limit: the ledger already holds it, so nothing starts.
+    let before = entries(&run);
+    let (ok, err) = tengu(&args, dir.path());
+    assert!(ok, "{err}");
+    assert!(err.contains("already holds"), "{err}");
+    assert_eq!(entries(&run), before, "a process was started");
+    assert_eq!(ledger(&run), spent);
+}

@@ -41,9 +41,11 @@ pub struct Teacher {
 }
 
 impl Teacher {
-    /// A teacher searching `depth` plies (>= 1) with exchanges of at most `exchange_depth`
+    /// A teacher searching `depth` plies with exchanges of at most `exchange_depth`
     /// captures at its horizon (the search config's `exchange_depth`, so the teacher and
-    /// its student count material alike).
+    /// its student count material alike). Depth 0 is the count itself (score = base): a
+    /// label that costs one exchange count and gives the trainer every row's base, for
+    /// targets that come from the game instead (`train.teacher_future_weight`).
     pub fn new(variant: &Arc<Variant>, depth: u32, exchange_depth: u32) -> Teacher {
         Teacher::with_values(piece_values(variant), depth, exchange_depth)
     }
@@ -54,16 +56,25 @@ impl Teacher {
         Teacher {
             search: AlphaBetaPlayer::with_values(values, Duration::MAX, depth, 0)
                 .with_horizon(Horizon::Exchange { exchange_depth }),
-            depth: depth.max(1),
+            depth,
         }
     }
 
     /// The label of `pos`: the leaf's count and the teacher's score.
     pub fn label(&self, pos: &Position) -> Label {
+        let base = self.base(pos);
+        if self.depth == 0 {
+            return Label {
+                depth: 0,
+                base,
+                score: base,
+                nodes: 1,
+            };
+        }
         let (score, nodes) = self.search.fixed_depth_value(pos, self.depth);
         Label {
             depth: self.depth,
-            base: self.base(pos),
+            base,
             score: score.clamp(-DECIDED, DECIDED),
             nodes,
         }

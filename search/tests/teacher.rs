@@ -75,6 +75,22 @@ fn the_teachers_base_is_what_a_search_leaf_counts() {
 }
 
 #[test]
+fn a_depth_zero_teacher_labels_the_count_itself() {
+    // The label of a judge taught by the game's future material: every row's base for one
+    // exchange count, and a score that is that count (no search).
+    let variant = Variant::dai_dai();
+    let zero = Teacher::new(&variant, 0, 4);
+    let deeper = Teacher::new(&variant, 1, 4);
+    for pos in random_positions(&variant, 120, 7).iter().step_by(10) {
+        let label = zero.label(pos);
+        assert_eq!(label.depth, 0);
+        assert_eq!(label.base, deeper.base(pos), "{pos}");
+        assert_eq!(label.score, label.base, "{pos}");
+        assert_eq!(label.nodes, 1);
+    }
+}
+
+#[test]
 fn one_ply_of_teacher_is_the_best_reply_count_of_every_move() {
     // Depth 1 by brute force: the mover's best move by the opponent's count after it.
     let variant = Variant::dai_dai();
@@ -227,7 +243,11 @@ fn network_with_residual_bias(
         .iter_mut()
         .find(|(name, _, _)| name == "residual.bias")
         .expect("the residual head is in the naming table");
-    assert_eq!(residual_bias, &vec![0.0], "a new network's correction starts at zero");
+    assert_eq!(
+        residual_bias,
+        &vec![0.0],
+        "a new network's correction starts at zero"
+    );
     residual_bias[0] = bias;
     let dir = std::env::temp_dir().join(format!("tengu-residual-{}-{bias}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -240,7 +260,9 @@ fn network_with_residual_bias(
         parent: None,
     };
     checkpoint::write_safetensors(&path, &meta, &tensors).unwrap();
-    let (eval, _) = tengu_model::Backend::Burn.load_evaluator(&path, variant).unwrap();
+    let (eval, _) = tengu_model::Backend::Burn
+        .load_evaluator(&path, variant)
+        .unwrap();
     std::fs::remove_dir_all(&dir).ok();
     eval
 }
@@ -266,9 +288,16 @@ fn an_untrained_judge_plays_exactly_as_the_exchange_count() {
         };
         assert_eq!(fresh.evaluate(&[input]).unwrap()[0].residual, 0.0);
         let search = |eval: &mut Box<dyn Evaluator>, residual_utility: f32| {
-            search_game(&game, eval.as_mut(), &shipped_search(residual_utility), 32, 600, 5)
-                .unwrap()
-                .map(|r| (r.best, r.policy, r.value))
+            search_game(
+                &game,
+                eval.as_mut(),
+                &shipped_search(residual_utility),
+                32,
+                600,
+                5,
+            )
+            .unwrap()
+            .map(|r| (r.best, r.policy, r.value))
         };
         // The untrained correction weighed in or not: the same move, targets and value.
         let without = search(&mut fresh, 0.0);

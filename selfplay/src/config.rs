@@ -90,8 +90,9 @@ pub struct SelfplayConfig {
     /// count at its horizon), the residual head's target. The worker spends the CPU, so the
     /// run's ledger counts the labels. 0: no labels.
     pub teacher_share: f32,
-    /// Plies the teacher searches full width (1..=4; about 0.1-1 s a position at 3 on
-    /// Dai Dai Shogi).
+    /// Plies the teacher searches full width (0..=4; about 0.1-1 s a position at 3 on
+    /// Dai Dai Shogi). 0: the label is the count itself (one exchange count a row), for a
+    /// judge taught by the game's future material (`train.teacher_future_weight`).
     pub teacher_depth: u32,
 }
 
@@ -181,9 +182,9 @@ impl SelfplayConfig {
         check_fraction("selfplay.careless_share", self.careless_share)?;
         check_fraction("selfplay.teacher_share", self.teacher_share)?;
         check(
-            (1..=4).contains(&self.teacher_depth),
+            (0..=4).contains(&self.teacher_depth),
             "selfplay.teacher_depth",
-            "be in 1..=4",
+            "be in 0..=4",
         )?;
         check(
             self.live_game_seconds.is_finite() && self.live_game_seconds >= 0.0,

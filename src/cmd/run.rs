@@ -93,6 +93,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         backend: args.backend.clone(),
         max_minutes: args.max_minutes,
         max_steps: args.max_steps,
+        max_cpu_hours: args.max_cpu_hours,
         stop: stop_flag()?,
         game: config.game_key().map_err(anyhow::Error::msg)?,
         arena: config.arena.enabled.then(|| config.arena.clone()),
@@ -111,7 +112,10 @@ pub fn run(args: RunArgs) -> Result<()> {
     let board_dir = run.join(super::tensorboard::LOGDIR);
     let mut board: Option<(Instant, Option<super::tensorboard::Export>)> = None;
     let done = supervise::run(&options, &mut |s| {
-        if board.as_ref().is_none_or(|(at, _)| at.elapsed() >= STATUS_EVERY) {
+        if board
+            .as_ref()
+            .is_none_or(|(at, _)| at.elapsed() >= STATUS_EVERY)
+        {
             let export = match board.take().and_then(|(_, export)| export) {
                 Some(mut export) => match export.update(&store) {
                     Ok(_) => Some(export),

@@ -50,10 +50,16 @@ pub struct TrainConfig {
     /// Weight of the judge's loss: the residual head toward the teacher's score, on rows
     /// with a teacher label (`selfplay.teacher_share`; none: the head stays untrained).
     pub residual_weight: f32,
-    /// Share of the game's result in the judge's target (`(1 - w) tanh(teacher score /
-    /// MATERIAL_SCALE) + w * result`, the result +1 / 0 / -1 for the mover); 0: the
-    /// teacher alone (nnue-pytorch's lambda = 1).
+    /// Share of the game's result in the judge's target (`(1 - w - f) tanh(teacher score /
+    /// MATERIAL_SCALE) + w * result + f * future material`, the result +1 / 0 / -1 for the
+    /// mover); 0: the teacher alone (nnue-pytorch's lambda = 1).
     pub teacher_result_weight: f32,
+    /// Share `f` of the material balance `selfplay.target_horizon` plies later in the same
+    /// game, `tanh(balance / MATERIAL_SCALE)` for the row's mover, in the judge's target: a
+    /// dense target the game gives for free (KataGo's short-term targets). With
+    /// `selfplay.teacher_depth = 0` (labels that cost one exchange count) and 1 here the
+    /// judge learns where the material went instead of what a deeper search says.
+    pub teacher_future_weight: f32,
     /// Seconds without a heartbeat after which another trainer may take the run over (a
     /// restarted trainer waits at most this long for a killed one's lease).
     pub lease_seconds: f64,
@@ -103,6 +109,7 @@ impl Default for TrainConfig {
             material_weight: 1.0,
             residual_weight: 1.0,
             teacher_result_weight: 0.0,
+            teacher_future_weight: 0.0,
             lease_seconds: 30.0,
             listing_lookback_seconds: 600.0,
             engine: TrainEngine::Rust,
@@ -118,6 +125,7 @@ impl TrainConfig {
             search: self.search_value_weight,
             future: self.future_value_weight,
             teacher_result: self.teacher_result_weight,
+            teacher_future: self.teacher_future_weight,
         }
     }
 
@@ -156,6 +164,12 @@ impl TrainConfig {
             "not be negative",
         )?;
         check_fraction("train.teacher_result_weight", self.teacher_result_weight)?;
+        check_fraction("train.teacher_future_weight", self.teacher_future_weight)?;
+        check(
+            self.teacher_result_weight + self.teacher_future_weight <= 1.0,
+            "train.teacher_result_weight + train.teacher_future_weight",
+            "be at most 1 (the teacher's score has the rest)",
+        )?;
         check_fraction("train.search_value_weight", self.search_value_weight)?;
         check_fraction("train.future_value_weight", self.future_value_weight)?;
         check(

@@ -7,12 +7,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::records::{EloRecord, SuiteRecord};
 use serde::Deserialize;
 use tengu_arena::report::{MatchCommand, MatchReport};
 use tengu_search::players::PlayerSpec;
 use tengu_store::checkpoint as published;
 use tengu_store::{layout, RunStore};
-use crate::records::{EloRecord, SuiteRecord};
 
 /// Which trainer process `tengu run` starts (`train.engine`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,6 +36,10 @@ pub struct RunOptions {
     pub backend: Option<String>,
     pub max_minutes: Option<f64>,
     pub max_steps: Option<u64>,
+    /// Stop once the run's CPU ledger ([`tengu_store::cpu::total`], every session and
+    /// process of the run, labels included) holds this many CPU-hours: arms of an A/B
+    /// stop at equal compute however the machine was shared.
+    pub max_cpu_hours: Option<f64>,
     pub stop: Arc<AtomicBool>,
     /// Game id, for the arena's matches.
     pub game: String,
@@ -294,8 +298,21 @@ fn wait_for_step_zero(
     Ok(())
 }
 
-/// Runs until Ctrl-C, `max_minutes` or the trainer reaching `max_steps`. The trainer starts
-/// first; a new run's workers start once it has published step 0 ([`wait_for_step_zero`]).
+/// How often the supervisor adds up the CPU ledger for `max_cpu_hours` (each process
+/// rewrites its entry every few seconds).
+const CPU_LIMIT_EVERY: Duration = Duration::from_secs(10);
+
+/// The ledger's CPU-hours when they reach `limit` (None: no limit, or not yet).
+fn cpu_limit_reached(store: &RunStore, limit: Option<f64>) -> Option<f64> {
+    let limit = limit?;
+    let hours = tengu_store::cpu::total(store) / 3600.0;
+    (hours >= limit).then_some(hours)
+}
+
+/// Runs until Ctrl-C, `max_minutes`, `max_cpu_hours` or the trainer reaching `max_steps`.
+/// The trainer starts first; a new run's workers start once it has published step 0
+/// ([`wait_for_step_zero`]). A run whose ledger already holds `max_cpu_hours` starts
+/// nothing.
 pub fn run(
     options: &RunOptions,
     on_status: &mut dyn FnMut(&RunStatus),
@@ -304,6 +321,15 @@ pub fn run(
     std::fs::create_dir_all(&logs)?;
     let store =
         RunStore::open(&options.run.display().to_string()).map_err(std::io::Error::other)?;
+    if let Some(hours) = cpu_limit_reached(&store, options.max_cpu_hours) {
+        tracing::info!(
+            "the run's ledger already holds {hours:.3} CPU-hours (--max-cpu-hours {}); nothing to do",
+            options.max_cpu_hours.unwrap_or_default()
+        );
+        let s = status(&store, Instant::now());
+        on_status(&s);
+        return Ok(s);
+    }
     let run_arg = options.run.display().to_string();
     let (trainer_program, trainer_args) = match &options.trainer {
         TrainerProcess::Rust => {
@@ -375,6 +401,7 @@ pub fn run(
         running: None,
         ladder_targets: Vec::new(),
     };
+    let mut cpu_checked = Instant::now();
     let reason = loop {
         std::thread::sleep(Duration::from_millis(500));
         if options.stop.load(Ordering::Relaxed) {
@@ -385,6 +412,13 @@ pub fn run(
             .is_some_and(|m| started.elapsed().as_secs_f64() >= m * 60.0)
         {
             break "time limit reached";
+        }
+        if cpu_checked.elapsed() >= CPU_LIMIT_EVERY {
+            cpu_checked = Instant::now();
+            if let Some(hours) = cpu_limit_reached(&store, options.max_cpu_hours) {
+                tracing::info!("the run's ledger holds {hours:.3} CPU-hours");
+                break "CPU-hour limit reached";
+            }
         }
         let mut trainer_done = false;
         for p in procs.iter_mut() {

@@ -302,6 +302,8 @@ pub struct ValueTargetMix {
     pub future: f32,
     /// The game result's share of the judge's target (the teacher's score has the rest).
     pub teacher_result: f32,
+    /// The share of the material balance at the short target horizon in the judge's target.
+    pub teacher_future: f32,
 }
 
 /// A value in [-1, 1] as win/draw/loss probabilities `[max(q, 0), 1 - |q|, max(-q, 0)]`.
@@ -398,8 +400,8 @@ impl Example {
         let material = row.material_future.map(|m| (m / scale).tanh());
         let result = row.result.clamp(-1, 1) as f32;
         let teacher = row.teacher.map(|t| {
-            let w = mix.teacher_result;
-            let target = (1.0 - w) * (t.score / scale).tanh() + w * result;
+            let (w, f) = (mix.teacher_result, mix.teacher_future);
+            let target = (1.0 - w - f) * (t.score / scale).tanh() + w * result + f * material[0];
             [t.base / scale, target]
         });
         Ok(Example {
@@ -470,7 +472,7 @@ mod tests {
         let mix = ValueTargetMix {
             search: 0.25,
             future: 0.0,
-            teacher_result: 0.0,
+            ..ValueTargetMix::default()
         };
         let mixed = Example::from_row_mixed(&r, &variant, mix, 0.9).unwrap();
         // 0.75 * [1, 0, 0] + 0.25 * [0, 0.5, 0.5]
@@ -484,7 +486,9 @@ mod tests {
             ..r
         };
         assert_eq!(
-            Example::from_row_mixed(&cheap, &variant, mix, 0.9).unwrap().wdl,
+            Example::from_row_mixed(&cheap, &variant, mix, 0.9)
+                .unwrap()
+                .wdl,
             [1.0, 0.0, 0.0]
         );
     }
@@ -496,7 +500,7 @@ mod tests {
         let mix = ValueTargetMix {
             search: 0.25,
             future: 0.5,
-            teacher_result: 0.0,
+            ..ValueTargetMix::default()
         };
         // 0.25 * [1, 0, 0] + 0.25 * [0, 0.5, 0.5] + 0.5 * [0.8, 0.2, 0]
         let e = Example::from_row_mixed(&r, &variant, mix, 0.8).unwrap();
@@ -517,11 +521,14 @@ mod tests {
     }
 
     #[test]
-    fn the_judges_target_is_the_teachers_score_blended_with_the_result() {
+    fn the_judges_target_is_the_teachers_score_blended_with_the_result_and_future_material() {
         let variant = Variant::dai_dai();
         let scale = tengu_model::desc::MATERIAL_SCALE;
         let unlabelled = row(&variant, false);
-        assert_eq!(Example::from_row(&unlabelled, &variant).unwrap().teacher, None);
+        assert_eq!(
+            Example::from_row(&unlabelled, &variant).unwrap().teacher,
+            None
+        );
         let labelled = Row {
             teacher: Some(tengu_shard::TeacherLabel {
                 depth: 3,
@@ -531,9 +538,18 @@ mod tests {
             result: 1,
             ..unlabelled
         };
-        let teacher_only = Example::from_row(&labelled, &variant).unwrap().teacher.unwrap();
-        assert!((teacher_only[0] - 2.0 / scale).abs() < 1e-6, "{teacher_only:?}");
-        assert!((teacher_only[1] - (-5.0 / scale).tanh()).abs() < 1e-6, "{teacher_only:?}");
+        let teacher_only = Example::from_row(&labelled, &variant)
+            .unwrap()
+            .teacher
+            .unwrap();
+        assert!(
+            (teacher_only[0] - 2.0 / scale).abs() < 1e-6,
+            "{teacher_only:?}"
+        );
+        assert!(
+            (teacher_only[1] - (-5.0 / scale).tanh()).abs() < 1e-6,
+            "{teacher_only:?}"
+        );
         let mix = ValueTargetMix {
             teacher_result: 0.25,
             ..ValueTargetMix::default()
@@ -545,6 +561,32 @@ mod tests {
         let want = 0.75 * (-5.0 / scale).tanh() + 0.25;
         assert!((blended[1] - want).abs() < 1e-6, "{blended:?}");
         assert_eq!(blended[0], teacher_only[0]);
+        // The material 16 plies on (10 pieces for the mover in this row) takes its share;
+        // with all of it, the teacher's score no longer counts (a depth-0 label).
+        let mix = ValueTargetMix {
+            teacher_result: 0.25,
+            teacher_future: 0.5,
+            ..ValueTargetMix::default()
+        };
+        let with_future = Example::from_row_mixed(&labelled, &variant, mix, 0.0)
+            .unwrap()
+            .teacher
+            .unwrap();
+        let want = 0.25 * (-5.0 / scale).tanh() + 0.25 + 0.5 * (10.0 / scale).tanh();
+        assert!((with_future[1] - want).abs() < 1e-6, "{with_future:?}");
+        let mix = ValueTargetMix {
+            teacher_future: 1.0,
+            ..ValueTargetMix::default()
+        };
+        let future_only = Example::from_row_mixed(&labelled, &variant, mix, 0.0)
+            .unwrap()
+            .teacher
+            .unwrap();
+        assert!(
+            (future_only[1] - (10.0 / scale).tanh()).abs() < 1e-6,
+            "{future_only:?}"
+        );
+        assert_eq!(future_only[0], teacher_only[0]);
     }
 
     #[test]
@@ -568,11 +610,29 @@ mod tests {
         let three = future_values(&rows, 3);
         for ((r, a), b) in rows.iter().zip(&two).zip(&three) {
             let ahead = |k: u32| r.game as f32 * 0.1 + (r.ply + k) as f32 * 0.01;
-            let want_two = if r.ply + 2 < r.game_plies { ahead(2) } else { f32::from(r.result) };
+            let want_two = if r.ply + 2 < r.game_plies {
+                ahead(2)
+            } else {
+                f32::from(r.result)
+            };
             // An odd distance: the other side's value, negated.
-            let want_three = if r.ply + 3 < r.game_plies { -ahead(3) } else { f32::from(r.result) };
-            assert!((a - want_two).abs() < 1e-6, "game {} ply {}: {a}", r.game, r.ply);
-            assert!((b - want_three).abs() < 1e-6, "game {} ply {}: {b}", r.game, r.ply);
+            let want_three = if r.ply + 3 < r.game_plies {
+                -ahead(3)
+            } else {
+                f32::from(r.result)
+            };
+            assert!(
+                (a - want_two).abs() < 1e-6,
+                "game {} ply {}: {a}",
+                r.game,
+                r.ply
+            );
+            assert!(
+                (b - want_three).abs() < 1e-6,
+                "game {} ply {}: {b}",
+                r.game,
+                r.ply
+            );
         }
     }
 

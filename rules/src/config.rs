@@ -106,8 +106,30 @@ pub enum ContagionRule {
 /// Passing by lion-type pieces (option `PASS`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PassRule {
+    /// RULES.md §7.4: next to an empty square, never right after the opponent's pass.
     Allowed,
     NoPass,
+    /// QBoard's reading (its GUI offers the pass on these terms): next to an empty **or
+    /// enemy** square, and also right after the opponent's pass (no ban on two passes in a
+    /// row). §7.4 (b), no pass in check, still follows the `LEGALITY` option.
+    Qboard,
+}
+
+impl PassRule {
+    /// Whether an adjacent enemy (not only an empty square) lets a piece pass.
+    pub fn beside_enemy(self) -> bool {
+        self == PassRule::Qboard
+    }
+
+    /// Whether a pass is allowed here, given whether the previous move was a pass.
+    #[inline]
+    pub fn allows_pass(self, after_pass: bool) -> bool {
+        match self {
+            PassRule::Allowed => !after_pass,
+            PassRule::NoPass => false,
+            PassRule::Qboard => true,
+        }
+    }
 }
 
 /// What having no legal move means (option `STALEMATE`).
@@ -331,6 +353,7 @@ impl VariantSpec {
                 &[
                     ("allowed", PassRule::Allowed),
                     ("no-pass", PassRule::NoPass),
+                    ("qboard", PassRule::Qboard),
                 ],
             )?,
             stalemate: parse_choice(

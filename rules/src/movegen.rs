@@ -178,7 +178,16 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
             })
     }
 
-    /// Lion power (§2.4). Returns whether a pass is possible (an adjacent square is empty).
+    /// Whether an adjacent enemy lets the piece pass (`PASS=QBOARD`; by default only an
+    /// empty neighbour does, §7.4 (a)). Asked only when an enemy stands next to a lion-type
+    /// piece, so the default path pays nothing for it.
+    #[inline]
+    fn pass_beside_enemy(&self) -> bool {
+        self.v.rules().pass.beside_enemy()
+    }
+
+    /// Lion power (§2.4). Returns whether a pass is possible (an adjacent square is empty,
+    /// or under `PASS=QBOARD` holds an enemy).
     fn lion(&mut self) -> bool {
         let from = self.from;
         let mut can_pass = false;
@@ -193,7 +202,10 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
                         can_pass |= dr.abs() <= 1 && dc.abs() <= 1;
                         self.plain(t, false)
                     }
-                    T_ENEMY => self.plain(t, true),
+                    T_ENEMY => {
+                        can_pass |= dr.abs() <= 1 && dc.abs() <= 1 && self.pass_beside_enemy();
+                        self.plain(t, true)
+                    }
                     _ => {}
                 }
             }
@@ -220,7 +232,8 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
     }
 
     /// Lion-dog power along one ray (§2.5 rows 1-9). Rows 4 and 6 are lion double steps, so a
-    /// piece that also has lion power already made them. Returns whether S1 is empty (pass).
+    /// piece that also has lion power already made them. Returns whether S1 allows a pass
+    /// (empty, or under `PASS=QBOARD` also enemy).
     fn lion_dog_ray(&mut self, offset: i16, has_lion: bool) -> bool {
         let s1 = self.from.offset(offset);
         let s2 = s1.offset(offset);
@@ -253,7 +266,7 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
             let second = (t2 == T_ENEMY).then_some(s2);
             self.multi(s3, [Some(s1), second], t3 == T_ENEMY);
         }
-        t1 == T_EMPTY
+        t1 == T_EMPTY || (t1 == T_ENEMY && self.pass_beside_enemy())
     }
 
     /// Hook moves (§2.3): slide, optionally turn 90 degrees once on an empty square; with

@@ -282,6 +282,10 @@ pub static RULE_OPTIONS: &[OptionSpec] = &[
         values: &[
             rule(&["ALLOWED"], "allowed, never twice in a row"),
             rule(&["NO_PASS"], "no pass"),
+            rule(
+                &["QBOARD"],
+                "next to an empty or enemy square, also right after a pass (QBoard)",
+            ),
         ],
     },
     OptionSpec {
@@ -764,6 +768,20 @@ pub static PRESETS: &[Preset] = &[
             ("BB", "JAPANESE_REVIVAL"),
         ],
     },
+    Preset {
+        name: "qboard",
+        doc: "QBoard (fire-lizard/QBoard), the GUI: its referee's readings, so that a game played in it does not split",
+        settings: &[
+            ("LEGALITY", "PSEUDO_LEGAL"),
+            ("PASS", "QBOARD"),
+            ("GE", "TSA"),
+            ("NK", "TSA"),
+            ("FDR", "TSA"),
+            ("FW", "TSA"),
+            ("FBR", "SRZ"),
+            ("DN", "TSA"),
+        ],
+    },
 ];
 
 /// Every option of `game` in canonical order: rule-level first, then the piece options in
@@ -1129,7 +1147,8 @@ impl RuleSet {
             ("REPETITION", "FOURFOLD") => spec.rules.repetition = RepetitionRule::Fourfold,
             ("REPETITION", _) => spec.rules.repetition = RepetitionRule::Strict,
             ("PASS", "ALLOWED") => spec.rules.pass = PassRule::Allowed,
-            ("PASS", _) => spec.rules.pass = PassRule::NoPass,
+            ("PASS", "NO_PASS") => spec.rules.pass = PassRule::NoPass,
+            ("PASS", _) => spec.rules.pass = PassRule::Qboard,
             ("EMPEROR", "UNIVERSAL_LEAPER") => {}
             ("EMPEROR", _) => {
                 let em = kind(spec, "EM")?;

@@ -330,6 +330,65 @@ fn no_pass_removes_the_lions_pass_and_only_it() {
 }
 
 #[test]
+fn qboard_pass_may_follow_a_pass() {
+    // Black's Lion right after White's pass ('p'): §7.4 (c) forbids the second pass,
+    // QBoard does not.
+    let position = compose(17, 'b', 'p', &["9i=LN", "17q=K", "1a=k"]);
+    let (appear, disappear) = difference(&set("dai-dai", "PASS", "QBOARD"), &position);
+    assert_eq!(appear, texts(&["9i>9i"]));
+    assert!(disappear.is_empty(), "{disappear:?}");
+    // In a game: two Lion Dogs pass in turn, three times in a row; by default the second
+    // pass is refused.
+    let position = compose(17, 'b', '-', &["9i=LD", "9c=ld", "17q=K", "1a=k"]);
+    for (rules, refused) in [
+        (RuleSet::default_for("dai-dai"), true),
+        (set("dai-dai", "PASS", "QBOARD"), false),
+    ] {
+        let mut game = Game::new(Position::parse_for(variant(&rules), &position).unwrap());
+        game.play(game.position().parse_move("9i>9i").unwrap()).unwrap();
+        let second = game.position().parse_move("9c>9c");
+        assert_eq!(second.is_err(), refused, "{rules}: {second:?}");
+        if refused {
+            let e = second.unwrap_err().to_string();
+            assert!(e.contains("a pass may not follow a pass"), "{e}");
+            continue;
+        }
+        game.play(second.unwrap()).unwrap();
+        game.play(game.position().parse_move("9i>9i").unwrap()).unwrap();
+        assert!(game.position().after_pass() && game.position().pass_allowed());
+    }
+}
+
+/// A Black lion-type piece `code` on 9i whose eight neighbours hold Black Golds, except
+/// `enemy`, which holds a White Pawn.
+fn walled_in(code: &str, enemy: Option<&str>) -> String {
+    let mut pieces = vec![format!("9i={code}"), "17q=K".into(), "1a=k".into()];
+    for sq in ["10h", "9h", "8h", "10i", "8i", "10j", "9j", "8j"] {
+        let token = if Some(sq) == enemy { "p" } else { "G" };
+        pieces.push(format!("{sq}={token}"));
+    }
+    let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    compose(17, 'b', '-', &pieces)
+}
+
+#[test]
+fn qboard_pass_needs_a_neighbour_that_is_not_friendly_not_an_empty_one() {
+    let qboard = set("dai-dai", "PASS", "QBOARD");
+    for code in ["LN", "LD", "FF"] {
+        // One neighbour is an enemy, none is empty: igui in both, the pass only in QBoard.
+        let (appear, disappear) = difference(&qboard, &walled_in(code, Some("9h")));
+        assert_eq!(appear, texts(&["9i>9i"]), "{code}");
+        assert!(disappear.is_empty(), "{code}: {disappear:?}");
+        // Every neighbour friendly: no pass under either.
+        let (appear, disappear) = difference(&qboard, &walled_in(code, None));
+        assert!(appear.is_empty() && disappear.is_empty(), "{code}: {appear:?} {disappear:?}");
+    }
+    // The Lion Dog's pass comes from its own rays: an enemy diagonal neighbour counts too.
+    let (appear, _) = difference(&qboard, &walled_in("LD", Some("8j")));
+    assert_eq!(appear, texts(&["9i>9i"]));
+}
+
+#[test]
 fn lion_queen_emperor_loses_the_leaps_and_gains_lion_moves() {
     let position = compose(19, 'b', '-', &["10j=EM", "10k=p", "1a=k", "2a=g", "1b=g", "2b=g"]);
     let (appear, disappear) = difference(&set("maka-dai-dai", "EMPEROR", "LION_QUEEN"), &position);
@@ -514,6 +573,8 @@ fn random_positions_agree_with_the_reference_under_rule_sets() {
             .with("CA", "TWO_CAPTURES").unwrap()
             .with("EMPEROR", "LION_QUEEN").unwrap(),
         RuleSet::preset("maka-dai-dai", "tsa").unwrap().with("PROMOTION_MDD", "MANDATORY").unwrap(),
+        RuleSet::preset("dai-dai", "qboard").unwrap(),
+        RuleSet::preset("maka-dai-dai", "qboard").unwrap(),
     ];
     for rules in &sets {
         let v = variant(rules);

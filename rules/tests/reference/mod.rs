@@ -669,7 +669,7 @@ fn raw_moves(pos: &Pos, from: Sq, allow_pass: bool) -> Vec<Raw> {
             }
         }
         // 4: pass
-        if allow_pass && (0..8).any(|i| cell(pos, add(from, DIRS[i], 1), side) == Cell::Empty) {
+        if allow_pass && (0..8).any(|i| pass_neighbour(pos, cell(pos, add(from, DIRS[i], 1), side))) {
             push_raw(&mut out, from, vec![]);
         }
     }
@@ -698,7 +698,7 @@ fn raw_moves(pos: &Pos, from: Sq, allow_pass: bool) -> Vec<Raw> {
             push_raw(&mut out, from, vec![s1]);
         }
         // 5 pass
-        if c1 == Cell::Empty && allow_pass {
+        if pass_neighbour(pos, c1) && allow_pass {
             push_raw(&mut out, from, vec![]);
         }
         // 6
@@ -736,6 +736,12 @@ fn raw_moves(pos: &Pos, from: Sq, allow_pass: bool) -> Vec<Raw> {
     });
     out.dedup();
     out
+}
+
+/// Whether a neighbour in this state lets a lion-type piece pass (§7.4 (a)): an empty
+/// square, and under `PASS=QBOARD` an enemy too.
+fn pass_neighbour(pos: &Pos, c: Cell) -> bool {
+    c == Cell::Empty || (c == Cell::Enemy && pos.rules.pass_beside_enemy)
 }
 
 /// May the Emperor on `from` capture the enemy piece on `s`? Only if that piece is not
@@ -883,7 +889,7 @@ fn pseudo_moves(pos: &Pos) -> Vec<Move> {
     for s in pos.squares() {
         match pos.get(s) {
             Some(p) if p.side == pos.side => {
-                for raw in raw_moves(pos, s, !pos.prev_pass && !pos.rules.no_pass) {
+                for raw in raw_moves(pos, s, (!pos.prev_pass || pos.rules.pass_after_pass) && !pos.rules.no_pass) {
                     expand(pos, s, &raw, &mut out);
                 }
             }

@@ -103,6 +103,17 @@ pub enum ContagionRule {
     PromotedOnly,
 }
 
+/// Which captures of a move make it promotable (option `PROMOTION_TRIGGER`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PromotionTrigger {
+    /// RULES.md §4: any capture of the move, igui and captures on the way included.
+    AnyCapture,
+    /// QBoard's reading: only a capture on the move's final square. Igui and lion moves
+    /// that capture on the way and end on an empty square never promote, and the final
+    /// victim alone decides forced (§4) and contagious (§6.3) promotion.
+    FinalSquare,
+}
+
 /// Passing by lion-type pieces (option `PASS`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PassRule {
@@ -167,6 +178,7 @@ pub struct RuleOptions {
     pub stalemate: StalemateRule,
     pub legality: LegalityRule,
     pub repetition: RepetitionRule,
+    pub promotion_trigger: PromotionTrigger,
 }
 
 /// Hook move kind (RULES.md §2.3).
@@ -353,7 +365,6 @@ impl VariantSpec {
                 &[
                     ("allowed", PassRule::Allowed),
                     ("no-pass", PassRule::NoPass),
-                    ("qboard", PassRule::Qboard),
                 ],
             )?,
             stalemate: parse_choice(
@@ -365,6 +376,7 @@ impl VariantSpec {
             )?,
             legality: LegalityRule::CheckAware,
             repetition: RepetitionRule::Fourfold,
+            promotion_trigger: PromotionTrigger::AnyCapture,
         };
 
         // Codes first, so that references can be resolved in one pass.

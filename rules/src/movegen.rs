@@ -3,7 +3,7 @@
 
 use crate::attack::emperor_can_capture;
 use crate::board::{Board, SquareSet};
-use crate::config::PromotionRule;
+use crate::config::{PromotionRule, PromotionTrigger};
 use crate::types::{Move, Square, STRIDE};
 use crate::variant::{cell_code, cell_color, Variant, T_BLOCKED, T_EMPTY, T_ENEMY};
 
@@ -118,6 +118,12 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
     /// Decides the promotion of a capturing move (§4, §6.3) and emits it.
     fn finish(&mut self, m: Move) {
         let v = self.v;
+        // `PROMOTION_TRIGGER=QBOARD`: only the victim on the final square counts.
+        let final_only = v.rules().promotion_trigger == PromotionTrigger::FinalSquare;
+        if final_only && !m.captures_to() {
+            (self.sink)(m.with_result(self.cell, false, false));
+            return;
+        }
         let color = cell_color(self.cell);
         let mover = &v.info[self.cell as usize];
         let mut any_promoted = false;
@@ -143,8 +149,10 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
         if m.captures_to() {
             consider(to, self.b);
         }
-        for s in m.side_captures() {
-            consider(s, self.b);
+        if !final_only {
+            for s in m.side_captures() {
+                consider(s, self.b);
+            }
         }
         if contagion != 0 && !mover.contagion_immune {
             let result = cell_code(contagion - 1, color);

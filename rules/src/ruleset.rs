@@ -16,8 +16,8 @@ use std::fmt;
 
 use crate::betza::parse_betza;
 use crate::config::{
-    ContagionRule, HookKind, LegalityRule, PassRule, PromotionRule, RepetitionRule,
-    StalemateRule, VariantSpec, UNLIMITED,
+    ContagionRule, HookKind, LegalityRule, PassRule, PromotionRule, PromotionTrigger,
+    RepetitionRule, StalemateRule, VariantSpec, UNLIMITED,
 };
 
 /// The games that have rule options.
@@ -203,6 +203,22 @@ pub static RULE_OPTIONS: &[OptionSpec] = &[
                 "may decline unless a promoted piece was captured",
             ),
             rule(&["MANDATORY"], "every promotable move promotes"),
+        ],
+    },
+    OptionSpec {
+        name: "PROMOTION_TRIGGER",
+        games: BOTH,
+        piece: false,
+        doc: "which captures make a move promotable (§4)",
+        values: &[
+            rule(
+                &["ANY_CAPTURE"],
+                "any capture of the move, igui and captures on the way included",
+            ),
+            rule(
+                &["QBOARD"],
+                "only a capture on the final square; it alone decides forced and contagious promotion (QBoard)",
+            ),
         ],
     },
     OptionSpec {
@@ -774,6 +790,7 @@ pub static PRESETS: &[Preset] = &[
         settings: &[
             ("LEGALITY", "PSEUDO_LEGAL"),
             ("PASS", "QBOARD"),
+            ("PROMOTION_TRIGGER", "QBOARD"),
             ("GE", "TSA"),
             ("NK", "TSA"),
             ("FDR", "TSA"),
@@ -1135,6 +1152,12 @@ impl RuleSet {
             }
             ("PROMOTION_DD" | "PROMOTION_MDD", _) => {
                 spec.rules.promotion = PromotionRule::OptionalUnlessPromotedVictim
+            }
+            ("PROMOTION_TRIGGER", "ANY_CAPTURE") => {
+                spec.rules.promotion_trigger = PromotionTrigger::AnyCapture
+            }
+            ("PROMOTION_TRIGGER", _) => {
+                spec.rules.promotion_trigger = PromotionTrigger::FinalSquare
             }
             ("CONTAGION_MDD", "DV_TK_DS_BS") => spec.rules.contagion = ContagionRule::DevaDarkSpirit,
             ("CONTAGION_MDD", "PROMOTED_ONLY") => spec.rules.contagion = ContagionRule::PromotedOnly,

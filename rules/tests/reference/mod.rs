@@ -829,7 +829,17 @@ fn expand(pos: &Pos, from: Sq, raw: &Raw, out: &mut Vec<Move>) {
         out.push(mk(piece, None));
         return;
     }
-    let victims: Vec<(Sq, Piece)> = raw.caps.iter().map(|&s| (s, pos.get(s).unwrap())).collect();
+    let victims: Vec<(Sq, Piece)> = raw
+        .caps
+        .iter()
+        .filter(|&&s| !pos.rules.promote_on_destination_only || s == raw.to)
+        .map(|&s| (s, pos.get(s).unwrap()))
+        .collect();
+    if victims.is_empty() {
+        // PROMOTION_TRIGGER=QBOARD: nothing captured on the destination, no promotion
+        out.push(mk(piece, None));
+        return;
+    }
     {
         {
             // §6.3 contagion (never for King, Drunk Elephant, Emperor, Prince); the rule set

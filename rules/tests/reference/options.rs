@@ -130,6 +130,8 @@ pub struct Rules {
     pub(super) pass_after_pass: bool,
     /// ... and an adjacent enemy allows it as an empty square does (§7.4 (a) widened).
     pub(super) pass_beside_enemy: bool,
+    /// `PROMOTION_TRIGGER=QBOARD`: only a capture on the destination promotes (§4 narrowed).
+    pub(super) promote_on_destination_only: bool,
 }
 
 /// The rules of the game of board size `size` with `options` (canonical option and value
@@ -153,6 +155,7 @@ pub fn rules(size: usize, options: &[(String, String)]) -> Result<&'static Rules
         no_pass: false,
         pass_after_pass: false,
         pass_beside_enemy: false,
+        promote_on_destination_only: false,
     };
     let row = |rows: &mut Vec<KindRow>, code: &str| -> Result<usize, String> {
         rows.iter().position(|k| k.code == code).ok_or(format!("no kind {code}"))
@@ -167,6 +170,7 @@ pub fn rules(size: usize, options: &[(String, String)]) -> Result<&'static Rules
             ("CONTAGION_MDD", "NONE") => r.contagious = &[],
             ("LEGALITY", "PSEUDO_LEGAL") => r.pseudo_legal = true,
             ("PASS", "NO_PASS") => r.no_pass = true,
+            ("PROMOTION_TRIGGER", "QBOARD") => r.promote_on_destination_only = true,
             ("PASS", "QBOARD") => {
                 r.pass_after_pass = true;
                 r.pass_beside_enemy = true;

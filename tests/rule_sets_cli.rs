@@ -28,7 +28,8 @@ fn perft_plays_the_rule_set_of_its_flags_and_refuses_unknown_names() {
     assert!(ok && out.contains("3345"), "{out}{err}");
     // QBoard's own counts (shared/research/qboard.md §4), under --option and --game keys.
     for (game, nodes) in [("dai-dai", "3463"), ("maka-dai-dai", "6084")] {
-        let (ok, out, err) = tengu(&["perft", "--game", game, "--option", "preset=qboard", "--depth", "2"]);
+        let (ok, out, err) =
+            tengu(&["perft", "--game", game, "--option", "preset=qboard", "--depth", "2"]);
         assert!(ok && out.contains(nodes), "{game}: {out}{err}");
     }
     let (ok, _, err) = tengu(&["perft", "--option", "OK=XYZ", "--depth", "1"]);

@@ -662,7 +662,11 @@ fn rule_set_engine_options_start_a_game_under_the_set_and_refuse_what_does_not_a
 fn the_qboard_preset_takes_a_pass_relayed_right_after_a_pass() {
     // Two Lions facing each other from afar: Black passes, then White. QBoard has no ban on
     // two passes in a row (docs/rules.md, `qboard`); tengu's default refuses the second.
-    let lions = format!("8,k,8/17/8,ln,8/{}8,LN,8/{}8,K,8 b -", "17/".repeat(5), "17/".repeat(7));
+    let lions = format!(
+        "8,k,8/17/8,ln,8/{}8,LN,8/{}8,K,8 b -",
+        "17/".repeat(5),
+        "17/".repeat(7)
+    );
     for qboard in [false, true] {
         let mut e = engine(50);
         feed(&mut e, &["xboard", "protover 2", "new", "variant daidai"]);
@@ -673,7 +677,11 @@ fn the_qboard_preset_takes_a_pass_relayed_right_after_a_pass() {
         let out = feed(&mut e, &["usermove @@@@"]);
         assert!(!out.contains("Illegal"), "{out}");
         let out = feed(&mut e, &["usermove @@@@"]);
-        assert_eq!(out.contains("Illegal move (a pass may not follow a pass"), !qboard, "{out}");
+        assert_eq!(
+            out.contains("Illegal move (a pass may not follow a pass"),
+            !qboard,
+            "{out}"
+        );
         assert_eq!(e.game().len(), if qboard { 2 } else { 1 });
         if qboard {
             assert!(e.game().position().variant().id().contains("PASS=QBOARD"));

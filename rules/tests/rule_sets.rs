@@ -215,29 +215,59 @@ fn qboard_promotion_trigger_promotes_only_on_a_capture_on_the_final_square() {
     let mdd = set("maka-dai-dai", "PROMOTION_TRIGGER", "QBOARD");
     // A Lion next to a Pawn: igui and the capture-then-step moves lose their promotion
     // choice (both versions become one plain move); the capture on 10i keeps it.
-    let position = compose(19, 'b', '-', &["10j=LN", "10i=p", "19s=K", "1a=k", "2a=g", "1b=g", "2b=g"]);
+    let position = compose(
+        19,
+        'b',
+        '-',
+        &["10j=LN", "10i=p", "19s=K", "1a=k", "2a=g", "1b=g", "2b=g"],
+    );
     let (appear, disappear) = difference(&mdd, &position);
-    assert!(appear.contains("10j>10j{10i}") && appear.contains("10j>10h{10i}"), "{appear:?}");
-    assert!(disappear.contains("10j>10j{10i}+") && disappear.contains("10j>10j{10i}="), "{disappear:?}");
+    assert!(
+        appear.contains("10j>10j{10i}") && appear.contains("10j>10h{10i}"),
+        "{appear:?}"
+    );
+    assert!(
+        disappear.contains("10j>10j{10i}+") && disappear.contains("10j>10j{10i}="),
+        "{disappear:?}"
+    );
     for m in &appear {
-        assert!(m.contains("{10i}") && !m.ends_with('+') && !m.ends_with('='), "{m}");
-        assert!(disappear.contains(&format!("{m}+")) && disappear.contains(&format!("{m}=")), "{m}");
+        assert!(
+            m.contains("{10i}") && !m.ends_with('+') && !m.ends_with('='),
+            "{m}"
+        );
+        assert!(
+            disappear.contains(&format!("{m}+")) && disappear.contains(&format!("{m}=")),
+            "{m}"
+        );
     }
     assert_eq!(disappear.len(), 2 * appear.len(), "{disappear:?}");
-    assert!(!disappear.iter().any(|m| m.starts_with("10j>10i{10i}")), "{disappear:?}");
+    assert!(
+        !disappear.iter().any(|m| m.starts_with("10j>10i{10i}")),
+        "{disappear:?}"
+    );
     assert_eq!(after(&mdd, &position, "10j>10j{10i}", "10j"), "LN");
     assert_eq!(after(&mdd, &position, "10j>10i{10i}+", "10i"), "FF");
     // Dai Dai's mandatory promotion: the same move text, another result.
     let dd = compose(17, 'b', '-', &["9i=LN", "9h=p", "17q=K", "1a=k"]);
     let qboard_dd = set("dai-dai", "PROMOTION_TRIGGER", "QBOARD");
-    assert_eq!(after(&RuleSet::default_for("dai-dai"), &dd, "9i>9i{9h}", "9i"), "FF");
+    assert_eq!(
+        after(&RuleSet::default_for("dai-dai"), &dd, "9i>9i{9h}", "9i"),
+        "FF"
+    );
     assert_eq!(after(&qboard_dd, &dd, "9i>9i{9h}", "9i"), "LN");
     assert_eq!(after(&qboard_dd, &dd, "9i>9h{9h}", "9h"), "FF");
     moves(&qboard_dd, &dd);
     // The final victim alone decides contagion: a Deva taken on the way and a Pawn on the
     // final square make a Teaching King by default, the Lion's own optional promotion under
     // QBOARD; the Deva taken by igui makes nothing.
-    let deva = compose(19, 'b', '-', &["10j=LN", "10i=dv", "10h=p", "19s=K", "1a=k", "2a=g", "1b=g", "2b=g"]);
+    let deva = compose(
+        19,
+        'b',
+        '-',
+        &[
+            "10j=LN", "10i=dv", "10h=p", "19s=K", "1a=k", "2a=g", "1b=g", "2b=g",
+        ],
+    );
     let default = RuleSet::default_for("maka-dai-dai");
     assert_eq!(after(&default, &deva, "10j>10h{10h,10i}", "10h"), "TK");
     assert_eq!(after(&mdd, &deva, "10j>10h{10h,10i}+", "10h"), "FF");
@@ -382,7 +412,8 @@ fn qboard_pass_may_follow_a_pass() {
         (set("dai-dai", "PASS", "QBOARD"), false),
     ] {
         let mut game = Game::new(Position::parse_for(variant(&rules), &position).unwrap());
-        game.play(game.position().parse_move("9i>9i").unwrap()).unwrap();
+        game.play(game.position().parse_move("9i>9i").unwrap())
+            .unwrap();
         let second = game.position().parse_move("9c>9c");
         assert_eq!(second.is_err(), refused, "{rules}: {second:?}");
         if refused {
@@ -391,7 +422,8 @@ fn qboard_pass_may_follow_a_pass() {
             continue;
         }
         game.play(second.unwrap()).unwrap();
-        game.play(game.position().parse_move("9i>9i").unwrap()).unwrap();
+        game.play(game.position().parse_move("9i>9i").unwrap())
+            .unwrap();
         assert!(game.position().after_pass() && game.position().pass_allowed());
     }
 }
@@ -418,7 +450,10 @@ fn qboard_pass_needs_a_neighbour_that_is_not_friendly_not_an_empty_one() {
         assert!(disappear.is_empty(), "{code}: {disappear:?}");
         // Every neighbour friendly: no pass under either.
         let (appear, disappear) = difference(&qboard, &walled_in(code, None));
-        assert!(appear.is_empty() && disappear.is_empty(), "{code}: {appear:?} {disappear:?}");
+        assert!(
+            appear.is_empty() && disappear.is_empty(),
+            "{code}: {appear:?} {disappear:?}"
+        );
     }
     // The Lion Dog's pass comes from its own rays: an enemy diagonal neighbour counts too.
     let (appear, _) = difference(&qboard, &walled_in("LD", Some("8j")));

@@ -669,7 +669,8 @@ fn raw_moves(pos: &Pos, from: Sq, allow_pass: bool) -> Vec<Raw> {
             }
         }
         // 4: pass
-        if allow_pass && (0..8).any(|i| pass_neighbour(pos, cell(pos, add(from, DIRS[i], 1), side))) {
+        let beside = |i: usize| pass_neighbour(pos, cell(pos, add(from, DIRS[i], 1), side));
+        if allow_pass && (0..8).any(beside) {
             push_raw(&mut out, from, vec![]);
         }
     }

@@ -26,6 +26,12 @@ fn perft_plays_the_rule_set_of_its_flags_and_refuses_unknown_names() {
     std::fs::write(&file, "preset = \"tsa\"\n").unwrap();
     let (ok, out, err) = tengu(&["perft", "--rules", &p(&file), "--depth", "2"]);
     assert!(ok && out.contains("3345"), "{out}{err}");
+    // QBoard's own counts (shared/research/qboard.md §4), under --option and --game keys.
+    for (game, nodes) in [("dai-dai", "3463"), ("maka-dai-dai", "6084")] {
+        let (ok, out, err) =
+            tengu(&["perft", "--game", game, "--option", "preset=qboard", "--depth", "2"]);
+        assert!(ok && out.contains(nodes), "{game}: {out}{err}");
+    }
     let (ok, _, err) = tengu(&["perft", "--option", "OK=XYZ", "--depth", "1"]);
     assert!(!ok && err.contains("--option OK=XYZ") && err.contains("SRZ / WB2"), "{err}");
     let (ok, _, err) = tengu(&["perft", "--option", "GBD=SRZ", "--depth", "1"]);
@@ -208,6 +214,9 @@ fn xboard_starts_its_engine_options_at_the_rule_set_of_its_flags() {
     // that applies to no game is refused before the engine starts.
     let (ok, out, err) = xboard(&["--option", "KIRIN_PHOENIX_MDD=CHU"]);
     assert!(ok && out.contains("-string KIRIN_PHOENIX_MDD=CHU"), "{out}{err}");
+    // The qboard preset, for QBoard's Rules combo (docs/rules.md).
+    let (ok, out, err) = xboard(&["--option", "preset=qboard"]);
+    assert!(ok && out.contains("japanese-revival /// *qboard"), "{out}{err}");
     let (ok, out, err) = xboard(&["--option", "OK=XYZ"]);
     assert!(!ok && !out.contains("feature"), "{out}");
     assert!(err.contains("applies to no game") && err.contains("--option OK=XYZ"), "{err}");

@@ -13,6 +13,7 @@
 
 use std::fmt::Write;
 
+use tengu_rules::config::LegalityRule;
 use tengu_rules::{Color, Move, Position, Square};
 
 /// The XBoard name of a square on a board of `size`, e.g. `h8`.
@@ -287,10 +288,16 @@ fn side_name(c: Color) -> &'static str {
 
 /// Why no pass is legal here.
 fn pass_refusal(pos: &Position) -> String {
-    if pos.after_pass() {
-        "a pass may not follow a pass (RULES.md §7.4)".into()
-    } else if pos.in_check() {
+    if !pos.pass_allowed() {
+        if pos.after_pass() {
+            "a pass may not follow a pass (RULES.md §7.4)".into()
+        } else {
+            "this rule set allows no pass (PASS=NO_PASS)".into()
+        }
+    } else if pos.in_check() && pos.variant().rules().legality == LegalityRule::CheckAware {
         "no pass while in check (RULES.md §7.4)".into()
+    } else if pos.variant().rules().pass.beside_enemy() {
+        "no piece of the side to move can pass here (a pass needs a lion-type piece with a neighbour that is empty or enemy)".into()
     } else {
         "no piece of the side to move can pass here (a pass needs a lion-type piece with an empty neighbour)".into()
     }

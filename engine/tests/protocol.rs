@@ -637,7 +637,7 @@ fn rule_set_engine_options_start_a_game_under_the_set_and_refuse_what_does_not_a
     let mut e = engine(50);
     let out = feed(&mut e, &["xboard", "protover 2"]);
     assert!(
-        out.contains("feature option=\"Rules -combo *default /// sz /// ssz /// srz /// tsa /// japanese-revival\""),
+        out.contains("feature option=\"Rules -combo *default /// sz /// ssz /// srz /// tsa /// japanese-revival /// qboard\""),
         "{out}"
     );
     assert!(out.contains("feature option=\"Rule options -string \""), "{out}");
@@ -656,6 +656,37 @@ fn rule_set_engine_options_start_a_game_under_the_set_and_refuse_what_does_not_a
     // Back to the defaults.
     feed(&mut e, &["option Rules=default", "option Rule options="]);
     assert_eq!(e.game().position().variant().id(), "maka-dai-dai");
+}
+
+#[test]
+fn the_qboard_preset_takes_a_pass_relayed_right_after_a_pass() {
+    // Two Lions facing each other from afar: Black passes, then White. QBoard has no ban on
+    // two passes in a row (docs/rules.md, `qboard`); tengu's default refuses the second.
+    let lions = format!(
+        "8,k,8/17/8,ln,8/{}8,LN,8/{}8,K,8 b -",
+        "17/".repeat(5),
+        "17/".repeat(7)
+    );
+    for qboard in [false, true] {
+        let mut e = engine(50);
+        feed(&mut e, &["xboard", "protover 2", "new", "variant daidai"]);
+        if qboard {
+            feed(&mut e, &["option Rules=qboard"]);
+        }
+        feed(&mut e, &["force", &format!("setboard {lions}")]);
+        let out = feed(&mut e, &["usermove @@@@"]);
+        assert!(!out.contains("Illegal"), "{out}");
+        let out = feed(&mut e, &["usermove @@@@"]);
+        assert_eq!(
+            out.contains("Illegal move (a pass may not follow a pass"),
+            !qboard,
+            "{out}"
+        );
+        assert_eq!(e.game().len(), if qboard { 2 } else { 1 });
+        if qboard {
+            assert!(e.game().position().variant().id().contains("PASS=QBOARD"));
+        }
+    }
 }
 
 #[test]

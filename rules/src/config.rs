@@ -103,11 +103,44 @@ pub enum ContagionRule {
     PromotedOnly,
 }
 
+/// Which captures of a move make it promotable (option `PROMOTION_TRIGGER`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PromotionTrigger {
+    /// RULES.md §4: any capture of the move, igui and captures on the way included.
+    AnyCapture,
+    /// QBoard's reading: only a capture on the move's final square. Igui and lion moves
+    /// that capture on the way and end on an empty square never promote, and the final
+    /// victim alone decides forced (§4) and contagious (§6.3) promotion.
+    FinalSquare,
+}
+
 /// Passing by lion-type pieces (option `PASS`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PassRule {
+    /// RULES.md §7.4: next to an empty square, never right after the opponent's pass.
     Allowed,
     NoPass,
+    /// QBoard's reading (its GUI offers the pass on these terms): next to an empty **or
+    /// enemy** square, and also right after the opponent's pass (no ban on two passes in a
+    /// row). §7.4 (b), no pass in check, still follows the `LEGALITY` option.
+    Qboard,
+}
+
+impl PassRule {
+    /// Whether an adjacent enemy (not only an empty square) lets a piece pass.
+    pub fn beside_enemy(self) -> bool {
+        self == PassRule::Qboard
+    }
+
+    /// Whether a pass is allowed here, given whether the previous move was a pass.
+    #[inline]
+    pub fn allows_pass(self, after_pass: bool) -> bool {
+        match self {
+            PassRule::Allowed => !after_pass,
+            PassRule::NoPass => false,
+            PassRule::Qboard => true,
+        }
+    }
 }
 
 /// What having no legal move means (option `STALEMATE`).
@@ -145,6 +178,7 @@ pub struct RuleOptions {
     pub stalemate: StalemateRule,
     pub legality: LegalityRule,
     pub repetition: RepetitionRule,
+    pub promotion_trigger: PromotionTrigger,
 }
 
 /// Hook move kind (RULES.md §2.3).
@@ -342,6 +376,7 @@ impl VariantSpec {
             )?,
             legality: LegalityRule::CheckAware,
             repetition: RepetitionRule::Fourfold,
+            promotion_trigger: PromotionTrigger::AnyCapture,
         };
 
         // Codes first, so that references can be resolved in one pass.

@@ -3,7 +3,7 @@
 
 use crate::attack::emperor_can_capture;
 use crate::board::{Board, SquareSet};
-use crate::config::PromotionRule;
+use crate::config::{PromotionRule, PromotionTrigger};
 use crate::types::{Move, Square, STRIDE};
 use crate::variant::{cell_code, cell_color, Variant, T_BLOCKED, T_EMPTY, T_ENEMY};
 
@@ -118,6 +118,12 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
     /// Decides the promotion of a capturing move (§4, §6.3) and emits it.
     fn finish(&mut self, m: Move) {
         let v = self.v;
+        // `PROMOTION_TRIGGER=QBOARD`: only the victim on the final square counts.
+        let final_only = v.rules().promotion_trigger == PromotionTrigger::FinalSquare;
+        if final_only && !m.captures_to() {
+            (self.sink)(m.with_result(self.cell, false, false));
+            return;
+        }
         let color = cell_color(self.cell);
         let mover = &v.info[self.cell as usize];
         let mut any_promoted = false;
@@ -143,8 +149,10 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
         if m.captures_to() {
             consider(to, self.b);
         }
-        for s in m.side_captures() {
-            consider(s, self.b);
+        if !final_only {
+            for s in m.side_captures() {
+                consider(s, self.b);
+            }
         }
         if contagion != 0 && !mover.contagion_immune {
             let result = cell_code(contagion - 1, color);
@@ -178,7 +186,16 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
             })
     }
 
-    /// Lion power (§2.4). Returns whether a pass is possible (an adjacent square is empty).
+    /// Whether an adjacent enemy lets the piece pass (`PASS=QBOARD`; by default only an
+    /// empty neighbour does, §7.4 (a)). Asked only when an enemy stands next to a lion-type
+    /// piece, so the default path pays nothing for it.
+    #[inline]
+    fn pass_beside_enemy(&self) -> bool {
+        self.v.rules().pass.beside_enemy()
+    }
+
+    /// Lion power (§2.4). Returns whether a pass is possible (an adjacent square is empty,
+    /// or under `PASS=QBOARD` holds an enemy).
     fn lion(&mut self) -> bool {
         let from = self.from;
         let mut can_pass = false;
@@ -193,7 +210,10 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
                         can_pass |= dr.abs() <= 1 && dc.abs() <= 1;
                         self.plain(t, false)
                     }
-                    T_ENEMY => self.plain(t, true),
+                    T_ENEMY => {
+                        can_pass |= dr.abs() <= 1 && dc.abs() <= 1 && self.pass_beside_enemy();
+                        self.plain(t, true)
+                    }
                     _ => {}
                 }
             }
@@ -220,7 +240,8 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
     }
 
     /// Lion-dog power along one ray (§2.5 rows 1-9). Rows 4 and 6 are lion double steps, so a
-    /// piece that also has lion power already made them. Returns whether S1 is empty (pass).
+    /// piece that also has lion power already made them. Returns whether S1 allows a pass
+    /// (empty, or under `PASS=QBOARD` also enemy).
     fn lion_dog_ray(&mut self, offset: i16, has_lion: bool) -> bool {
         let s1 = self.from.offset(offset);
         let s2 = s1.offset(offset);
@@ -253,7 +274,7 @@ impl<F: FnMut(Move)> PieceGen<'_, F> {
             let second = (t2 == T_ENEMY).then_some(s2);
             self.multi(s3, [Some(s1), second], t3 == T_ENEMY);
         }
-        t1 == T_EMPTY
+        t1 == T_EMPTY || (t1 == T_ENEMY && self.pass_beside_enemy())
     }
 
     /// Hook moves (§2.3): slide, optionally turn 90 degrees once on an empty square; with

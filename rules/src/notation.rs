@@ -382,7 +382,7 @@ impl Position {
                 ),
             });
         }
-        if from == to && captured.is_empty() && self.after_pass() {
+        if from == to && captured.is_empty() && self.after_pass() && !self.pass_allowed() {
             return err(format!(
                 "move {text:?}: a pass may not follow a pass (RULES.md §7.4)"
             ));

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use crate::attack::{can_capture_on, in_check};
 use crate::board::Board;
 use crate::board::WHITE_TO_MOVE_KEY as WHITE_KEY;
-use crate::config::PassRule;
 use crate::legal::Legality;
 use crate::movegen::{piece_moves, pseudo_legal};
 use crate::types::{Color, Move, Square};
@@ -165,8 +164,10 @@ impl Position {
         in_check(&self.variant, &self.board, color)
     }
 
-    fn pass_allowed(&self) -> bool {
-        !self.after_pass && self.variant.rules().pass == PassRule::Allowed
+    /// Whether the pass rule (option `PASS`, §7.4 (c)) lets the side to move pass here, if
+    /// one of its lion-type pieces can (check and the piece's neighbours aside).
+    pub fn pass_allowed(&self) -> bool {
+        self.variant.rules().pass.allows_pass(self.after_pass)
     }
 
     /// Appends the pseudo-legal moves of the side to move (§5.2) to `out`.

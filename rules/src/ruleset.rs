@@ -16,8 +16,8 @@ use std::fmt;
 
 use crate::betza::parse_betza;
 use crate::config::{
-    ContagionRule, HookKind, LegalityRule, PassRule, PromotionRule, RepetitionRule,
-    StalemateRule, VariantSpec, UNLIMITED,
+    ContagionRule, HookKind, LegalityRule, PassRule, PromotionRule, PromotionTrigger,
+    RepetitionRule, StalemateRule, VariantSpec, UNLIMITED,
 };
 
 /// The games that have rule options.
@@ -206,6 +206,22 @@ pub static RULE_OPTIONS: &[OptionSpec] = &[
         ],
     },
     OptionSpec {
+        name: "PROMOTION_TRIGGER",
+        games: BOTH,
+        piece: false,
+        doc: "which captures make a move promotable (§4)",
+        values: &[
+            rule(
+                &["ANY_CAPTURE"],
+                "any capture of the move, igui and captures on the way included",
+            ),
+            rule(
+                &["QBOARD"],
+                "only a capture on the final square; it alone decides forced and contagious promotion (QBoard)",
+            ),
+        ],
+    },
+    OptionSpec {
         name: "CONTAGION_MDD",
         games: MDD,
         piece: false,
@@ -282,6 +298,10 @@ pub static RULE_OPTIONS: &[OptionSpec] = &[
         values: &[
             rule(&["ALLOWED"], "allowed, never twice in a row"),
             rule(&["NO_PASS"], "no pass"),
+            rule(
+                &["QBOARD"],
+                "next to an empty or enemy square, also right after a pass (QBoard)",
+            ),
         ],
     },
     OptionSpec {
@@ -764,6 +784,21 @@ pub static PRESETS: &[Preset] = &[
             ("BB", "JAPANESE_REVIVAL"),
         ],
     },
+    Preset {
+        name: "qboard",
+        doc: "QBoard (fire-lizard/QBoard), the GUI: its referee's readings, so that a game played in it does not split",
+        settings: &[
+            ("LEGALITY", "PSEUDO_LEGAL"),
+            ("PASS", "QBOARD"),
+            ("PROMOTION_TRIGGER", "QBOARD"),
+            ("GE", "TSA"),
+            ("NK", "TSA"),
+            ("FDR", "TSA"),
+            ("FW", "TSA"),
+            ("FBR", "SRZ"),
+            ("DN", "TSA"),
+        ],
+    },
 ];
 
 /// Every option of `game` in canonical order: rule-level first, then the piece options in
@@ -1118,6 +1153,12 @@ impl RuleSet {
             ("PROMOTION_DD" | "PROMOTION_MDD", _) => {
                 spec.rules.promotion = PromotionRule::OptionalUnlessPromotedVictim
             }
+            ("PROMOTION_TRIGGER", "ANY_CAPTURE") => {
+                spec.rules.promotion_trigger = PromotionTrigger::AnyCapture
+            }
+            ("PROMOTION_TRIGGER", _) => {
+                spec.rules.promotion_trigger = PromotionTrigger::FinalSquare
+            }
             ("CONTAGION_MDD", "DV_TK_DS_BS") => spec.rules.contagion = ContagionRule::DevaDarkSpirit,
             ("CONTAGION_MDD", "PROMOTED_ONLY") => spec.rules.contagion = ContagionRule::PromotedOnly,
             ("CONTAGION_MDD", _) => spec.rules.contagion = ContagionRule::None,
@@ -1129,7 +1170,8 @@ impl RuleSet {
             ("REPETITION", "FOURFOLD") => spec.rules.repetition = RepetitionRule::Fourfold,
             ("REPETITION", _) => spec.rules.repetition = RepetitionRule::Strict,
             ("PASS", "ALLOWED") => spec.rules.pass = PassRule::Allowed,
-            ("PASS", _) => spec.rules.pass = PassRule::NoPass,
+            ("PASS", "NO_PASS") => spec.rules.pass = PassRule::NoPass,
+            ("PASS", _) => spec.rules.pass = PassRule::Qboard,
             ("EMPEROR", "UNIVERSAL_LEAPER") => {}
             ("EMPEROR", _) => {
                 let em = kind(spec, "EM")?;

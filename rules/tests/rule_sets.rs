@@ -211,6 +211,73 @@ fn after(rules: &RuleSet, position: &str, mv: &str, square: &str) -> String {
 }
 
 #[test]
+fn qboard_promotion_trigger_promotes_only_on_a_capture_on_the_final_square() {
+    let mdd = set("maka-dai-dai", "PROMOTION_TRIGGER", "QBOARD");
+    // A Lion next to a Pawn: igui and the capture-then-step moves lose their promotion
+    // choice (both versions become one plain move); the capture on 10i keeps it.
+    let position = compose(
+        19,
+        'b',
+        '-',
+        &["10j=LN", "10i=p", "19s=K", "1a=k", "2a=g", "1b=g", "2b=g"],
+    );
+    let (appear, disappear) = difference(&mdd, &position);
+    assert!(
+        appear.contains("10j>10j{10i}") && appear.contains("10j>10h{10i}"),
+        "{appear:?}"
+    );
+    assert!(
+        disappear.contains("10j>10j{10i}+") && disappear.contains("10j>10j{10i}="),
+        "{disappear:?}"
+    );
+    for m in &appear {
+        assert!(
+            m.contains("{10i}") && !m.ends_with('+') && !m.ends_with('='),
+            "{m}"
+        );
+        assert!(
+            disappear.contains(&format!("{m}+")) && disappear.contains(&format!("{m}=")),
+            "{m}"
+        );
+    }
+    assert_eq!(disappear.len(), 2 * appear.len(), "{disappear:?}");
+    assert!(
+        !disappear.iter().any(|m| m.starts_with("10j>10i{10i}")),
+        "{disappear:?}"
+    );
+    assert_eq!(after(&mdd, &position, "10j>10j{10i}", "10j"), "LN");
+    assert_eq!(after(&mdd, &position, "10j>10i{10i}+", "10i"), "FF");
+    // Dai Dai's mandatory promotion: the same move text, another result.
+    let dd = compose(17, 'b', '-', &["9i=LN", "9h=p", "17q=K", "1a=k"]);
+    let qboard_dd = set("dai-dai", "PROMOTION_TRIGGER", "QBOARD");
+    assert_eq!(
+        after(&RuleSet::default_for("dai-dai"), &dd, "9i>9i{9h}", "9i"),
+        "FF"
+    );
+    assert_eq!(after(&qboard_dd, &dd, "9i>9i{9h}", "9i"), "LN");
+    assert_eq!(after(&qboard_dd, &dd, "9i>9h{9h}", "9h"), "FF");
+    moves(&qboard_dd, &dd);
+    // The final victim alone decides contagion: a Deva taken on the way and a Pawn on the
+    // final square make a Teaching King by default, the Lion's own optional promotion under
+    // QBOARD; the Deva taken by igui makes nothing.
+    let deva = compose(
+        19,
+        'b',
+        '-',
+        &[
+            "10j=LN", "10i=dv", "10h=p", "19s=K", "1a=k", "2a=g", "1b=g", "2b=g",
+        ],
+    );
+    let default = RuleSet::default_for("maka-dai-dai");
+    assert_eq!(after(&default, &deva, "10j>10h{10h,10i}", "10h"), "TK");
+    assert_eq!(after(&mdd, &deva, "10j>10h{10h,10i}+", "10h"), "FF");
+    assert_eq!(after(&mdd, &deva, "10j>10h{10h,10i}=", "10h"), "LN");
+    assert_eq!(after(&default, &deva, "10j>10j{10i}", "10j"), "TK");
+    assert_eq!(after(&mdd, &deva, "10j>10j{10i}", "10j"), "LN");
+    moves(&mdd, &deva);
+}
+
+#[test]
 fn contagion_options_decide_what_capturing_a_deva_or_teaching_king_makes() {
     let deva = compose(19, 'b', '-', &["10j=G", "10i=dv", "19s=K", "1a=k"]);
     let tk = compose(19, 'b', '-', &["10j=G", "10i=tk", "19s=K", "1a=k"]);
@@ -327,6 +394,70 @@ fn no_pass_removes_the_lions_pass_and_only_it() {
     let (appear, disappear) = difference(&set("dai-dai", "PASS", "NO_PASS"), &position);
     assert!(appear.is_empty());
     assert_eq!(disappear, texts(&["9i>9i"]));
+}
+
+#[test]
+fn qboard_pass_may_follow_a_pass() {
+    // Black's Lion right after White's pass ('p'): §7.4 (c) forbids the second pass,
+    // QBoard does not.
+    let position = compose(17, 'b', 'p', &["9i=LN", "17q=K", "1a=k"]);
+    let (appear, disappear) = difference(&set("dai-dai", "PASS", "QBOARD"), &position);
+    assert_eq!(appear, texts(&["9i>9i"]));
+    assert!(disappear.is_empty(), "{disappear:?}");
+    // In a game: two Lion Dogs pass in turn, three times in a row; by default the second
+    // pass is refused.
+    let position = compose(17, 'b', '-', &["9i=LD", "9c=ld", "17q=K", "1a=k"]);
+    for (rules, refused) in [
+        (RuleSet::default_for("dai-dai"), true),
+        (set("dai-dai", "PASS", "QBOARD"), false),
+    ] {
+        let mut game = Game::new(Position::parse_for(variant(&rules), &position).unwrap());
+        game.play(game.position().parse_move("9i>9i").unwrap())
+            .unwrap();
+        let second = game.position().parse_move("9c>9c");
+        assert_eq!(second.is_err(), refused, "{rules}: {second:?}");
+        if refused {
+            let e = second.unwrap_err().to_string();
+            assert!(e.contains("a pass may not follow a pass"), "{e}");
+            continue;
+        }
+        game.play(second.unwrap()).unwrap();
+        game.play(game.position().parse_move("9i>9i").unwrap())
+            .unwrap();
+        assert!(game.position().after_pass() && game.position().pass_allowed());
+    }
+}
+
+/// A Black lion-type piece `code` on 9i whose eight neighbours hold Black Golds, except
+/// `enemy`, which holds a White Pawn.
+fn walled_in(code: &str, enemy: Option<&str>) -> String {
+    let mut pieces = vec![format!("9i={code}"), "17q=K".into(), "1a=k".into()];
+    for sq in ["10h", "9h", "8h", "10i", "8i", "10j", "9j", "8j"] {
+        let token = if Some(sq) == enemy { "p" } else { "G" };
+        pieces.push(format!("{sq}={token}"));
+    }
+    let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    compose(17, 'b', '-', &pieces)
+}
+
+#[test]
+fn qboard_pass_needs_a_neighbour_that_is_not_friendly_not_an_empty_one() {
+    let qboard = set("dai-dai", "PASS", "QBOARD");
+    for code in ["LN", "LD", "FF"] {
+        // One neighbour is an enemy, none is empty: igui in both, the pass only in QBoard.
+        let (appear, disappear) = difference(&qboard, &walled_in(code, Some("9h")));
+        assert_eq!(appear, texts(&["9i>9i"]), "{code}");
+        assert!(disappear.is_empty(), "{code}: {disappear:?}");
+        // Every neighbour friendly: no pass under either.
+        let (appear, disappear) = difference(&qboard, &walled_in(code, None));
+        assert!(
+            appear.is_empty() && disappear.is_empty(),
+            "{code}: {appear:?} {disappear:?}"
+        );
+    }
+    // The Lion Dog's pass comes from its own rays: an enemy diagonal neighbour counts too.
+    let (appear, _) = difference(&qboard, &walled_in("LD", Some("8j")));
+    assert_eq!(appear, texts(&["9i>9i"]));
 }
 
 #[test]
@@ -514,6 +645,8 @@ fn random_positions_agree_with_the_reference_under_rule_sets() {
             .with("CA", "TWO_CAPTURES").unwrap()
             .with("EMPEROR", "LION_QUEEN").unwrap(),
         RuleSet::preset("maka-dai-dai", "tsa").unwrap().with("PROMOTION_MDD", "MANDATORY").unwrap(),
+        RuleSet::preset("dai-dai", "qboard").unwrap(),
+        RuleSet::preset("maka-dai-dai", "qboard").unwrap(),
     ];
     for rules in &sets {
         let v = variant(rules);

@@ -669,7 +669,8 @@ fn raw_moves(pos: &Pos, from: Sq, allow_pass: bool) -> Vec<Raw> {
             }
         }
         // 4: pass
-        if allow_pass && (0..8).any(|i| cell(pos, add(from, DIRS[i], 1), side) == Cell::Empty) {
+        let beside = |i: usize| pass_neighbour(pos, cell(pos, add(from, DIRS[i], 1), side));
+        if allow_pass && (0..8).any(beside) {
             push_raw(&mut out, from, vec![]);
         }
     }
@@ -698,7 +699,7 @@ fn raw_moves(pos: &Pos, from: Sq, allow_pass: bool) -> Vec<Raw> {
             push_raw(&mut out, from, vec![s1]);
         }
         // 5 pass
-        if c1 == Cell::Empty && allow_pass {
+        if pass_neighbour(pos, c1) && allow_pass {
             push_raw(&mut out, from, vec![]);
         }
         // 6
@@ -736,6 +737,12 @@ fn raw_moves(pos: &Pos, from: Sq, allow_pass: bool) -> Vec<Raw> {
     });
     out.dedup();
     out
+}
+
+/// Whether a neighbour in this state lets a lion-type piece pass (§7.4 (a)): an empty
+/// square, and under `PASS=QBOARD` an enemy too.
+fn pass_neighbour(pos: &Pos, c: Cell) -> bool {
+    c == Cell::Empty || (c == Cell::Enemy && pos.rules.pass_beside_enemy)
 }
 
 /// May the Emperor on `from` capture the enemy piece on `s`? Only if that piece is not
@@ -823,7 +830,17 @@ fn expand(pos: &Pos, from: Sq, raw: &Raw, out: &mut Vec<Move>) {
         out.push(mk(piece, None));
         return;
     }
-    let victims: Vec<(Sq, Piece)> = raw.caps.iter().map(|&s| (s, pos.get(s).unwrap())).collect();
+    let victims: Vec<(Sq, Piece)> = raw
+        .caps
+        .iter()
+        .filter(|&&s| !pos.rules.promote_on_destination_only || s == raw.to)
+        .map(|&s| (s, pos.get(s).unwrap()))
+        .collect();
+    if victims.is_empty() {
+        // PROMOTION_TRIGGER=QBOARD: nothing captured on the destination, no promotion
+        out.push(mk(piece, None));
+        return;
+    }
     {
         {
             // §6.3 contagion (never for King, Drunk Elephant, Emperor, Prince); the rule set
@@ -883,7 +900,7 @@ fn pseudo_moves(pos: &Pos) -> Vec<Move> {
     for s in pos.squares() {
         match pos.get(s) {
             Some(p) if p.side == pos.side => {
-                for raw in raw_moves(pos, s, !pos.prev_pass && !pos.rules.no_pass) {
+                for raw in raw_moves(pos, s, (!pos.prev_pass || pos.rules.pass_after_pass) && !pos.rules.no_pass) {
                     expand(pos, s, &raw, &mut out);
                 }
             }

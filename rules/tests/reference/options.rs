@@ -126,6 +126,12 @@ pub struct Rules {
     pub(super) contagious: &'static [&'static str],
     pub(super) pseudo_legal: bool,
     pub(super) no_pass: bool,
+    /// `PASS=QBOARD`: a pass may follow a pass (no §7.4 (c)) ...
+    pub(super) pass_after_pass: bool,
+    /// ... and an adjacent enemy allows it as an empty square does (§7.4 (a) widened).
+    pub(super) pass_beside_enemy: bool,
+    /// `PROMOTION_TRIGGER=QBOARD`: only a capture on the destination promotes (§4 narrowed).
+    pub(super) promote_on_destination_only: bool,
 }
 
 /// The rules of the game of board size `size` with `options` (canonical option and value
@@ -147,6 +153,9 @@ pub fn rules(size: usize, options: &[(String, String)]) -> Result<&'static Rules
         contagious: if game == Game::Mdd { &["DV", "TK", "DS", "BS"] } else { &[] },
         pseudo_legal: false,
         no_pass: false,
+        pass_after_pass: false,
+        pass_beside_enemy: false,
+        promote_on_destination_only: false,
     };
     let row = |rows: &mut Vec<KindRow>, code: &str| -> Result<usize, String> {
         rows.iter().position(|k| k.code == code).ok_or(format!("no kind {code}"))
@@ -161,6 +170,11 @@ pub fn rules(size: usize, options: &[(String, String)]) -> Result<&'static Rules
             ("CONTAGION_MDD", "NONE") => r.contagious = &[],
             ("LEGALITY", "PSEUDO_LEGAL") => r.pseudo_legal = true,
             ("PASS", "NO_PASS") => r.no_pass = true,
+            ("PROMOTION_TRIGGER", "QBOARD") => r.promote_on_destination_only = true,
+            ("PASS", "QBOARD") => {
+                r.pass_after_pass = true;
+                r.pass_beside_enemy = true;
+            }
             // Game-level only: no effect on the moves of a position.
             ("STALEMATE", "DRAW") | ("REPETITION", "STRICT") => {}
             ("EMPEROR", "LION_QUEEN") => {

@@ -53,22 +53,18 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
     ];
     let (ok, out, err) = tengu(&args);
     assert!(ok, "{err}");
-    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let rungs = report["rungs"].as_array().unwrap();
+    // Read through the report's type, as serve and the curves read ladder.json.
+    let report = tengu_trainer::records::read_ladder("tengu ladder --json", &out).unwrap();
+    let rungs = &report.rungs;
     // 0.25 -> step 100 (0.2 h), 1 -> step 300 (1.1 h); nothing near 8 CPU-hours yet.
-    let steps: Vec<u64> = rungs.iter().map(|r| r["step"].as_u64().unwrap()).collect();
+    let steps: Vec<u64> = rungs.iter().map(|r| r.rung.step).collect();
     assert_eq!(steps, vec![100, 300], "{out}");
-    assert_eq!(rungs[0]["target_hours"], 0.25);
-    assert_eq!(rungs[1]["heldout_value_loss"], 0.9);
-    assert_eq!(rungs[1]["games_seen"], 30);
+    assert_eq!(rungs[0].rung.target_hours, 0.25);
+    assert_eq!(rungs[1].heldout_value_loss, Some(0.9));
+    assert_eq!(rungs[1].games_seen, Some(30));
     // The first rung plays the fixed opponent; the second also the rung before it.
-    let opponents = |r: &serde_json::Value| -> Vec<String> {
-        r["matches"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["opponent"].as_str().unwrap().to_string())
-            .collect()
+    let opponents = |r: &tengu_arena::ladder::RungReport| -> Vec<String> {
+        r.matches.iter().map(|m| m.opponent.clone()).collect()
     };
     assert_eq!(opponents(&rungs[0]), vec!["random"]);
     assert_eq!(
@@ -76,17 +72,17 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
         vec!["random", "step 100 (0.20 CPU-h)"]
     );
     for r in rungs {
-        for m in r["matches"].as_array().unwrap() {
-            let games = m["wins"].as_u64().unwrap()
-                + m["draws"].as_u64().unwrap()
-                + m["losses"].as_u64().unwrap();
-            assert_eq!(games, 2, "{m}");
+        for m in &r.matches {
+            assert_eq!(m.wins + m.draws + m.losses, 2, "{m:?}");
         }
-        assert!(r["elo_low"].as_f64().unwrap() <= r["elo"].as_f64().unwrap());
-        assert!(r["elo"].as_f64().unwrap() <= r["elo_high"].as_f64().unwrap());
+        assert!(r.elo_low <= r.elo && r.elo <= r.elo_high, "{r:?}");
     }
-    assert_eq!(report["opponent_elo"][0], 0.0);
-    assert_eq!(report["version"], 1, "ladder.json says its version");
+    assert_eq!(report.opponent_elo[0], 0.0);
+    assert_eq!(
+        report.version,
+        tengu_arena::ladder::LADDER_REPORT_VERSION,
+        "ladder.json says its version"
+    );
     let text = std::fs::read_to_string(run.join("ladder/ladder.txt")).unwrap();
     assert!(
         text.contains("value loss: training 0.500, held-out 0.900; 30 games seen"),
@@ -110,8 +106,10 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
     let (ok, again, err) = tengu(&args);
     assert!(ok, "{err}");
     assert_eq!(
-        serde_json::from_str::<serde_json::Value>(&again).unwrap()["rungs"],
-        report["rungs"]
+        tengu_trainer::records::read_ladder("tengu ladder --json", &again)
+            .unwrap()
+            .rungs,
+        report.rungs
     );
     let results =
         std::fs::read_to_string(run.join("ladder/step-100-vs-random/results.jsonl")).unwrap();
@@ -127,9 +125,13 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
     other.extend(["--out", elsewhere_text.as_str()]);
     let (ok, _, err) = tengu(&other);
     assert!(ok, "{err}");
-    let other_report: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(elsewhere.join("ladder.json")).unwrap()).unwrap();
-    assert_eq!(other_report["max_plies"], 8);
+    let other_file = elsewhere.join("ladder.json");
+    let other_report = tengu_trainer::records::read_ladder(
+        &p(&other_file),
+        &std::fs::read_to_string(&other_file).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(other_report.max_plies, 8);
     assert_eq!(
         std::fs::read(run.join("ladder/ladder.json")).unwrap(),
         report_before,

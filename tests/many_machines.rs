@@ -197,19 +197,13 @@ fn scenario(location: &str, env: &[(String, String)], logs: &Path) {
     );
 
     let last = published::newest(&store).unwrap().unwrap();
-    let state: serde_json::Value =
+    let state: tengu_trainer::window::IngestState =
         serde_json::from_str(&store.get_text(&layout::ingest_key(last)).unwrap().unwrap()).unwrap();
     assert_eq!(
-        state["rows_seen"].as_u64().unwrap(),
-        total,
+        state.rows_seen, total,
         "every row of every shard counted exactly once across the trainer's restart"
     );
-    let window: Vec<String> = state["window"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|k| k.as_str().unwrap().to_string())
-        .collect();
+    let window: Vec<String> = state.window.clone();
     assert_eq!(window.len(), all.len(), "the window holds every shard");
     let writers: std::collections::BTreeSet<u32> = window.iter().map(|k| writer_pid(k)).collect();
     assert_eq!(
@@ -234,11 +228,12 @@ fn scenario(location: &str, env: &[(String, String)], logs: &Path) {
 
     // Each training step once in the loss log.
     let log = tengu_trainer::log::read(&store).unwrap();
-    let steps: Vec<u64> = tengu_trainer::records::read_lines::<tengu_trainer::records::LossRecord>("loss log", &log)
-        .unwrap()
-        .iter()
-        .map(|r| r.step)
-        .collect();
+    let steps: Vec<u64> =
+        tengu_trainer::records::read_lines::<tengu_trainer::records::LossRecord>("loss log", &log)
+            .unwrap()
+            .iter()
+            .map(|r| r.step)
+            .collect();
     assert_eq!(steps, (1..=last).collect::<Vec<_>>());
     // Records of every shard's games are there.
     for (key, _) in &all {

@@ -402,36 +402,34 @@ fn run_evaluates_new_checkpoints_in_the_arena() {
         arena_log.contains("match starting") && arena_log.contains("game finished"),
         "arena.log: {arena_log:?}"
     );
+    // Read through the record's type, as serve, curves and TensorBoard read it.
     let text = std::fs::read_to_string(run.join("elo.jsonl")).unwrap();
-    let lines: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines: Vec<tengu_trainer::records::EloRecord> =
+        tengu_trainer::records::read_lines("elo.jsonl", &text).unwrap();
     assert_eq!(
-        lines[0]["rating"], 0.0,
+        lines[0].rating,
+        Some(0.0),
         "the first checkpoint is the origin"
     );
     assert!(
         lines
             .iter()
-            .any(|l| l["opponent"] == "random" && l["games"] == 2),
+            .any(|l| l.opponent.as_deref() == Some("random") && l.games == Some(2)),
         "{text}"
     );
     // Each match line carries the checkpoint's end-of-game material share.
     assert!(
         lines
             .iter()
-            .filter(|l| l["games"].is_number())
-            .all(|l| l["material_share"]
-                .as_f64()
-                .is_some_and(|m| (0.0..=1.0).contains(&m))),
+            .filter(|l| l.games.is_some())
+            .all(|l| l.material_share.is_some_and(|m| (0.0..=1.0).contains(&m))),
         "{text}"
     );
     assert!(
         lines
             .iter()
             .skip(1)
-            .any(|l| l["rating"].is_number() && l["games"] == 2),
+            .any(|l| l.rating.is_some() && l.games == Some(2)),
         "a vs-previous match: {text}"
     );
     // TensorBoard's event file (its format is checked in tests/tensorboard_cli.rs).

@@ -110,46 +110,52 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
         .map(|e| e.unwrap().path())
         .collect();
     segments.sort();
-    let losses: Vec<f64> = segments
+    // Read through the loss log's type, as serve reads it.
+    let log: Vec<tengu_trainer::records::LossRecord> = segments
         .iter()
-        .flat_map(|s| std::fs::read_to_string(s).unwrap().lines().map(str::to_string).collect::<Vec<_>>())
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(&l).ok()?["value_loss"].as_f64())
+        .flat_map(|s| {
+            let text = std::fs::read_to_string(s).unwrap();
+            tengu_trainer::records::read_lines(&s.display().to_string(), &text).unwrap()
+        })
         .collect();
-    let last_line: serde_json::Value = segments
-        .iter()
-        .flat_map(|s| std::fs::read_to_string(s).unwrap().lines().map(str::to_string).collect::<Vec<_>>())
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(&l).ok())
-        .last()
-        .expect("a loss log");
+    let losses: Vec<f64> = log.iter().filter_map(|r| r.value_loss).collect();
+    let last_line = log.last().expect("a loss log");
     assert!(!losses.is_empty(), "no value loss in the loss log");
     // A second trainer session three hours later (the run stopped and resumed): 30 steps,
     // enough to be smoothed, with held-out losses.
-    let (last_step, last_time) = (last_line["step"].as_u64().unwrap(), last_line["unix_time"].as_f64().unwrap());
-    let resumed: Vec<serde_json::Value> = (1..=30u64)
+    let (last_step, last_time) = (last_line.step, last_line.unix_time);
+    let resumed: Vec<tengu_trainer::records::LossRecord> = (1..=30u64)
         .map(|i| {
-            // The last line the trainer wrote (every key of the loss log's record), moved on.
+            // The last line the trainer wrote, moved on.
             let mut line = last_line.clone();
-            for (key, value) in [
-                ("step", serde_json::json!(last_step + i)),
-                ("unix_time", serde_json::json!(last_time + 3.0 * 3600.0 + 10.0 * i as f64)),
-                ("value_loss", serde_json::json!(0.5 + 0.01 * (i % 5) as f64)),
-                ("policy_loss", serde_json::json!(3.0)),
-                ("heldout_value_loss", serde_json::json!(0.9)),
-            ] {
-                line[key] = value;
-            }
+            line.step = last_step + i;
+            line.unix_time = last_time + 3.0 * 3600.0 + 10.0 * i as f64;
+            line.value_loss = Some(0.5 + 0.01 * (i % 5) as f64);
+            line.policy_loss = Some(3.0);
+            line.heldout_value_loss = Some(0.9);
             line
         })
         .collect();
-    let value_loss = resumed.last().unwrap()["value_loss"].as_f64().unwrap();
+    let value_loss = resumed.last().unwrap().value_loss.unwrap();
     let segment = run.join(tengu_store::layout::train_log_key(last_step + 1));
-    std::fs::write(&segment, resumed.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    std::fs::write(
+        &segment,
+        resumed
+            .iter()
+            .map(|l| format!("{}\n", tengu_trainer::records::to_line(l)))
+            .collect::<String>(),
+    )
+    .unwrap();
     // The kept run's compute ladder (its report, chart, 810 game records) and Elo records.
     let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/dai-dai-cpu-2026-11-25");
     copy_dir(&baseline.join("ladder"), &run.join("ladder"));
     std::fs::copy(baseline.join("elo.jsonl"), run.join("elo.jsonl")).unwrap();
-    let ladder: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(baseline.join("ladder/ladder.json")).unwrap()).unwrap();
+    let ladder_file = baseline.join("ladder/ladder.json");
+    let ladder = tengu_trainer::records::read_ladder(
+        &ladder_file.display().to_string(),
+        &std::fs::read_to_string(&ladder_file).unwrap(),
+    )
+    .unwrap();
     let ladder_games = count_files(&run.join("ladder"), ".record");
     // ... and the final board of the newest self-play game, as tengu show draws it.
     let mut records: Vec<_> = std::fs::read_dir(run.join("games"))
@@ -215,7 +221,7 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
         "loss": {"tag": "loss/value", "value": value_loss, "sessions": 2},
         "game": {"key": format!("games/{newest}"), "index": 0, "board": board, "last_value": last_value,
                  "last_black_value": last_black_value},
-        "ladder": {"rungs": ladder["rungs"].as_array().unwrap().len(), "first_elo": ladder["rungs"][0]["elo"],
+        "ladder": {"rungs": ladder.rungs.len(), "first_elo": ladder.rungs[0].elo,
                    "games": ladder_games},
         "damaged": {"key": damaged, "games": 2, "line": 3},
         "unreadable": unreadable,

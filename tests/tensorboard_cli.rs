@@ -11,6 +11,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{p, tengu};
+use tengu_trainer::records::{read_lines, EloRecord, LossRecord, Record, SuiteRecord};
 
 /// The run kept in the repository as the compute ladder's baseline (a real run's files).
 fn baseline() -> std::path::PathBuf {
@@ -34,19 +35,20 @@ fn read_back(dir: &Path) -> Option<serde_json::Map<String, serde_json::Value>> {
     Some(v.as_object().unwrap().clone())
 }
 
-fn lines(path: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
+/// Every line of a run record file, read through its type (as the exporter reads it).
+fn records<T: Record>(path: &Path) -> Vec<T> {
+    let text = std::fs::read_to_string(path).unwrap();
+    read_lines(&path.display().to_string(), &text).unwrap()
 }
 
-/// (step, value) of `field` in each line that has it.
-fn series(lines: &[serde_json::Value], field: &str) -> Vec<(i64, f32)> {
-    lines
+/// (step, value) of each record that has the value.
+fn series<T>(records: &[T], field: impl Fn(&T) -> (u64, Option<f64>)) -> Vec<(i64, f32)> {
+    records
         .iter()
-        .filter_map(|l| Some((l["step"].as_i64()?, l[field].as_f64()? as f32)))
+        .filter_map(|r| {
+            let (step, value) = field(r);
+            Some((step as i64, value? as f32))
+        })
         .collect()
 }
 
@@ -80,31 +82,43 @@ fn a_runs_scalars_read_back_in_tensorboard_with_the_runs_numbers() {
     let Some(read) = read_back(&logdir) else {
         return;
     };
-    let mut train = Vec::new();
+    let mut train: Vec<LossRecord> = Vec::new();
     let mut segments: Vec<_> = std::fs::read_dir(run.join("train"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     segments.sort();
     for s in segments {
-        train.extend(lines(&s));
+        train.extend(records::<LossRecord>(&s));
     }
-    assert_eq!(tag(&read, "loss/value"), series(&train, "value_loss"));
+    assert_eq!(
+        tag(&read, "loss/value"),
+        series(&train, |r| (r.step, r.value_loss))
+    );
     assert_eq!(
         tag(&read, "heldout/value"),
-        series(&train, "heldout_value_loss")
+        series(&train, |r| (r.step, r.heldout_value_loss))
     );
     assert!(tag(&read, "heldout/value").len() >= 10);
-    let elo = lines(&run.join("elo.jsonl"));
-    assert_eq!(tag(&read, "elo/chain"), series(&elo, "rating"));
-    let vs_greedy: Vec<serde_json::Value> = elo
+    let elo = records::<EloRecord>(&run.join("elo.jsonl"));
+    assert_eq!(
+        tag(&read, "elo/chain"),
+        series(&elo, |r| (r.step, r.rating))
+    );
+    let vs_greedy: Vec<EloRecord> = elo
         .iter()
-        .filter(|l| l["opponent"] == "greedy")
+        .filter(|r| r.opponent.as_deref() == Some("greedy"))
         .cloned()
         .collect();
-    assert_eq!(tag(&read, "elo/vs_greedy"), series(&vs_greedy, "elo"));
-    let suite = lines(&run.join("suite.jsonl"));
-    assert_eq!(tag(&read, "suite/top1"), series(&suite, "top1"));
+    assert_eq!(
+        tag(&read, "elo/vs_greedy"),
+        series(&vs_greedy, |r| (r.step, r.elo))
+    );
+    let suite = records::<SuiteRecord>(&run.join("suite.jsonl"));
+    assert_eq!(
+        tag(&read, "suite/top1"),
+        series(&suite, |r| (r.step, Some(r.top1)))
+    );
     // CPU-hours rise to the run's last line (4.00 hours: the run was resumed to 4).
     let cpu = tag(&read, "run/cpu_hours");
     let last = cpu.last().unwrap().1;
@@ -145,9 +159,11 @@ fn following_a_run_appends_what_it_writes() {
     let first = std::fs::metadata(&file).unwrap().len();
     // The arena rates a new checkpoint: one line more in elo.jsonl.
     let mut elo = std::fs::read_to_string(run.join("elo.jsonl")).unwrap();
-    elo.push_str(
-        "{\"checkpoint\":\"model-000999999.safetensors\",\"rating\":321.5,\"step\":999999}\n",
-    );
+    let rated = EloRecord {
+        rating: Some(321.5),
+        ..EloRecord::first("model-000999999.safetensors", 999_999)
+    };
+    elo.push_str(&format!("{}\n", tengu_trainer::records::to_line(&rated)));
     std::fs::write(run.join("elo.jsonl"), elo).unwrap();
     wait_for("the new rating appended", &|| {
         std::fs::metadata(&file).unwrap().len() > first
@@ -179,12 +195,18 @@ fn what_is_not_a_run_is_refused_and_nothing_is_written() {
         &p(&logdir),
     ]);
     assert!(!ok);
-    assert!(err.contains("is not a run") && err.contains("config.toml"), "{err}");
+    assert!(
+        err.contains("is not a run") && err.contains("config.toml"),
+        "{err}"
+    );
     assert!(!logdir.exists());
     let (ok, _, err) = tengu(&["tensorboard", "--run", "s3:/bad"]);
     assert!(!ok);
     assert!(!err.contains("panicked"), "{err}");
     let (ok, _, err) = tengu(&["tensorboard", "--run", &p(&baseline()), "--follow", "0"]);
     assert!(!ok);
-    assert!(err.contains("--follow") && err.contains("from 1 to 86400"), "{err}");
+    assert!(
+        err.contains("--follow") && err.contains("from 1 to 86400"),
+        "{err}"
+    );
 }

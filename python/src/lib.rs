@@ -69,6 +69,7 @@ fn _tengu(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<window::TrainLog>()?;
     m.add_class::<window::CpuLedger>()?;
     m.add_function(wrap_pyfunction!(window::write_curves, m)?)?;
+    m.add_function(wrap_pyfunction!(window::read_loss_log, m)?)?;
     Ok(())
 }
 

@@ -395,6 +395,18 @@ impl TrainLog {
     }
 }
 
+/// The run's whole loss log, oldest step first, read through the Rust trainer's record type
+/// (`tengu_trainer::records::LossRecord`) and returned as a JSON list of its lines; a
+/// damaged line or one of another version is a `StoreError` naming its segment and line.
+#[pyfunction]
+pub fn read_loss_log(py: Python<'_>, run: &str) -> PyResult<String> {
+    let store = open_store(run)?;
+    let records = py
+        .allow_threads(|| tengu_trainer::log::read_records(&store))
+        .map_err(store_err)?;
+    serde_json::to_string(&records).map_err(store_err)
+}
+
 /// Draws the run's `curves.svg` from its loss log, ratings and suite results
 /// (`tengu_trainer::curves::write`).
 #[pyfunction]

@@ -55,6 +55,7 @@ from ._tengu import (  # noqa: F401  (the public API)
     read_records,
     write_curves,
 )
+from ._tengu import read_loss_log as _read_loss_log
 
 __all__ = [
     "AUX_HORIZONS", "CODES", "ENCODER_VERSION", "MATERIAL_SCALE", "OCCUPANCY_CLASSES",
@@ -64,8 +65,16 @@ __all__ = [
     "ShardVersionError", "RunConfigError", "CheckpointError", "StoreError",
     "read_records", "run_config", "net_config", "parameter_shapes", "write_checkpoint",
     "read_checkpoint_meta", "read_checkpoint", "evaluate", "newest_checkpoint",
-    "write_curves", "read_game_file", "Engine", "EngineError",
+    "write_curves", "read_game_file", "Engine", "EngineError", "read_loss_log",
 ]
+
+
+def read_loss_log(run: str) -> List[dict]:
+    """The run's loss log (``RUN/train/*.jsonl``), oldest step first: one dict per training
+    step with the keys of the Rust trainer's ``LossRecord`` (``step``, ``policy_loss``,
+    ``value_loss``, ..., ``heldout_*`` at checkpoints only), read through that type, so a
+    damaged line or one of another version raises ``StoreError`` naming its file and line."""
+    return json.loads(_read_loss_log(str(run)))
 
 
 def _batch(raw: dict) -> Dict[str, np.ndarray]:

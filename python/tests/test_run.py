@@ -68,11 +68,8 @@ def exe(tengu_exe):
 
 
 def _log_lines(run):
-    lines = []
-    for name in sorted(os.listdir(run / "train")):
-        if name.endswith(".jsonl"):
-            lines += [json.loads(l) for l in (run / "train" / name).read_text().splitlines() if l]
-    return lines
+    # Through the loss log's record type (a damaged line would raise, naming it).
+    return tengu.read_loss_log(str(run))
 
 
 def _models_played(exe, run):

@@ -6,7 +6,8 @@
 //! the Python reader against those hashes, every row once across 2 ranks x 2 workers, DDP
 //! and the round trip of a checkpoint trained in PyTorch, and `tengu run` with the PyTorch
 //! trainer (`python/tests/test_run.py`: a tiny run of its own, the lease, a stop and a
-//! resume). Afterwards a Rust self-play worker plays with the checkpoint Python published.
+//! resume). Afterwards a Rust self-play worker plays with the checkpoint Python published,
+//! and the Rust trainer resumes from it with the AdamW state Python published beside it.
 //!
 //! `TENGU_KEEP_FIXTURES=1` keeps the fixture run (its folder is printed) for running
 //! `TENGU_PY_FIXTURES=DIR scripts/python-test.sh` by hand.
@@ -184,6 +185,17 @@ fn python_package_against_the_rust_side() {
         tengu_shard::fetch(&store, &e.key).is_ok_and(|(h, _)| h.model == name)
     });
     assert!(played_with, "no shard was played with {name}");
+    // The Rust trainer resumes the PyTorch-trained run with the AdamW moments Python
+    // published in the CPU trainer's format, not from zero (`--max-steps` at the newest
+    // step: it resumes and stops; the fixture run has fewer rows than `min_rows`).
+    let (ok, _, err) = tengu(&[
+        "train", "--run", &p(&run), "--max-steps", &newest.to_string(), "--quiet", "--log", "info",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("resuming with its optimizer state"),
+        "tengu train did not resume with the PyTorch trainer's AdamW state:\n{err}"
+    );
     if std::env::var_os("TENGU_KEEP_FIXTURES").is_some() {
         eprintln!("fixtures kept in {}", fixtures.display());
         std::mem::forget(dir);

@@ -5,7 +5,10 @@
 //! the move unpromoted while the GUI and the mover have it promoted (or the other way
 //! round), and their boards differ from then on, silently, until a move legal in one view
 //! only arrives, often a hundred plies later. tengu cannot see what the GUI dropped; it
-//! can name the likely cause when such a move is refused: [`promotion_split`].
+//! can name the likely cause when such a move is refused: [`promotion_split`]. The refusal
+//! comes from either engine: from the one that read the move unpromoted when the mover
+//! then moves the promoted piece, or (in QBoard engine games, the usual case) from the
+//! mover when the other engine plays on from its unpromoted reading.
 
 use tengu_rules::{Game, Move, Position};
 
@@ -27,20 +30,40 @@ pub struct Split {
 
 impl Split {
     /// The explanation that follows the refusal's reason: what differs, why, what to do.
-    /// No parentheses: it goes inside `Illegal move (...)`.
+    /// No parentheses: it goes inside `Illegal move (...)`. QBoard only ever drops a mark,
+    /// so when this engine has the move promoted it made the move itself (the GUI shows it
+    /// so too) and the other engine is the one that read it otherwise.
     pub fn explain(&self) -> String {
-        let (read, other) = if self.other_promotes {
-            ("without promotion", "promoted")
+        if self.other_promotes {
+            format!(
+                "it would be legal had the multi-step move {} at ply {} promoted: this engine \
+                 read it without promotion; QBoard passes multi-step moves on without their \
+                 promotion mark, so the GUI's board and this engine's have differed since ply \
+                 {}. Set the position up again, or play engine games with tengu match",
+                self.read, self.ply, self.ply
+            )
         } else {
-            ("promoted", "not promoted")
-        };
-        format!(
-            "it would be legal had the multi-step move {} at ply {} {other}: this engine \
-             read it {read}; QBoard passes multi-step moves on without their promotion mark, \
-             so the GUI's board and this engine's have differed since ply {}. Set the \
-             position up again, or play engine games with tengu match",
-            self.read, self.ply, self.ply
-        )
+            format!(
+                "it would be legal had the multi-step move {} at ply {} not promoted: this \
+                 engine made it promoted, as the GUI shows it, but QBoard passes multi-step \
+                 moves on without their promotion mark, so the other engine read it \
+                 unpromoted and has played on a board that differs from the GUI's since ply \
+                 {}. Start a new game, or play engine games with tengu match",
+                self.read, self.ply, self.ply
+            )
+        }
+    }
+}
+
+/// A move of this engine as QBoard passes it on to the other engine: its text without the
+/// promotion mark when it has more than one leg (QBoard reassembles the `move` lines of
+/// the legs and keeps no mark).
+pub fn as_relayed(m: Move, size: usize) -> String {
+    let text = move_text(m, size);
+    if move_path(m).len() > 2 {
+        text.trim_end_matches(['+', '=']).to_string()
+    } else {
+        text
     }
 }
 
@@ -51,9 +74,13 @@ pub fn ambiguous_in_relay(m: Move) -> bool {
 }
 
 /// For a move `text` that is illegal after `game`: the newest earlier multi-leg move with a
-/// promotion choice whose other choice, the later moves replayed as they were written,
-/// makes `text` legal. `None` when no such move exists (then the refusal has another cause).
-pub fn promotion_split(game: &Game, text: &str) -> Option<Split> {
+/// promotion choice whose other choice, the later moves replayed as the other engine read
+/// them, makes `text` legal. `relayed` holds each move of the game as its text reached the
+/// other side: a received move as it came, this engine's own as [`as_relayed`] (the
+/// texts, not this engine's reading of them: a capture this engine reads as a mandatory
+/// promotion may have been none for the other engine). `None` when no such move exists
+/// (then the refusal has another cause).
+pub fn promotion_split(game: &Game, relayed: &[String], text: &str) -> Option<Split> {
     let size = game.position().size();
     let moves: Vec<Move> = game.moves().collect();
     // The earlier moves with a promotion choice and their other choice.
@@ -77,7 +104,7 @@ pub fn promotion_split(game: &Game, text: &str) -> Option<Split> {
         .into_iter()
         .rev()
         .take(SPLITS_TRIED)
-        .find(|&(i, other)| replays_to_legal(game, &moves, i, other, text))
+        .find(|&(i, other)| replays_to_legal(game, &moves, relayed, i, other, text))
         .map(|(i, other)| Split {
             ply: i + 1,
             read: move_text(moves[i], size),
@@ -86,9 +113,16 @@ pub fn promotion_split(game: &Game, text: &str) -> Option<Split> {
 }
 
 /// Whether `text` is legal after the game with move `i` replaced by `other` and every later
-/// move replayed from its text (with the other promotion mark where the text alone no
-/// longer fits, as a GUI that dropped it would have it).
-fn replays_to_legal(game: &Game, moves: &[Move], i: usize, other: Move, text: &str) -> bool {
+/// move replayed from its relayed text (with the other promotion mark where the text alone
+/// no longer fits, as a GUI that dropped it would have it).
+fn replays_to_legal(
+    game: &Game,
+    moves: &[Move],
+    relayed: &[String],
+    i: usize,
+    other: Move,
+    text: &str,
+) -> bool {
     let size = game.position().size();
     let mut alt = Game::new(game.start().clone());
     for &m in &moves[..i] {
@@ -97,12 +131,15 @@ fn replays_to_legal(game: &Game, moves: &[Move], i: usize, other: Move, text: &s
     if alt.play(other).is_err() {
         return false;
     }
-    for &m in &moves[i + 1..] {
+    for (j, &m) in moves.iter().enumerate().skip(i + 1) {
         if alt.outcome().is_some() {
             return false;
         }
-        let written = move_text(m, size);
-        let toggled = match written.strip_suffix('+') {
+        let written = relayed
+            .get(j)
+            .cloned()
+            .unwrap_or_else(|| as_relayed(m, size));
+        let toggled = match written.strip_suffix(['+', '=']) {
             Some(bare) => bare.to_string(),
             None => format!("{written}+"),
         };

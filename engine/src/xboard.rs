@@ -65,6 +65,10 @@ pub struct Engine<W: Write> {
     factory: PlayerFactory,
     player: Box<dyn Player>,
     game: Game,
+    /// Each move of `game` as its text reached the other side of the GUI: a received move
+    /// as it came, this engine's own as QBoard passes it on ([`crate::relay::as_relayed`]);
+    /// what the other engine read, for naming a dropped promotion mark.
+    relayed: Vec<String>,
     /// The side the engine plays (tengu colours); `None` in force mode.
     engine_side: Option<Color>,
     post: bool,
@@ -168,6 +172,7 @@ impl<W: Write> Engine<W> {
             factory,
             player,
             game: Game::new(Position::initial(variant)),
+            relayed: Vec::new(),
             engine_side: Some(Color::White),
             post: false,
             clock,
@@ -262,6 +267,7 @@ impl<W: Write> Engine<W> {
     fn reset(&mut self, start: Position) {
         self.set_variant(start.variant().clone());
         self.game = Game::new(start);
+        self.relayed.clear();
         self.ended = None;
         self.clock.restart();
         if let Some(o) = self.game.outcome() {
@@ -469,6 +475,7 @@ impl<W: Write> Engine<W> {
             game.play_unchecked(m);
         }
         self.game = game;
+        self.relayed.truncate(self.game.len());
         self.ended = None;
     }
 
@@ -537,7 +544,7 @@ impl<W: Write> Engine<W> {
             Err(reason) => {
                 // Said in the refusal itself: QBoard shows the text of an `Illegal move`
                 // line in a dialog and skips any `tellusererror` in the same chunk.
-                let line = match crate::relay::promotion_split(&self.game, text) {
+                let line = match crate::relay::promotion_split(&self.game, &self.relayed, text) {
                     Some(split) => format!("Illegal move ({reason}; {}): {text}", split.explain()),
                     None => format!("Illegal move ({reason}): {text}"),
                 };
@@ -561,6 +568,7 @@ impl<W: Write> Engine<W> {
                     );
                 }
                 self.game.play_unchecked(m);
+                self.relayed.push(text.to_string());
                 if !self.check_end(true) {
                     self.maybe_move();
                 }
@@ -640,6 +648,7 @@ impl<W: Write> Engine<W> {
                     tracing::error!("the player chose an illegal move; not playing it");
                     return self.error("internal", "the search returned an illegal move");
                 }
+                self.relayed.push(crate::relay::as_relayed(t.best, size));
                 let lines = move_lines(t.best, size);
                 self.send(&lines);
                 self.check_end(false);

@@ -632,6 +632,57 @@ fn a_move_legal_only_after_a_dropped_promotion_is_refused_with_the_cause() {
     assert!(!out.contains("Illegal"), "{out}");
 }
 
+/// A Maka Dai Dai Shogi game QBoard 1.2 (head 24fbfd1) played between two `tengu xboard
+/// --movetime 1000` (issue #44), the moves as the GUI and the engine that made each have
+/// them. At ply 10 one engine played `m8n7,n7o6,o6p5+`; QBoard passed it on as
+/// `m8n7,n7o6,o6p5`, and the other engine, its piece on p5 unpromoted, played `p5g5` at
+/// ply 187, which the first engine refused.
+const QBOARD_MAKA_GAME: &str = concat!(
+    "j6j7 j16m13 h6h7 k14k13 i5h12 m13m10 g5k9 m10m8 j5j6 m8n7,n7o6,o6p5+ q5p5 j15m12 h12j10 ",
+    "i14i13 o5o8 e14e13 j6g9 l15k14 j4j6 f15c12 j6m9 m12q12 m9j12 g15f16 j12h14,h14g15 i15i14 ",
+    "g15e15,e15d15 h15d15 n5p7 i14h15 j10g7 h15i12 g9j6 h16h11 k6k7 h11j11 o8o14 p15o14 o4o6 ",
+    "g14g13 k9g13 m14m13 p7j13 k14j13 i6i7 k15g13+ o6o4 k16h13 o4o6 h13e10 l6l7 e10h7 h5h7 ",
+    "c12h7+ g7g13+ q12q11 m6m7 q11m7 k5k6 m7g13 m5l6 j11j7 j6j7 j13j7 k6h5 i12m10 l5m6 m10h10 ",
+    "m6n5 h7h8 j3k5 j7j8 f7f8 j8p8 n6n7 h10f8 h5j7 p8p13 j7m8 p13p12 k5j7 p12p6 q4p6+ o14p13 ",
+    "j7h8+ f8d8 h8e8 g13m7 m8k13 m7m11 k13d15 c15d15 e8d8 m11i7 d8g11 i7d12 g11g14 f13f12 ",
+    "g14f14 d12d9 f14d15 o15o6+ n5o6 f16f15 d15d14,d14c14 b15b16 c14e13 n15k12 e13f12,f12h10 ",
+    "f15d13 h10k13 k12g8 k13m15,m15l14 m13m12 g6g7 g8i10 f5g6 d9e9 l14i11 i10l13 i11k13 ",
+    "l13i10 o6o10 i10g12 k13m12 e9f8 m12p12 p13o14 p12r14,r14s15 s16s15+ f6f7 f8g7 l6j4 g7k11 ",
+    "o10k10 k11m11 e2d2 m11m8 j4n8 m8j8 n8l10 j8o8 l10n8 o8p8 k10p10 p8l12 n8o9 l12g7 o9j4 ",
+    "g7i9 p10o9 i9j8 o9n8 j8m11 n8m7 m11j8 m7l8 j8m11 l8m7 m11k11 g6m12 a15m15 m12o10 m15m7 ",
+    "j4m7 i17g15 m4o6 r15r11 g4i6 d13i8 l7l8 k11g7 m7j4 g7j10 j4o9 j10m10 i6k8 m10o12 k8m10 ",
+    "o12o13 o6m4 j17i15 l4j6 c16d14 h4g5 o13g5",
+);
+
+/// The split seen from the engine that promoted (the GUI's view): the other engine, which
+/// read the move unpromoted, plays a move of the unpromoted piece. The refusal names the
+/// earlier move and that the other engine's board is the one that differs.
+#[test]
+fn a_move_legal_only_without_the_promotion_the_mover_made_is_refused_with_the_cause() {
+    let mut e = engine(30);
+    feed(&mut e, &["xboard", "protover 2", "new", "variant maka", "force"]);
+    for m in QBOARD_MAKA_GAME.split(' ') {
+        let out = feed(&mut e, &[&format!("usermove {m}")]);
+        assert!(out.is_empty(), "{m}: {out}");
+    }
+    // This engine's own promoting triple move reaches the other engine without its mark.
+    let promoted = e.game().moves().nth(9).unwrap();
+    assert!(promoted.promotes());
+    assert_eq!(tengu_engine::relay::as_relayed(promoted, 19), "m8n7,n7o6,o6p5");
+    let before = e.game().len();
+    let out = feed(&mut e, &["usermove p5g5"]);
+    assert!(
+        out.starts_with("Illegal move (the Gold General on p5 has no such move; ")
+            && out.contains("the multi-step move m8n7,n7o6,o6p5+ at ply 10 not promoted")
+            && out.contains("QBoard passes multi-step moves on without their promotion mark")
+            && out.contains("the other engine read it unpromoted")
+            && out.trim_end().ends_with("): p5g5"),
+        "{out}"
+    );
+    assert_eq!(out.matches(['(', ')']).count(), 2, "{out}");
+    assert_eq!(e.game().len(), before, "a refused move changes nothing");
+}
+
 #[test]
 fn rule_set_engine_options_start_a_game_under_the_set_and_refuse_what_does_not_apply() {
     let mut e = engine(50);

@@ -1234,97 +1234,65 @@ impl CpuTrainer {
         checkpoint::write_safetensors(path, meta, &self.tensors())
     }
 
-    /// Writes the AdamW state (step count, both moments of every parameter) to `path`:
-    /// [`STATE_MAGIC`], the step count (u64), the parameter count (u64), then per
-    /// parameter its name (u64 length + UTF-8), value count (u64) and both moments (f32),
-    /// all little-endian.
+    /// Writes the AdamW state (step count, both moments of every parameter) to `path` in
+    /// the format of [`write_adamw_state`].
     pub fn save_optimizer(&self, path: &Path) -> Result<(), String> {
-        let mut bytes = Vec::new();
-        bytes.extend_from_slice(STATE_MAGIC);
-        bytes.extend_from_slice(&u64::from(self.time).to_le_bytes());
-        bytes.extend_from_slice(&(self.params.len() as u64).to_le_bytes());
-        for p in &self.params {
-            bytes.extend_from_slice(&(p.name.len() as u64).to_le_bytes());
-            bytes.extend_from_slice(p.name.as_bytes());
-            bytes.extend_from_slice(&(p.value.len() as u64).to_le_bytes());
-            for x in p.moment_1.iter().chain(&p.moment_2) {
-                bytes.extend_from_slice(&x.to_le_bytes());
-            }
-        }
-        std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+        let params = self
+            .params
+            .iter()
+            .map(|p| (p.name.as_str(), &p.moment_1[..], &p.moment_2[..]));
+        write_adamw_state(path, u64::from(self.time), params)
     }
 
-    /// Restores the state written by [`CpuTrainer::save_optimizer`] for the same
-    /// architecture; on error nothing changes (the moments stay as they were).
+    /// Restores the state written by [`CpuTrainer::save_optimizer`] (or by the PyTorch
+    /// trainer, [`write_adamw_state`]) for the same architecture; on error nothing changes
+    /// (the moments stay as they were).
     pub fn load_optimizer(&mut self, path: &Path) -> Result<(), String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let state = read_adamw_state(path)?;
         let bad = |what: &str| {
             format!(
                 "{}: not this trainer's optimizer state: {what}",
                 path.display()
             )
         };
-        let mut r = Reader {
-            bytes: &bytes,
-            at: 0,
-        };
-        if r.take(STATE_MAGIC.len()).ok_or_else(|| bad("truncated"))? != STATE_MAGIC {
-            return Err(bad("another format (a burn optimizer state?)"));
-        }
-        let time = r.u64().ok_or_else(|| bad("truncated"))?;
-        let count = r.u64().ok_or_else(|| bad("truncated"))?;
+        let count = state.params.len();
         // A head added after the state was written (`desc::added_later`) is absent from it:
         // its moments start at zero, as the head itself did.
-        let complete = count == self.params.len() as u64;
+        let complete = count == self.params.len();
         let expected: Vec<&Param> = self
             .params
             .iter()
             .filter(|p| complete || !crate::desc::added_later(&p.name))
             .collect();
-        if count != expected.len() as u64 {
+        if count != expected.len() {
             return Err(bad(&format!(
                 "{count} parameters, the network has {}",
                 self.params.len()
             )));
         }
-        let mut moments = Vec::with_capacity(self.params.len());
-        for p in &expected {
-            let len = r.u64().ok_or_else(|| bad("truncated"))? as usize;
-            let name = r.take(len).ok_or_else(|| bad("truncated"))?;
-            if name != p.name.as_bytes() {
+        for (p, saved) in expected.iter().zip(&state.params) {
+            if saved.name != p.name {
                 return Err(bad(&format!(
                     "parameter {:?} where {} belongs",
-                    String::from_utf8_lossy(name),
-                    p.name
+                    saved.name, p.name
                 )));
             }
-            let values = r.u64().ok_or_else(|| bad("truncated"))? as usize;
-            if values != p.value.len() {
+            if saved.moment_1.len() != p.value.len() {
                 return Err(bad(&format!(
-                    "{} has {values} values, the network {}",
+                    "{} has {} values, the network {}",
                     p.name,
+                    saved.moment_1.len(),
                     p.value.len()
                 )));
             }
-            let floats: Vec<f32> = r
-                .take(values.saturating_mul(8))
-                .ok_or_else(|| bad("truncated"))?
-                .chunks_exact(4)
-                .map(|s| f32::from_le_bytes(s.try_into().expect("4 bytes")))
-                .collect();
-            moments.push((p.name.clone(), floats));
         }
-        if r.at != bytes.len() {
-            return Err(bad("bytes after the last parameter"));
-        }
-        let time = u32::try_from(time).map_err(|_| bad("step count out of range"))?;
-        let mut moments = moments.into_iter().peekable();
+        let time = u32::try_from(state.steps).map_err(|_| bad("step count out of range"))?;
+        let mut saved = state.params.into_iter().peekable();
         for p in &mut self.params {
-            match moments.next_if(|(name, _)| *name == p.name) {
-                Some((_, m)) => {
-                    let (m1, m2) = m.split_at(p.value.len());
-                    p.moment_1.copy_from_slice(m1);
-                    p.moment_2.copy_from_slice(m2);
+            match saved.next_if(|s| s.name == p.name) {
+                Some(s) => {
+                    p.moment_1.copy_from_slice(&s.moment_1);
+                    p.moment_2.copy_from_slice(&s.moment_2);
                 }
                 None => {
                     p.moment_1.fill(0.0);
@@ -1335,6 +1303,103 @@ impl CpuTrainer {
         self.time = time;
         Ok(())
     }
+}
+
+/// An AdamW state as [`read_adamw_state`] reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdamWState {
+    /// AdamW steps taken (the `t` of the bias corrections; torch's `state["step"]`).
+    pub steps: u64,
+    /// Each parameter's moments, in the order written ([`parameter_shapes`]'s).
+    pub params: Vec<AdamWMoments>,
+}
+
+/// One parameter's AdamW moments, in the checkpoint's layout of that parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdamWMoments {
+    /// The parameter's checkpoint name (`blocks.0.conv1.weight`).
+    pub name: String,
+    /// The moving average of the gradient (torch's `exp_avg`).
+    pub moment_1: Vec<f32>,
+    /// The moving average of the squared gradient (torch's `exp_avg_sq`).
+    pub moment_2: Vec<f32>,
+}
+
+/// Writes an AdamW state file: [`STATE_MAGIC`], the step count (u64), the parameter count
+/// (u64), then per parameter its name (u64 length + UTF-8), value count (u64) and both
+/// moments (f32), all little-endian. The CPU trainer writes its state so, and the PyTorch
+/// trainer (through the Python package) writes torch's AdamW state so, since the update
+/// rule, constants and gradients are the same (`python/tengu/train`), so that either
+/// trainer resumes the other's run with its moments.
+pub fn write_adamw_state<'a>(
+    path: &Path,
+    steps: u64,
+    params: impl ExactSizeIterator<Item = (&'a str, &'a [f32], &'a [f32])>,
+) -> Result<(), String> {
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(STATE_MAGIC);
+    bytes.extend_from_slice(&steps.to_le_bytes());
+    bytes.extend_from_slice(&(params.len() as u64).to_le_bytes());
+    for (name, moment_1, moment_2) in params {
+        if moment_1.len() != moment_2.len() {
+            return Err(format!(
+                "{name}: {} first moments and {} second moments",
+                moment_1.len(),
+                moment_2.len()
+            ));
+        }
+        bytes.extend_from_slice(&(name.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.extend_from_slice(&(moment_1.len() as u64).to_le_bytes());
+        for x in moment_1.iter().chain(moment_2) {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Reads a file written by [`write_adamw_state`]; an error names the file and what is wrong
+/// (another format, truncated, trailing bytes).
+pub fn read_adamw_state(path: &Path) -> Result<AdamWState, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bad = |what: &str| {
+        format!(
+            "{}: not this trainer's optimizer state: {what}",
+            path.display()
+        )
+    };
+    let mut r = Reader {
+        bytes: &bytes,
+        at: 0,
+    };
+    if r.take(STATE_MAGIC.len()).ok_or_else(|| bad("truncated"))? != STATE_MAGIC {
+        return Err(bad("another format (a burn optimizer state?)"));
+    }
+    let steps = r.u64().ok_or_else(|| bad("truncated"))?;
+    let count = r.u64().ok_or_else(|| bad("truncated"))?;
+    let mut params = Vec::new();
+    for _ in 0..count {
+        let len = r.u64().ok_or_else(|| bad("truncated"))? as usize;
+        let name = r.take(len).ok_or_else(|| bad("truncated"))?;
+        let name = String::from_utf8(name.to_vec()).map_err(|_| bad("a name not in UTF-8"))?;
+        let values = r.u64().ok_or_else(|| bad("truncated"))? as usize;
+        let mut floats = r
+            .take(values.saturating_mul(8))
+            .ok_or_else(|| bad("truncated"))?
+            .chunks_exact(4)
+            .map(|s| f32::from_le_bytes(s.try_into().expect("4 bytes")));
+        let moment_1 = floats.by_ref().take(values).collect();
+        let moment_2 = floats.collect();
+        params.push(AdamWMoments {
+            name,
+            moment_1,
+            moment_2,
+        });
+    }
+    if r.at != bytes.len() {
+        return Err(bad("bytes after the last parameter"));
+    }
+    Ok(AdamWState { steps, params })
 }
 
 /// Reads little-endian values from a byte slice.

@@ -64,6 +64,9 @@ fn _tengu(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run::read_checkpoint_meta, m)?)?;
     m.add_function(wrap_pyfunction!(run::evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(run::newest_checkpoint, m)?)?;
+    m.add_function(wrap_pyfunction!(run::write_optimizer_state, m)?)?;
+    m.add_function(wrap_pyfunction!(run::read_optimizer_state, m)?)?;
+    m.add_function(wrap_pyfunction!(run::published_optimizer_state, m)?)?;
     m.add_class::<run::Lease>()?;
     m.add_class::<window::RunWindow>()?;
     m.add_class::<window::TrainLog>()?;

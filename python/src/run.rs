@@ -278,6 +278,69 @@ pub fn write_checkpoint(
         .map_err(|e| CheckpointError::new_err(e.to_string()))
 }
 
+/// Writes an AdamW state in the CPU trainer's file format
+/// (`tengu_model::cpu_train::write_adamw_state`), so that `tengu train` resumes a run the
+/// PyTorch trainer trained with its moments: `steps` the AdamW steps taken, `moments` a list
+/// of `(name, first moments, second moments)` (float32 bytes, the parameter's checkpoint
+/// layout) in the naming table's order.
+#[pyfunction]
+pub fn write_optimizer_state(
+    py: Python<'_>,
+    path: &str,
+    steps: u64,
+    moments: Vec<(String, Vec<u8>, Vec<u8>)>,
+) -> PyResult<()> {
+    let floats = |b: &[u8]| -> Vec<f32> {
+        b.chunks_exact(4)
+            .map(|c| f32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let moments: Vec<(String, Vec<f32>, Vec<f32>)> = moments
+        .iter()
+        .map(|(name, m1, m2)| (name.clone(), floats(m1), floats(m2)))
+        .collect();
+    py.allow_threads(|| {
+        let params = moments
+            .iter()
+            .map(|(name, m1, m2)| (name.as_str(), &m1[..], &m2[..]));
+        tengu_model::cpu_train::write_adamw_state(Path::new(path), steps, params)
+    })
+    .map_err(CheckpointError::new_err)
+}
+
+/// Reads an AdamW state file of either trainer: `(steps, [(name, first moments, second
+/// moments)])`, the moments float32 bytes in the checkpoint layout of each parameter.
+#[pyfunction]
+pub fn read_optimizer_state<'py>(
+    py: Python<'py>,
+    path: &str,
+) -> PyResult<(u64, Vec<(String, Bound<'py, pyo3::types::PyByteArray>, Bound<'py, pyo3::types::PyByteArray>)>)> {
+    let state = py
+        .allow_threads(|| tengu_model::cpu_train::read_adamw_state(Path::new(path)))
+        .map_err(CheckpointError::new_err)?;
+    let params = state
+        .params
+        .iter()
+        .map(|p| (p.name.clone(), crate::f32_bytes(py, &p.moment_1), crate::f32_bytes(py, &p.moment_2)))
+        .collect();
+    Ok((state.steps, params))
+}
+
+/// The local path of the optimizer state published with checkpoint `step` of the run
+/// (verified against its manifest; downloaded into tengu's cache from an object store), or
+/// `None` when the checkpoint was published without one.
+#[pyfunction]
+pub fn published_optimizer_state(py: Python<'_>, run: &str, step: u64) -> PyResult<Option<String>> {
+    let store = open_store(run)?;
+    py.allow_threads(|| {
+        let err = |e: tengu_store::StoreError| StoreError::new_err(e.to_string());
+        let cache = tengu_store::checkpoint::CheckpointCache::new(&store, 4);
+        let (_, manifest) = cache.fetch(&store, step).map_err(err)?;
+        let path = cache.fetch_optimizer(&store, &manifest).map_err(err)?;
+        Ok(path.map(|p| p.display().to_string()))
+    })
+}
+
 fn parse_net(net: &str) -> PyResult<NetConfig> {
     let v: serde_json::Value = serde_json::from_str(net)
         .map_err(|e| CheckpointError::new_err(format!("network config {net:?}: {e}")))?;

@@ -315,6 +315,64 @@ impl RunWindow {
         out.set_item("gradients", g)?;
         Ok(out)
     }
+
+    /// One AdamW step of the CPU kernels' trainer (`tengu train`'s) on the window's rows
+    /// `rows`, from checkpoint `checkpoint` and, when given, the optimizer state file
+    /// `optimizer_state` (else zero moments, step 0): the weights after the step as
+    /// `{name: (bytearray, "float32", shape)}`, names and layouts those of a checkpoint. For
+    /// checking that a state the PyTorch trainer wrote resumes as torch would go on.
+    #[pyo3(signature = (checkpoint, rows, learning_rate, weight_decay, optimizer_state=None, ownership_weight=1.0, material_weight=1.0, residual_weight=1.0))]
+    #[allow(clippy::too_many_arguments)]
+    fn cpu_step<'py>(
+        &self,
+        py: Python<'py>,
+        checkpoint: &str,
+        rows: Vec<usize>,
+        learning_rate: f64,
+        weight_decay: f32,
+        optimizer_state: Option<&str>,
+        ownership_weight: f32,
+        material_weight: f32,
+        residual_weight: f32,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let path = std::path::Path::new(checkpoint);
+        let variant = self.variant.clone();
+        let tensors = py.allow_threads(|| -> Result<_, String> {
+            let examples = rows
+                .iter()
+                .map(|&k| {
+                    let (row, future) = self
+                        .window
+                        .row_at(k)
+                        .ok_or_else(|| format!("row {k} is not in the window"))?;
+                    tengu_trainer::window::Example::from_row_mixed(row, &variant, self.mix, future)
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            let mut trainer = tengu_model::cpu_train::CpuTrainer::from_checkpoint(
+                &variant,
+                path,
+                learning_rate,
+                weight_decay,
+            )
+            .map_err(|e| e.to_string())?;
+            if let Some(state) = optimizer_state {
+                trainer.load_optimizer(std::path::Path::new(state))?;
+            }
+            trainer.weights = tengu_model::LossWeights {
+                ownership: ownership_weight,
+                material: material_weight,
+                residual: residual_weight,
+            };
+            let batch: Vec<_> = examples.iter().map(|e| e.as_train()).collect();
+            trainer.step(&batch).map_err(|e| e.to_string())?;
+            Ok(trainer.tensors())
+        });
+        let out = PyDict::new(py);
+        for (name, shape, values) in tensors.map_err(CheckpointError::new_err)? {
+            out.set_item(&name, (crate::f32_bytes(py, &values), "float32", shape))?;
+        }
+        Ok(out)
+    }
 }
 
 /// The architecture of a checkpoint file.

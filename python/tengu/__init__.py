@@ -65,6 +65,7 @@ __all__ = [
     "ShardVersionError", "RunConfigError", "CheckpointError", "StoreError",
     "read_records", "run_config", "net_config", "parameter_shapes", "write_checkpoint",
     "read_checkpoint_meta", "read_checkpoint", "evaluate", "newest_checkpoint",
+    "write_optimizer_state", "read_optimizer_state", "published_optimizer_state",
     "write_curves", "read_game_file", "Engine", "EngineError", "read_loss_log",
 ]
 
@@ -287,6 +288,21 @@ class RunWindow:
                  for name, (buf, dtype, shape) in raw["gradients"].items()}
         return {"losses": dict(raw["losses"]), "gradients": grads}
 
+    def cpu_step(self, checkpoint: str, rows, learning_rate: float, weight_decay: float,
+                 optimizer_state: Optional[str] = None, ownership_weight: float = 1.0,
+                 material_weight: float = 1.0, residual_weight: float = 1.0
+                 ) -> Dict[str, np.ndarray]:
+        """One AdamW step of the CPU kernels' trainer on the window's rows ``rows`` from
+        ``checkpoint`` and the optimizer state file ``optimizer_state`` (else fresh
+        moments): the weights after it by name (checkpoint layouts); for checking that a
+        PyTorch trainer's state resumes in ``tengu train`` as it would in torch."""
+        raw = self._native.cpu_step(str(checkpoint), [int(r) for r in rows],
+                                    float(learning_rate), float(weight_decay),
+                                    None if optimizer_state is None else str(optimizer_state),
+                                    float(ownership_weight), float(material_weight),
+                                    float(residual_weight))
+        return {name: _array(spec) for name, spec in raw.items()}
+
 
 def run_config(run: str) -> dict:
     """A run's ``config.toml`` as the trainer reads it: ``game``, ``network``, ``net`` (the
@@ -369,6 +385,30 @@ def newest_checkpoint(run: str) -> Optional[Tuple[int, str, dict]]:
         return None
     step, path, manifest = found
     return step, path, json.loads(manifest)
+
+
+def write_optimizer_state(path: str, steps: int,
+                          moments: List[Tuple[str, np.ndarray, np.ndarray]]) -> None:
+    """Writes an AdamW state in the CPU trainer's format (``tengu train`` resumes with it):
+    ``steps`` the AdamW steps taken, ``moments`` ``(name, exp_avg, exp_avg_sq)`` per
+    parameter in ``parameter_shapes``'s order and layouts (linear weights ``[in, out]``)."""
+    items = [(name, np.ascontiguousarray(m1, dtype=np.float32).tobytes(),
+              np.ascontiguousarray(m2, dtype=np.float32).tobytes()) for name, m1, m2 in moments]
+    _tengu.write_optimizer_state(str(path), int(steps), items)
+
+
+def read_optimizer_state(path: str) -> Tuple[int, List[Tuple[str, np.ndarray, np.ndarray]]]:
+    """An AdamW state file of either trainer: ``(steps, [(name, exp_avg, exp_avg_sq)])``,
+    the moments flat float32 arrays in the checkpoint layout of each parameter."""
+    steps, params = _tengu.read_optimizer_state(str(path))
+    return steps, [(name, np.frombuffer(bytes(m1), dtype=np.float32),
+                    np.frombuffer(bytes(m2), dtype=np.float32)) for name, m1, m2 in params]
+
+
+def published_optimizer_state(run: str, step: int) -> Optional[str]:
+    """The local path of the optimizer state published with checkpoint ``step`` (fetched
+    and verified), or ``None`` when it was published without one."""
+    return _tengu.published_optimizer_state(str(run), int(step))
 
 
 def read_game_file(path: str) -> List[Board]:

@@ -16,7 +16,8 @@ import pytest
 import torch
 
 import tengu
-from tengu.train import TenguNet, concat, legal_logits, losses, to_torch
+from tengu.train import (TenguNet, concat, legal_logits, load_adamw_state, losses,
+                         save_adamw_state, to_torch)
 
 TORCHRUN = [sys.executable, "-m", "torch.distributed.run"]
 
@@ -156,6 +157,64 @@ def test_a_pytorch_step_and_a_cpu_kernel_step_agree_on_the_same_batch(run):
     assert worst[0] < 1e-3, worst
 
 
+def test_the_adamw_state_pytorch_publishes_goes_on_in_the_cpu_trainer_as_in_torch(run, tmp_path):
+    """The AdamW state the PyTorch trainer publishes (the CPU trainer's format) is the state
+    torch goes on from: after two torch steps the state is written; the third step, taken
+    by torch, by the CPU kernels' trainer (``tengu train``'s) from that state and by torch
+    again from the state read back, moves the weights alike. From fresh moments (a resume
+    without the state) the CPU step moves them otherwise."""
+    _, path, _ = tengu.newest_checkpoint(str(run))
+    net = TenguNet.from_checkpoint(path, "dai-dai")
+    window = tengu.RunWindow(str(run), planes=net.net["planes"])
+    window.ingest()
+    train = {"ownership_weight": 0.7, "material_weight": 0.3, "residual_weight": 1.7}
+    lr, wd = 2e-3, 0.05
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=wd, eps=1e-5)
+    batches = [window.sample(0, 16, seed=s) for s in (11, 12, 13)]
+
+    def torch_step(net, opt, raw):
+        loss = losses(net, to_torch(raw, torch.device("cpu"))).total(train)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    for raw in batches[:2]:
+        torch_step(net, opt, raw)
+    two = tmp_path / "two.safetensors"
+    net.save_checkpoint(str(two), "dai-dai", 2)
+    state = tmp_path / "two.bpk"
+    assert save_adamw_state(net, opt, str(state))
+    steps, saved = tengu.read_optimizer_state(str(state))
+    assert steps == 2
+    assert [n for n, _, _ in saved] == [n for n, _ in tengu.parameter_shapes(net.net)]
+    before = net.tengu_tensors()
+    torch_step(net, opt, batches[2])
+    after = net.tengu_tensors()
+
+    rows = batches[2]["row"]
+    resumed = window.cpu_step(str(two), rows, lr, wd, str(state), **train)
+    fresh = window.cpu_step(str(two), rows, lr, wd, None, **train)
+    again = TenguNet.from_checkpoint(str(two), "dai-dai")
+    again_opt = torch.optim.AdamW(again.parameters(), lr=lr, weight_decay=wd, eps=1e-5)
+    assert load_adamw_state(again, again_opt, str(state)) == 2
+    torch_step(again, again_opt, batches[2])
+    round_trip = again.tengu_tensors()
+
+    def gap(other):
+        """How far ``other``'s step is from torch's, in learning rates (a mean over every
+        weight)."""
+        total = sum(float(np.abs((other[n] - before[n]) - (after[n] - before[n])).sum())
+                    for n in before)
+        return total / sum(a.size for a in before.values()) / lr
+
+    print(f"third step vs torch's, in learning rates: CPU trainer from the state "
+          f"{gap(resumed):.2e}, from fresh moments {gap(fresh):.2e}, torch from the state "
+          f"read back {gap(round_trip):.2e}")
+    assert gap(round_trip) < 1e-4
+    assert gap(resumed) < 1e-3
+    assert gap(fresh) > 10 * gap(resumed) and gap(fresh) > 5e-2
+
+
 def _reference_sgd(run, steps, batch, lr_at):
     """One process, twice the batch: each step the two ranks' batches together."""
     net = TenguNet.from_checkpoint(tengu.newest_checkpoint(str(run))[1])
@@ -260,6 +319,9 @@ def test_rank_zero_publishes_a_checkpoint_rust_workers_load(run):
     assert [l["step"] for l in _loss_log(run)][-2:] == [before + 1, before + 2]
     meta = tengu.read_checkpoint_meta(path, "dai-dai")
     assert meta["step"] == step and meta["encoder_version"] == tengu.ENCODER_VERSION
+    # With its AdamW state in the CPU trainer's format (tests/python.rs then resumes the
+    # run with tengu train).
+    assert tengu.read_optimizer_state(tengu.published_optimizer_state(str(run), step))[0] == step
     # The Rust evaluator loads it.
     (policy, wdl, _), = tengu.evaluate(path, [tengu.Board()])
     assert abs(float(policy.sum()) - 1) < 1e-4 and abs(float(wdl.sum()) - 1) < 1e-4

@@ -233,7 +233,10 @@ pub fn status(store: &RunStore, started: Instant) -> RunStatus {
         s.checkpoint = layout::weights_name(step);
         s.step = step;
     }
-    if let Some(r) = crate::log::last_line(store) {
+    // The loss log's last line, unless it is behind the newest checkpoint (a trainer that
+    // wrote no log for its steps, as the PyTorch trainer's `--epochs` once did): then the
+    // step is the checkpoint's, without the losses of an older step beside it.
+    if let Some(r) = crate::log::last_line(store).filter(|r| r.step >= s.step) {
         s.step = r.step;
         s.policy_loss = r.policy_loss;
         s.value_loss = r.value_loss;
@@ -826,6 +829,43 @@ mod tests {
                 && !line.contains("waiting"),
             "{line}"
         );
+    }
+
+    #[test]
+    fn the_status_shows_the_newest_checkpoints_step_when_the_loss_log_is_behind_it() {
+        let store = RunStore::open("memory://supervise-tests/status").unwrap();
+        let publish = |step: u64| {
+            tengu_store::checkpoint::publish(
+                &store,
+                &tengu_store::checkpoint::Publication {
+                    step,
+                    weights: b"weights",
+                    optimizer: None,
+                    lease: 1,
+                    rows_seen: 0,
+                    parent: None,
+                },
+            )
+            .unwrap()
+        };
+        let line = |step: u64| {
+            let r = crate::records::LossRecord {
+                value_loss: Some(0.5),
+                ..crate::records::LossRecord::at(step, 0.0)
+            };
+            format!("{}\n", crate::records::to_line(&r))
+        };
+        // Four logged steps, then a trainer that published step 10 without logging.
+        store.put(&layout::train_log_key(0), line(4).into_bytes()).unwrap();
+        publish(4);
+        publish(10);
+        let s = status(&store, Instant::now());
+        assert_eq!((s.step, s.value_loss, s.rows_read), (10, None, None));
+        assert_eq!(s.checkpoint, layout::weights_name(10));
+        // A log that is ahead of the newest checkpoint (steps since it) gives the step.
+        store.put(&layout::train_log_key(10), line(12).into_bytes()).unwrap();
+        let s = status(&store, Instant::now());
+        assert_eq!((s.step, s.value_loss), (12, Some(0.5)));
     }
 
     #[test]

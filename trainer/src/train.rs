@@ -423,12 +423,19 @@ impl<'a> Training<'a> {
                     Some(Ok(())) => {
                         tracing::info!(step, "resuming with its optimizer state")
                     }
-                    Some(Err(e)) => {
-                        tracing::warn!(step, "resuming without optimizer state: {e}")
-                    }
-                    None => {
-                        tracing::warn!(step, "resuming without optimizer state: none was saved")
-                    }
+                    Some(Err(e)) => tracing::warn!(
+                        step,
+                        "resuming without optimizer state, the AdamW moments start from zero: {e}"
+                    ),
+                    // The PyTorch trainer before it wrote this format, or with `--optimizer
+                    // sgd`, and a trainer whose save failed publish none.
+                    None => tracing::warn!(
+                        step,
+                        "resuming without optimizer state, the AdamW moments start from zero: \
+                         checkpoint {step} was published without one (by the PyTorch trainer \
+                         with --optimizer sgd or from before it published AdamW state, or a \
+                         trainer that could not save it)"
+                    ),
                 }
                 match store.get_text(&layout::ingest_key(step))? {
                     Some(text) => {

@@ -163,6 +163,67 @@ class TenguNet(nn.Module):
         return net
 
 
+def save_adamw_state(net: TenguNet, opt: torch.optim.Optimizer, path: str) -> bool:
+    """Writes ``opt``'s AdamW state in the CPU trainer's format (``tengu.write_optimizer_state``),
+    so that ``tengu train`` resumes with these moments. The two mean the same: torch's AdamW
+    and the CPU trainer's (burn's) take ``m = b1 m + (1 - b1) g``, ``v = b2 v + (1 - b2) g^2``,
+    ``w = w (1 - lr wd) - lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)`` with the
+    same constants (``__main__``: betas 0.9 / 0.999, eps 1e-5) on the same objective (the
+    losses are means over the batch as the CPU kernels' are, checked in the tests), and
+    ``t`` counts the steps in both. Linear weights' moments are transposed as the weights
+    are. ``False`` (nothing written) for an optimizer other than AdamW, or when the
+    parameters have taken different numbers of steps (the CPU format has one count)."""
+    if not isinstance(opt, torch.optim.AdamW):
+        return False
+    params = dict(net.named_parameters())
+    steps, moments = set(), []
+    for name, shape in tengu.parameter_shapes(net.net):
+        p = params[name]
+        state = opt.state.get(p, {})
+        if state:
+            steps.add(int(state["step"]))
+            m1, m2 = state["exp_avg"], state["exp_avg_sq"]
+        else:
+            # No step taken yet: what the CPU trainer starts from.
+            steps.add(0)
+            m1 = m2 = torch.zeros_like(p)
+        pair = []
+        for m in (m1, m2):
+            m = m.detach().to("cpu", torch.float32)
+            if net._is_linear_weight(name):
+                m = m.t()
+            pair.append(m.contiguous().numpy().reshape(-1))
+        moments.append((name, pair[0], pair[1]))
+    if len(steps) != 1:
+        return False
+    tengu.write_optimizer_state(path, steps.pop(), moments)
+    return True
+
+
+def load_adamw_state(net: TenguNet, opt: torch.optim.AdamW, path: str) -> int:
+    """Restores an AdamW state file of either trainer (``save_adamw_state``, ``tengu
+    train``'s) into ``opt``; returns its step count. A parameter the file lacks (a head
+    added after it was written) starts from zero moments at the file's step count, as in
+    the CPU trainer. ``CheckpointError`` when a moment's size is not its parameter's."""
+    steps, saved = tengu.read_optimizer_state(path)
+    saved = {name: (m1, m2) for name, m1, m2 in saved}
+    params = dict(net.named_parameters())
+    for name, shape in tengu.parameter_shapes(net.net):
+        p = params[name]
+        state = {"step": torch.tensor(float(steps), dtype=torch.float32)}
+        m1, m2 = saved.get(name, (np.zeros(p.numel(), np.float32),) * 2)
+        for key, m in (("exp_avg", m1), ("exp_avg_sq", m2)):
+            if m.size != p.numel():
+                raise tengu.CheckpointError(
+                    f"{path}: {name} has {m.size} moments, the network {p.numel()} values")
+            t = torch.from_numpy(m.copy()).reshape(shape)
+            if net._is_linear_weight(name):
+                t = t.t()
+            state[key] = t.contiguous().to(p.device, p.dtype)
+        opt.state[p] = state
+    return steps
+
+
 def legal_logits(out: Output, move_from: torch.Tensor, move_to: torch.Tensor,
                  move_code: torch.Tensor, move_mask: torch.Tensor) -> torch.Tensor:
     """Logits of the legal moves ``[B, M]``: ``q(from) . k(to) / sqrt(D) + code[from, code]``,

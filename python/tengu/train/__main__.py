@@ -21,9 +21,10 @@ SIGTERM / SIGINT (then it publishes a last checkpoint and exits 0) or ``--max-st
 ``--batch-size`` is rows per rank and step (default: ``[train] batch_size`` divided by the
 world size, so a step sees the configured batch). Collective operations time out after
 ``--timeout`` seconds, so a rank that dies makes the others fail instead of hanging, and
-torchrun then ends the job with a non-zero status. The optimizer state is kept as a
-PyTorch file beside the run (``trainer/torch-optimizer-<step>.pt``, local runs only); a
-restart elsewhere resets the AdamW moments (the Rust trainer cannot read them either).
+torchrun then ends the job with a non-zero status. The AdamW state (step count and
+moments) is published with each checkpoint in the CPU trainer's format
+(``tengu.train.save_adamw_state``), so that a restart, of this trainer or of ``tengu
+train``, anywhere the run is, goes on with the moments; ``--optimizer sgd`` publishes none.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import tengu
-from tengu.train import TenguNet, losses, threads, to_torch
+from tengu.train import TenguNet, load_adamw_state, losses, save_adamw_state, threads, to_torch
 
 
 def _at_least_one(text: str) -> int:
@@ -143,9 +144,11 @@ def _main(argv=None) -> int:
         opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=wd, eps=1e-5)
     else:
         opt = torch.optim.SGD(net.parameters(), lr=lr)
-    optimizer_file = _optimizer_file(args.run, step)
-    if optimizer_file and os.path.exists(optimizer_file):
-        opt.load_state_dict(torch.load(optimizer_file, map_location=device))
+    if newest is not None:
+        # Every rank: DDP's ranks step their own optimizers, which must agree.
+        resumed = _resume_optimizer(args.run, step, net, opt)
+        if rank == 0:
+            print(resumed, flush=True)
 
     batch = args.batch_size or max(1, train["batch_size"] // world)
     autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda"
@@ -276,24 +279,33 @@ def _learning_rate(train: dict, step: int) -> float:
     return train["learning_rate"]
 
 
-def _optimizer_file(run: str, step: int):
-    local = run[len("file://"):] if run.startswith("file://") else run
-    if "://" in local:
-        return None
-    return os.path.join(local, "trainer", f"torch-optimizer-{step:09}.pt")
+def _resume_optimizer(run: str, step: int, net, opt) -> str:
+    """Restores the AdamW state published with checkpoint ``step`` (by this trainer or
+    ``tengu train``) into ``opt``; says what it did."""
+    if not isinstance(opt, torch.optim.AdamW):
+        return f"tengu.train: resuming step {step} with {type(opt).__name__} (no state)"
+    path = tengu.published_optimizer_state(run, step)
+    if path is None:
+        return (f"tengu.train: checkpoint {step} was published without optimizer state: "
+                "the AdamW moments start from zero")
+    steps = load_adamw_state(net, opt, path)
+    return f"tengu.train: resuming step {step} with its AdamW state ({steps} steps of moments)"
 
 
 def _publish(run, lease, net, opt, game, step, parent, rows) -> str:
-    """Writes and publishes checkpoint ``step``; returns its weights name."""
+    """Writes and publishes checkpoint ``step`` with the AdamW state (the CPU trainer's
+    format, so that either trainer resumes with it); returns its weights name."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "weights.safetensors")
         net.save_checkpoint(path, game, step, parent)
-        manifest = lease.publish(step, path, rows_seen=rows, parent=parent)
-    optimizer_file = _optimizer_file(run, step)
-    if optimizer_file:
-        os.makedirs(os.path.dirname(optimizer_file), exist_ok=True)
-        torch.save(opt.state_dict(), optimizer_file + ".tmp")
-        os.replace(optimizer_file + ".tmp", optimizer_file)
+        state = os.path.join(tmp, "optimizer.bpk")
+        if not save_adamw_state(net, opt, state):
+            if isinstance(opt, torch.optim.AdamW):
+                print(f"tengu.train: checkpoint {step} published without its AdamW state (its "
+                      "parameters took different numbers of steps): a resume starts the "
+                      "moments from zero", flush=True)
+            state = None
+        manifest = lease.publish(step, path, optimizer=state, rows_seen=rows, parent=parent)
     print(f"published checkpoint step {step}: {manifest[:80]}...", flush=True)
     return f"model-{step:09}.safetensors"
 

@@ -162,7 +162,12 @@ def test_tengu_run_trains_with_the_pytorch_trainer(tmp_path, exe, env):
         assert (run / "trainer" / f"ingest-{s:09}.json").exists(), s
     assert (run / "curves.svg").exists()
     manifest = tengu.newest_checkpoint(str(run))[2]
-    assert manifest["rows_seen"] == lines[-1]["rows_seen"]
+    # The last checkpoint (published at the stop) counts the rows seen then, as its ingest
+    # state does: the rows of the last logged step, and any ingested while the trainer
+    # waited for more before the stop came (a loaded machine makes that likely).
+    ingest = json.loads((run / "trainer" / f"ingest-{final:09}.json").read_text())
+    assert manifest["rows_seen"] == ingest["rows_seen"] >= lines[-1]["rows_seen"], (
+        manifest["rows_seen"], ingest["rows_seen"], lines[-1]["rows_seen"])
     print(f"stopped at step {final} after {time.time() - t0:.1f} s; rows seen "
           f"{lines[-1]['rows_seen']}, window {lines[-1]['window_rows']}")
 

@@ -276,16 +276,7 @@ impl RunWindow {
         let path = std::path::Path::new(checkpoint);
         let variant = self.variant.clone();
         let result = py.allow_threads(|| -> Result<_, String> {
-            let examples = rows
-                .iter()
-                .map(|&k| {
-                    let (row, future) = self
-                        .window
-                        .row_at(k)
-                        .ok_or_else(|| format!("row {k} is not in the window"))?;
-                    tengu_trainer::window::Example::from_row_mixed(row, &variant, self.mix, future)
-                })
-                .collect::<Result<Vec<_>, String>>()?;
+            let examples = self.examples(&rows)?;
             let mut trainer = tengu_model::cpu_train::CpuTrainer::from_checkpoint(&variant, path, 0.0, 0.0)
                 .map_err(|e| e.to_string())?;
             trainer.weights = tengu_model::LossWeights {
@@ -338,16 +329,7 @@ impl RunWindow {
         let path = std::path::Path::new(checkpoint);
         let variant = self.variant.clone();
         let tensors = py.allow_threads(|| -> Result<_, String> {
-            let examples = rows
-                .iter()
-                .map(|&k| {
-                    let (row, future) = self
-                        .window
-                        .row_at(k)
-                        .ok_or_else(|| format!("row {k} is not in the window"))?;
-                    tengu_trainer::window::Example::from_row_mixed(row, &variant, self.mix, future)
-                })
-                .collect::<Result<Vec<_>, String>>()?;
+            let examples = self.examples(&rows)?;
             let mut trainer = tengu_model::cpu_train::CpuTrainer::from_checkpoint(
                 &variant,
                 path,
@@ -372,6 +354,22 @@ impl RunWindow {
             out.set_item(&name, (crate::f32_bytes(py, &values), "float32", shape))?;
         }
         Ok(out)
+    }
+}
+
+impl RunWindow {
+    /// The window's rows `rows` decoded for training with the run's value-target mix (the
+    /// CPU kernels' side of the comparisons with the PyTorch trainer).
+    fn examples(&self, rows: &[usize]) -> Result<Vec<tengu_trainer::window::Example>, String> {
+        rows.iter()
+            .map(|&k| {
+                let (row, future) = self
+                    .window
+                    .row_at(k)
+                    .ok_or_else(|| format!("row {k} is not in the window"))?;
+                tengu_trainer::window::Example::from_row_mixed(row, &self.variant, self.mix, future)
+            })
+            .collect()
     }
 }
 

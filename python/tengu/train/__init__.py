@@ -258,8 +258,36 @@ class Losses(dict):
         return total
 
 
-def _head_loss(head: dict, out: torch.Tensor, batch: Dict[str, torch.Tensor]) -> torch.Tensor:
-    """One head's loss by its kind (``desc::LossKind``), a mean over the batch's rows."""
+def _with_targets(batch: Dict[str, torch.Tensor], key: str,
+                  counts: Optional[Dict[str, torch.Tensor]]) -> torch.Tensor:
+    """The rows of ``batch`` with a target ``key`` (``has_<target>``) that a mean over such
+    rows divides by: this batch's own count, or under DDP ``counts[key]``, the count of all
+    ranks' batches over the world size, so that averaging the ranks' gradients gives the
+    mean over every rank's rows with a target, as one process with the whole batch would
+    (the ranks' own counts differ where only some rows have a target)."""
+    if counts is not None and key in counts:
+        return counts[key]
+    return batch[key].sum().clamp(min=1.0)
+
+
+def target_counts(batch: Dict[str, torch.Tensor], world: int, all_reduce) -> Dict[str, torch.Tensor]:
+    """For :func:`losses` under DDP: each head's rows with a target summed over the ranks
+    (``all_reduce`` sums a tensor in place across them) and divided by ``world``."""
+    keys = sorted({"has_" + h["target"] for h in HEADS if "has_" + h["target"] in batch})
+    if not keys:
+        return {}
+    local = torch.stack([batch[k].float().sum() for k in keys]).to(torch.float64)
+    all_reduce(local)
+    # At least one row over all ranks, as one process clamps its own count.
+    local = local.clamp(min=1.0) / world
+    return {k: local[i].to(torch.float32) for i, k in enumerate(keys)}
+
+
+def _head_loss(head: dict, out: torch.Tensor, batch: Dict[str, torch.Tensor],
+               counts: Optional[Dict[str, torch.Tensor]] = None) -> torch.Tensor:
+    """One head's loss by its kind (``desc::LossKind``), a mean over the batch's rows (over
+    its rows with a target for the kinds that have ``has_<target>``; see
+    :func:`_with_targets` for ``counts``)."""
     kind, target = head["loss"], batch[head["target"]]
     b = out.shape[0]
     if kind == "softmax_cross_entropy":
@@ -271,7 +299,7 @@ def _head_loss(head: dict, out: torch.Tensor, batch: Dict[str, torch.Tensor]) ->
         # rows without a label (has_<target> 0) add nothing.
         has = batch["has_" + head["target"]]
         error = (torch.tanh(target[:, 0] + out[:, 0]) - target[:, 1]) ** 2
-        return (error * has).sum() / has.sum().clamp(min=1.0)
+        return (error * has).sum() / _with_targets(batch, "has_" + head["target"], counts)
     if kind == "square_class_cross_entropy":
         c = head["classes"]
         groups = head["outputs"] // c
@@ -280,22 +308,24 @@ def _head_loss(head: dict, out: torch.Tensor, batch: Dict[str, torch.Tensor]) ->
         has = batch["has_" + head["target"]]
         one_hot = F.one_hot(target.long().clamp(max=c - 1), c).permute(0, 1, 3, 2)
         one_hot = one_hot.float() * has[:, None, None, None]
-        with_targets = has.sum().clamp(min=1.0)
+        with_targets = _with_targets(batch, "has_" + head["target"], counts)
         return -(F.log_softmax(logits, 2) * one_hot).sum() / (with_targets * groups * squares)
     raise ValueError(f"head {head['layer']}: unknown loss kind {kind!r}")
 
 
-def losses(net: nn.Module, batch: Dict[str, torch.Tensor]) -> Losses:
+def losses(net: nn.Module, batch: Dict[str, torch.Tensor],
+           counts: Optional[Dict[str, torch.Tensor]] = None) -> Losses:
     """The losses of a batch (means) as the CPU kernels' trainer computes them (the policy,
     then the heads of ``HEADS``); ``net`` is a ``TenguNet`` or its
-    ``DistributedDataParallel`` wrapper."""
+    ``DistributedDataParallel`` wrapper; under DDP ``counts`` (:func:`target_counts`) makes
+    the means over rows with a target global."""
     out = net(batch["planes"])
     logits = legal_logits(out, batch["move_from"], batch["move_to"], batch["move_code"],
                           batch["move_mask"]).float()
     result = Losses(policy=-(F.log_softmax(logits, 1) * batch["policy"]).sum(1).mean())
     for head in HEADS:
         name = head["loss_name"]
-        result[name] = _head_loss(head, out.heads[name].float(), batch)
+        result[name] = _head_loss(head, out.heads[name].float(), batch, counts)
     return result
 
 

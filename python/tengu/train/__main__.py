@@ -44,7 +44,8 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import tengu
-from tengu.train import TenguNet, load_adamw_state, losses, save_adamw_state, threads, to_torch
+from tengu.train import (TenguNet, load_adamw_state, losses, save_adamw_state, target_counts,
+                         threads, to_torch)
 
 
 def _at_least_one(text: str) -> int:
@@ -221,8 +222,10 @@ def _train_epochs(args, train, net, model, opt, device, autocast, rank, world, b
             b = to_torch(reader.next_batch(), device)
             for g in opt.param_groups:
                 g["lr"] = _learning_rate(train, step)
+            # Under DDP the means over rows with a target divide by every rank's count.
+            counts = target_counts(b, world, dist.all_reduce) if world > 1 else None
             with autocast:
-                parts = losses(model, b)
+                parts = losses(model, b, counts)
                 loss = parts.total(train)
             opt.zero_grad(set_to_none=True)
             loss.backward()

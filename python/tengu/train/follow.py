@@ -25,7 +25,7 @@ import torch
 import torch.distributed as dist
 
 import tengu
-from tengu.train import losses, to_torch
+from tengu.train import losses, target_counts, to_torch
 
 #: How many times ranks look again when their windows differ after a look (a shard that
 #: landed between two ranks' listings).
@@ -151,8 +151,10 @@ class Follow:
             b = to_torch(raw, self.device)
             for g in self.opt.param_groups:
                 g["lr"] = self.learning_rate(step)
+            # Under DDP the means over rows with a target divide by every rank's count.
+            counts = target_counts(b, self.world, dist.all_reduce) if self.distributed else None
             with self.autocast:
-                parts = losses(self.model, b)
+                parts = losses(self.model, b, counts)
                 loss = parts.total(t)
             self.opt.zero_grad(set_to_none=True)
             loss.backward()

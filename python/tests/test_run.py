@@ -205,3 +205,29 @@ def test_a_missing_interpreter_fails_the_start_and_changes_nothing(tmp_path, exe
     assert out.returncode != 0
     assert "cannot import the tengu package" in out.stderr, out.stderr
     assert not run.exists()
+
+
+def test_a_new_run_from_network_init_publishes_those_weights_as_step_0(tmp_path, exe, env, run):
+    # The workers wait for step 0; with `network.init` the PyTorch trainer once waited for
+    # rows instead, and the run never started (found on the GPU machine's rehearsal).
+    init = tengu.newest_checkpoint(str(run))[1]
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG.replace('preset = "tiny"\n', f'preset = "tiny"\ninit = "{init}"\n'))
+    fresh = tmp_path / "run"
+    proc = subprocess.Popen([exe, "run", "--config", str(config), "--run", str(fresh), "--quiet",
+                             "--max-minutes", "4"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    has_step_0 = lambda: (fresh / "models").exists() and tengu.newest_checkpoint(str(fresh))
+    _wait_for("step-0 checkpoint", has_step_0, 120, proc, fresh)
+    _wait_for("a worker", lambda: (fresh / "logs" / "worker-0.log").exists(), 60, proc, fresh)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=120)
+    assert proc.returncode == 0
+    first = json.loads((fresh / "models" / "model-000000000.json").read_text())
+    assert first["parent"] == os.path.basename(init), first
+    from tengu.train import TenguNet
+    start = TenguNet.from_checkpoint(str(fresh / first["weights"]["key"])).state_dict()
+    want = TenguNet.from_checkpoint(init).state_dict()
+    assert start.keys() == want.keys()
+    for k in want:
+        assert (start[k] == want[k]).all(), k

@@ -166,7 +166,7 @@ def _main(argv=None) -> int:
                         seed=args.seed, threads=args.threads, max_steps=args.max_steps,
                         stop=stop, publish=publish)
         started, start_step = time.time(), step
-        parent = follow.start(step, parent)
+        parent = follow.start(step, parent, resumed=newest is not None)
         step = follow.loop(step, parent)
         if rank == 0:
             elapsed = time.time() - started

@@ -80,11 +80,12 @@ class Follow:
 
     # -- the loop -------------------------------------------------------------------------
 
-    def start(self, step: int, parent: Optional[str]) -> Optional[str]:
-        """Restores the window of checkpoint ``step`` (a resumed run) and opens the loss
-        log; a new run (no checkpoint: ``parent`` None at step 0) publishes step 0 first,
-        before any worker starts. Returns the newest checkpoint's name."""
-        if parent is not None:
+    def start(self, step: int, parent: Optional[str], resumed: bool) -> Optional[str]:
+        """Restores the window of checkpoint ``step`` (a resumed run: ``resumed``) and opens
+        the loss log; a new run (no checkpoint yet; ``parent`` None, or the ``network.init``
+        weights it starts from) publishes step 0 first: the workers wait for it. Returns the
+        newest checkpoint's name."""
+        if resumed:
             restored = self.window.resume(step)
             if self.rank == 0:
                 print(f"tengu.train: resuming at step {step}; window "
@@ -95,8 +96,8 @@ class Follow:
             if self.log.dropped:
                 print(f"tengu.train: dropped {self.log.dropped} loss log segment(s) written "
                       f"after checkpoint {step}", flush=True)
-            if parent is None:
-                parent = self._checkpoint(step, None)
+            if not resumed:
+                parent = self._checkpoint(step, parent)
         return parent
 
     def _checkpoint(self, step: int, parent: Optional[str]) -> str:

@@ -5,7 +5,9 @@
 # installed PyTorch's lib/ and puts it on LD_LIBRARY_PATH. Fails above 64 MiB (the device
 # tool's limit on what travels).
 # Usage: scripts/gpu-bundle.sh [BUNDLE_DIR]   (env: TENGU_TORCH_VENV, CARGO_TARGET_DIR,
-#        CARGO_JOBS, PRESET (default gpu))
+#        CARGO_JOBS, PRESET (default gpu), GPU_WHEEL: "build" adds the Python package's
+#        release wheel (abi3; the PyTorch trainer needs it there: scripts/gpu-judge.sh
+#        installs it), a path adds that wheel)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -31,6 +33,15 @@ strip "$bundle/tengu" 2>/dev/null || true
 cp -r configs "$bundle/configs"
 cp scripts/gpu-check.sh "$bundle/gpu-check.sh"
 chmod +x "$bundle/gpu-check.sh" "$bundle/tengu"
+
+case "${GPU_WHEEL:-}" in
+    "") ;;
+    build)
+        [ -x "$venv/bin/maturin" ] || "$venv/bin/pip" install --quiet maturin
+        CARGO_TARGET_DIR=$target "$venv/bin/maturin" build --release --quiet -m python/Cargo.toml \
+            -i "$venv/bin/python" -o "$bundle" ;;
+    *) cp "$GPU_WHEEL" "$bundle/" ;;
+esac
 
 # A freshly initialised checkpoint: step 0 of a trainer on an empty run directory.
 tmp=$(mktemp -d)

@@ -565,3 +565,60 @@ fn a_cpu_hour_limit_stops_the_run_at_equal_compute() {
     assert_eq!(entries(&run), before, "a process was started");
     assert_eq!(ledger(&run), spent);
 }
+
+#[test]
+fn the_time_limit_holds_while_waiting_for_the_trainers_step_zero() {
+    // A trainer that never publishes step 0 (here an "interpreter" that passes the start's
+    // check, then sleeps): --max-minutes still ends the run, and no worker starts.
+    let dir = tempfile::tempdir().unwrap();
+    let config = CONFIG
+        .replace("[arena]\n", "[arena]\nenabled = false\n")
+        .replace("[train]\n", "[train]\nengine = \"python\"\n");
+    std::fs::write(dir.path().join("tiny.toml"), config).unwrap();
+    let python = dir.path().join("sleeping-python");
+    std::fs::write(
+        &python,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = -c ]; then echo {}; exit 0; fi\nexec sleep 120\n",
+            tengu_model::ENCODER_VERSION
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&python, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
+        .args([
+            "run",
+            "--config",
+            "tiny.toml",
+            "--max-minutes",
+            "0.05",
+            "--quiet",
+        ])
+        .args(["--log", "info"])
+        .env("TENGU_PYTHON", &python)
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("tengu run ignored --max-minutes while it waited for step 0");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(status.success(), "{err}");
+    assert!(
+        err.contains("time limit reached before the trainer published step 0"),
+        "{err}"
+    );
+    let logs = dir.path().join("runs/tiny/logs");
+    assert!(!logs.join("worker-0.log").exists(), "a worker was started");
+}

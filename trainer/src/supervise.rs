@@ -266,17 +266,34 @@ fn see_log(log: &Path) -> String {
     }
 }
 
+/// Whether the run should stop now: a stop was requested, or `max_minutes` have passed
+/// since `started`.
+fn stopping(options: &RunOptions, started: Instant) -> Option<&'static str> {
+    if options.stop.load(Ordering::Relaxed) {
+        Some("stop requested")
+    } else if options
+        .max_minutes
+        .is_some_and(|m| started.elapsed().as_secs_f64() >= m * 60.0)
+    {
+        Some("time limit reached")
+    } else {
+        None
+    }
+}
+
 /// Waits until the run has a checkpoint (the trainer publishes step 0 as it starts), so that
 /// no worker begins with the uniform evaluator: that is the fallback of a standalone `tengu
 /// selfplay` without a checkpoint, and every game a worker starts keeps its evaluator to the
 /// end, so a whole first batch of games would be cheap and uninformed. Returns early when a
-/// stop is requested; fails if the trainer exits without a checkpoint (a config or backend
-/// it cannot use: a restart would fail the same way).
+/// stop is requested or the time limit passes (counted from `started`, the run's start);
+/// fails if the trainer exits without a checkpoint (a config or backend it cannot use: a
+/// restart would fail the same way).
 fn wait_for_step_zero(
     options: &RunOptions,
     store: &RunStore,
     trainer: &mut Child,
     logs: &Path,
+    started: Instant,
 ) -> std::io::Result<()> {
     let newest = || published::newest(store).map_err(std::io::Error::other);
     if newest()?.is_some() {
@@ -284,7 +301,8 @@ fn wait_for_step_zero(
     }
     tracing::info!("waiting for the trainer's step-0 checkpoint before starting the workers");
     while newest()?.is_none() {
-        if options.stop.load(Ordering::Relaxed) {
+        if let Some(why) = stopping(options, started) {
+            tracing::warn!("{why} before the trainer published step 0; no worker started");
             return Ok(());
         }
         if let Some(status) = trainer.try_wait()? {
@@ -353,15 +371,22 @@ pub fn run(
             crate::python::args(&run_arg, options.max_steps),
         ),
     };
+    // The time limit counts from here: waiting for step 0 is part of the run.
+    let started = Instant::now();
     let mut trainer = spawn(&trainer_program, &trainer_args, &logs.join("trainer.log"))?;
     tracing::info!(pid = trainer.id(), program = %trainer_program.display(), "started trainer");
-    if let Err(e) = wait_for_step_zero(options, &store, &mut trainer, &logs) {
+    if let Err(e) = wait_for_step_zero(options, &store, &mut trainer, &logs, started) {
         terminate(&mut trainer);
         let _ = trainer.wait();
         return Err(e);
     }
+    let workers = if stopping(options, started).is_some() {
+        0
+    } else {
+        options.workers
+    };
     let mut procs: Vec<Proc> = Vec::new();
-    for i in 0..options.workers {
+    for i in 0..workers {
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64)
@@ -394,7 +419,6 @@ pub fn run(
         restarts: 0,
     });
 
-    let started = Instant::now();
     let mut restarts = 0;
     let (ratings, evaluated) = read_ratings(&store).map_err(std::io::Error::other)?;
     let mut arena_state = ArenaState {
@@ -407,14 +431,8 @@ pub fn run(
     let mut cpu_checked = Instant::now();
     let reason = loop {
         std::thread::sleep(Duration::from_millis(500));
-        if options.stop.load(Ordering::Relaxed) {
-            break "stop requested";
-        }
-        if options
-            .max_minutes
-            .is_some_and(|m| started.elapsed().as_secs_f64() >= m * 60.0)
-        {
-            break "time limit reached";
+        if let Some(why) = stopping(options, started) {
+            break why;
         }
         if cpu_checked.elapsed() >= CPU_LIMIT_EVERY {
             cpu_checked = Instant::now();
@@ -856,14 +874,18 @@ mod tests {
             format!("{}\n", crate::records::to_line(&r))
         };
         // Four logged steps, then a trainer that published step 10 without logging.
-        store.put(&layout::train_log_key(0), line(4).into_bytes()).unwrap();
+        store
+            .put(&layout::train_log_key(0), line(4).into_bytes())
+            .unwrap();
         publish(4);
         publish(10);
         let s = status(&store, Instant::now());
         assert_eq!((s.step, s.value_loss, s.rows_read), (10, None, None));
         assert_eq!(s.checkpoint, layout::weights_name(10));
         // A log that is ahead of the newest checkpoint (steps since it) gives the step.
-        store.put(&layout::train_log_key(10), line(12).into_bytes()).unwrap();
+        store
+            .put(&layout::train_log_key(10), line(12).into_bytes())
+            .unwrap();
         let s = status(&store, Instant::now());
         assert_eq!((s.step, s.value_loss), (12, Some(0.5)));
     }

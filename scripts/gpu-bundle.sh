@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds what the GPU machine runs (issue #15) into one folder, gpu-bundle/ (ignored):
 # the release binary with --features cuda, configs/, a fresh checkpoint of the gpu preset
-# and gpu-check.sh. libtorch is not in it: on the GPU machine gpu-check.sh finds the
-# installed PyTorch's lib/ and puts it on LD_LIBRARY_PATH. Fails above 64 MiB (the device
-# tool's limit on what travels).
+# and gpu-check.sh (with config-set.awk). libtorch is not in it: on the GPU machine
+# gpu-check.sh finds the installed PyTorch's lib/ and puts it on LD_LIBRARY_PATH. Fails
+# above 64 MiB (the device tool's limit on what travels).
 # Usage: scripts/gpu-bundle.sh [BUNDLE_DIR]   (env: TENGU_TORCH_VENV, CARGO_TARGET_DIR,
 #        CARGO_JOBS, PRESET (default gpu), GPU_WHEEL: "build" adds the Python package's
 #        release wheel (abi3; the PyTorch trainer needs it there: scripts/gpu-judge.sh
@@ -32,6 +32,7 @@ cp "$target/release/tengu" "$bundle/tengu"
 strip "$bundle/tengu" 2>/dev/null || true
 cp -r configs "$bundle/configs"
 cp scripts/gpu-check.sh "$bundle/gpu-check.sh"
+cp scripts/config-set.awk "$bundle/config-set.awk"
 chmod +x "$bundle/gpu-check.sh" "$bundle/tengu"
 
 case "${GPU_WHEEL:-}" in

@@ -191,11 +191,7 @@ step_run() {
     # RUN_SET="table.key=value ..." overrides keys of the config (e.g. shorter games, so that
     # a few minutes finish some and train on them).
     if [ -n "${RUN_SET:-}" ]; then
-        awk -v set="$RUN_SET" '
-            BEGIN { n = split(set, items, " "); for (i = 1; i <= n; i++) { split(items[i], kv, "="); value[kv[1]] = kv[2] } }
-            /^\[/ { table = substr($0, 2, index($0, "]") - 2) }
-            { key = $1; if ((table "." key) in value && $2 == "=") { print key " = " value[table "." key]; next } print }
-        ' "$config" >"${TMPDIR:-/tmp}/gpu-check-run.toml"
+        awk -v set="$RUN_SET" -f "$here/config-set.awk" "$config" >"${TMPDIR:-/tmp}/gpu-check-run.toml"
         config=${TMPDIR:-/tmp}/gpu-check-run.toml
     fi
     echo "run: $config, overrides: ${RUN_SET:-none}"

@@ -17,7 +17,7 @@
 # measurement's worker backend, tch-cuda-bf16; tch-cpu for a rehearsal without a GPU),
 # TRAINER_SET ("table.key=value ..." overrides of dai-dai-gpu.toml for the measurement).
 #
-# Writes to $OUT: judge-state.tar.gz, judge-logs.tar.gz (the run's logs and progress),
+# Writes to $OUT: judge-state.tar.gz, judge-logs.tar.gz (the run's logs and GPU samples),
 # trainer.tar.gz (the measurement's loss log, logs and nvidia-smi samples), summary.txt.
 set -u
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -71,28 +71,22 @@ judge() {
     start_seconds=$(ledger_seconds "$run")
     start_step=$(newest_step "$run")
     say "judge: resuming at step ${start_step:-none}, $start_seconds CPU-s, for $judge_minutes min"
-    # Progress every 10 s: unix time, ledger CPU-s, newest step (the rungs come from it).
-    (
-        while sleep 10; do
-            echo "$(date +%s) $(ledger_seconds "$run") $(newest_step "$run")"
-        done
-    ) >"$run/progress-session.tsv" &
-    local progress=$!
     gpu_sampler "$run/gpu-session.csv" &
     local sampler=$!
     local started=$(date +%s)
     timeout "$(( judge_minutes * 60 + 90 ))" "$tengu" run --run "$run" \
         --max-minutes "$judge_minutes" --quiet >"$run/run.log" 2>&1
     local rc=$?
-    kill "$progress" "$sampler" 2>/dev/null
-    wait "$progress" "$sampler" 2>/dev/null
-    echo "$(date +%s) $(ledger_seconds "$run") $(newest_step "$run")" >>"$run/progress-session.tsv"
-    local wall=$(( $(date +%s) - started ))
-    say "judge: tengu run exited $rc after $wall s; step $(newest_step "$run"), $(ledger_seconds "$run") CPU-s"
+    kill "$sampler" 2>/dev/null
+    wait "$sampler" 2>/dev/null
+    local wall=$(( $(date +%s) - started )) end_seconds
+    end_seconds=$(ledger_seconds "$run")
+    say "judge: tengu run exited $rc after $wall s; step $(newest_step "$run"), $end_seconds CPU-s"
     tail -5 "$run/run.log" >>"$summary"
     python3 "$root/scripts/gpu_judge_pack.py" --run "$run" --state "$state" --out "$OUT/judge-state.tar.gz" \
-        --wall-seconds "$wall" --gpu "${gpu_name:-none}" --exit-code "$rc" | tee -a "$summary"
-    tar -czf "$OUT/judge-logs.tar.gz" -C "$run" logs run.log progress-session.tsv gpu-session.csv 2>/dev/null
+        --wall-seconds "$wall" --gpu "${gpu_name:-none}" --exit-code "$rc" \
+        --cpu-seconds-from "$start_seconds" --cpu-seconds-to "$end_seconds" | tee -a "$summary"
+    tar -czf "$OUT/judge-logs.tar.gz" -C "$run" logs run.log gpu-session.csv 2>/dev/null
     return $rc
 }
 
@@ -105,11 +99,7 @@ trainer() {
     mkdir -p "$trun/shards"
     cp -l "$run"/shards/*.shard "$trun/shards/" 2>/dev/null || cp "$run"/shards/*.shard "$trun/shards/"
     local config=$trun.toml
-    awk -v set="${TRAINER_SET:-}" '
-        BEGIN { n = split(set, items, " "); for (i = 1; i <= n; i++) { split(items[i], kv, "="); value[kv[1]] = kv[2] } }
-        /^\[/ { table = substr($0, 2, index($0, "]") - 2) }
-        { key = $1; if ((table "." key) in value && $2 == "=") { print key " = " value[table "." key]; next } print }
-    ' configs/run/dai-dai-gpu.toml >"$config"
+    awk -v set="${TRAINER_SET:-}" -f "$root/scripts/config-set.awk" configs/run/dai-dai-gpu.toml >"$config"
     say "trainer: dai-dai-gpu.toml, overrides: ${TRAINER_SET:-none}; $(ls "$trun/shards" | wc -l) seeded shards; $trainer_minutes min"
     gpu_sampler "$trun/gpu.csv" &
     local sampler=$!

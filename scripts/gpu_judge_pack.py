@@ -6,15 +6,14 @@ enough to commit (the issue allows 8 MB a commit):
 - config.toml, README.md: as they were;
 - models/: the newest checkpoint, its record and its optimizer state (the resume point);
 - trainer/: its ingest state, without the shard lists (rows and games seen go on);
-- train/, cpu/: the whole loss log and CPU ledger (the ledger's total is the run's CPU-hours);
+- train/, cpu/: the whole loss log and CPU ledger (the ledger's total is the run's CPU-hours;
+  the loss log's `cpu_seconds` at a step is that checkpoint's, as `tengu ladder` reads it);
 - rungs/: one checkpoint at each ladder rung's CPU-hours (0.25 .. 32), the one published
-  nearest to it, kept once and never replaced;
-- checkpoints.tsv: every checkpoint the run published with its CPU-hours, interpolated
-  from the session's ledger samples; progress.tsv: those samples;
+  nearest to it once the run has passed it, kept once and never replaced;
 - sessions.tsv: one line a session (date, GPU, wall seconds, CPU-hours and steps from/to).
 
 Usage: gpu_judge_pack.py --run DIR --state DIR --out FILE.tar.gz --wall-seconds S --gpu NAME
-       --exit-code N
+       --exit-code N --cpu-seconds-from S --cpu-seconds-to S
 """
 import argparse
 import json
@@ -28,34 +27,16 @@ import time
 RUNGS = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
 
 
-def read_tsv(path):
-    if not os.path.exists(path):
-        return []
-    return [line.split() for line in open(path) if line.strip() and not line.startswith("#")]
-
-
-def ledger_seconds(run):
-    folder = os.path.join(run, "cpu")
-    total = 0.0
-    for name in os.listdir(folder) if os.path.isdir(folder) else []:
-        try:
-            total += float(open(os.path.join(folder, name)).read().split()[0])
-        except (ValueError, IndexError):
-            pass
-    return total
-
-
-def hours_at(samples, t):
-    """CPU-hours at unix time t, linear between the ledger samples [(t, seconds)]."""
-    if not samples:
-        return None
-    if t <= samples[0][0]:
-        return samples[0][1] / 3600
-    for (t0, s0), (t1, s1) in zip(samples, samples[1:]):
-        if t0 <= t <= t1:
-            share = (t - t0) / (t1 - t0) if t1 > t0 else 1.0
-            return (s0 + share * (s1 - s0)) / 3600
-    return samples[-1][1] / 3600
+def logged_cpu_hours(run):
+    """Each logged step's CPU-hours: the run's ledger as its loss log line recorded it."""
+    hours = {}
+    folder = os.path.join(run, "train")
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        for line in open(os.path.join(folder, name)):
+            if line.strip():
+                record = json.loads(line)
+                hours[record["step"]] = record["cpu_seconds"] / 3600
+    return hours
 
 
 def main():
@@ -66,6 +47,10 @@ def main():
     a.add_argument("--wall-seconds", type=float, required=True)
     a.add_argument("--gpu", default="none")
     a.add_argument("--exit-code", type=int, default=0)
+    a.add_argument("--cpu-seconds-from", type=float, required=True,
+                   help="the run's ledger when the session started")
+    a.add_argument("--cpu-seconds-to", type=float, required=True,
+                   help="the run's ledger when it stopped")
     args = a.parse_args()
     run, state = args.run, args.state
 
@@ -75,18 +60,10 @@ def main():
     records = {n: json.load(open(os.path.join(run, "models", n))) for n in models}
     newest = records[models[-1]]
 
-    progress_old = read_tsv(os.path.join(state, "progress.tsv"))
-    session = [r for r in read_tsv(os.path.join(run, "progress-session.tsv")) if len(r) >= 2]
-    samples = [(float(r[0]), float(r[1])) for r in session]
-    known = {int(r[0]) for r in read_tsv(os.path.join(state, "checkpoints.tsv"))}
-    new_rows = []
-    for n in models:
-        rec = records[n]
-        if rec["step"] in known:
-            continue
-        h = hours_at(samples, float(rec["unix_time"]))
-        if h is not None:
-            new_rows.append((rec["step"], rec["unix_time"], h, rec.get("rows_seen", 0)))
+    # The session's checkpoints with their CPU-hours (step 0 has no loss log line).
+    logged = logged_cpu_hours(run)
+    published = [(records[n]["step"], logged[records[n]["step"]]) for n in models
+                if records[n]["step"] in logged]
 
     slim = tempfile.mkdtemp(prefix="gpu-judge-state-")
     for name in os.listdir(state):
@@ -118,30 +95,19 @@ def main():
     rungs = os.path.join(slim, "rungs")
     os.makedirs(rungs, exist_ok=True)
     have = {n.split("-")[1] for n in os.listdir(rungs)}
-    start_h = samples[0][1] / 3600 if samples else 0.0
-    end_h = ledger_seconds(run) / 3600
+    start_h, end_h = args.cpu_seconds_from / 3600, args.cpu_seconds_to / 3600
     added = []
     for target in RUNGS:
         tag = f"{target:g}h"
-        if tag in have or not new_rows or not (start_h <= target * 1.05 and target <= end_h):
+        if tag in have or not published or not (start_h <= target * 1.05 and target <= end_h):
             continue
-        step, _, h, _ = min(new_rows, key=lambda r: abs(r[2] - target))
+        step, h = min(published, key=lambda r: abs(r[1] - target))
         if abs(h - target) > 0.1 * target:
             continue
         name = f"model-{step:09d}.safetensors"
         shutil.copy2(os.path.join(run, "models", name), os.path.join(rungs, f"rung-{tag}-{name}"))
         added.append(f"{tag} = step {step} at {h:.3f} CPU-h")
 
-    with open(os.path.join(slim, "checkpoints.tsv"), "a") as f:
-        if not known:
-            f.write("# step unix_time cpu_hours rows_seen\n")
-        for step, t, h, rows in new_rows:
-            f.write(f"{step} {t:.0f} {h:.4f} {rows}\n")
-    with open(os.path.join(slim, "progress.tsv"), "a") as f:
-        if not progress_old:
-            f.write("# unix_time ledger_cpu_seconds newest_step\n")
-        for r in session:
-            f.write(" ".join(r) + "\n")
     sessions = os.path.join(slim, "sessions.tsv")
     first = not os.path.exists(sessions)
     steps_from = records[models[0]]["step"]
@@ -158,7 +124,7 @@ def main():
     size = os.path.getsize(args.out)
     shutil.rmtree(slim)
     print(f"judge: state packed ({size / 1e6:.2f} MB): step {newest['step']}, "
-          f"{start_h:.3f} -> {end_h:.3f} CPU-h, {len(new_rows)} new checkpoints, "
+          f"{start_h:.3f} -> {end_h:.3f} CPU-h, {len(models)} checkpoints, "
           f"rungs {', '.join(added) if added else 'none new'}")
 
 

@@ -324,22 +324,22 @@ fn a_config_change_the_checkpoints_cannot_follow_is_refused() {
     assert!(now.contains("visits = 16"), "{now}");
 }
 
+/// `tengu run` of `dir`'s tiny.toml for `minutes`, its supervisor logging at info (for the
+/// tests that watch the run's processes while it runs).
+fn timed_run(dir: &Path, minutes: &str) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tengu"));
+    command
+        .args(["run", "--config", "tiny.toml", "--max-minutes", minutes])
+        .args(["--quiet", "--log", "info"])
+        .current_dir(dir);
+    command
+}
+
 #[test]
 fn a_killed_worker_is_restarted() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("tiny.toml"), CONFIG).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
-        .args([
-            "run",
-            "--config",
-            "tiny.toml",
-            "--max-minutes",
-            "0.15",
-            "--quiet",
-            "--log",
-            "info",
-        ])
-        .current_dir(dir.path())
+    let mut child = timed_run(dir.path(), "0.15")
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -585,18 +585,8 @@ fn the_time_limit_holds_while_waiting_for_the_trainers_step_zero() {
     )
     .unwrap();
     std::fs::set_permissions(&python, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
-        .args([
-            "run",
-            "--config",
-            "tiny.toml",
-            "--max-minutes",
-            "0.05",
-            "--quiet",
-        ])
-        .args(["--log", "info"])
+    let mut child = timed_run(dir.path(), "0.05")
         .env("TENGU_PYTHON", &python)
-        .current_dir(dir.path())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

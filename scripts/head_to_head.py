@@ -21,7 +21,8 @@ def elo(s):
         return -math.inf
     if s >= 1.0:
         return math.inf
-    return -400.0 * math.log10(1.0 / s - 1.0)
+    # + 0.0: an even score prints as 0, not -0.
+    return -400.0 * math.log10(1.0 / s - 1.0) + 0.0
 
 
 def main():

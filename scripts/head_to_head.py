@@ -7,8 +7,14 @@ A match plays each opening twice with colours swapped (games 2i and 2i+1), so th
 the independent samples: their mean score's standard error gives the interval, which a
 per-game interval would understate (paired games share the opening).
 
-Usage: head_to_head.py MATCH_DIR...
+`--material-ratio R` scores the same games again with a lower adjudication threshold: a game
+drawn at the ply cap becomes a win for the side holding at least R / (1 + R) of the material
+(a match at fixed visits replays move for move, so this is what a match at R would give).
+Games already decided keep their result, so R must not exceed the ratio the matches used.
+
+Usage: head_to_head.py [--material-ratio R] MATCH_DIR...
 """
+import argparse
 import math
 import sys
 
@@ -25,13 +31,25 @@ def elo(s):
     return -400.0 * math.log10(1.0 / s - 1.0) + 0.0
 
 
+def readjudicated(r, ratio):
+    """Game `r` with a draw at the ply cap decided by `ratio` (None: as played)."""
+    if ratio is None or r["termination"] != "ply cap":
+        return r
+    share, win = r["material_share"], ratio / (1.0 + ratio)
+    result = 1 if share >= win else -1 if share <= 1.0 - win else 0
+    return dict(r, result=result)
+
+
 def main():
-    folders = sys.argv[1:]
-    if not folders:
-        sys.exit(__doc__)
+    a = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    a.add_argument("--material-ratio", type=float, default=None)
+    a.add_argument("folders", nargs="+")
+    args = a.parse_args()
+    if args.material_ratio is not None and not args.material_ratio > 1.0:
+        a.error("--material-ratio must be above 1")
     rows, pairs = [], []
-    for folder in folders:
-        g = games(folder)
+    for folder in args.folders:
+        g = {i: readjudicated(r, args.material_ratio) for i, r in games(folder).items()}
         rows.extend(g.values())
         for i in sorted(g):
             if i % 2 == 0 and i + 1 in g:
@@ -44,8 +62,11 @@ def main():
     capped = sum(r["termination"] == "ply cap" for r in rows)
     s, si = mean_interval(pairs)
     m, mi = mean_interval([r["material_share"] for r in rows])
-    print(f"{rows[0]['a']} against {rows[0]['b']}: {len(rows)} games, +{w} ={d} -{l}, "
-          f"score {s:.3f}")
+    players = sorted({(r["a"], r["b"]) for r in rows})
+    who = f"{players[0][0]} against {players[0][1]}" if len(players) == 1 else \
+        f"{len(players)} pairs of players"
+    ratio = "" if args.material_ratio is None else f" (at the cap {args.material_ratio:g}x)"
+    print(f"{who}: {len(rows)} games{ratio}, +{w} ={d} -{l}, score {s:.3f}")
     print(f"Elo from {len(pairs)} pairs {elo(s):+.0f} (95% {elo(s - si):+.0f} .. {elo(s + si):+.0f})")
     print(f"material share {m:.3f} +- {mi:.3f}; {capped} games at the ply cap")
 

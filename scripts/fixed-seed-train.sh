@@ -6,11 +6,13 @@
 #   scripts/fixed-seed-train.sh TENGU_BIN FIXTURE_DIR [STEPS]
 #
 # FIXTURE_DIR is made once when missing (a step-0 checkpoint of the tiny network written by
-# `tengu train --max-steps 0`, then 16 self-play games); the self-play is not reproducible
+# `tengu train --max-steps 0`, then 16 self-play games, half their rows labelled by a depth-1
+# teacher so that the judge's head trains too); the self-play is not reproducible
 # bit for bit (it runs on the clock), so two trainers are compared on the same fixture.
 # Each call trains a fresh copy of it (the fixture itself is never written) and prints one
-# line per step: step, policy, value, ownership and material loss, and the held-out losses
-# at checkpoints (the loss log's fields, as printed by serde_json; the clock's fields left out).
+# line per step: step, policy, value, ownership, material and judge (residual) loss, and the
+# held-out losses at checkpoints (the loss log's fields, as printed by serde_json; the
+# clock's fields left out).
 set -euo pipefail
 bin=$(realpath "$1")
 fixture=$2
@@ -31,6 +33,8 @@ cheap_visits = 4
 max_plies = 80
 rows_per_shard = 200
 live_game_seconds = 0.0
+teacher_share = 0.5
+teacher_depth = 1
 [train]
 batch_size = 32
 min_rows = 100
@@ -51,9 +55,10 @@ rm -rf "$work/run/train" "$work/run/trainer" "$work/run/logs" "$work/run/cpu"
 "$bin" train --run "$work/run" --max-steps "$steps" --seed 42 --quiet >&2
 cat "$work/run"/train/*.jsonl | python3 -c '
 import json, sys
-keys = ["step", "policy_loss", "value_loss", "ownership_loss", "material_loss", "learning_rate"]
+keys = ["step", "policy_loss", "value_loss", "ownership_loss", "material_loss",
+        "residual_loss", "learning_rate"]
 held = ["heldout_policy_loss", "heldout_value_loss", "heldout_ownership_loss",
-        "heldout_material_loss", "heldout_rows"]
+        "heldout_material_loss", "heldout_residual_loss", "heldout_rows"]
 for line in sys.stdin:
     if line.strip():
         v = json.loads(line)

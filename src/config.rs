@@ -358,6 +358,44 @@ mod tests {
     }
 
     #[test]
+    fn the_heads_loss_weights_are_train_keys_and_other_keys_are_still_refused() {
+        let ok = RunConfig::parse(
+            "[train]\nmaterial_weight = 0.25\nbatch_size = 8\n",
+            "x.toml",
+        )
+        .unwrap();
+        let weights = ok.train.loss_weights();
+        let material = tengu_model::desc::head("material").unwrap();
+        let ownership = tengu_model::desc::head("ownership").unwrap();
+        assert_eq!(weights.of(material), 0.25);
+        assert_eq!(weights.of(ownership), ownership.default_weight);
+        assert_eq!(ok.train.batch_size, 8);
+        // The run's own copy keeps every head's weight, and reads back the same.
+        let again = RunConfig::parse(&ok.to_run_text(), "run.toml").unwrap();
+        assert_eq!(again.train, ok.train);
+        assert!(
+            ok.to_run_text().contains("material_weight = 0.25"),
+            "{}",
+            ok.to_run_text()
+        );
+        // A misspelt key (a weight's or any other) is refused, naming it.
+        for bad in [
+            "materail_weight = 1.0",
+            "batch_sise = 8",
+            "material_weight = \"high\"",
+        ] {
+            let e = RunConfig::parse(&format!("[train]\n{bad}\n"), "x.toml").unwrap_err();
+            let key = bad.split(' ').next().unwrap();
+            assert!(e.contains("x.toml") && e.contains(key), "{bad}: {e}");
+        }
+        let e = RunConfig::parse("[train]\nresidual_weight = -1.0\n", "x.toml").unwrap_err();
+        assert!(
+            e.contains("train.residual_weight") && e.contains("not negative"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn encode_threads_are_checked_with_the_config() {
         for bad in ["0", "257"] {
             let text = format!("[network]\nencode_threads = {bad}\n");

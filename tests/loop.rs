@@ -163,7 +163,13 @@ fn loss_log(run: &str) -> Vec<tengu_trainer::records::LossRecord> {
 fn losses(run: &str) -> Vec<(u64, f64, f64)> {
     loss_log(run)
         .iter()
-        .map(|r| (r.step, r.policy_loss.unwrap(), r.value_loss.unwrap()))
+        .map(|r| {
+            (
+                r.step,
+                r.policy_loss.unwrap(),
+                r.heads.step("value").unwrap(),
+            )
+        })
         .collect()
 }
 

@@ -59,7 +59,8 @@ fn golden(run: &Path) -> serde_json::Value {
         let (_, rows) = tengu_shard::fetch(&store, &entry.key).unwrap();
         let futures = tengu_trainer::window::future_values(&rows, train.future_value_plies);
         for (row, future) in rows.iter().zip(futures) {
-            let ex = tengu_trainer::window::Example::from_row_mixed(row, &variant, mix, future).unwrap();
+            let ex =
+                tengu_trainer::window::Example::from_row_mixed(row, &variant, mix, future).unwrap();
             let mut planes = vec![0.0f32; encoder.len()];
             encoder.encode(&ex.position, ex.repetitions, &mut planes);
             let mut bytes: Vec<u8> = planes.iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -70,10 +71,19 @@ fn golden(run: &Path) -> serde_json::Value {
                 }
             }
             bytes.extend(ex.policy.iter().flat_map(|x| x.to_le_bytes()));
-            bytes.extend(ex.wdl.iter().flat_map(|x| x.to_le_bytes()));
-            bytes.extend_from_slice(&ex.ownership);
-            bytes.extend(ex.material.iter().flat_map(|x| x.to_le_bytes()));
-            bytes.extend(ex.teacher.iter().flatten().flat_map(|x| x.to_le_bytes()));
+            // Each head's target the row has, in the table's order (test_reader.py's too).
+            let squares = ex.position.size() * ex.position.size();
+            for head in tengu_model::desc::HEADS {
+                if ex.targets.has(head, squares) {
+                    bytes.extend_from_slice(ex.targets.classes(head.target));
+                    bytes.extend(
+                        ex.targets
+                            .values(head.target)
+                            .iter()
+                            .flat_map(|x| x.to_le_bytes()),
+                    );
+                }
+            }
             out.push(serde_json::json!({
                 "row": global,
                 "held_out": tengu_trainer::window::is_held_out(entry.name(), row.game, 3),
@@ -115,10 +125,28 @@ fn make_fixtures(fixtures: &Path) {
     let config = fixtures.join("config.toml");
     std::fs::write(&config, CONFIG).unwrap();
     let run = fixtures.join("run");
-    let (ok, _, err) = tengu(&["train", "--run", &p(&run), "--config", &p(&config), "--max-steps", "0", "--quiet"]);
+    let (ok, _, err) = tengu(&[
+        "train",
+        "--run",
+        &p(&run),
+        "--config",
+        &p(&config),
+        "--max-steps",
+        "0",
+        "--quiet",
+    ]);
     assert!(ok, "{err}");
     let (ok, _, err) = tengu(&[
-        "selfplay", "--run", &p(&run), "--games", "6", "--seed", "7", "--quiet", "--log", "warn",
+        "selfplay",
+        "--run",
+        &p(&run),
+        "--games",
+        "6",
+        "--seed",
+        "7",
+        "--quiet",
+        "--log",
+        "warn",
     ]);
     assert!(ok, "{err}");
     let rows = golden(&run);
@@ -168,7 +196,10 @@ fn python_package_against_the_rust_side() {
         std::mem::forget(dir);
         panic!("python tests failed");
     }
-    assert!(out.status.success(), "python tests failed:\n{stdout}\n{stderr}");
+    assert!(
+        out.status.success(),
+        "python tests failed:\n{stdout}\n{stderr}"
+    );
 
     // pytest published a checkpoint trained in PyTorch into the run (tests/test_train.py):
     // a Rust self-play worker picks it up and plays with it.
@@ -176,20 +207,38 @@ fn python_package_against_the_rust_side() {
     let newest = tengu_store::checkpoint::newest(&store).unwrap().unwrap();
     assert!(newest > 0, "Python published no checkpoint into the run");
     let before = tengu_shard::list_run(&store).unwrap().len();
-    let (ok, _, err) = tengu(&["selfplay", "--run", &p(&run), "--games", "1", "--seed", "9", "--quiet", "--log", "warn"]);
+    let (ok, _, err) = tengu(&[
+        "selfplay",
+        "--run",
+        &p(&run),
+        "--games",
+        "1",
+        "--seed",
+        "9",
+        "--quiet",
+        "--log",
+        "warn",
+    ]);
     assert!(ok, "{err}");
     let shards = tengu_shard::list_run(&store).unwrap();
     assert!(shards.len() > before, "the worker wrote no shard");
     let name = tengu_store::layout::weights_name(newest);
-    let played_with = shards.iter().any(|e| {
-        tengu_shard::fetch(&store, &e.key).is_ok_and(|(h, _)| h.model == name)
-    });
+    let played_with = shards
+        .iter()
+        .any(|e| tengu_shard::fetch(&store, &e.key).is_ok_and(|(h, _)| h.model == name));
     assert!(played_with, "no shard was played with {name}");
     // The Rust trainer resumes the PyTorch-trained run with the AdamW moments Python
     // published in the CPU trainer's format, not from zero (`--max-steps` at the newest
     // step: it resumes and stops; the fixture run has fewer rows than `min_rows`).
     let (ok, _, err) = tengu(&[
-        "train", "--run", &p(&run), "--max-steps", &newest.to_string(), "--quiet", "--log", "info",
+        "train",
+        "--run",
+        &p(&run),
+        "--max-steps",
+        &newest.to_string(),
+        "--quiet",
+        "--log",
+        "info",
     ]);
     assert!(ok, "{err}");
     assert!(

@@ -60,7 +60,11 @@ fn serve(run: &Path, stderr: &Path) -> (Child, String) {
 /// The body of GET `path` from `addr`.
 fn get(addr: &str, path: &str) -> String {
     let mut s = std::net::TcpStream::connect(addr).unwrap();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
     let mut out = String::new();
     s.read_to_string(&mut out).unwrap();
     out
@@ -86,7 +90,10 @@ fn show_board(record: &Path) -> Vec<Vec<String>> {
     out.lines()
         .filter(|l| {
             let t = l.trim_start();
-            l.starts_with("  ") && t.len() > 2 && t.as_bytes()[0].is_ascii_lowercase() && t.as_bytes()[1] == b' '
+            l.starts_with("  ")
+                && t.len() > 2
+                && t.as_bytes()[0].is_ascii_lowercase()
+                && t.as_bytes()[1] == b' '
         })
         .map(|l| l.split_whitespace().skip(1).map(str::to_string).collect())
         .collect()
@@ -97,11 +104,22 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("tiny.toml"), CONFIG).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_tengu"))
-        .args(["run", "--config", "tiny.toml", "--max-steps", "10", "--quiet"])
+        .args([
+            "run",
+            "--config",
+            "tiny.toml",
+            "--max-steps",
+            "10",
+            "--quiet",
+        ])
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let run = dir.path().join("runs/tiny");
 
     // What the page must show: the loss log's last value loss ...
@@ -118,7 +136,7 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
             tengu_trainer::records::read_lines(&s.display().to_string(), &text).unwrap()
         })
         .collect();
-    let losses: Vec<f64> = log.iter().filter_map(|r| r.value_loss).collect();
+    let losses: Vec<f64> = log.iter().filter_map(|r| r.heads.step("value")).collect();
     let last_line = log.last().expect("a loss log");
     assert!(!losses.is_empty(), "no value loss in the loss log");
     // A second trainer session three hours later (the run stopped and resumed): 30 steps,
@@ -130,13 +148,14 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
             let mut line = last_line.clone();
             line.step = last_step + i;
             line.unix_time = last_time + 3.0 * 3600.0 + 10.0 * i as f64;
-            line.value_loss = Some(0.5 + 0.01 * (i % 5) as f64);
+            line.heads
+                .set("value", false, Some(0.5 + 0.01 * (i % 5) as f64));
             line.policy_loss = Some(3.0);
-            line.heldout_value_loss = Some(0.9);
+            line.heads.set("value", true, Some(0.9));
             line
         })
         .collect();
-    let value_loss = resumed.last().unwrap().value_loss.unwrap();
+    let value_loss = resumed.last().unwrap().heads.step("value").unwrap();
     let segment = run.join(tengu_store::layout::train_log_key(last_step + 1));
     std::fs::write(
         &segment,
@@ -181,7 +200,11 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
     let parsed = tengu_rules::Record::parse(line["record"].as_str().unwrap()).unwrap();
     let first_mover_black = parsed.game.start().side_to_move() == tengu_rules::Color::Black;
     let last_mover_black = first_mover_black == (parsed.game.len() % 2 == 1);
-    let last_black_value = if last_mover_black { last_value } else { -last_value };
+    let last_black_value = if last_mover_black {
+        last_value
+    } else {
+        -last_value
+    };
     // Damaged game files: one with a torn last line after two intact games, one with
     // nothing intact (names that sort newest).
     let all_lines: Vec<String> = records
@@ -313,10 +336,16 @@ fn a_location_that_is_not_a_run_is_said_in_the_log_and_on_the_page() {
     let now = get(&addr, "/api/now");
     assert!(now.contains("does not exist"), "{now}");
     let page = get(&addr, "/");
-    assert!(page.starts_with("HTTP/1.1 200") && page.contains("<title>tengu serve</title>"), "{page}");
+    assert!(
+        page.starts_with("HTTP/1.1 200") && page.contains("<title>tengu serve</title>"),
+        "{page}"
+    );
     stop(server);
     let log = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
-    assert!(log.contains("does not exist") && log.contains("no-run-here"), "{log}");
+    assert!(
+        log.contains("does not exist") && log.contains("no-run-here"),
+        "{log}"
+    );
     assert!(!missing.exists(), "serve created the run directory");
     // A location that cannot be one is refused at once, by name.
     let (ok, _, err) = tengu(&["serve", "foo://x"]);

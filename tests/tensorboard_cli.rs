@@ -93,11 +93,11 @@ fn a_runs_scalars_read_back_in_tensorboard_with_the_runs_numbers() {
     }
     assert_eq!(
         tag(&read, "loss/value"),
-        series(&train, |r| (r.step, r.value_loss))
+        series(&train, |r| (r.step, r.heads.step("value")))
     );
     assert_eq!(
         tag(&read, "heldout/value"),
-        series(&train, |r| (r.step, r.heldout_value_loss))
+        series(&train, |r| (r.step, r.heads.heldout("value")))
     );
     assert!(tag(&read, "heldout/value").len() >= 10);
     let elo = records::<EloRecord>(&run.join("elo.jsonl"));

@@ -60,7 +60,11 @@ fn losses(run: &Path) -> Vec<(u64, f64, f64)> {
         .filter(|l| l.ends_with('}'))
         .map(|l| {
             let r: tengu_trainer::records::LossRecord = serde_json::from_str(l).unwrap();
-            (r.step, r.policy_loss.unwrap_or(0.0), r.value_loss.unwrap())
+            (
+                r.step,
+                r.policy_loss.unwrap_or(0.0),
+                r.heads.step("value").unwrap(),
+            )
         })
         .collect()
 }

@@ -7,8 +7,7 @@ use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
 use tengu_rules::{Move, Position, Variant};
 
-use crate::desc::{aux_targets, AUX_HORIZONS, OCCUPANCY_CLASSES};
-use crate::desc::{LossWeights, Losses, NetConfig, TrainExample};
+use crate::desc::{Head, LossKind, LossWeights, Losses, NetConfig, TrainExample, HEADS};
 use crate::encoder::Encoder;
 use crate::evaluator::{EvalError, EvalInput, Evaluation, Evaluator};
 use crate::net::{legal_logits, MoveIndex, Net};
@@ -103,17 +102,17 @@ impl Evaluator for BurnEvaluator {
             .try_to_vec()
             .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
         let wdl: Vec<f32> = out
-            .wdl
+            .head("value")
             .into_data()
             .try_to_vec()
             .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
         let material: Vec<f32> = out
-            .material
+            .head("material")
             .into_data()
             .try_to_vec()
             .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
         let residual: Vec<f32> = out
-            .residual
+            .head("residual")
             .into_data()
             .try_to_vec()
             .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
@@ -128,23 +127,110 @@ impl Evaluator for BurnEvaluator {
     }
 }
 
-impl Losses {
-    /// The values of the loss tensors of [`BurnTrainer::loss_tensors`].
-    fn of(tensors: [Tensor<1>; 5]) -> Losses {
-        let [policy, value, ownership, material, residual] = tensors.map(|t| {
+/// The policy's loss and each head's, as scalar tensors `[1]` (the heads in [`HEADS`]' order).
+struct LossTensors {
+    policy: Tensor<1>,
+    heads: Vec<Tensor<1>>,
+}
+
+impl LossTensors {
+    /// The step's objective: the policy loss plus each head's loss times its weight.
+    fn objective(&self, weights: &LossWeights) -> Tensor<1> {
+        let mut loss = self.policy.clone();
+        for (head, l) in HEADS.iter().zip(&self.heads) {
+            loss = loss + l.clone() * weights.of(head);
+        }
+        loss
+    }
+
+    /// The values of the tensors.
+    fn values(self) -> Losses {
+        let value = |t: Tensor<1>| {
             t.into_data()
                 .try_to_vec::<f32>()
                 .map(|v| v[0])
                 .unwrap_or(f32::NAN)
-        });
-        Losses {
-            policy,
-            value,
-            ownership,
-            material,
-            residual,
+        };
+        let mut losses = Losses {
+            policy: value(self.policy),
+            ..Losses::default()
+        };
+        for (slot, l) in losses.heads.iter_mut().zip(self.heads) {
+            *slot = value(l);
+        }
+        losses
+    }
+}
+
+/// The loss of `head` (its [`LossKind`]) on its output `out` (`[B, outputs]`, or
+/// `[B, outputs * A]` for a head per square) against the rows' targets.
+fn head_loss(
+    head: &Head,
+    out: Tensor<2>,
+    batch: &[TrainExample<'_>],
+    squares: usize,
+    device: &Device,
+) -> Tensor<1> {
+    let b = batch.len();
+    let len = head.target_len(squares);
+    // The rows' targets `[B, len]` (zero where a row has none) and whether each has one.
+    let mut values = vec![0.0f32; b * len];
+    let mut has = vec![0.0f32; b];
+    for (i, e) in batch.iter().enumerate() {
+        if !e.targets.has(head, squares) {
+            continue;
+        }
+        has[i] = 1.0;
+        if head.has_class_target() {
+            for (v, &c) in values[i * len..(i + 1) * len]
+                .iter_mut()
+                .zip(e.classes(head.target))
+            {
+                *v = c as f32;
+            }
+        } else {
+            values[i * len..(i + 1) * len].copy_from_slice(e.values(head.target));
         }
     }
+    let with_targets = has.iter().sum::<f32>().max(1.0);
+    let has = Tensor::<2>::from_data(TensorData::new(has, [b, 1]), device);
+    match head.loss {
+        LossKind::SoftmaxCrossEntropy => {
+            let target = Tensor::<2>::from_data(TensorData::new(values, [b, len]), device);
+            -(log_softmax(out, 1) * target).sum_dim(1).mean()
+        }
+        LossKind::SquaredError => {
+            let target = Tensor::<2>::from_data(TensorData::new(values, [b, len]), device);
+            (out - target).powi_scalar(2).sum_dim(1).mean()
+        }
+        LossKind::ResidualSquaredError => {
+            // (tanh(base + r) - target)^2 over the rows with targets.
+            let target = Tensor::<2>::from_data(TensorData::new(values, [b, 2]), device);
+            let base = target.clone().narrow(1, 0, 1);
+            let goal = target.narrow(1, 1, 1);
+            ((base + out).tanh() - goal).powi_scalar(2).mul(has).sum() / with_targets
+        }
+        LossKind::SquareClassCrossEntropy { classes } => {
+            // Class indices `[B, groups, A]` as one-hot `[B, groups, classes, A]` (all zero
+            // for a row without targets).
+            let groups = head.outputs / classes;
+            let mut one_hot = vec![0.0f32; b * head.outputs * squares];
+            for (at, &class) in values.iter().enumerate() {
+                let (row_group, sq) = (at / squares, at % squares);
+                if batch[row_group / groups].targets.has(head, squares) {
+                    let class = (class as usize).min(classes - 1);
+                    one_hot[(row_group * classes + class) * squares + sq] = 1.0;
+                }
+            }
+            let one_hot = Tensor::<4>::from_data(
+                TensorData::new(one_hot, [b, groups, classes, squares]),
+                device,
+            );
+            let logits = out.reshape([b, groups, classes, squares]);
+            -(log_softmax(logits, 2) * one_hot).sum() / (with_targets * (groups * squares) as f32)
+        }
+    }
+    .reshape([1])
 }
 
 /// A network trained with AdamW on burn's autodiff: no longer a trainer of the product (the
@@ -183,14 +269,14 @@ impl BurnTrainer {
         }
     }
 
-    /// Policy, value, ownership, material and residual losses of `net` on `batch` as scalar
-    /// tensors `[1]` (on `device`, autodiff or not).
+    /// The policy's and every head's losses of `net` on `batch` as scalar tensors `[1]` (on
+    /// `device`, autodiff or not).
     fn loss_tensors(
         &self,
         net: &Net,
         batch: &[TrainExample<'_>],
         device: &Device,
-    ) -> Result<[Tensor<1>; 5], EvalError> {
+    ) -> Result<LossTensors, EvalError> {
         let items: Vec<(&Position, &[Move], u32)> = batch
             .iter()
             .map(|e| (e.position, e.moves, e.repetitions))
@@ -198,49 +284,24 @@ impl BurnTrainer {
         let (input, index) = encode_batch(&self.encoder, &self.index, &items, device)?;
         let m = index.counts.iter().copied().max().unwrap_or(0).max(1);
         let mut policy_target = vec![0.0f32; batch.len() * m];
-        let mut wdl_target = vec![0.0f32; batch.len() * 3];
         for (i, e) in batch.iter().enumerate() {
             policy_target[i * m..i * m + e.policy.len()].copy_from_slice(e.policy);
-            wdl_target[3 * i..3 * i + 3].copy_from_slice(&e.wdl);
         }
         let b = batch.len();
         let policy_target = Tensor::<2>::from_data(TensorData::new(policy_target, [b, m]), device);
-        let wdl_target = Tensor::<2>::from_data(TensorData::new(wdl_target, [b, 3]), device);
         let n = self.encoder.size();
-        let squares = n * n;
-        let (own, with_targets, material) = aux_targets(batch, squares);
-        let (h, c) = (AUX_HORIZONS, OCCUPANCY_CLASSES);
-        let own = Tensor::<4>::from_data(TensorData::new(own, [b, h, c, squares]), device);
-        let material = Tensor::<2>::from_data(TensorData::new(material, [b, h]), device);
         let out = net.forward(input);
         let logits = legal_logits(&out, &index);
-        let policy_loss = -(log_softmax(logits, 1) * policy_target).sum_dim(1).mean();
-        let value_loss = -(log_softmax(out.wdl, 1) * wdl_target).sum_dim(1).mean();
-        let own_logits = out.ownership.reshape([b, h, c, squares]);
-        let ownership_loss =
-            -(log_softmax(own_logits, 2) * own).sum() / (with_targets.max(1) * h * squares) as f32;
-        let material_loss = (out.material - material).powi_scalar(2).sum_dim(1).mean();
-        // The judge: (tanh(base + r) - target)^2 over the rows with teacher labels.
-        let (mut base, mut target, mut has) = (vec![0.0f32; b], vec![0.0f32; b], vec![0.0f32; b]);
-        for (i, e) in batch.iter().enumerate() {
-            if let Some([row_base, row_target]) = e.teacher {
-                (base[i], target[i], has[i]) = (row_base, row_target, 1.0);
-            }
-        }
-        let labelled = has.iter().sum::<f32>().max(1.0);
-        let column = |v: Vec<f32>| Tensor::<2>::from_data(TensorData::new(v, [b, 1]), device);
-        let residual_loss = ((column(base) + out.residual).tanh() - column(target))
-            .powi_scalar(2)
-            .mul(column(has))
-            .sum()
-            / labelled;
-        Ok([
-            policy_loss,
-            value_loss,
-            ownership_loss.reshape([1]),
-            material_loss.reshape([1]),
-            residual_loss.reshape([1]),
-        ])
+        let policy = -(log_softmax(logits, 1) * policy_target).sum_dim(1).mean();
+        let heads = HEADS
+            .iter()
+            .zip(out.heads)
+            .map(|(head, out)| head_loss(head, out, batch, n * n, device))
+            .collect();
+        Ok(LossTensors {
+            policy: policy.reshape([1]),
+            heads,
+        })
     }
 
     /// One optimizer step on `batch`; returns the losses before the step.
@@ -253,17 +314,10 @@ impl BurnTrainer {
                 return Err(e);
             }
         };
-        let [policy_loss, value_loss, ownership_loss, material_loss, residual_loss] =
-            tensors.clone();
-        let w = self.weights;
-        let loss = policy_loss
-            + value_loss
-            + ownership_loss * w.ownership
-            + material_loss * w.material
-            + residual_loss * w.residual;
+        let loss = tensors.objective(&self.weights);
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         self.net = Some(self.optim.step(self.learning_rate, net, grads));
-        Ok(Losses::of(tensors))
+        Ok(tensors.values())
     }
 
     /// The losses of the current weights on `batch` and the gradient of the step's
@@ -287,24 +341,17 @@ impl BurnTrainer {
             .expect("network present between steps")
             .clone();
         let tensors = self.loss_tensors(&net, batch, &self.device)?;
-        let [policy_loss, value_loss, ownership_loss, material_loss, residual_loss] =
-            tensors.clone();
-        let w = self.weights;
-        let loss = policy_loss
-            + value_loss
-            + ownership_loss * w.ownership
-            + material_loss * w.material
-            + residual_loss * w.residual;
+        let loss = tensors.objective(&self.weights);
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         let gradients = net.valid().map(&mut ToGradients(grads));
-        Ok((Losses::of(tensors), gradients))
+        Ok((tensors.values(), gradients))
     }
 
     /// The losses of the current weights on `batch`, without a step (held-out data).
     pub fn losses(&self, batch: &[TrainExample<'_>]) -> Result<Losses, EvalError> {
         let net = self.net();
         let device = self.device.clone().inner();
-        Ok(Losses::of(self.loss_tensors(&net, batch, &device)?))
+        Ok(self.loss_tensors(&net, batch, &device)?.values())
     }
 
     /// The current weights, without gradient tracking.

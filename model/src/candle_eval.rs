@@ -192,7 +192,7 @@ impl CandleEvaluator {
                 (Conv::new(&raw.policy_k, &device)?, config.head_dim),
                 (Conv::new(&raw.policy_code, &device)?, CODES),
                 (Conv::new(&raw.value_conv, &device)?, config.value_channels),
-                (Conv::new(&raw.residual, &device)?, 1),
+                (Conv::new(raw.head("residual"), &device)?, 1),
             ];
             if let Some((conv, expected)) = heads.iter().find(|(c, e)| c.out() != *e) {
                 return Err(format!(
@@ -206,8 +206,8 @@ impl CandleEvaluator {
                 blocks,
                 heads,
                 Linear::new(&raw.value_fc1, &device)?,
-                Linear::new(&raw.value_fc2, &device)?,
-                Linear::new(&raw.material_fc, &device)?,
+                Linear::new(raw.head("value"), &device)?,
+                Linear::new(raw.head("material"), &device)?,
             ))
         };
         let (stem, blocks, heads, value_fc1, value_fc2, material_fc) =

@@ -173,6 +173,11 @@ fn rules_hash(game: &str) -> String {
         .unwrap_or_else(|_| tengu_rules::RuleSet::default_for(game).hash_hex())
 }
 
+/// `text` with the regex metacharacters of a layer name escaped (its dots).
+fn regex_text(text: &str) -> String {
+    text.replace('.', "\\.")
+}
+
 /// Writes `net` with `meta` to `path` (atomically: `tengu_store::atomic`, a hidden
 /// temporary name beside it, synced, then renamed).
 pub fn save(net: &Net, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError> {
@@ -185,6 +190,11 @@ pub fn save(net: &Net, meta: &CheckpointMeta, path: &Path) -> Result<(), Checkpo
         path,
         |tmp| {
             let mut store = SafetensorsStore::from_file(tmp).overwrite(true);
+            // The heads by their layer names (`residual.weight`), not their list places.
+            for (module, layer) in Net::checkpoint_names() {
+                store = store
+                    .with_key_remapping(format!("^{}", regex_text(&module)), format!("{layer}."));
+            }
             for (k, v) in meta.to_map() {
                 store = store.metadata(k, v);
             }
@@ -329,6 +339,9 @@ pub fn load(
     let mut net = meta.config.init(device);
     // Partial: the missing tensors come back in the result, checked below.
     let mut store = SafetensorsStore::from_file(path).allow_partial(true);
+    for (module, layer) in Net::checkpoint_names() {
+        store = store.with_key_remapping(format!("^{}\\.", regex_text(layer)), module);
+    }
     let result = net
         .load_from(&mut store)
         .map_err(|e| CheckpointError::Weights {
@@ -337,10 +350,12 @@ pub fn load(
         })?;
     // A head added after the file was written starts at zero (its new-network value), so
     // the checkpoint plays exactly as before.
-    let missing: Vec<_> = result
+    // Named as in the file (`value_fc2.weight`), not by the module's list places.
+    let missing: Vec<String> = result
         .missing
         .iter()
-        .filter(|(name, _)| !crate::desc::added_later(name))
+        .map(|(name, _)| Net::checkpoint_name(name))
+        .filter(|name| !crate::desc::added_later(name))
         .collect();
     if !result.errors.is_empty() || !missing.is_empty() {
         return Err(CheckpointError::Weights {

@@ -320,7 +320,7 @@ impl CpuNet {
             Dense::from_conv(&raw.policy_k)?,
             Dense::from_conv(&raw.policy_code)?,
             Dense::from_conv(&raw.value_conv)?,
-            Dense::from_conv(&raw.residual)?,
+            Dense::from_conv(raw.head("residual"))?,
         ]);
         let net = CpuNet {
             config: config.clone(),
@@ -328,8 +328,8 @@ impl CpuNet {
             blocks,
             heads,
             value_fc1: Dense::from_linear(&raw.value_fc1)?,
-            value_fc2: Dense::from_linear(&raw.value_fc2)?,
-            material_fc: Dense::from_linear(&raw.material_fc)?,
+            value_fc2: Dense::from_linear(raw.head("value"))?,
+            material_fc: Dense::from_linear(raw.head("material"))?,
         };
         let c = config.channels;
         // The judge's one channel last.

@@ -10,8 +10,8 @@
 //!   scale of the material head and planes ([`MATERIAL_SCALE`]);
 //! * the names and shapes of the weights in a safetensors checkpoint
 //!   ([`parameter_shapes`]: burn's module names, which every backend reads and writes);
-//! * training: [`TrainExample`], [`LossWeights`], [`Losses`] and the dense auxiliary
-//!   targets ([`aux_targets`]).
+//! * the trained heads as data ([`HEADS`]: layer, output size, loss kind, target, weight);
+//! * training: [`TrainExample`] and its [`RowTargets`], [`LossWeights`], [`Losses`].
 //!
 //! Dependencies inside the crate run one way: this module imports none of the others; the
 //! encoder and the policy index import this one; the networks, evaluators and checkpoints
@@ -276,23 +276,23 @@ pub enum LossKind {
     ResidualSquaredError,
 }
 
-/// The field of a training row ([`TrainExample`]) that holds a head's target, by the name
-/// the Python trainer's batches use too (`batch["wdl"]`, ...).
+/// The field of a training row's targets ([`RowTargets`]) that holds a head's target, by
+/// the name the Python trainer's batches use too (`batch["wdl"]`, ...).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum HeadTarget {
-    /// [`TrainExample::wdl`].
+    /// [`RowTargets::wdl`].
     Wdl,
-    /// [`TrainExample::ownership`] (rows may have none).
+    /// [`RowTargets::ownership`] (rows may have none).
     Ownership,
-    /// [`TrainExample::material`].
+    /// [`RowTargets::material`].
     Material,
-    /// [`TrainExample::teacher`] (rows may have none).
+    /// [`RowTargets::teacher`] (rows may have none).
     Teacher,
 }
 
 impl HeadTarget {
     /// The field's name: a batch's key in the Python trainer (`has_<name>` marks the rows
-    /// that have targets, for targets rows may lack).
+    /// that have the target).
     pub fn name(self) -> &'static str {
         match self {
             HeadTarget::Wdl => "wdl",
@@ -315,8 +315,9 @@ pub enum HeadInit {
 
 /// One trained head besides the policy (whose attention over the legal moves is the
 /// network's own): a row of [`HEADS`], which the weights' names ([`parameter_shapes`]),
-/// the CPU kernels' trainer and the PyTorch trainer (`tengu.heads()`) read.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// the burn network's layers, the CPU kernels' trainer, the loss weights and the loss log
+/// read, and the PyTorch trainer too (`tengu.heads()`).
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Head {
     /// The layer's name in a checkpoint (`<layer>.weight`, `<layer>.bias`).
     pub layer: &'static str,
@@ -330,15 +331,44 @@ pub struct Head {
     pub activation: Activation,
     pub loss: LossKind,
     pub target: HeadTarget,
-    /// The `[train]` key of the loss's weight in the objective; `None`: weight 1.
+    /// The `[train]` key of the loss's weight in the objective; `None`: always weight 1.
     pub weight_key: Option<&'static str>,
+    /// The weight when the run's `[train]` does not set `weight_key`.
+    pub default_weight: f32,
     pub init: HeadInit,
+}
+
+impl Head {
+    /// Target values (or class indices, for a class loss) of one row, for a board of
+    /// `squares` squares: `[outputs]` for a distribution or regression target, `[2]`
+    /// (`[base, target]`) for the judge's residual, `[groups, A]` for a class target.
+    pub fn target_len(&self, squares: usize) -> usize {
+        match self.loss {
+            LossKind::SoftmaxCrossEntropy | LossKind::SquaredError => self.outputs,
+            LossKind::ResidualSquaredError => 2,
+            LossKind::SquareClassCrossEntropy { classes } => self.outputs / classes * squares,
+        }
+    }
+
+    /// Whether the loss is a mean over the rows that have the target (else over every row
+    /// of the batch, each of which has one).
+    pub fn averages_over_rows_with_target(&self) -> bool {
+        matches!(
+            self.loss,
+            LossKind::SquareClassCrossEntropy { .. } | LossKind::ResidualSquaredError
+        )
+    }
+
+    /// Whether the target is class indices (bytes) rather than values.
+    pub fn has_class_target(&self) -> bool {
+        matches!(self.loss, LossKind::SquareClassCrossEntropy { .. })
+    }
 }
 
 /// The trained heads besides the policy, in the order of their weights in a checkpoint
 /// (within each input kind) and of their losses. A step minimises the policy loss plus each
 /// head's loss times its weight ([`LossWeights`]).
-pub const HEADS: [Head; 4] = [
+pub const HEADS: &[Head] = &[
     Head {
         layer: "value_fc2",
         loss_name: "value",
@@ -348,6 +378,7 @@ pub const HEADS: [Head; 4] = [
         loss: LossKind::SoftmaxCrossEntropy,
         target: HeadTarget::Wdl,
         weight_key: None,
+        default_weight: 1.0,
         init: HeadInit::Default,
     },
     Head {
@@ -361,6 +392,7 @@ pub const HEADS: [Head; 4] = [
         },
         target: HeadTarget::Ownership,
         weight_key: Some("ownership_weight"),
+        default_weight: 1.0,
         init: HeadInit::Default,
     },
     Head {
@@ -372,6 +404,7 @@ pub const HEADS: [Head; 4] = [
         loss: LossKind::SquaredError,
         target: HeadTarget::Material,
         weight_key: Some("material_weight"),
+        default_weight: 1.0,
         init: HeadInit::Default,
     },
     // The judge: a correction to the search leaf's exchange count, taught by a deeper
@@ -388,16 +421,22 @@ pub const HEADS: [Head; 4] = [
         loss: LossKind::ResidualSquaredError,
         target: HeadTarget::Teacher,
         weight_key: Some("residual_weight"),
+        default_weight: 1.0,
         init: HeadInit::Zero,
     },
 ];
+
+/// The number of rows of [`HEADS`].
+pub const HEAD_COUNT: usize = HEADS.len();
 
 /// Whether `parameter` (`<layer>.weight` or `<layer>.bias`) is of a layer a checkpoint may
 /// lack because it came after the file was written: it loads as zeros (every such layer
 /// starts at zero in a new network, [`HeadInit::Zero`], so an old checkpoint plays exactly
 /// as it did).
 pub fn added_later(parameter: &str) -> bool {
-    let layer = parameter.rsplit_once('.').map_or(parameter, |(layer, _)| layer);
+    let layer = parameter
+        .rsplit_once('.')
+        .map_or(parameter, |(layer, _)| layer);
     HEADS
         .iter()
         .any(|h| h.layer == layer && h.init == HeadInit::Zero)
@@ -406,6 +445,11 @@ pub fn added_later(parameter: &str) -> bool {
 /// The head of [`HEADS`] whose loss is `loss_name`.
 pub fn head(loss_name: &str) -> Option<&'static Head> {
     HEADS.iter().find(|h| h.loss_name == loss_name)
+}
+
+/// The position of the head whose loss is `loss_name` in [`HEADS`].
+pub fn head_index(loss_name: &str) -> Option<usize> {
+    HEADS.iter().position(|h| h.loss_name == loss_name)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -454,19 +498,17 @@ pub fn parameter_shapes(c: &NetConfig) -> Vec<(String, Vec<i64>)> {
 // ---------------------------------------------------------------------------------------
 // Training
 
-/// One training example: a position, its legal moves with target probabilities (same
-/// order, summing to 1) and the WDL target from the side to move's view, plus the
-/// auxiliary targets.
-pub struct TrainExample<'a> {
-    pub position: &'a Position,
-    pub repetitions: u32,
-    pub moves: &'a [Move],
-    pub policy: &'a [f32],
+/// The targets of one training row: one field per [`HeadTarget`] (a new target is a field
+/// here and an arm in [`RowTargets::values`] or [`RowTargets::classes`]). `Default` is a row
+/// with none of the optional targets (all-zero values otherwise).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RowTargets {
+    /// Win / draw / loss from the side to move's view.
     pub wdl: [f32; 3],
     /// Occupancy classes (0 empty, 1 mover's, 2 opponent's) of the two target horizons,
     /// `AUX_HORIZONS * N * N` squares in the mover's frame (the encoder's square order);
     /// empty when the row has none (no ownership loss then).
-    pub ownership: &'a [u8],
+    pub ownership: Vec<u8>,
     /// `tanh(balance / MATERIAL_SCALE)` at the two horizons, mover's view.
     pub material: [f32; 2],
     /// The judge's target, when the row has a teacher label: `[base, target]` with `base`
@@ -476,9 +518,9 @@ pub struct TrainExample<'a> {
     pub teacher: Option<[f32; 2]>,
 }
 
-impl TrainExample<'_> {
-    /// A distribution or regression target of `target` (`[outputs]` of its head); empty for
-    /// a class target.
+impl RowTargets {
+    /// A distribution or regression target of `target` (`[outputs]` of its head, `[base,
+    /// target]` for the residual); empty for a class target and when the row has none.
     pub fn values(&self, target: HeadTarget) -> &[f32] {
         match target {
             HeadTarget::Wdl => &self.wdl,
@@ -489,112 +531,133 @@ impl TrainExample<'_> {
     }
 
     /// A class target of `target` (`[groups, A]`, class indices), empty when the row has
-    /// none.
+    /// none or the target is values.
     pub fn classes(&self, target: HeadTarget) -> &[u8] {
         match target {
-            HeadTarget::Ownership => self.ownership,
+            HeadTarget::Ownership => &self.ownership,
             HeadTarget::Wdl | HeadTarget::Material | HeadTarget::Teacher => &[],
         }
     }
+
+    /// Whether the row has `head`'s target (of the size `head.target_len(squares)`).
+    pub fn has(&self, head: &Head, squares: usize) -> bool {
+        let len = if head.has_class_target() {
+            self.classes(head.target).len()
+        } else {
+            self.values(head.target).len()
+        };
+        len == head.target_len(squares)
+    }
 }
 
-/// Weights of the auxiliary losses (0 switches a head's training off).
+/// One training example: a position, its legal moves with target probabilities (same
+/// order, summing to 1), and the heads' targets.
+pub struct TrainExample<'a> {
+    pub position: &'a Position,
+    pub repetitions: u32,
+    pub moves: &'a [Move],
+    pub policy: &'a [f32],
+    pub targets: &'a RowTargets,
+}
+
+impl TrainExample<'_> {
+    /// A distribution or regression target of `target` ([`RowTargets::values`]).
+    pub fn values(&self, target: HeadTarget) -> &[f32] {
+        self.targets.values(target)
+    }
+
+    /// A class target of `target` ([`RowTargets::classes`]).
+    pub fn classes(&self, target: HeadTarget) -> &[u8] {
+        self.targets.classes(target)
+    }
+}
+
+/// The loss weight of a head that is not among [`HEADS`]' weight keys.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown loss weight {key:?}: the heads' weights are {}", weight_keys().join(", "))]
+pub struct UnknownWeight {
+    pub key: String,
+}
+
+/// The `[train]` keys of the heads' loss weights ([`Head::weight_key`]), in [`HEADS`]' order.
+pub fn weight_keys() -> Vec<&'static str> {
+    HEADS.iter().filter_map(|h| h.weight_key).collect()
+}
+
+/// Weights of the heads' losses in the objective, one per row of [`HEADS`] (0 switches a
+/// head's training off).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct LossWeights {
-    pub ownership: f32,
-    pub material: f32,
-    pub residual: f32,
+    by_head: [f32; HEAD_COUNT],
 }
 
 impl Default for LossWeights {
+    /// Every head at its [`Head::default_weight`].
     fn default() -> Self {
-        LossWeights {
-            ownership: 1.0,
-            material: 1.0,
-            residual: 1.0,
+        let mut by_head = [1.0; HEAD_COUNT];
+        for (w, h) in by_head.iter_mut().zip(HEADS) {
+            *w = h.default_weight;
         }
+        LossWeights { by_head }
     }
 }
 
 impl LossWeights {
-    /// The weight of `head`'s loss in the objective (1 for a head without a weight key).
+    /// The weight of `head`'s loss in the objective.
     pub fn of(&self, head: &Head) -> f32 {
-        match head.weight_key {
-            None => 1.0,
-            Some("ownership_weight") => self.ownership,
-            Some("material_weight") => self.material,
-            Some("residual_weight") => self.residual,
-            Some(other) => unreachable!("a head's weight key {other} without a LossWeights field"),
+        head_index(head.loss_name).map_or(1.0, |i| self.by_head[i])
+    }
+
+    /// Sets the weight whose `[train]` key is `key` (a [`Head::weight_key`]).
+    pub fn set(&mut self, key: &str, weight: f32) -> Result<(), UnknownWeight> {
+        let i = HEADS
+            .iter()
+            .position(|h| h.weight_key == Some(key))
+            .ok_or_else(|| UnknownWeight { key: key.into() })?;
+        self.by_head[i] = weight;
+        Ok(())
+    }
+
+    /// The defaults with the weights of `keys` (`[train]` key, weight) set.
+    pub fn with<'k>(
+        keys: impl IntoIterator<Item = (&'k str, f32)>,
+    ) -> Result<LossWeights, UnknownWeight> {
+        let mut w = LossWeights::default();
+        for (key, weight) in keys {
+            w.set(key, weight)?;
         }
+        Ok(w)
     }
 }
 
-/// Losses of one step (means over the batch): policy and WDL cross-entropy over the legal
-/// moves, the auxiliary losses below; the step minimises
-/// `policy + value + ownership * w.ownership + material * w.material + residual *
-/// w.residual` ([`LossWeights`]).
-/// One field per row of [`HEADS`] besides the policy, by its loss name.
-#[derive(Copy, Clone, Debug, Default)]
+/// Losses of one step (means over the batch): the policy's cross-entropy over the legal
+/// moves, and one loss per row of [`HEADS`] (see its [`LossKind`]); the step minimises
+/// `policy + sum of loss * weight` ([`LossWeights`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct Losses {
     pub policy: f32,
-    pub value: f32,
-    /// Cross-entropy per square and horizon (nats), rows with targets only.
-    pub ownership: f32,
-    /// Squared error summed over the two horizons (tanh scale).
-    pub material: f32,
-    /// The judge's squared error on the tanh scale, rows with teacher labels only.
-    pub residual: f32,
+    /// In [`HEADS`]' order.
+    pub heads: [f32; HEAD_COUNT],
 }
 
 impl Losses {
-    /// The loss of the head whose loss name is `loss_name` (a row of [`HEADS`]).
+    /// The loss of the head whose loss name is `loss_name` (a row of [`HEADS`]; NaN for a
+    /// name that is none).
     pub fn of_head(&self, loss_name: &str) -> f32 {
-        match loss_name {
-            "value" => self.value,
-            "ownership" => self.ownership,
-            "material" => self.material,
-            "residual" => self.residual,
-            other => unreachable!("a head's loss {other} without a Losses field"),
-        }
+        head_index(loss_name).map_or(f32::NAN, |i| self.heads[i])
     }
 
-    /// Sets the loss of the head whose loss name is `loss_name`.
+    /// Sets the loss of the head whose loss name is `loss_name` (a row of [`HEADS`]).
     pub fn set_head(&mut self, loss_name: &str, loss: f32) {
-        match loss_name {
-            "value" => self.value = loss,
-            "ownership" => self.ownership = loss,
-            "material" => self.material = loss,
-            "residual" => self.residual = loss,
-            other => unreachable!("a head's loss {other} without a Losses field"),
-        }
+        let i = head_index(loss_name)
+            .unwrap_or_else(|| panic!("{loss_name} is not the loss of a row of HEADS"));
+        self.heads[i] = loss;
     }
-}
 
-/// Dense target tensors of the auxiliary heads for a batch: ownership one-hot
-/// `[B, AUX_HORIZONS * OCCUPANCY_CLASSES, A]` (zero for rows without targets), the number of
-/// rows with ownership targets, and material `[B, AUX_HORIZONS]`.
-pub(crate) fn aux_targets(
-    batch: &[TrainExample<'_>],
-    squares: usize,
-) -> (Vec<f32>, usize, Vec<f32>) {
-    let per_row = AUX_HORIZONS * OCCUPANCY_CLASSES * squares;
-    let mut ownership = vec![0.0f32; batch.len() * per_row];
-    let mut with_targets = 0;
-    let mut material = vec![0.0f32; batch.len() * AUX_HORIZONS];
-    for (i, e) in batch.iter().enumerate() {
-        material[i * AUX_HORIZONS..(i + 1) * AUX_HORIZONS].copy_from_slice(&e.material);
-        if e.ownership.len() != AUX_HORIZONS * squares {
-            continue;
-        }
-        with_targets += 1;
-        for h in 0..AUX_HORIZONS {
-            for sq in 0..squares {
-                let class = e.ownership[h * squares + sq].min(2) as usize;
-                ownership[i * per_row + (h * OCCUPANCY_CLASSES + class) * squares + sq] = 1.0;
-            }
-        }
+    /// Each head with its loss, in [`HEADS`]' order.
+    pub fn by_head(&self) -> impl Iterator<Item = (&'static Head, f32)> + '_ {
+        HEADS.iter().zip(self.heads)
     }
-    (ownership, with_targets, material)
 }
 
 #[cfg(test)]
@@ -611,7 +674,12 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), count, "a weight named twice");
         // The names and shapes of checkpoints written before the table existed.
-        let shape = |name: &str| shapes.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone());
+        let shape = |name: &str| {
+            shapes
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, s)| s.clone())
+        };
         assert_eq!(shape("value_fc2.weight"), Some(vec![64, 3]));
         assert_eq!(shape("material_fc.weight"), Some(vec![64, 2]));
         assert_eq!(shape("ownership.weight"), Some(vec![6, 16, 1, 1]));
@@ -619,20 +687,22 @@ mod tests {
         assert_eq!(count, 2 * (1 + 2 * 2 + 4 + 1 + 1) + 2 * 2 + 2 + 2 * 2);
         assert!(added_later("residual.weight") && added_later("residual.bias"));
         assert!(!added_later("material_fc.weight") && !added_later("residual_fc.weight"));
-        for h in &HEADS {
+        for h in HEADS {
             assert_eq!(head(h.loss_name), Some(h));
-            let w = LossWeights {
-                ownership: 0.5,
-                material: 0.25,
-                residual: 0.125,
-            };
             let want = match h.loss_name {
                 "ownership" => 0.5,
                 "material" => 0.25,
                 "residual" => 0.125,
                 _ => 1.0,
             };
+            let w = LossWeights::with([
+                ("ownership_weight", 0.5),
+                ("material_weight", 0.25),
+                ("residual_weight", 0.125),
+            ])
+            .unwrap();
             assert_eq!(w.of(h), want, "{}", h.loss_name);
+            assert_eq!(LossWeights::default().of(h), h.default_weight);
             let mut losses = Losses::default();
             losses.set_head(h.loss_name, 2.5);
             assert_eq!(losses.of_head(h.loss_name), 2.5, "{}", h.loss_name);
@@ -640,6 +710,29 @@ mod tests {
                 assert_eq!(h.outputs % classes, 0, "{}", h.loss_name);
             }
         }
+        let e = LossWeights::with([("materail_weight", 1.0)]).unwrap_err();
+        assert!(
+            e.to_string().contains("materail_weight") && e.to_string().contains("material_weight"),
+            "{e}"
+        );
+        assert!(Losses::default().of_head("no such head").is_nan());
+    }
+
+    #[test]
+    fn a_row_has_a_target_of_its_heads_size_or_none() {
+        let squares = 17 * 17;
+        let mut row = RowTargets::default();
+        let has = |row: &RowTargets, name: &str| row.has(head(name).unwrap(), squares);
+        assert!(has(&row, "value") && has(&row, "material"));
+        assert!(!has(&row, "ownership") && !has(&row, "residual"));
+        row.ownership = vec![0; AUX_HORIZONS * squares];
+        row.teacher = Some([0.1, -0.2]);
+        assert!(has(&row, "ownership") && has(&row, "residual"));
+        row.ownership.pop();
+        assert!(
+            !has(&row, "ownership"),
+            "a target of the wrong size is none"
+        );
     }
 
     #[test]

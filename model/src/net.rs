@@ -7,16 +7,17 @@
 //! * policy query `q` and key `k`, `[B, A, D]` each: the pair logit of a move is
 //!   `q(from) . k(to) / sqrt(D)`, computed for the legal moves only ([`legal_logits`]);
 //! * `code` logits `[B, A, CODES]`: per origin square, per capture pattern / promotion code;
-//! * `wdl` logits `[B, 3]`;
-//! * `ownership` logits `[B, 2 * 3, N, N]`: for the two horizons of the targets (16 plies
-//!   later, the game's end) the classes empty / the mover's piece / the opponent's piece of
-//!   every square (KataGo's ownership, for a game of captures);
-//! * `material` `[B, 2]` in (-1, 1): `tanh(balance / MATERIAL_SCALE)` predicted for the
-//!   same two horizons (the mover's material minus the opponent's, in piece units);
-//! * `residual` `[B, 1]`: the judge's correction to the search leaf's exchange count, on
-//!   the logit scale of `tanh(count / MATERIAL_SCALE)`: a 1x1 convolution to one channel
-//!   summed over the squares and divided by `N` (`desc::HeadInput::SquaresSummed`); its
-//!   layer starts at zero.
+//! * one output per row of [`crate::desc::HEADS`], after its activation: `[B, outputs]`
+//!   for a head on the value trunk or summed over the squares (divided by `N`),
+//!   `[B, outputs * A]` (channel-major) for a head per square. Today: `value` (WDL logits
+//!   `[B, 3]`), `ownership` (`[B, 2 * 3 * A]` logits: for the two target horizons, empty /
+//!   the mover's piece / the opponent's piece of every square), `material` (`[B, 2]` in
+//!   (-1, 1): `tanh(balance / MATERIAL_SCALE)` at the same horizons), `residual` (`[B, 1]`,
+//!   the judge's correction to the search leaf's exchange count on its logit scale; its
+//!   layer starts at zero).
+//!
+//! The burn module keeps the heads in two lists (`square_heads`, `row_heads`); a
+//! checkpoint names them by [`crate::desc::Head::layer`] ([`Net::checkpoint_names`]).
 //!
 //! The logit of a legal move in slot `(from, to, code)` is `pair[from, to] + code[from, code]`;
 //! softmax runs over the legal moves only.
@@ -27,8 +28,8 @@ use burn::nn::{Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::relu;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
-use crate::desc::NetConfig;
-use crate::desc::{AUX_HORIZONS, CODES, OCCUPANCY_CLASSES, VALUE_HIDDEN};
+use crate::desc::{Activation, Head, HeadInit, HeadInput, NetConfig, HEADS};
+use crate::desc::{CODES, VALUE_HIDDEN};
 
 impl NetConfig {
     /// A freshly initialised network on the CPU (burn's default device), for code that
@@ -59,16 +60,42 @@ impl NetConfig {
             policy_code: conv(c, CODES, 1),
             value_conv: conv(c, self.value_channels, 1),
             value_fc1: LinearConfig::new(self.value_channels, VALUE_HIDDEN).init(device),
-            value_fc2: LinearConfig::new(VALUE_HIDDEN, 3).init(device),
-            ownership: conv(c, AUX_HORIZONS * OCCUPANCY_CLASSES, 1),
-            material_fc: LinearConfig::new(VALUE_HIDDEN, AUX_HORIZONS).init(device),
-            residual: Conv2dConfig::new([c, 1], [1, 1])
-                .with_initializer(burn::nn::Initializer::Zeros)
-                .init(device),
+            square_heads: square_heads()
+                .map(|h| {
+                    let config = Conv2dConfig::new([c, h.outputs], [1, 1]);
+                    match h.init {
+                        HeadInit::Default => config.init(device),
+                        HeadInit::Zero => config
+                            .with_initializer(burn::nn::Initializer::Zeros)
+                            .init(device),
+                    }
+                })
+                .collect(),
+            row_heads: row_heads()
+                .map(|h| {
+                    let config = LinearConfig::new(VALUE_HIDDEN, h.outputs);
+                    match h.init {
+                        HeadInit::Default => config.init(device),
+                        HeadInit::Zero => config
+                            .with_initializer(burn::nn::Initializer::Zeros)
+                            .init(device),
+                    }
+                })
+                .collect(),
             head_dim: self.head_dim,
         };
         net.with_stable_ids()
     }
+}
+
+/// The heads on the squares (1x1 convolutions), in [`HEADS`]' order: `Net::square_heads`.
+fn square_heads() -> impl Iterator<Item = &'static Head> {
+    HEADS.iter().filter(|h| h.input.is_convolution())
+}
+
+/// The heads on the value trunk's hidden layer, in [`HEADS`]' order: `Net::row_heads`.
+fn row_heads() -> impl Iterator<Item = &'static Head> {
+    HEADS.iter().filter(|h| h.input == HeadInput::ValueHidden)
 }
 
 /// Renumbers parameters 1, 2, ... in module order (burn draws random ids), so optimizer
@@ -119,12 +146,35 @@ pub struct Net {
     policy_code: Conv2d,
     value_conv: Conv2d,
     value_fc1: Linear,
-    value_fc2: Linear,
-    ownership: Conv2d,
-    material_fc: Linear,
-    /// The judge: a 1x1 convolution to one channel, summed over the squares (zero at first).
-    residual: Conv2d,
+    /// The heads of [`HEADS`] on the squares (`HeadInput::Squares`, `SquaresSummed`).
+    square_heads: Vec<Conv2d>,
+    /// The heads of [`HEADS`] on the value trunk (`HeadInput::ValueHidden`).
+    row_heads: Vec<Linear>,
     head_dim: usize,
+}
+
+impl Net {
+    /// `(module path prefix, checkpoint layer)` of every head: burn names a head by its
+    /// place in a list (`square_heads.1.`), a checkpoint by [`Head::layer`] (`residual.`).
+    pub fn checkpoint_names() -> Vec<(String, &'static str)> {
+        let square = square_heads()
+            .enumerate()
+            .map(|(i, h)| (format!("square_heads.{i}."), h.layer));
+        let row = row_heads()
+            .enumerate()
+            .map(|(i, h)| (format!("row_heads.{i}."), h.layer));
+        square.chain(row).collect()
+    }
+
+    /// A parameter's name in a checkpoint (`square_heads.1.weight` -> `residual.weight`).
+    pub fn checkpoint_name(module_path: &str) -> String {
+        for (prefix, layer) in Net::checkpoint_names() {
+            if let Some(rest) = module_path.strip_prefix(&prefix) {
+                return format!("{layer}.{rest}");
+            }
+        }
+        module_path.to_string()
+    }
 }
 
 /// Raw outputs of one forward pass.
@@ -135,14 +185,21 @@ pub struct NetOutput {
     pub k: Tensor<3>,
     /// `[B, A, CODES]`
     pub code: Tensor<3>,
-    /// `[B, 3]`
-    pub wdl: Tensor<2>,
-    /// `[B, AUX_HORIZONS * OCCUPANCY_CLASSES, N, N]` logits.
-    pub ownership: Tensor<4>,
-    /// `[B, AUX_HORIZONS]` in (-1, 1).
-    pub material: Tensor<2>,
-    /// `[B, 1]`, the judge's correction (logit scale).
-    pub residual: Tensor<2>,
+    /// One output per row of [`HEADS`] (same order), after its activation: `[B, outputs]`,
+    /// or `[B, outputs * A]` channel-major for a head per square.
+    pub heads: Vec<Tensor<2>>,
+}
+
+impl NetOutput {
+    /// The output of the head whose loss is `loss_name`.
+    ///
+    /// # Panics
+    /// If no row of [`HEADS`] has that loss name (a programming error).
+    pub fn head(&self, loss_name: &str) -> Tensor<2> {
+        let i = crate::desc::head_index(loss_name)
+            .unwrap_or_else(|| panic!("{loss_name} is not the loss of a row of HEADS"));
+        self.heads[i].clone()
+    }
 }
 
 impl Net {
@@ -175,23 +232,41 @@ impl Net {
             .forward(x.clone())
             .reshape([b, CODES, a])
             .swap_dims(1, 2);
-        let ownership = self.ownership.forward(x.clone());
-        let residual = self.residual.forward(x.clone()).sum_dims(&[2, 3]).reshape([b, 1]) / n as f32;
-        let v = relu(self.value_conv.forward(x));
+        let v = relu(self.value_conv.forward(x.clone()));
         let [_, vc, _, _] = v.dims();
         let v = v.mean_dims(&[2, 3]).reshape([b, vc]);
         let hidden = relu(self.value_fc1.forward(v));
-        let wdl = self.value_fc2.forward(hidden.clone());
-        let material = self.material_fc.forward(hidden).tanh();
-        NetOutput {
-            q,
-            k,
-            code,
-            wdl,
-            ownership,
-            material,
-            residual,
-        }
+        let (mut square, mut row) = (self.square_heads.iter(), self.row_heads.iter());
+        let heads = HEADS
+            .iter()
+            .map(|h| {
+                let out = match h.input {
+                    HeadInput::Squares => square
+                        .next()
+                        .expect("a layer per square head")
+                        .forward(x.clone())
+                        .reshape([b, h.outputs * a]),
+                    HeadInput::SquaresSummed => {
+                        square
+                            .next()
+                            .expect("a layer per square head")
+                            .forward(x.clone())
+                            .sum_dims(&[2, 3])
+                            .reshape([b, h.outputs])
+                            / n as f32
+                    }
+                    HeadInput::ValueHidden => row
+                        .next()
+                        .expect("a layer per row head")
+                        .forward(hidden.clone()),
+                };
+                match h.activation {
+                    Activation::Identity => out,
+                    Activation::Tanh => out.tanh(),
+                }
+            })
+            .collect();
+        NetOutput { q, k, code, heads }
     }
 }
 
@@ -270,8 +345,7 @@ pub(crate) struct RawLayer {
     pub bias: Vec<f32>,
 }
 
-/// Every layer of a [`Net`]: those inference needs, and the ownership head (which search
-/// never reads; training does).
+/// Every layer of a [`Net`] (inference reads some of the heads, training all).
 pub(crate) struct RawNet {
     pub stem: RawLayer,
     /// `[conv1, conv2, pool]` of each residual block.
@@ -281,13 +355,21 @@ pub(crate) struct RawNet {
     pub policy_code: RawLayer,
     pub value_conv: RawLayer,
     pub value_fc1: RawLayer,
-    pub value_fc2: RawLayer,
-    pub material_fc: RawLayer,
-    pub residual: RawLayer,
-    pub ownership: RawLayer,
+    /// One layer per row of [`HEADS`], same order.
+    pub heads: Vec<RawLayer>,
 }
 
 impl RawNet {
+    /// The layer of the head whose loss is `loss_name`.
+    ///
+    /// # Panics
+    /// If no row of [`HEADS`] has that loss name (a programming error).
+    pub(crate) fn head(&self, loss_name: &str) -> &RawLayer {
+        let i = crate::desc::head_index(loss_name)
+            .unwrap_or_else(|| panic!("{loss_name} is not the loss of a row of HEADS"));
+        &self.heads[i]
+    }
+
     /// Every layer by its name in a checkpoint (the prefix of `<layer>.weight` in
     /// [`crate::desc::parameter_shapes`]).
     pub(crate) fn named(&self) -> Vec<(String, &RawLayer)> {
@@ -297,12 +379,11 @@ impl RawNet {
             ("policy_k".into(), &self.policy_k),
             ("policy_code".into(), &self.policy_code),
             ("value_conv".into(), &self.value_conv),
-            ("ownership".into(), &self.ownership),
             ("value_fc1".into(), &self.value_fc1),
-            ("value_fc2".into(), &self.value_fc2),
-            ("material_fc".into(), &self.material_fc),
-            ("residual".into(), &self.residual),
         ];
+        for (h, layer) in HEADS.iter().zip(&self.heads) {
+            named.push((h.layer.into(), layer));
+        }
         for (b, [c1, c2, pool]) in self.blocks.iter().enumerate() {
             named.push((format!("blocks.{b}.conv1"), c1));
             named.push((format!("blocks.{b}.conv2"), c2));
@@ -368,10 +449,18 @@ impl Net {
             policy_code: raw_conv(&self.policy_code)?,
             value_conv: raw_conv(&self.value_conv)?,
             value_fc1: raw_linear(&self.value_fc1)?,
-            value_fc2: raw_linear(&self.value_fc2)?,
-            material_fc: raw_linear(&self.material_fc)?,
-            residual: raw_conv(&self.residual)?,
-            ownership: raw_conv(&self.ownership)?,
+            heads: {
+                let (mut square, mut row) = (self.square_heads.iter(), self.row_heads.iter());
+                HEADS
+                    .iter()
+                    .map(|h| match h.input {
+                        HeadInput::ValueHidden => raw_linear(row.next().expect("a row head")),
+                        HeadInput::Squares | HeadInput::SquaresSummed => {
+                            raw_conv(square.next().expect("a square head"))
+                        }
+                    })
+                    .collect::<Result<_, String>>()?
+            },
         })
     }
 }

@@ -9,7 +9,7 @@ use burn::tensor::Device;
 use tengu_model::burn_eval::BurnTrainer;
 use tengu_model::checkpoint::{self, CheckpointMeta};
 use tengu_model::cpu_train::CpuTrainer;
-use tengu_model::desc::{LossWeights, NetConfig, TrainExample};
+use tengu_model::desc::{LossWeights, NetConfig, RowTargets, TrainExample};
 use tengu_model::{Backend, Encoder, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
 
@@ -62,7 +62,7 @@ struct Rows {
     positions: Vec<Position>,
     moves: Vec<Vec<Move>>,
     policy: Vec<Vec<f32>>,
-    ownership: Vec<Vec<u8>>,
+    targets: Vec<RowTargets>,
 }
 
 impl Rows {
@@ -81,7 +81,7 @@ impl Rows {
             })
             .collect();
         let area = variant.size() * variant.size();
-        let ownership = (0..count)
+        let ownership: Vec<Vec<u8>> = (0..count)
             .map(|i| {
                 if i % 4 == 3 {
                     Vec::new()
@@ -90,11 +90,22 @@ impl Rows {
                 }
             })
             .collect();
+        let targets = ownership
+            .into_iter()
+            .enumerate()
+            .map(|(i, ownership)| RowTargets {
+                wdl: [[1.0, 0.0, 0.0], [0.2, 0.5, 0.3], [0.0, 0.0, 1.0]][i % 3],
+                ownership,
+                material: [0.3 - 0.1 * i as f32, -0.2 + 0.05 * i as f32],
+                // Rows with and without teacher labels.
+                teacher: (i % 3 != 1).then_some([0.4 - 0.15 * i as f32, -0.5 + 0.2 * i as f32]),
+            })
+            .collect();
         Rows {
             positions,
             moves,
             policy,
-            ownership,
+            targets,
         }
     }
 
@@ -105,11 +116,7 @@ impl Rows {
                 repetitions: (i % 2) as u32,
                 moves: &self.moves[i],
                 policy: &self.policy[i],
-                wdl: [[1.0, 0.0, 0.0], [0.2, 0.5, 0.3], [0.0, 0.0, 1.0]][i % 3],
-                ownership: &self.ownership[i],
-                material: [0.3 - 0.1 * i as f32, -0.2 + 0.05 * i as f32],
-                // Rows with and without teacher labels.
-                teacher: (i % 3 != 1).then_some([0.4 - 0.15 * i as f32, -0.5 + 0.2 * i as f32]),
+                targets: &self.targets[i],
             })
             .collect()
     }
@@ -130,11 +137,12 @@ fn one_step_matches_burn_losses_gradients_and_weights() {
     let device = Device::default();
     let net = config.init(&device);
     let (lr, wd) = (2e-3, 1e-2);
-    let weights = LossWeights {
-        ownership: 0.7,
-        material: 1.3,
-        residual: 1.9,
-    };
+    let weights = LossWeights::with([
+        ("ownership_weight", 0.7),
+        ("material_weight", 1.3),
+        ("residual_weight", 1.9),
+    ])
+    .unwrap();
     let mut burn = BurnTrainer::new(&variant, net.clone(), &device, lr, wd as f32);
     burn.weights = weights;
     let mut ours = CpuTrainer::new(&variant, &net, &config, lr, wd as f32).unwrap();
@@ -153,13 +161,14 @@ fn one_step_matches_burn_losses_gradients_and_weights() {
     let (burn_losses, burn_grads) = burn.gradients(&batch).unwrap();
     let burn_grads = named(&CpuTrainer::new(&variant, &burn_grads, &config, lr, 0.0).unwrap());
     let (losses, grads) = ours.gradients(&batch).unwrap();
-    for (what, a, b) in [
-        ("policy", losses.policy, burn_losses.policy),
-        ("value", losses.value, burn_losses.value),
-        ("ownership", losses.ownership, burn_losses.ownership),
-        ("material", losses.material, burn_losses.material),
-        ("residual", losses.residual, burn_losses.residual),
-    ] {
+    let heads = tengu_model::desc::HEADS.iter().map(|h| {
+        let name = h.loss_name;
+        (name, losses.of_head(name), burn_losses.of_head(name))
+    });
+    for (what, a, b) in [("policy", losses.policy, burn_losses.policy)]
+        .into_iter()
+        .chain(heads)
+    {
         assert!(a.is_finite() && a > 0.0, "{what} loss {a}");
         assert!(
             (a - b).abs() <= 1e-5 * (1.0 + b.abs()),
@@ -180,7 +189,10 @@ fn one_step_matches_burn_losses_gradients_and_weights() {
         .zip(burn_grads)
         .filter(|((name, ours), (_, theirs))| {
             if noise(theirs) {
-                assert!(noise(ours), "{name}: burn's gradient cancels to noise, ours does not");
+                assert!(
+                    noise(ours),
+                    "{name}: burn's gradient cancels to noise, ours does not"
+                );
                 false
             } else {
                 true
@@ -202,7 +214,8 @@ fn one_step_matches_burn_losses_gradients_and_weights() {
             "step {step}: {o:?} against {b:?}"
         );
         assert!(
-            (o.value - b.value).abs() <= 1e-4 * (1.0 + b.value.abs()),
+            (o.of_head("value") - b.of_head("value")).abs()
+                <= 1e-4 * (1.0 + b.of_head("value").abs()),
             "step {step}: {o:?} against {b:?}"
         );
         let burn_now = named(&CpuTrainer::new(&variant, &burn.net(), &config, lr, 0.0).unwrap());
@@ -224,7 +237,8 @@ fn one_step_matches_burn_losses_gradients_and_weights() {
         "{o:?} against {b:?}"
     );
     assert!(
-        (o.ownership - b.ownership).abs() <= 1e-4 * (1.0 + b.ownership.abs()),
+        (o.of_head("ownership") - b.of_head("ownership")).abs()
+            <= 1e-4 * (1.0 + b.of_head("ownership").abs()),
         "{o:?} against {b:?}"
     );
 }
@@ -254,7 +268,10 @@ fn the_cpu_preset_matches_burn_gradients() {
         .zip(burn_grads)
         .filter(|((name, ours), (_, theirs))| {
             if noise(theirs) {
-                assert!(noise(ours), "{name}: burn's gradient cancels to noise, ours does not");
+                assert!(
+                    noise(ours),
+                    "{name}: burn's gradient cancels to noise, ours does not"
+                );
                 false
             } else {
                 true
@@ -301,7 +318,7 @@ fn checkpoints_load_everywhere_and_the_optimizer_resumes_exactly() {
     let before = trainer.losses(&batch).unwrap();
     let after = reloaded.losses(&batch).unwrap();
     assert_eq!(before.policy, after.policy);
-    assert_eq!(before.value, after.value);
+    assert_eq!(before.of_head("value"), after.of_head("value"));
     for backend in [Backend::Burn, Backend::BurnFlex] {
         let (mut eval, _) = backend.load_evaluator(&weights, &variant).unwrap();
         let out = common::agreement::evaluate(eval.as_mut(), &rows.positions).unwrap();
@@ -351,7 +368,14 @@ fn a_checkpoint_and_optimizer_state_from_before_the_judge_load_with_a_zero_corre
     let config = config(&variant, "b2c16");
     let dir = std::env::temp_dir().join(format!("tengu-before-judge-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut trainer = CpuTrainer::new(&variant, &config.init(&Device::default()), &config, 1e-3, 0.0).unwrap();
+    let mut trainer = CpuTrainer::new(
+        &variant,
+        &config.init(&Device::default()),
+        &config,
+        1e-3,
+        0.0,
+    )
+    .unwrap();
     trainer.step(&batch).unwrap();
     let meta = CheckpointMeta {
         encoder_version: ENCODER_VERSION,
@@ -377,7 +401,11 @@ fn a_checkpoint_and_optimizer_state_from_before_the_judge_load_with_a_zero_corre
             moves: &moves,
             repetitions: 0,
         };
-        assert_eq!(eval.evaluate(&[input]).unwrap()[0].residual, 0.0, "{backend}");
+        assert_eq!(
+            eval.evaluate(&[input]).unwrap()[0].residual,
+            0.0,
+            "{backend}"
+        );
     }
     // A layer other than a later head is still required.
     let missing_value: Vec<_> = old
@@ -411,10 +439,16 @@ fn a_checkpoint_and_optimizer_state_from_before_the_judge_load_with_a_zero_corre
         }
         at = end;
     }
-    assert_eq!(old_state.len(), bytes.len() - 2 * 16 - "residual.weight".len() - "residual.bias".len() - 8 * (16 + 1));
+    assert_eq!(
+        old_state.len(),
+        bytes.len() - 2 * 16 - "residual.weight".len() - "residual.bias".len() - 8 * (16 + 1)
+    );
     std::fs::write(&state, &old_state).unwrap();
     resumed.load_optimizer(&state).unwrap();
     let losses = resumed.step(&batch).unwrap();
-    assert!(losses.residual.is_finite() && losses.residual > 0.0, "{losses:?}");
+    assert!(
+        losses.of_head("residual").is_finite() && losses.of_head("residual") > 0.0,
+        "{losses:?}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -10,7 +10,7 @@ use tengu_model::{Encoder, EvalInput, Evaluator, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
 
 mod common;
-use common::{examples, one_hot_targets};
+use common::{examples, one_hot_targets, row_targets};
 
 fn positions(variant: &std::sync::Arc<Variant>, count: usize) -> Vec<Position> {
     let mut pos = Position::initial(variant.clone());
@@ -92,7 +92,8 @@ fn a_tiny_network_overfits_a_fixed_batch() {
     let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
     // Target: one move per position, chosen arbitrarily; value: alternating win / loss.
     let targets = one_hot_targets(&moves);
-    let batch = examples(&ps, &moves, &targets);
+    let rows = row_targets(ps.len());
+    let batch = examples(&ps, &moves, &targets, &rows);
     let mut trainer = BurnTrainer::new(
         &variant,
         init(&config, &device, Some(4)),
@@ -107,7 +108,12 @@ fn a_tiny_network_overfits_a_fixed_batch() {
     }
     eprintln!(
         "policy loss {} -> {}, value loss {} -> {}, material loss {} -> {}",
-        first.policy, last.policy, first.value, last.value, first.material, last.material
+        first.policy,
+        last.policy,
+        first.of_head("value"),
+        last.of_head("value"),
+        first.of_head("material"),
+        last.of_head("material")
     );
     assert!(
         first.policy > 3.0,
@@ -119,12 +125,16 @@ fn a_tiny_network_overfits_a_fixed_batch() {
     // 0.000001, material 0.000016 after 250 steps): unseeded, one start in about ten stalled
     // (policy 1.2, or material 0.056).
     assert!(last.policy < 0.8, "policy loss fell to {}", last.policy);
-    assert!(last.value < 0.05, "value loss fell to {}", last.value);
+    assert!(
+        last.of_head("value") < 0.05,
+        "value loss fell to {}",
+        last.of_head("value")
+    );
     // The material head fits its targets (+-0.5, +-0.25; start about 0.3).
     assert!(
-        last.material < 0.05,
+        last.of_head("material") < 0.05,
         "material loss fell to {}",
-        last.material
+        last.of_head("material")
     );
 }
 
@@ -153,10 +163,11 @@ fn ownership_head_learns_and_held_out_losses_match_a_step() {
             o
         })
         .collect();
-    let mut batch = examples(&ps, &moves, &targets);
-    for (e, o) in batch.iter_mut().zip(&occupancy) {
-        e.ownership = o;
+    let mut rows = row_targets(ps.len());
+    for (row, o) in rows.iter_mut().zip(occupancy) {
+        row.ownership = o;
     }
+    let batch = examples(&ps, &moves, &targets, &rows);
     // A fixed initialisation: one unseeded start in about twenty stalled on a plateau (0.80
     // after 250 steps).
     let net = init(&tiny(&variant), &device, Some(11));
@@ -166,28 +177,32 @@ fn ownership_head_learns_and_held_out_losses_match_a_step() {
     let first = trainer.step(&batch).unwrap();
     for (a, b) in [
         (before.policy, first.policy),
-        (before.value, first.value),
-        (before.ownership, first.ownership),
-        (before.material, first.material),
+        (before.of_head("value"), first.of_head("value")),
+        (before.of_head("ownership"), first.of_head("ownership")),
+        (before.of_head("material"), first.of_head("material")),
     ] {
         assert!((a - b).abs() < 1e-4, "{a} vs {b}");
     }
     assert!(
-        first.ownership > 0.5,
+        first.of_head("ownership") > 0.5,
         "starts near ln 3: {}",
-        first.ownership
+        first.of_head("ownership")
     );
     // 250 steps as in the overfit test above: at 150 the loss was 0.04-0.14 across runs.
     let mut last = first;
     for _ in 0..250 {
         last = trainer.step(&batch).unwrap();
     }
-    eprintln!("ownership loss {} -> {}", first.ownership, last.ownership);
-    assert!(
-        last.ownership < 0.1,
+    eprintln!(
         "ownership loss {} -> {}",
-        first.ownership,
-        last.ownership
+        first.of_head("ownership"),
+        last.of_head("ownership")
+    );
+    assert!(
+        last.of_head("ownership") < 0.1,
+        "ownership loss {} -> {}",
+        first.of_head("ownership"),
+        last.of_head("ownership")
     );
 }
 
@@ -209,6 +224,29 @@ fn checkpoints_round_trip_and_refuse_the_wrong_game_or_version() {
     };
     checkpoint::save(&net, &meta, &path).unwrap();
     assert_eq!(checkpoint::read_meta(&path).unwrap(), meta);
+    // The file names every weight as the naming table does (the heads by their layers,
+    // `value_fc2.weight`, not burn's list places), with the table's shapes.
+    let bytes = std::fs::read(&path).unwrap();
+    let header_len = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let header: serde_json::Value = serde_json::from_slice(&bytes[8..8 + header_len]).unwrap();
+    let mut in_file: Vec<(String, Vec<i64>)> = header
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(name, _)| *name != "__metadata__")
+        .map(|(name, t)| {
+            let shape = t["shape"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_i64().unwrap());
+            (name.clone(), shape.collect())
+        })
+        .collect();
+    let mut table = tengu_model::desc::parameter_shapes(&config);
+    in_file.sort();
+    table.sort();
+    assert_eq!(in_file, table);
     let (loaded, loaded_meta) = checkpoint::load(&path, variant.id(), &device).unwrap();
     assert_eq!(loaded_meta, meta);
 

@@ -77,10 +77,7 @@ pub(crate) struct Decoded {
     planes: Vec<f32>,
     slots: Vec<(u16, u16, u8)>,
     policy: Vec<f32>,
-    wdl: [f32; 3],
-    ownership: Vec<u8>,
-    material: [f32; 2],
-    teacher: Option<[f32; 2]>,
+    targets: tengu_model::desc::RowTargets,
     full_search: bool,
 }
 
@@ -108,10 +105,7 @@ pub(crate) fn decode_row(
         planes,
         slots,
         policy: ex.policy,
-        wdl: ex.wdl,
-        ownership: ex.ownership,
-        material: ex.material,
-        teacher: ex.teacher,
+        targets: ex.targets,
         full_search: row.full_search,
     })
 }
@@ -143,7 +137,10 @@ pub(crate) fn decode_parallel<T: Sync>(
             .collect();
         let mut out = Vec::with_capacity(items.len());
         for h in handles {
-            out.extend(h.join().map_err(|_| "a decoding thread panicked".to_string())?);
+            out.extend(
+                h.join()
+                    .map_err(|_| "a decoding thread panicked".to_string())?,
+            );
         }
         Ok(out)
     })
@@ -249,9 +246,11 @@ impl ShardReader {
     fn decode_batch(&self, picks: &[u32]) -> Result<Vec<Decoded>, String> {
         let (variant, encoder, index, w) = (&self.variant, &self.encoder, &self.index, self.mix);
         let rows = &self.rows;
-        decode_parallel(picks, self.threads, |&i| decode(&rows[i as usize], variant, encoder, index, w))?
-            .into_iter()
-            .collect()
+        decode_parallel(picks, self.threads, |&i| {
+            decode(&rows[i as usize], variant, encoder, index, w)
+        })?
+        .into_iter()
+        .collect()
     }
 }
 
@@ -285,7 +284,9 @@ impl ShardReader {
             )));
         }
         if batch_size == 0 {
-            return Err(pyo3::exceptions::PyValueError::new_err("batch_size must be at least 1"));
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "batch_size must be at least 1",
+            ));
         }
         let want_held_out = match split {
             "train" => Some(false),
@@ -408,7 +409,10 @@ impl ShardReader {
             self.epoch = e;
         }
         self.order = match self.shuffle_seed {
-            Some(seed) => permutation(self.rows.len(), seed ^ self.epoch.wrapping_mul(0x2545_F491_4F6C_DD1D)),
+            Some(seed) => permutation(
+                self.rows.len(),
+                seed ^ self.epoch.wrapping_mul(0x2545_F491_4F6C_DD1D),
+            ),
             None => (0..self.rows.len() as u32).collect(),
         };
         self.cursor = 0;
@@ -423,14 +427,16 @@ impl ShardReader {
     /// * `move_count` int64 `[B]`: legal moves of each row (the rest of `M` is padding);
     /// * `policy` float32 `[B, M]`: target probability of each legal move (all 0 for rows
     ///   that are not full searches); `policy_weight` float32 `[B]`: 1 for full searches;
-    /// * `wdl` float32 `[B, 3]`: win / draw / loss target of the side to move;
-    /// * `ownership` uint8 `[B, AUX_HORIZONS, N * N]`: occupancy class (0 empty, 1 the
-    ///   mover's, 2 the opponent's) per square in the mover's frame; `has_ownership`
-    ///   float32 `[B]` (0: the row has no such target);
-    /// * `material` float32 `[B, AUX_HORIZONS]`: `tanh(balance / MATERIAL_SCALE)`;
-    /// * `teacher` float32 `[B, 2]`: the judge's target, the search leaf's count on the
-    ///   logit scale and the teacher's target in (-1, 1) (`TrainExample::teacher`);
-    ///   `has_teacher` float32 `[B]` (0: no teacher label, the row's `teacher` is 0);
+    /// * per head of `tengu_model::desc::HEADS`, its target under the target's name
+    ///   (`Head::target_len` values a row, float32 `[B, len]`, or class indices, uint8
+    ///   `[B, groups, N * N]`; zero for a row without one) and `has_<name>` float32 `[B]`
+    ///   (0: the row has none). Today:
+    ///   * `wdl` float32 `[B, 3]`: win / draw / loss target of the side to move;
+    ///   * `ownership` uint8 `[B, AUX_HORIZONS, N * N]`: occupancy class (0 empty, 1 the
+    ///     mover's, 2 the opponent's) per square in the mover's frame;
+    ///   * `material` float32 `[B, AUX_HORIZONS]`: `tanh(balance / MATERIAL_SCALE)`;
+    ///   * `teacher` float32 `[B, 2]`: the judge's target, the search leaf's count on the
+    ///     logit scale and the teacher's target in (-1, 1) (`RowTargets::teacher`);
     /// * `row` int64 `[B]`: each row's index among all the run's rows.
     fn next_batch<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let left = self.order.len() - self.cursor;
@@ -444,7 +450,10 @@ impl ShardReader {
         let decoded = py
             .allow_threads(|| this.decode_batch(&picks))
             .map_err(ShardError::new_err)?;
-        let global: Vec<i64> = picks.iter().map(|&p| self.rows[p as usize].global as i64).collect();
+        let global: Vec<i64> = picks
+            .iter()
+            .map(|&p| self.rows[p as usize].global as i64)
+            .collect();
         batch_dict(py, &decoded, &self.encoder, &global).map(Some)
     }
 }
@@ -457,7 +466,12 @@ fn total_rows(store: &RunStore) -> PyResult<u64> {
     for entry in entries {
         total += match tengu_store::layout::ShardName::parse(entry.name()) {
             Some(n) => n.rows,
-            None => tengu_shard::fetch(store, &entry.key).map_err(shard_err)?.0.rows,
+            None => {
+                tengu_shard::fetch(store, &entry.key)
+                    .map_err(shard_err)?
+                    .0
+                    .rows
+            }
         };
     }
     Ok(total)
@@ -472,10 +486,14 @@ pub(crate) fn batch_dict<'py>(
     rows: &[i64],
 ) -> PyResult<Bound<'py, PyDict>> {
     let b = decoded.len();
-    let m = decoded.iter().map(|d| d.slots.len()).max().unwrap_or(0).max(1);
+    let m = decoded
+        .iter()
+        .map(|d| d.slots.len())
+        .max()
+        .unwrap_or(0)
+        .max(1);
     let n = encoder.size();
     let area = n * n;
-    let horizons = tengu_model::desc::AUX_HORIZONS;
     let mut planes = Vec::with_capacity(b * encoder.len());
     let mut from = vec![0i64; b * m];
     let mut to = vec![0i64; b * m];
@@ -483,12 +501,6 @@ pub(crate) fn batch_dict<'py>(
     let mut count = vec![0i64; b];
     let mut policy = vec![0.0f32; b * m];
     let mut policy_weight = vec![0.0f32; b];
-    let mut wdl = Vec::with_capacity(b * 3);
-    let mut ownership = vec![0u8; b * horizons * area];
-    let mut has_ownership = vec![0.0f32; b];
-    let mut material = Vec::with_capacity(b * horizons);
-    let mut teacher = vec![0.0f32; b * 2];
-    let mut has_teacher = vec![0.0f32; b];
     for (i, d) in decoded.iter().enumerate() {
         planes.extend_from_slice(&d.planes);
         for (j, &(f, t, c)) in d.slots.iter().enumerate() {
@@ -499,32 +511,57 @@ pub(crate) fn batch_dict<'py>(
         }
         count[i] = d.slots.len() as i64;
         policy_weight[i] = if d.full_search { 1.0 } else { 0.0 };
-        wdl.extend_from_slice(&d.wdl);
-        if d.ownership.len() == horizons * area {
-            ownership[i * horizons * area..(i + 1) * horizons * area].copy_from_slice(&d.ownership);
-            has_ownership[i] = 1.0;
-        }
-        material.extend_from_slice(&d.material);
-        if let Some(t) = d.teacher {
-            teacher[2 * i..2 * i + 2].copy_from_slice(&t);
-            has_teacher[i] = 1.0;
-        }
     }
     let p = encoder.planes();
     let dict = PyDict::new(py);
-    dict.set_item("planes", (f32_bytes(py, &planes), "float32", vec![b, p, n, n]))?;
+    dict.set_item(
+        "planes",
+        (f32_bytes(py, &planes), "float32", vec![b, p, n, n]),
+    )?;
     dict.set_item("move_from", (i64_bytes(py, &from), "int64", vec![b, m]))?;
     dict.set_item("move_to", (i64_bytes(py, &to), "int64", vec![b, m]))?;
     dict.set_item("move_code", (i64_bytes(py, &code), "int64", vec![b, m]))?;
     dict.set_item("move_count", (i64_bytes(py, &count), "int64", vec![b]))?;
     dict.set_item("policy", (f32_bytes(py, &policy), "float32", vec![b, m]))?;
-    dict.set_item("policy_weight", (f32_bytes(py, &policy_weight), "float32", vec![b]))?;
-    dict.set_item("wdl", (f32_bytes(py, &wdl), "float32", vec![b, 3]))?;
-    dict.set_item("ownership", (PyByteArray::new(py, &ownership), "uint8", vec![b, horizons, area]))?;
-    dict.set_item("has_ownership", (f32_bytes(py, &has_ownership), "float32", vec![b]))?;
-    dict.set_item("material", (f32_bytes(py, &material), "float32", vec![b, horizons]))?;
-    dict.set_item("teacher", (f32_bytes(py, &teacher), "float32", vec![b, 2]))?;
-    dict.set_item("has_teacher", (f32_bytes(py, &has_teacher), "float32", vec![b]))?;
+    dict.set_item(
+        "policy_weight",
+        (f32_bytes(py, &policy_weight), "float32", vec![b]),
+    )?;
+    // Each head's target once (heads may share one), zero where a row has none.
+    let mut done = Vec::new();
+    for head in tengu_model::desc::HEADS {
+        let name = head.target.name();
+        if done.contains(&name) {
+            continue;
+        }
+        done.push(name);
+        let len = head.target_len(area);
+        let mut has = vec![0.0f32; b];
+        if let tengu_model::desc::LossKind::SquareClassCrossEntropy { classes } = head.loss {
+            let mut values = vec![0u8; b * len];
+            for (i, d) in decoded.iter().enumerate() {
+                if d.targets.has(head, area) {
+                    values[i * len..(i + 1) * len].copy_from_slice(d.targets.classes(head.target));
+                    has[i] = 1.0;
+                }
+            }
+            let shape = vec![b, head.outputs / classes, area];
+            dict.set_item(name, (PyByteArray::new(py, &values), "uint8", shape))?;
+        } else {
+            let mut values = vec![0.0f32; b * len];
+            for (i, d) in decoded.iter().enumerate() {
+                if d.targets.has(head, area) {
+                    values[i * len..(i + 1) * len].copy_from_slice(d.targets.values(head.target));
+                    has[i] = 1.0;
+                }
+            }
+            dict.set_item(name, (f32_bytes(py, &values), "float32", vec![b, len]))?;
+        }
+        dict.set_item(
+            format!("has_{name}"),
+            (f32_bytes(py, &has), "float32", vec![b]),
+        )?;
+    }
     dict.set_item("row", (i64_bytes(py, rows), "int64", vec![b]))?;
     Ok(dict)
 }

@@ -69,12 +69,13 @@ impl Default for NetworkView {
 impl RunView {
     /// Parses and validates a config text; `origin` names it in errors.
     pub(crate) fn parse(text: &str, origin: &str) -> PyResult<RunView> {
-        let view: RunView = toml::from_str(text)
-            .map_err(|e| RunConfigError::new_err(format!("{origin}: {e}")))?;
+        let view: RunView =
+            toml::from_str(text).map_err(|e| RunConfigError::new_err(format!("{origin}: {e}")))?;
         view.train
             .validate()
             .map_err(|e| RunConfigError::new_err(format!("{origin}: {e}")))?;
-        variant_of(&view.game).map_err(|e| RunConfigError::new_err(format!("{origin}: game: {e}")))?;
+        variant_of(&view.game)
+            .map_err(|e| RunConfigError::new_err(format!("{origin}: game: {e}")))?;
         Ok(view)
     }
 
@@ -118,7 +119,14 @@ fn config_json(c: &NetConfig) -> serde_json::Value {
 }
 
 /// A network config from the Python dict's fields.
-fn config_of(planes: usize, size: usize, blocks: usize, channels: usize, head_dim: usize, value_channels: usize) -> NetConfig {
+fn config_of(
+    planes: usize,
+    size: usize,
+    blocks: usize,
+    channels: usize,
+    head_dim: usize,
+    value_channels: usize,
+) -> NetConfig {
     NetConfig::new(planes, size, blocks, channels)
         .with_head_dim(head_dim)
         .with_value_channels(value_channels)
@@ -171,7 +179,14 @@ pub fn parameter_shapes(
     head_dim: usize,
     value_channels: usize,
 ) -> Vec<(String, Vec<i64>)> {
-    tengu_model::desc::parameter_shapes(&config_of(planes, size, blocks, channels, head_dim, value_channels))
+    tengu_model::desc::parameter_shapes(&config_of(
+        planes,
+        size,
+        blocks,
+        channels,
+        head_dim,
+        value_channels,
+    ))
 }
 
 /// The trained heads besides the policy (`tengu_model::desc::HEADS`, the table the Rust
@@ -180,7 +195,8 @@ pub fn parameter_shapes(
 /// ("softmax_cross_entropy" | "square_class_cross_entropy" | "squared_error" |
 /// "residual_squared_error"), "classes"
 /// (the square heads' classes, else null), "target" (the batch key), "weight_key" (a
-/// `[train]` key, or null for weight 1), "init" ("default" | "zero")}` in the table's order.
+/// `[train]` key, or null for weight 1), "default_weight" (its weight where `[train]` lacks
+/// the key), "init" ("default" | "zero")}` in the table's order.
 #[pyfunction]
 pub fn heads() -> String {
     use tengu_model::desc::{Activation, HeadInit, HeadInput, LossKind, HEADS};
@@ -189,7 +205,9 @@ pub fn heads() -> String {
         .map(|h| {
             let (loss, classes) = match h.loss {
                 LossKind::SoftmaxCrossEntropy => ("softmax_cross_entropy", None),
-                LossKind::SquareClassCrossEntropy { classes } => ("square_class_cross_entropy", Some(classes)),
+                LossKind::SquareClassCrossEntropy { classes } => {
+                    ("square_class_cross_entropy", Some(classes))
+                }
                 LossKind::SquaredError => ("squared_error", None),
                 LossKind::ResidualSquaredError => ("residual_squared_error", None),
             };
@@ -210,6 +228,7 @@ pub fn heads() -> String {
                 "classes": classes,
                 "target": h.target.name(),
                 "weight_key": h.weight_key,
+                "default_weight": h.default_weight,
                 "init": match h.init {
                     HeadInit::Default => "default",
                     HeadInit::Zero => "zero",
@@ -241,13 +260,17 @@ pub fn write_checkpoint(
     let mut given: std::collections::HashMap<String, Vec<u8>> = std::collections::HashMap::new();
     for (name, bytes) in tensors {
         if given.insert(name.clone(), bytes).is_some() {
-            return Err(CheckpointError::new_err(format!("{path}: tensor {name:?} given twice")));
+            return Err(CheckpointError::new_err(format!(
+                "{path}: tensor {name:?} given twice"
+            )));
         }
     }
     let mut out = Vec::with_capacity(table.len());
     for (name, shape) in &table {
         let bytes = given.remove(name).ok_or_else(|| {
-            CheckpointError::new_err(format!("{path}: tensor {name:?} (shape {shape:?}) is missing"))
+            CheckpointError::new_err(format!(
+                "{path}: tensor {name:?} (shape {shape:?}) is missing"
+            ))
         })?;
         let elements: i64 = shape.iter().product();
         if bytes.len() != 4 * elements as usize {
@@ -314,14 +337,27 @@ pub fn write_optimizer_state(
 pub fn read_optimizer_state<'py>(
     py: Python<'py>,
     path: &str,
-) -> PyResult<(u64, Vec<(String, Bound<'py, pyo3::types::PyByteArray>, Bound<'py, pyo3::types::PyByteArray>)>)> {
+) -> PyResult<(
+    u64,
+    Vec<(
+        String,
+        Bound<'py, pyo3::types::PyByteArray>,
+        Bound<'py, pyo3::types::PyByteArray>,
+    )>,
+)> {
     let state = py
         .allow_threads(|| tengu_model::cpu_train::read_adamw_state(Path::new(path)))
         .map_err(CheckpointError::new_err)?;
     let params = state
         .params
         .iter()
-        .map(|p| (p.name.clone(), crate::f32_bytes(py, &p.moment_1), crate::f32_bytes(py, &p.moment_2)))
+        .map(|p| {
+            (
+                p.name.clone(),
+                crate::f32_bytes(py, &p.moment_1),
+                crate::f32_bytes(py, &p.moment_2),
+            )
+        })
         .collect();
     Ok((state.steps, params))
 }
@@ -389,7 +425,11 @@ pub fn evaluate(
     boards: Vec<PyRef<'_, Board>>,
     backend: &str,
 ) -> PyResult<Vec<(Vec<f32>, [f32; 3], f32)>> {
-    let backend: Backend = backend.parse().map_err(|e: tengu_model::backend::UnknownBackend| CheckpointError::new_err(e.to_string()))?;
+    let backend: Backend = backend
+        .parse()
+        .map_err(|e: tengu_model::backend::UnknownBackend| {
+            CheckpointError::new_err(e.to_string())
+        })?;
     let Some(first) = boards.first() else {
         return Ok(Vec::new());
     };
@@ -398,7 +438,10 @@ pub fn evaluate(
         .iter()
         .map(|b| (b.position().clone(), b.repetitions()))
         .collect();
-    if let Some(b) = boards.iter().find(|b| b.position().variant().id() != variant.id()) {
+    if let Some(b) = boards
+        .iter()
+        .find(|b| b.position().variant().id() != variant.id())
+    {
         return Err(CheckpointError::new_err(format!(
             "boards of two games ({} and {}) in one evaluation",
             variant.id(),
@@ -409,7 +452,8 @@ pub fn evaluate(
         let (mut eval, _) = backend
             .load_evaluator(Path::new(path), &variant)
             .map_err(|e| CheckpointError::new_err(e.to_string()))?;
-        let moves: Vec<Vec<tengu_rules::Move>> = inputs.iter().map(|(p, _)| p.legal_move_list()).collect();
+        let moves: Vec<Vec<tengu_rules::Move>> =
+            inputs.iter().map(|(p, _)| p.legal_move_list()).collect();
         let batch: Vec<EvalInput<'_>> = inputs
             .iter()
             .zip(&moves)
@@ -422,7 +466,10 @@ pub fn evaluate(
         let out = eval
             .evaluate(&batch)
             .map_err(|e| CheckpointError::new_err(format!("{path}: {e}")))?;
-        Ok(out.into_iter().map(|e| (e.policy, e.wdl, e.material)).collect())
+        Ok(out
+            .into_iter()
+            .map(|e| (e.policy, e.wdl, e.material))
+            .collect())
     })
 }
 
@@ -461,7 +508,9 @@ impl Lease {
     fn new(py: Python<'_>, run: &str, lease_seconds: f64) -> PyResult<Lease> {
         let store = open_store(run)?;
         let lease = py
-            .allow_threads(|| tengu_store::lease::Lease::acquire(&store, lease_seconds, &mut |_| {}))
+            .allow_threads(|| {
+                tengu_store::lease::Lease::acquire(&store, lease_seconds, &mut |_| {})
+            })
             .map_err(|e| StoreError::new_err(e.to_string()))?;
         Ok(Lease {
             store,
@@ -499,7 +548,8 @@ impl Lease {
         let lease = self.held()?;
         py.allow_threads(|| {
             let read = |p: &str| {
-                std::fs::read(p).map_err(|e| CheckpointError::new_err(format!("{p}: cannot read: {e}")))
+                std::fs::read(p)
+                    .map_err(|e| CheckpointError::new_err(format!("{p}: cannot read: {e}")))
             };
             let weights = read(weights)?;
             let optimizer = optimizer.map(read).transpose()?;

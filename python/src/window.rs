@@ -40,11 +40,26 @@ pub struct RunWindow {
     train: tengu_trainer::TrainConfig,
 }
 
+/// The heads' loss weights with `weights` (by `[train]` key) set; a key no head has is a
+/// `ValueError` naming it and the heads' keys.
+fn loss_weights(
+    weights: Option<std::collections::HashMap<String, f32>>,
+) -> PyResult<tengu_model::LossWeights> {
+    let weights = weights.unwrap_or_default();
+    tengu_model::LossWeights::with(weights.iter().map(|(k, &w)| (k.as_str(), w)))
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+}
+
 #[pymethods]
 impl RunWindow {
     #[new]
     #[pyo3(signature = (run, planes=None, threads=0))]
-    fn new(py: Python<'_>, run: &str, planes: Option<usize>, threads: usize) -> PyResult<RunWindow> {
+    fn new(
+        py: Python<'_>,
+        run: &str,
+        planes: Option<usize>,
+        threads: usize,
+    ) -> PyResult<RunWindow> {
         let store = open_store(run)?;
         let view = py.allow_threads(|| RunView::of_store(&store))?;
         let variant = crate::variant_of(&view.game)
@@ -55,7 +70,8 @@ impl RunWindow {
             None => view.encoder(&variant),
         };
         let t = &view.train;
-        let mut window = Window::with_holdout(t.window_rows, variant.id(), t.holdout_every, t.holdout_rows);
+        let mut window =
+            Window::with_holdout(t.window_rows, variant.id(), t.holdout_every, t.holdout_rows);
         window.lookback_ms = (t.listing_lookback_seconds * 1000.0) as u64;
         window.future_value_plies = t.future_value_plies;
         let threads = if threads == 0 {
@@ -195,7 +211,10 @@ impl RunWindow {
                 .skip(rank * batch_size)
                 .take(batch_size)
                 .collect();
-            let (mut out, mut ids) = (Vec::with_capacity(batch_size), Vec::with_capacity(batch_size));
+            let (mut out, mut ids) = (
+                Vec::with_capacity(batch_size),
+                Vec::with_capacity(batch_size),
+            );
             let mut picks = mine;
             // Rows that fail are replaced by further draws; a window of nothing but bad
             // rows is an error, not an endless loop.
@@ -228,13 +247,18 @@ impl RunWindow {
     /// trainer's held-out losses pick them), with the game result alone as the value
     /// target; rows that do not decode are left out. One dict as `sample` gives (`row`:
     /// the index among the held-out rows), or `None` when there are none.
-    fn held_out<'py>(&self, py: Python<'py>, max_rows: usize) -> PyResult<Option<Bound<'py, PyDict>>> {
+    fn held_out<'py>(
+        &self,
+        py: Python<'py>,
+        max_rows: usize,
+    ) -> PyResult<Option<Bound<'py, PyDict>>> {
         let rows: Vec<&tengu_shard::Row> = self.window.held_out().collect();
         if rows.is_empty() || max_rows == 0 {
             return Ok(None);
         }
         let stride = rows.len().div_ceil(max_rows).max(1);
-        let picked: Vec<(usize, &tengu_shard::Row)> = rows.iter().copied().enumerate().step_by(stride).collect();
+        let picked: Vec<(usize, &tengu_shard::Row)> =
+            rows.iter().copied().enumerate().step_by(stride).collect();
         let (variant, encoder, index) = (&self.variant, &self.encoder, &self.index);
         let results = py
             .allow_threads(|| {
@@ -257,33 +281,30 @@ impl RunWindow {
     }
 
     /// The CPU kernels' trainer (`tengu train`'s) on the window's rows `rows` (the `row`
-    /// ids of a `sample`), starting from checkpoint `checkpoint`: the four losses of those
-    /// rows and the gradient of the objective (policy + value + ownership x
-    /// `ownership_weight` + material x `material_weight`) for every weight, no step. A dict
+    /// ids of a `sample`), starting from checkpoint `checkpoint`: the losses of those rows
+    /// and the gradient of the objective (the policy loss plus each head's loss times its
+    /// weight: `weights` by `[train]` key, e.g. `{"material_weight": 0.3}`, the heads'
+    /// defaults for the rest) for every weight, no step. A dict
     /// `{"losses": {name: float}, "gradients": {name: (bytearray, "float32", shape)}}`,
     /// names and layouts those of a checkpoint (linear weights `[in, out]`). For comparing
     /// the PyTorch trainer's step with the Rust one on the same batch.
-    #[pyo3(signature = (checkpoint, rows, ownership_weight=1.0, material_weight=1.0, residual_weight=1.0))]
+    #[pyo3(signature = (checkpoint, rows, weights=None))]
     fn cpu_gradients<'py>(
         &self,
         py: Python<'py>,
         checkpoint: &str,
         rows: Vec<usize>,
-        ownership_weight: f32,
-        material_weight: f32,
-        residual_weight: f32,
+        weights: Option<std::collections::HashMap<String, f32>>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let weights = loss_weights(weights)?;
         let path = std::path::Path::new(checkpoint);
         let variant = self.variant.clone();
         let result = py.allow_threads(|| -> Result<_, String> {
             let examples = self.examples(&rows)?;
-            let mut trainer = tengu_model::cpu_train::CpuTrainer::from_checkpoint(&variant, path, 0.0, 0.0)
-                .map_err(|e| e.to_string())?;
-            trainer.weights = tengu_model::LossWeights {
-                ownership: ownership_weight,
-                material: material_weight,
-                residual: residual_weight,
-            };
+            let mut trainer =
+                tengu_model::cpu_train::CpuTrainer::from_checkpoint(&variant, path, 0.0, 0.0)
+                    .map_err(|e| e.to_string())?;
+            trainer.weights = weights;
             let batch: Vec<_> = examples.iter().map(|e| e.as_train()).collect();
             trainer.gradients(&batch).map_err(|e| e.to_string())
         });
@@ -291,16 +312,20 @@ impl RunWindow {
         let out = PyDict::new(py);
         let l = PyDict::new(py);
         l.set_item("policy", losses.policy)?;
-        for head in &tengu_model::desc::HEADS {
+        for head in tengu_model::desc::HEADS {
             l.set_item(head.loss_name, losses.of_head(head.loss_name))?;
         }
         out.set_item("losses", l)?;
-        let shapes: std::collections::HashMap<String, Vec<i64>> = tengu_model::desc::parameter_shapes(&trainer_config(checkpoint)?)
-            .into_iter()
-            .collect();
+        let shapes: std::collections::HashMap<String, Vec<i64>> =
+            tengu_model::desc::parameter_shapes(&trainer_config(checkpoint)?)
+                .into_iter()
+                .collect();
         let g = PyDict::new(py);
         for (name, values) in gradients {
-            let shape = shapes.get(&name).cloned().unwrap_or_else(|| vec![values.len() as i64]);
+            let shape = shapes
+                .get(&name)
+                .cloned()
+                .unwrap_or_else(|| vec![values.len() as i64]);
             g.set_item(&name, (crate::f32_bytes(py, &values), "float32", shape))?;
         }
         out.set_item("gradients", g)?;
@@ -312,8 +337,7 @@ impl RunWindow {
     /// `optimizer_state` (else zero moments, step 0): the weights after the step as
     /// `{name: (bytearray, "float32", shape)}`, names and layouts those of a checkpoint. For
     /// checking that a state the PyTorch trainer wrote resumes as torch would go on.
-    #[pyo3(signature = (checkpoint, rows, learning_rate, weight_decay, optimizer_state=None, ownership_weight=1.0, material_weight=1.0, residual_weight=1.0))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (checkpoint, rows, learning_rate, weight_decay, optimizer_state=None, weights=None))]
     fn cpu_step<'py>(
         &self,
         py: Python<'py>,
@@ -322,10 +346,9 @@ impl RunWindow {
         learning_rate: f64,
         weight_decay: f32,
         optimizer_state: Option<&str>,
-        ownership_weight: f32,
-        material_weight: f32,
-        residual_weight: f32,
+        weights: Option<std::collections::HashMap<String, f32>>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let weights = loss_weights(weights)?;
         let path = std::path::Path::new(checkpoint);
         let variant = self.variant.clone();
         let tensors = py.allow_threads(|| -> Result<_, String> {
@@ -340,11 +363,7 @@ impl RunWindow {
             if let Some(state) = optimizer_state {
                 trainer.load_optimizer(std::path::Path::new(state))?;
             }
-            trainer.weights = tengu_model::LossWeights {
-                ownership: ownership_weight,
-                material: material_weight,
-                residual: residual_weight,
-            };
+            trainer.weights = weights;
             let batch: Vec<_> = examples.iter().map(|e| e.as_train()).collect();
             trainer.step(&batch).map_err(|e| e.to_string())?;
             Ok(trainer.tensors())
@@ -418,7 +437,11 @@ impl TrainLog {
         let (log, dropped) = py
             .allow_threads(|| tengu_trainer::log::TrainLog::resume(&store, step))
             .map_err(store_err)?;
-        Ok(TrainLog { store, log, dropped })
+        Ok(TrainLog {
+            store,
+            log,
+            dropped,
+        })
     }
 
     /// Adds one step's line (a JSON object as text, the keys of the Rust trainer's
@@ -427,15 +450,18 @@ impl TrainLog {
     /// every few seconds.
     fn push(&mut self, py: Python<'_>, line: &str) -> PyResult<()> {
         use tengu_trainer::records::{LossRecord, RECORD_VERSION};
-        let bad = |e: String| pyo3::exceptions::PyValueError::new_err(format!("a loss log line: {e}"));
-        let mut value: serde_json::Value = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
+        let bad =
+            |e: String| pyo3::exceptions::PyValueError::new_err(format!("a loss log line: {e}"));
+        let mut value: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
         let Some(object) = value.as_object_mut() else {
             return Err(bad("not a JSON object".into()));
         };
         object.entry("version").or_insert(RECORD_VERSION.into());
         let record: LossRecord = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
         let (log, store) = (&mut self.log, &self.store);
-        py.allow_threads(|| log.push(store, &record)).map_err(store_err)
+        py.allow_threads(|| log.push(store, &record))
+            .map_err(store_err)
     }
 
     /// Writes the current segment if it changed.
@@ -447,7 +473,8 @@ impl TrainLog {
     /// Writes the current segment and starts the one after checkpoint `step`.
     fn next_segment(&mut self, py: Python<'_>, step: u64) -> PyResult<()> {
         let (log, store) = (&mut self.log, &self.store);
-        py.allow_threads(|| log.next_segment(store, step)).map_err(store_err)
+        py.allow_threads(|| log.next_segment(store, step))
+            .map_err(store_err)
     }
 }
 
@@ -468,7 +495,8 @@ pub fn read_loss_log(py: Python<'_>, run: &str) -> PyResult<String> {
 #[pyfunction]
 pub fn write_curves(py: Python<'_>, run: &str) -> PyResult<()> {
     let store = open_store(run)?;
-    py.allow_threads(|| tengu_trainer::curves::write(&store)).map_err(store_err)
+    py.allow_threads(|| tengu_trainer::curves::write(&store))
+        .map_err(store_err)
 }
 
 /// This process's entry in the run's CPU ledger (`cpu/<role>-<host>-<pid>.txt`,

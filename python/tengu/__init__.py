@@ -66,8 +66,17 @@ __all__ = [
     "read_records", "run_config", "net_config", "parameter_shapes", "write_checkpoint",
     "read_checkpoint_meta", "read_checkpoint", "evaluate", "newest_checkpoint",
     "write_optimizer_state", "read_optimizer_state", "published_optimizer_state",
-    "write_curves", "read_game_file", "Engine", "EngineError", "read_loss_log",
+    "write_curves", "read_game_file", "Engine", "EngineError", "read_loss_log", "heads",
 ]
+
+
+def heads() -> List[dict]:
+    """The trained heads besides the policy: the Rust head table
+    (``tengu_model::desc::HEADS``), one dict per head (``layer``, ``loss_name``, ``input``,
+    ``outputs``, ``activation``, ``loss``, ``classes``, ``target`` (the batch key of its
+    target; ``has_<target>`` marks the rows that have it), ``weight_key`` (a ``[train]``
+    key, or None for weight 1), ``default_weight``, ``init``), in the table's order."""
+    return json.loads(_tengu.heads())
 
 
 def read_loss_log(run: str) -> List[dict]:
@@ -276,31 +285,30 @@ class RunWindow:
         """The learning rate of step ``step`` (0-based): ``tengu train``'s schedule."""
         return self._native.learning_rate(int(step))
 
-    def cpu_gradients(self, checkpoint: str, rows, ownership_weight: float = 1.0,
-                      material_weight: float = 1.0, residual_weight: float = 1.0) -> dict:
+    def cpu_gradients(self, checkpoint: str, rows, **weights: float) -> dict:
         """The CPU kernels' trainer on the window's rows ``rows`` from ``checkpoint``:
         ``{"losses": {name: float}, "gradients": {name: array}}`` (checkpoint layouts), no
-        step; for comparing a PyTorch step with ``tengu train``'s."""
+        step; for comparing a PyTorch step with ``tengu train``'s. ``weights``: the heads'
+        loss weights by ``[train]`` key (``material_weight=0.3``; ``heads()``'
+        ``weight_key``), the heads' defaults for the rest; another key is a ``ValueError``."""
         raw = self._native.cpu_gradients(str(checkpoint), [int(r) for r in rows],
-                                         float(ownership_weight), float(material_weight),
-                                         float(residual_weight))
+                                         {k: float(w) for k, w in weights.items()})
         grads = {name: np.frombuffer(bytes(buf), dtype=dtype).reshape(shape)
                  for name, (buf, dtype, shape) in raw["gradients"].items()}
         return {"losses": dict(raw["losses"]), "gradients": grads}
 
     def cpu_step(self, checkpoint: str, rows, learning_rate: float, weight_decay: float,
-                 optimizer_state: Optional[str] = None, ownership_weight: float = 1.0,
-                 material_weight: float = 1.0, residual_weight: float = 1.0
+                 optimizer_state: Optional[str] = None, **weights: float
                  ) -> Dict[str, np.ndarray]:
         """One AdamW step of the CPU kernels' trainer on the window's rows ``rows`` from
         ``checkpoint`` and the optimizer state file ``optimizer_state`` (else fresh
         moments): the weights after it by name (checkpoint layouts); for checking that a
-        PyTorch trainer's state resumes in ``tengu train`` as it would in torch."""
+        PyTorch trainer's state resumes in ``tengu train`` as it would in torch.
+        ``weights`` as for ``cpu_gradients``."""
         raw = self._native.cpu_step(str(checkpoint), [int(r) for r in rows],
                                     float(learning_rate), float(weight_decay),
                                     None if optimizer_state is None else str(optimizer_state),
-                                    float(ownership_weight), float(material_weight),
-                                    float(residual_weight))
+                                    {k: float(w) for k, w in weights.items()})
         return {name: _array(spec) for name, spec in raw.items()}
 
 
@@ -356,7 +364,7 @@ def read_checkpoint(path: str, game: Optional[str] = None) -> Tuple[dict, Dict[s
     out = {}
     # Heads added after a checkpoint was written start at zero (``init: "zero"`` in the
     # Rust head table), as the Rust loader fills them: an old checkpoint plays as before.
-    added_later = {h["layer"] for h in json.loads(_tengu.heads()) if h["init"] == "zero"}
+    added_later = {h["layer"] for h in heads() if h["init"] == "zero"}
     for name, shape in parameter_shapes(meta["net"]):
         entry = header.get(name)
         if entry is None and name.rsplit(".", 1)[0] in added_later:

@@ -16,13 +16,14 @@ def row_hash(batch, i):
     moves = np.stack([batch["move_from"][i, :n], batch["move_to"][i, :n],
                       batch["move_code"][i, :n]], axis=1).astype("<i8")
     parts = [batch["planes"][i].astype("<f4").tobytes(), moves.tobytes(),
-             batch["policy"][i, :n].astype("<f4").tobytes(),
-             batch["wdl"][i].astype("<f4").tobytes()]
-    if batch["has_ownership"][i]:
-        parts.append(batch["ownership"][i].tobytes())
-    parts.append(batch["material"][i].astype("<f4").tobytes())
-    if batch["has_teacher"][i]:
-        parts.append(batch["teacher"][i].astype("<f4").tobytes())
+             batch["policy"][i, :n].astype("<f4").tobytes()]
+    # Each head's target the row has, in the table's order (tests/python.rs's too).
+    for head in tengu.heads():
+        target = head["target"]
+        if batch["has_" + target][i]:
+            values = batch[target][i]
+            parts.append(values.tobytes() if values.dtype == np.uint8
+                         else values.astype("<f4").tobytes())
     return hashlib.sha256(b"".join(parts)).hexdigest()
 
 

@@ -130,8 +130,7 @@ def test_a_pytorch_step_and_a_cpu_kernel_step_agree_on_the_same_batch(run):
     raw = window.sample(0, 16, seed=5)
     assert raw is not None and raw["has_ownership"].sum() > 0 and raw["has_teacher"].sum() > 0
     train = {"ownership_weight": 0.7, "material_weight": 0.3, "residual_weight": 1.7}
-    rust = window.cpu_gradients(path, raw["row"], train["ownership_weight"],
-                                train["material_weight"], train["residual_weight"])
+    rust = window.cpu_gradients(path, raw["row"], **train)
     parts = losses(net, to_torch(raw, torch.device("cpu")))
     net.zero_grad()
     parts.total(train).backward()

@@ -485,7 +485,13 @@ fn teacher(args: crate::args::BenchTeacherArgs) -> Result<()> {
             let delta = (label.score - label.base).abs() as f64;
             moved += delta;
             changed += usize::from(delta > 0.5);
-            tracing::debug!(depth, position = k, score = label.score, base = label.base, "labelled");
+            tracing::debug!(
+                depth,
+                position = k,
+                score = label.score,
+                base = label.base,
+                "labelled"
+            );
         }
         let seconds = start.elapsed().as_secs_f64();
         let cpu_seconds = tengu_store::cpu::process_seconds() - cpu;
@@ -513,7 +519,10 @@ fn teacher(args: crate::args::BenchTeacherArgs) -> Result<()> {
         rows.push(row);
     }
     if args.json {
-        println!("{}", serde_json::json!({"game": variant.id(), "exchange_depth": args.exchange_depth, "depths": rows}));
+        println!(
+            "{}",
+            serde_json::json!({"game": variant.id(), "exchange_depth": args.exchange_depth, "depths": rows})
+        );
     }
     Ok(())
 }
@@ -649,17 +658,19 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                 .collect();
             // Every auxiliary head trains too, as in a run (occupancy: the position itself).
             let area = encoder.size() * encoder.size();
-            let occupancy: Vec<u8> = vec![1; 2 * area];
+            let targets_of_rows = tengu_model::desc::RowTargets {
+                wdl: [0.3, 0.4, 0.3],
+                ownership: vec![1; 2 * area],
+                material: [0.1, -0.2],
+                teacher: Some([0.2, 0.4]),
+            };
             let examples: Vec<TrainExample> = (0..args.train_batch)
                 .map(|j| TrainExample {
                     position: &positions[j],
                     repetitions: 0,
                     moves: &moves[j],
                     policy: &targets[j],
-                    wdl: [0.3, 0.4, 0.3],
-                    ownership: &occupancy,
-                    material: [0.1, -0.2],
-                    teacher: Some([0.2, 0.4]),
+                    targets: &targets_of_rows,
                 })
                 .collect();
             // The one Rust trainer (the CPU kernels) is measured under `burn`, the backend

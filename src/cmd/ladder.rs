@@ -33,8 +33,8 @@ struct StepFacts {
 /// The loss log's facts of every logged step (read through its type: a damaged line stops
 /// the ladder, naming its file and line).
 fn step_facts(store: &RunStore) -> Result<HashMap<u64, StepFacts>> {
-    let records = tengu_trainer::log::read_records(store)
-        .context("reading the run's loss log (train/)")?;
+    let records =
+        tengu_trainer::log::read_records(store).context("reading the run's loss log (train/)")?;
     Ok(records
         .into_iter()
         .map(|r| {
@@ -43,8 +43,8 @@ fn step_facts(store: &RunStore) -> Result<HashMap<u64, StepFacts>> {
                 StepFacts {
                     cpu_hours: Some(r.cpu_seconds / 3600.0),
                     games_seen: Some(r.games_seen),
-                    value_loss: r.value_loss,
-                    heldout_value_loss: r.heldout_value_loss,
+                    value_loss: r.heads.step("value"),
+                    heldout_value_loss: r.heads.heldout("value"),
                 },
             )
         })

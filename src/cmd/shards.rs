@@ -163,7 +163,10 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
         );
     }
     let Some(variant) = tengu_rules::Variant::builtin(&game) else {
-        bail!("{}: a checkpoint of an unknown game {game:?}", checkpoints[0].display())
+        bail!(
+            "{}: a checkpoint of an unknown game {game:?}",
+            checkpoints[0].display()
+        )
     };
     let source = source(&args.path)?;
     let (_, items) = readers(&source);
@@ -171,7 +174,10 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
     for (shown, read) in &items {
         let (header, shard_rows) = read().map_err(|e| anyhow::anyhow!("{e}"))?;
         if header.game != game {
-            bail!("{shown}: a {} shard, the checkpoints are of {game}", header.game);
+            bail!(
+                "{shown}: a {} shard, the checkpoints are of {game}",
+                header.game
+            );
         }
         rows.extend(shard_rows);
     }
@@ -185,7 +191,8 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
         // A trainer computes the losses exactly as held-out losses are computed in training;
         // its learning rate is never used.
         let trainer = backend.trainer(&variant, &meta.config, Some(checkpoint), 1e-3, 0.0)?;
-        let Some(l) = tengu_trainer::train::losses_on_rows(trainer.as_ref(), &refs, &variant, max_rows)?
+        let Some(l) =
+            tengu_trainer::train::losses_on_rows(trainer.as_ref(), &refs, &variant, max_rows)?
         else {
             bail!("{}: no row fits the rules of {game}", args.path);
         };
@@ -199,13 +206,16 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
             )?;
         }
         if args.json {
-            outln!(
-                "{}",
-                json!({"checkpoint": checkpoint.display().to_string(), "step": meta.step, "rows": l.rows,
-                    "policy_loss": l.policy, "value_loss": l.value, "result_entropy": entropy,
-                    "ownership_loss": l.ownership, "material_loss": l.material,
-                    "residual_loss": l.residual, "labelled_rows": l.labelled_rows})
-            )?;
+            let mut line = json!({"checkpoint": checkpoint.display().to_string(), "step": meta.step, "rows": l.rows,
+                "policy_loss": l.policy, "result_entropy": entropy,
+                "labelled_rows": l.rows_with("residual")});
+            // Every head's loss (`<head>_loss`) and the measured rows with its target.
+            for head in tengu_model::desc::HEADS {
+                let name = head.loss_name;
+                line[format!("{name}_loss")] = json!(l.head(name));
+                line[format!("{name}_rows")] = json!(l.rows_with(name));
+            }
+            outln!("{line}")?;
         } else {
             // No measured row with a policy target (NaN): nothing to report.
             let policy = if l.policy.is_nan() {
@@ -213,21 +223,35 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
             } else {
                 format!("{:.4}", l.policy)
             };
-            // The judge's loss on the rows with a teacher label; an untrained head's is the
+            // Each head's loss; a head none of whose rows had its target (the judge's, on
+            // rows without a teacher label) says so. An untrained judge's loss is the
             // exchange count's own error against the teacher.
-            let residual = if l.labelled_rows == 0 {
-                "- (no row with a teacher label)".to_string()
-            } else {
-                format!("{:.5} ({} labelled rows)", l.residual, l.labelled_rows)
-            };
+            let heads: Vec<String> = tengu_model::desc::HEADS
+                .iter()
+                .map(|head| {
+                    let name = head.loss_name;
+                    let shown = if name == "value" {
+                        format!("{:.4} (against the result)", l.head(name))
+                    } else if l.rows_with(name) == 0 {
+                        "- (no row with its target)".to_string()
+                    } else if head.averages_over_rows_with_target() && l.rows_with(name) < l.rows {
+                        format!(
+                            "{:.5} ({} rows with its target)",
+                            l.head(name),
+                            l.rows_with(name)
+                        )
+                    } else {
+                        format!("{:.4}", l.head(name))
+                    };
+                    format!("{name} {shown}")
+                })
+                .collect();
             outln!(
-                "{}: step {}, {} rows: policy {policy}, value {:.4} (against the result), ownership {:.4}, material {:.4}, judge {residual}",
+                "{}: step {}, {} rows: policy {policy}, {}",
                 checkpoint.display(),
                 meta.step,
                 l.rows,
-                l.value,
-                l.ownership,
-                l.material
+                heads.join(", ")
             )?;
         }
     }

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use tengu_trainer::records::{EloRecord, LossRecord, SuiteRecord};
 use tengu_store::RunStore;
+use tengu_trainer::records::{EloRecord, LossRecord, SuiteRecord};
 
 use crate::args::TensorboardArgs;
 use crate::output::outln;
@@ -99,7 +99,11 @@ impl Export {
             .map(|s| s.wall_time)
             .filter(|&t| t > 0.0)
             .fold(f64::INFINITY, f64::min);
-        let first = if first.is_finite() { first } else { tengu_store::layout::unix_ms() as f64 / 1000.0 };
+        let first = if first.is_finite() {
+            first
+        } else {
+            tengu_store::layout::unix_ms() as f64 / 1000.0
+        };
         // Through a temporary name: a reader never sees half a file.
         tengu_store::atomic::write_atomic(&path, &events::file_bytes(first, &scalars))
             .with_context(|| format!("writing {}", path.display()))?;
@@ -125,7 +129,10 @@ impl Export {
             .and_then(|mut f| f.write_all(&tail).and_then(|()| f.flush()))
             .with_context(|| format!("appending to {}", self.path.display()))?;
         self.written += scalars.len();
-        tracing::debug!(scalars = scalars.len(), "new scalars appended to the event file");
+        tracing::debug!(
+            scalars = scalars.len(),
+            "new scalars appended to the event file"
+        );
         Ok(scalars.len())
     }
 }
@@ -151,7 +158,6 @@ impl Exported {
         out
     }
 }
-
 
 /// Every scalar of the run, each tag in step order. The records are read through their
 /// types (`tengu_trainer::records`): a damaged or unknown line stops the export, naming
@@ -200,29 +206,50 @@ fn scalar(tag: impl Into<String>, step: u64, wall_time: f64, value: f64) -> Scal
 
 /// Scalars of the loss log's lines.
 fn train_scalars(lines: &[LossRecord]) -> Vec<Scalar> {
-    type Field = fn(&LossRecord) -> Option<f64>;
-    let fields: [(Field, &str); 15] = [
-        (|r| r.policy_loss, "loss/policy"),
-        (|r| r.value_loss, "loss/value"),
-        (|r| r.ownership_loss, "loss/ownership"),
-        (|r| r.material_loss, "loss/material"),
-        (|r| r.residual_loss, "loss/residual"),
-        (|r| r.heldout_policy_loss, "heldout/policy"),
-        (|r| r.heldout_value_loss, "heldout/value"),
-        (|r| r.heldout_ownership_loss, "heldout/ownership"),
-        (|r| r.heldout_material_loss, "heldout/material"),
-        (|r| r.heldout_residual_loss, "heldout/residual"),
-        (|r| Some(r.samples_per_second), "train/samples_per_second"),
-        (|r| Some(r.learning_rate), "train/learning_rate"),
-        (|r| Some(r.window_rows as f64), "train/window_rows"),
-        (|r| Some(r.games_seen as f64), "run/games_seen"),
-        (|r| Some(r.rows_seen as f64), "run/rows_seen"),
+    type Field = Box<dyn Fn(&LossRecord) -> Option<f64>>;
+    let mut fields: Vec<(Field, String)> = vec![
+        (Box::new(|r| r.policy_loss), "loss/policy".into()),
+        (Box::new(|r| r.heldout_policy_loss), "heldout/policy".into()),
     ];
+    // Every head of the network (tengu_model::desc::HEADS), on the step's batch and held out.
+    for head in tengu_model::desc::HEADS {
+        let name = head.loss_name;
+        fields.push((
+            Box::new(move |r| r.heads.step(name)),
+            format!("loss/{name}"),
+        ));
+        fields.push((
+            Box::new(move |r| r.heads.heldout(name)),
+            format!("heldout/{name}"),
+        ));
+    }
+    fields.extend([
+        (
+            Box::new(|r: &LossRecord| Some(r.samples_per_second)) as Field,
+            "train/samples_per_second".to_string(),
+        ),
+        (
+            Box::new(|r: &LossRecord| Some(r.learning_rate)),
+            "train/learning_rate".into(),
+        ),
+        (
+            Box::new(|r: &LossRecord| Some(r.window_rows as f64)),
+            "train/window_rows".into(),
+        ),
+        (
+            Box::new(|r: &LossRecord| Some(r.games_seen as f64)),
+            "run/games_seen".into(),
+        ),
+        (
+            Box::new(|r: &LossRecord| Some(r.rows_seen as f64)),
+            "run/rows_seen".into(),
+        ),
+    ]);
     let mut out = Vec::new();
     let mut rate_from: Option<&LossRecord> = None;
     for line in lines {
         let at = |tag: &str, v: f64| scalar(tag, line.step, line.unix_time, v);
-        for (field, tag) in fields {
+        for (field, tag) in &fields {
             if let Some(v) = field(line) {
                 out.push(at(tag, v));
             }
@@ -304,13 +331,23 @@ mod tests {
                 "{{\"step\":{step},\"unix_time\":{time},\"games_seen\":{games},\"rows_seen\":{rows},\"policy_loss\":null,\"policy_target_rows\":0,\"value_loss\":null,\"ownership_loss\":null,\"material_loss\":null,\"learning_rate\":0.001,\"samples_per_second\":1.0,\"window_rows\":0,\"cpu_seconds\":0.0{extra}}}\n"
             )
         };
-        let text = line(1, 1000.0, 10, 100, "").replace("\"value_loss\":null", "\"value_loss\":1.0")
+        let text = line(1, 1000.0, 10, 100, "")
+            .replace("\"value_loss\":null", "\"value_loss\":1.0")
             + &line(2, 1100.0, 12, 150, "")
-            + &line(3, 1360.0, 22, 400, ",\"heldout_value_loss\":1.2,\"heldout_rows\":5");
+            + &line(
+                3,
+                1360.0,
+                22,
+                400,
+                ",\"heldout_value_loss\":1.2,\"heldout_rows\":5",
+            );
         let train: Vec<LossRecord> = read_lines("train/x.jsonl", &text).unwrap();
         let s = train_scalars(&train);
         let get = |tag: &str| -> Vec<(i64, f32)> {
-            s.iter().filter(|x| x.tag == tag).map(|x| (x.step, x.value)).collect()
+            s.iter()
+                .filter(|x| x.tag == tag)
+                .map(|x| (x.step, x.value))
+                .collect()
         };
         assert_eq!(get("loss/value"), vec![(1, 1.0)]);
         assert_eq!(get("heldout/value"), vec![(3, 1.2)]);

@@ -3,12 +3,16 @@
 //! `tengu` binary's `config.rs` reads. Unknown keys are rejected; missing keys take the
 //! defaults.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use tengu_search::config::{check, check_fraction, ConfigError};
 
-/// Training settings (`[train]`).
+/// Training settings (`[train]`). Unknown keys are refused by [`HeadWeights`], which takes
+/// the keys the fields do not (serde's `deny_unknown_fields` does not work beside a
+/// flattened field).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(default)]
 pub struct TrainConfig {
     /// Rows per optimizer step.
     pub batch_size: usize,
@@ -43,13 +47,6 @@ pub struct TrainConfig {
     /// `1 - search_value_weight - future_value_weight`. 0: off.
     pub future_value_weight: f32,
     pub future_value_plies: u32,
-    /// Weights of the auxiliary losses: future occupancy per square ("ownership") and
-    /// future material balance (0 switches a head's training off).
-    pub ownership_weight: f32,
-    pub material_weight: f32,
-    /// Weight of the judge's loss: the residual head toward the teacher's score, on rows
-    /// with a teacher label (`selfplay.teacher_share`; none: the head stays untrained).
-    pub residual_weight: f32,
     /// Share of the game's result in the judge's target (`(1 - w - f) tanh(teacher score /
     /// MATERIAL_SCALE) + w * result + f * future material`, the result +1 / 0 / -1 for the
     /// mover); 0: the teacher alone (nnue-pytorch's lambda = 1).
@@ -73,6 +70,92 @@ pub struct TrainConfig {
     /// The interpreter of the `python` engine: a command on `PATH` or a path (the
     /// environment variable `TENGU_PYTHON` overrides it on a machine).
     pub python: String,
+    /// The heads' loss weights, one `[train]` key each (`tengu_model::desc::HEADS`'
+    /// `weight_key`): future occupancy per square (`ownership_weight`), future material
+    /// balance (`material_weight`), the judge's residual toward the teacher's score on rows
+    /// with a teacher label (`residual_weight`; `selfplay.teacher_share`). 0 switches a
+    /// head's training off.
+    #[serde(flatten)]
+    pub head_weights: HeadWeights,
+}
+
+/// The `[train]` keys of the heads' loss weights, every head's key present (its default
+/// when the file leaves it out). Deserialized from the keys the other fields of
+/// [`TrainConfig`] do not take: any other key is refused, naming it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadWeights(BTreeMap<String, f32>);
+
+impl Default for HeadWeights {
+    fn default() -> Self {
+        HeadWeights(
+            tengu_model::desc::HEADS
+                .iter()
+                .filter_map(|h| Some((h.weight_key?.to_string(), h.default_weight)))
+                .collect(),
+        )
+    }
+}
+
+impl HeadWeights {
+    /// The weight of the key `key` (`None`: no head has it).
+    pub fn get(&self, key: &str) -> Option<f32> {
+        self.0.get(key).copied()
+    }
+
+    /// Sets the weight of a head's key, refusing a key no head has.
+    pub fn set(&mut self, key: &str, weight: f32) -> Result<(), tengu_model::desc::UnknownWeight> {
+        tengu_model::LossWeights::default().set(key, weight)?;
+        self.0.insert(key.to_string(), weight);
+        Ok(())
+    }
+
+    /// Every key with its weight.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, f32)> {
+        self.0.iter().map(|(k, &w)| (k.as_str(), w))
+    }
+}
+
+impl Serialize for HeadWeights {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for HeadWeights {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = HeadWeights;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("the [train] table")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<HeadWeights, A::Error> {
+                let mut weights = HeadWeights::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    if weights.get(&key).is_none() {
+                        return Err(serde::de::Error::custom(format!(
+                            "unknown field `{key}` in [train] (a head's loss weight is one of {})",
+                            tengu_model::desc::weight_keys().join(", ")
+                        )));
+                    }
+                    // Read as any value first, so that a wrong type names its key (a
+                    // flattened field's own errors do not).
+                    let value: serde_json::Value = map.next_value()?;
+                    let weight = value.as_f64().ok_or_else(|| {
+                        serde::de::Error::custom(format!(
+                            "train.{key} must be a number, not {value}"
+                        ))
+                    })?;
+                    weights.0.insert(key, weight as f32);
+                }
+                Ok(weights)
+            }
+        }
+        deserializer.deserialize_map(Keys)
+    }
 }
 
 /// Which implementation trains a run under `tengu run` (`train.engine`).
@@ -105,15 +188,13 @@ impl Default for TrainConfig {
             search_value_weight: 1.0 / 3.0,
             future_value_weight: 0.0,
             future_value_plies: 8,
-            ownership_weight: 1.0,
-            material_weight: 1.0,
-            residual_weight: 1.0,
             teacher_result_weight: 0.0,
             teacher_future_weight: 0.0,
             lease_seconds: 30.0,
             listing_lookback_seconds: 600.0,
             engine: TrainEngine::Rust,
             python: "python3".into(),
+            head_weights: HeadWeights::default(),
         }
     }
 }
@@ -129,13 +210,10 @@ impl TrainConfig {
         }
     }
 
-    /// The auxiliary loss weights.
+    /// The heads' loss weights.
     pub fn loss_weights(&self) -> tengu_model::LossWeights {
-        tengu_model::LossWeights {
-            ownership: self.ownership_weight,
-            material: self.material_weight,
-            residual: self.residual_weight,
-        }
+        tengu_model::LossWeights::with(self.head_weights.iter())
+            .expect("HeadWeights holds the heads' keys only")
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {
@@ -156,13 +234,13 @@ impl TrainConfig {
             "train.passes_per_row",
             "be positive",
         )?;
-        check(
-            self.ownership_weight >= 0.0
-                && self.material_weight >= 0.0
-                && self.residual_weight >= 0.0,
-            "train.ownership_weight, train.material_weight and train.residual_weight",
-            "not be negative",
-        )?;
+        for (key, weight) in self.head_weights.iter() {
+            if !(weight >= 0.0 && weight.is_finite()) {
+                // The message's key is static text; this leaks it once, on the way out.
+                let key: &'static str = Box::leak(format!("train.{key}").into_boxed_str());
+                check(false, key, "be a finite number, not negative")?;
+            }
+        }
         check_fraction("train.teacher_result_weight", self.teacher_result_weight)?;
         check_fraction("train.teacher_future_weight", self.teacher_future_weight)?;
         check(

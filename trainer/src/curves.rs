@@ -9,7 +9,9 @@
 use std::fmt::Write as _;
 use tengu_store::{layout, RunStore};
 
-use crate::records::{read_store, read_store_ladder, EloRecord, LossRecord, ReadError, SuiteRecord};
+use crate::records::{
+    read_store, read_store_ladder, EloRecord, LossRecord, ReadError, SuiteRecord,
+};
 
 /// One panel: one or two series of (x, y) points with axis labels.
 struct Panel<'a> {
@@ -131,7 +133,7 @@ pub fn write(run: &RunStore) -> Result<(), ReadError> {
             r.cpu_seconds / 3600.0,
         ]
     };
-    let losses = |loss: fn(&LossRecord) -> Option<f64>| -> Vec<(Point, f64)> {
+    let losses = |loss: &dyn Fn(&LossRecord) -> Option<f64>| -> Vec<(Point, f64)> {
         rows.iter()
             .map(|r| (at(r), loss(r).unwrap_or(f64::NAN)))
             .collect()
@@ -164,10 +166,13 @@ pub fn write(run: &RunStore) -> Result<(), ReadError> {
         .filter(|v| v.opponent.as_deref() == Some("greedy"))
         .filter_map(|v| Some((place(v.step)?, v.elo?)))
         .collect();
-    let suite: Vec<(Point, f64)> = or_warn(read_store::<SuiteRecord>(run, layout::SUITE_LOG), Vec::new())
-        .iter()
-        .filter_map(|v| Some((place(v.step)?, v.top1)))
-        .collect();
+    let suite: Vec<(Point, f64)> = or_warn(
+        read_store::<SuiteRecord>(run, layout::SUITE_LOG),
+        Vec::new(),
+    )
+    .iter()
+    .filter_map(|v| Some((place(v.step)?, v.top1)))
+    .collect();
     // The compute ladder (`tengu ladder`): each rung's rating on the ladder's scale.
     let ladder: Vec<(Point, f64)> = or_warn(read_store_ladder(run), None)
         .map(|report| report.rungs)
@@ -177,47 +182,45 @@ pub fn write(run: &RunStore) -> Result<(), ReadError> {
         .collect();
     // A loss with its missing values left out, so a quantity no line has (an old log) gets
     // no row.
-    let finite = |loss: fn(&LossRecord) -> Option<f64>| -> Vec<(Point, f64)> {
+    let finite = |loss: &dyn Fn(&LossRecord) -> Option<f64>| -> Vec<(Point, f64)> {
         losses(loss)
             .into_iter()
             .filter(|(_, y)| y.is_finite())
             .collect()
     };
 
-    let quantities: Vec<(&str, Vec<(Point, f64)>, Vec<(Point, f64)>)> = [
-        (
-            "policy loss (orange: held-out)",
-            losses(|r| r.policy_loss),
-            finite(|r| r.heldout_policy_loss),
-        ),
-        (
-            "value loss (orange: held-out)",
-            losses(|r| r.value_loss),
-            finite(|r| r.heldout_value_loss),
-        ),
-        (
-            "ownership loss (orange: held-out)",
-            finite(|r| r.ownership_loss),
-            finite(|r| r.heldout_ownership_loss),
-        ),
-        (
-            "material loss (orange: held-out)",
-            finite(|r| r.material_loss),
-            finite(|r| r.heldout_material_loss),
-        ),
-        (
-            "judge loss (orange: held-out)",
-            finite(|r| r.residual_loss),
-            finite(|r| r.heldout_residual_loss),
-        ),
-        ("Elo relative to the first checkpoint", ratings, Vec::new()),
-        ("Elo against greedy", vs_greedy, Vec::new()),
-        ("tactics suite: policy top-1", suite, Vec::new()),
-        ("compute ladder: Elo (greedy = 0)", ladder, Vec::new()),
-    ]
-    .into_iter()
-    .filter(|(_, series, _)| !series.is_empty())
-    .collect();
+    let mut quantities: Vec<(String, Vec<(Point, f64)>, Vec<(Point, f64)>)> = vec![(
+        "policy loss (orange: held-out)".into(),
+        losses(&|r| r.policy_loss),
+        finite(&|r| r.heldout_policy_loss),
+    )];
+    // One row per head of the network (tengu_model::desc::HEADS; the judge's is `residual`).
+    for head in tengu_model::desc::HEADS {
+        let name = head.loss_name;
+        quantities.push((
+            format!("{name} loss (orange: held-out)"),
+            finite(&|r| r.heads.step(name)),
+            finite(&|r| r.heads.heldout(name)),
+        ));
+    }
+    let quantities: Vec<(String, Vec<(Point, f64)>, Vec<(Point, f64)>)> = quantities
+        .into_iter()
+        .chain([
+            (
+                "Elo relative to the first checkpoint".into(),
+                ratings,
+                Vec::new(),
+            ),
+            ("Elo against greedy".into(), vs_greedy, Vec::new()),
+            ("tactics suite: policy top-1".into(), suite, Vec::new()),
+            (
+                "compute ladder: Elo (greedy = 0)".into(),
+                ladder,
+                Vec::new(),
+            ),
+        ])
+        .filter(|(_, series, _)| !series.is_empty())
+        .collect();
     let axes = [
         "training step",
         "hours since the first step",

@@ -128,7 +128,7 @@ mod tests {
         let (mut log, dropped) = TrainLog::resume(&store, 0).unwrap();
         assert_eq!(dropped, 0);
         let record = |step: u64| LossRecord {
-            value_loss: Some(0.5),
+            heads: crate::records::HeadLosses::default().with_step("value", 0.5),
             ..LossRecord::at(step, 0.0)
         };
         for step in 1..=5u64 {
@@ -139,7 +139,11 @@ mod tests {
         }
         log.flush(&store).unwrap();
         let steps = |store: &RunStore| -> Vec<u64> {
-            read_records(store).unwrap().iter().map(|r| r.step).collect()
+            read_records(store)
+                .unwrap()
+                .iter()
+                .map(|r| r.step)
+                .collect()
         };
         assert_eq!(steps(&store), [1, 2, 3, 4, 5]);
         assert_eq!(last_line(&store).unwrap().step, 5);
@@ -152,6 +156,9 @@ mod tests {
             .put(&layout::train_log_key(3), b"{\"step\": 4, \"polic".to_vec())
             .unwrap();
         let e = read_records(&store).unwrap_err().to_string();
-        assert!(e.contains("000000003.jsonl:1: not a loss log record"), "{e}");
+        assert!(
+            e.contains("000000003.jsonl:1: not a loss log record"),
+            "{e}"
+        );
     }
 }

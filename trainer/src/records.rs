@@ -14,6 +14,7 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tengu_arena::ladder::{LadderReport, LADDER_REPORT_VERSION};
+use tengu_model::desc::{HEADS, HEAD_COUNT};
 
 /// The version of the records this build writes; it reads this one and version 1 (the
 /// same keys without `"version"`).
@@ -94,9 +95,9 @@ fn now() -> f64 {
 /// One training step of the loss log (`train/<step>.jsonl`), written by `tengu train` and
 /// the PyTorch trainer. Losses are means over the step's batch in nats (squared error for
 /// material); `None` (JSON null) where there is no value (no row with a policy target; a
-/// NaN).
+/// NaN). Unknown keys are refused by [`HeadLosses`], which takes the keys the fields do
+/// not (serde's `deny_unknown_fields` does not work beside a flattened field).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct LossRecord {
     #[serde(default = "unversioned")]
     pub version: u32,
@@ -106,13 +107,6 @@ pub struct LossRecord {
     pub policy_loss: Option<f64>,
     /// Rows of the batch with a policy target.
     pub policy_target_rows: u64,
-    pub value_loss: Option<f64>,
-    pub ownership_loss: Option<f64>,
-    pub material_loss: Option<f64>,
-    /// The judge's loss (squared error on the tanh scale) over the batch's rows with a
-    /// teacher label; null when none had one. Absent in logs from before the judge.
-    #[serde(default)]
-    pub residual_loss: Option<f64>,
     /// The learning rate of the step.
     pub learning_rate: f64,
     pub samples_per_second: f64,
@@ -127,15 +121,128 @@ pub struct LossRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heldout_policy_loss: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub heldout_value_loss: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub heldout_ownership_loss: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub heldout_material_loss: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub heldout_residual_loss: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heldout_rows: Option<u64>,
+    /// Every head's loss on the step's batch and on the held-out rows (`value_loss`,
+    /// `heldout_value_loss`, ...).
+    #[serde(flatten)]
+    pub heads: HeadLosses,
+}
+
+/// The losses of the heads of `tengu_model::desc::HEADS` in a loss log line: the keys
+/// `<loss_name>_loss` (the step's batch; null when no row of it had the head's target, or
+/// absent in a line from before the head existed) and `heldout_<loss_name>_loss` (at
+/// checkpoints only). Deserialized from the keys the other fields of [`LossRecord`] do not
+/// take: any other key is refused, naming it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HeadLosses {
+    /// On the step's batch, in `HEADS`' order.
+    pub step: [Option<f64>; HEAD_COUNT],
+    /// On the held-out rows, in `HEADS`' order.
+    pub heldout: [Option<f64>; HEAD_COUNT],
+}
+
+impl HeadLosses {
+    /// The step's loss of the head whose loss name is `loss_name` (`None` for no such head).
+    pub fn step(&self, loss_name: &str) -> Option<f64> {
+        self.step[tengu_model::desc::head_index(loss_name)?]
+    }
+
+    /// The held-out loss of the head whose loss name is `loss_name`.
+    pub fn heldout(&self, loss_name: &str) -> Option<f64> {
+        self.heldout[tengu_model::desc::head_index(loss_name)?]
+    }
+
+    /// Sets the step's (`heldout` false) or the held-out loss of the head `loss_name`.
+    ///
+    /// # Panics
+    /// If no head has that loss name (a programming error).
+    pub fn set(&mut self, loss_name: &str, heldout: bool, loss: Option<f64>) {
+        let i = tengu_model::desc::head_index(loss_name)
+            .unwrap_or_else(|| panic!("{loss_name} is not the loss of a row of HEADS"));
+        if heldout {
+            self.heldout[i] = loss;
+        } else {
+            self.step[i] = loss;
+        }
+    }
+
+    /// These losses with the step's loss of the head `loss_name` set to `loss`.
+    ///
+    /// # Panics
+    /// If no head has that loss name (a programming error).
+    pub fn with_step(mut self, loss_name: &str, loss: f64) -> HeadLosses {
+        self.set(loss_name, false, Some(loss));
+        self
+    }
+
+    /// These losses with the held-out loss of the head `loss_name` set to `loss`.
+    ///
+    /// # Panics
+    /// If no head has that loss name (a programming error).
+    pub fn with_heldout(mut self, loss_name: &str, loss: f64) -> HeadLosses {
+        self.set(loss_name, true, Some(loss));
+        self
+    }
+
+    /// Which slot a key of the line fills: `(held out?, head index)`.
+    fn slot(key: &str) -> Option<(bool, usize)> {
+        let (heldout, name) = match key.strip_prefix("heldout_") {
+            Some(rest) => (true, rest),
+            None => (false, key),
+        };
+        let index = tengu_model::desc::head_index(name.strip_suffix("_loss")?)?;
+        Some((heldout, index))
+    }
+}
+
+impl Serialize for HeadLosses {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        for (head, loss) in HEADS.iter().zip(&self.step) {
+            map.serialize_entry(&format!("{}_loss", head.loss_name), loss)?;
+        }
+        for (head, loss) in HEADS.iter().zip(&self.heldout) {
+            if loss.is_some() {
+                map.serialize_entry(&format!("heldout_{}_loss", head.loss_name), loss)?;
+            }
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for HeadLosses {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = HeadLosses;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a loss log line")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<HeadLosses, A::Error> {
+                let mut losses = HeadLosses::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    let (heldout, index) = HeadLosses::slot(&key).ok_or_else(|| {
+                        serde::de::Error::custom(format!(
+                            "unknown field `{key}` (a head's loss is <head>_loss or heldout_<head>_loss, the heads {})",
+                            HEADS.iter().map(|h| h.loss_name).collect::<Vec<_>>().join(", ")
+                        ))
+                    })?;
+                    let loss: Option<f64> = map.next_value()?;
+                    if heldout {
+                        losses.heldout[index] = loss;
+                    } else {
+                        losses.step[index] = loss;
+                    }
+                }
+                Ok(losses)
+            }
+        }
+        deserializer.deserialize_map(Keys)
+    }
 }
 
 impl Record for LossRecord {
@@ -154,10 +261,6 @@ impl LossRecord {
             step,
             policy_loss: None,
             policy_target_rows: 0,
-            value_loss: None,
-            ownership_loss: None,
-            material_loss: None,
-            residual_loss: None,
             learning_rate: 0.0,
             samples_per_second: 0.0,
             window_rows: 0,
@@ -166,11 +269,8 @@ impl LossRecord {
             unix_time,
             cpu_seconds: 0.0,
             heldout_policy_loss: None,
-            heldout_value_loss: None,
-            heldout_ownership_loss: None,
-            heldout_material_loss: None,
-            heldout_residual_loss: None,
             heldout_rows: None,
+            heads: HeadLosses::default(),
         }
     }
 }
@@ -353,8 +453,7 @@ pub fn read_ladder(file: &str, text: &str) -> Result<LadderReport, RecordError> 
     struct Versioned {
         version: u32,
     }
-    let Versioned { version } =
-        serde_json::from_str(text).map_err(|e| damaged(e.to_string()))?;
+    let Versioned { version } = serde_json::from_str(text).map_err(|e| damaged(e.to_string()))?;
     if version != LADDER_REPORT_VERSION {
         return Err(RecordError::Version {
             file: file.to_string(),
@@ -405,20 +504,36 @@ mod tests {
         assert_eq!(read.len(), old.lines().count());
         assert!(read.iter().all(|r| r.version() == UNVERSIONED));
         let last = old.lines().last().unwrap();
-        let truncated = format!("{}{}", old.lines().next().unwrap(), "\n")
-            + &last[..last.len() / 2];
+        let truncated =
+            format!("{}{}", old.lines().next().unwrap(), "\n") + &last[..last.len() / 2];
         let e = read_lines::<T>(file, &truncated).unwrap_err();
         assert!(matches!(e, RecordError::Damaged { line: 2, .. }), "{e}");
-        assert!(e.to_string().starts_with(&format!("{file}:2: not a {}", T::KIND)), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with(&format!("{file}:2: not a {}", T::KIND)),
+            "{e}"
+        );
         let later = last.replacen('{', "{\"version\":99,", 1);
         let e = read_lines::<T>(file, &later).unwrap_err();
-        assert!(matches!(e, RecordError::Version { found: 99, line: 1, .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                RecordError::Version {
+                    found: 99,
+                    line: 1,
+                    ..
+                }
+            ),
+            "{e}"
+        );
         assert!(e.to_string().contains(&format!("{file}:1:")), "{e}");
         // Written by this build: its version, and read back the same.
         let mut current: T = serde_json::from_str(last).unwrap();
-        current = serde_json::from_str(
-            &to_line(&current).replacen("\"version\":1", &format!("\"version\":{RECORD_VERSION}"), 1),
-        )
+        current = serde_json::from_str(&to_line(&current).replacen(
+            "\"version\":1",
+            &format!("\"version\":{RECORD_VERSION}"),
+            1,
+        ))
         .unwrap();
         assert_eq!(current.version(), RECORD_VERSION);
         let again: Vec<T> = read_lines(file, &to_line(&current)).unwrap();
@@ -431,11 +546,55 @@ mod tests {
         let old = baseline("train/000000200.jsonl");
         let read: Vec<LossRecord> = check("train/000000200.jsonl", &old);
         assert_eq!(read[0].step, 201);
-        assert!(read[0].value_loss.unwrap() > 0.0);
+        assert!(read[0].heads.step("value").unwrap() > 0.0);
         // A renamed key is refused, not read as null.
-        let renamed = old.lines().next().unwrap().replace("value_loss", "value_los");
+        let renamed = old
+            .lines()
+            .next()
+            .unwrap()
+            .replace("value_loss", "value_los");
         let e = read_lines::<LossRecord>("x.jsonl", &renamed).unwrap_err();
         assert!(e.to_string().contains("value_los"), "{e}");
+        // So is the loss of a head the network does not have.
+        let unknown = old
+            .lines()
+            .next()
+            .unwrap()
+            .replace("\"value_loss\"", "\"heldout_mood_loss\"");
+        let e = read_lines::<LossRecord>("x.jsonl", &unknown).unwrap_err();
+        assert!(
+            e.to_string().contains("x.jsonl:1") && e.to_string().contains("heldout_mood_loss"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_loss_log_line_names_each_heads_losses_as_before() {
+        let mut record = LossRecord {
+            heads: HeadLosses::default().with_step("value", 0.5),
+            ..LossRecord::at(3, 10.0)
+        };
+        let line: serde_json::Value = serde_json::from_str(&to_line(&record)).unwrap();
+        // Every head's step loss is a key (null without a value); held-out ones only at
+        // checkpoints.
+        for head in HEADS {
+            assert!(
+                line.get(format!("{}_loss", head.loss_name)).is_some(),
+                "{line}"
+            );
+            assert!(
+                line.get(format!("heldout_{}_loss", head.loss_name))
+                    .is_none(),
+                "{line}"
+            );
+        }
+        assert_eq!(line["value_loss"], 0.5);
+        assert!(line["residual_loss"].is_null());
+        record.heads.set("residual", true, Some(0.25));
+        let back: Vec<LossRecord> = read_lines("x.jsonl", &to_line(&record)).unwrap();
+        assert_eq!(back[0], record);
+        assert_eq!(back[0].heads.heldout("residual"), Some(0.25));
+        assert_eq!(back[0].heads.step("no such head"), None);
     }
 
     #[test]
@@ -461,7 +620,11 @@ mod tests {
         assert!(e.to_string().starts_with("ladder.json:1:"), "{e}");
         let e = read_ladder("ladder.json", &text[..text.len() / 2]).unwrap_err();
         assert!(matches!(e, RecordError::Damaged { .. }), "{e}");
-        assert!(e.to_string().starts_with("ladder.json:1: not a compute ladder"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("ladder.json:1: not a compute ladder"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -239,7 +239,7 @@ pub fn status(store: &RunStore, started: Instant) -> RunStatus {
     if let Some(r) = crate::log::last_line(store).filter(|r| r.step >= s.step) {
         s.step = r.step;
         s.policy_loss = r.policy_loss;
-        s.value_loss = r.value_loss;
+        s.value_loss = r.heads.step("value");
         s.rows_read = Some(r.rows_seen);
     }
     s
@@ -868,7 +868,7 @@ mod tests {
         };
         let line = |step: u64| {
             let r = crate::records::LossRecord {
-                value_loss: Some(0.5),
+                heads: crate::records::HeadLosses::default().with_step("value", 0.5),
                 ..crate::records::LossRecord::at(step, 0.0)
             };
             format!("{}\n", crate::records::to_line(&r))

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use tengu_model::checkpoint::{CheckpointError, CheckpointMeta};
-use tengu_model::desc::NetConfig;
+use tengu_model::desc::{head_index, NetConfig, HEADS, HEAD_COUNT};
 use tengu_model::{
     Backend, Encoder, EvalError, EvalInput, Evaluator, Losses, Trainer, ENCODER_VERSION,
 };
@@ -19,7 +19,7 @@ use tengu_store::{layout, RunStore, StoreError};
 
 use crate::config::TrainConfig;
 use crate::log::TrainLog;
-use crate::records::{finite, LossRecord, RECORD_VERSION};
+use crate::records::{finite, HeadLosses, LossRecord, RECORD_VERSION};
 use crate::window::{Example, IngestState, Window};
 
 #[derive(Debug, thiserror::Error)]
@@ -209,21 +209,28 @@ fn save(
 pub struct HeldOut {
     /// Policy cross-entropy per row with a policy target (NaN when none had one).
     pub policy: f64,
-    /// WDL cross-entropy against the game result alone (no search-value mixing), per row.
-    pub value: f64,
-    /// Ownership cross-entropy per square and horizon, material squared error.
-    pub ownership: f64,
-    pub material: f64,
-    /// The judge's squared error per row with a teacher label (NaN when none had one).
-    pub residual: f64,
-    /// Measured rows with a teacher label.
-    pub labelled_rows: usize,
+    /// Each head's loss (`tengu_model::desc::HEADS`' order), a mean over the measured rows
+    /// with its target (NaN when none had one); the value's WDL cross-entropy is against
+    /// the game result alone (no search-value mixing).
+    pub heads: [f64; HEAD_COUNT],
+    /// Measured rows with each head's target.
+    pub rows_with_target: [usize; HEAD_COUNT],
     pub rows: usize,
     /// The measured rows' results from the mover's view: [wins, draws, losses].
     pub results: [usize; 3],
 }
 
 impl HeldOut {
+    /// The loss of the head whose loss name is `loss_name` (NaN for no such head).
+    pub fn head(&self, loss_name: &str) -> f64 {
+        head_index(loss_name).map_or(f64::NAN, |i| self.heads[i])
+    }
+
+    /// Measured rows with the target of the head whose loss name is `loss_name`.
+    pub fn rows_with(&self, loss_name: &str) -> usize {
+        head_index(loss_name).map_or(0, |i| self.rows_with_target[i])
+    }
+
     /// Entropy (nats) of the measured rows' result shares: the value loss of a constant
     /// prediction of them, so a value loss near it has learnt nothing from the position.
     pub fn result_entropy(&self) -> f64 {
@@ -276,9 +283,9 @@ pub fn losses_on_rows(
     if examples.is_empty() {
         return Ok(None);
     }
-    let (mut policy, mut value, mut targets) = (0.0f64, 0.0f64, 0usize);
-    let (mut ownership, mut material) = (0.0f64, 0.0f64);
-    let (mut residual, mut labelled) = (0.0f64, 0usize);
+    let (mut policy, mut targets) = (0.0f64, 0usize);
+    let mut heads = [0.0f64; HEAD_COUNT];
+    let mut rows_with_target = [0usize; HEAD_COUNT];
     for chunk in examples.chunks(64) {
         let batch: Vec<_> = chunk.iter().map(Example::as_train).collect();
         let l = trainer.losses(&batch)?;
@@ -289,30 +296,42 @@ pub fn losses_on_rows(
             .count();
         policy += f64::from(l.policy) * chunk.len() as f64;
         targets += with_target;
-        value += f64::from(l.value) * chunk.len() as f64;
-        ownership += f64::from(l.ownership) * chunk.len() as f64;
-        material += f64::from(l.material) * chunk.len() as f64;
-        // The judge's term is a mean over the chunk's labelled rows.
-        let with_label = chunk.iter().filter(|e| e.teacher.is_some()).count();
-        residual += f64::from(l.residual) * with_label as f64;
-        labelled += with_label;
+        let squares = chunk[0].position.size() * chunk[0].position.size();
+        for (i, (head, loss)) in l.by_head().enumerate() {
+            // A head's term is a mean over the chunk's rows, or its rows with the target.
+            let with = chunk
+                .iter()
+                .filter(|e| e.targets.has(head, squares))
+                .count();
+            let weight = if head.averages_over_rows_with_target() {
+                with
+            } else {
+                chunk.len()
+            };
+            heads[i] += f64::from(loss) * weight as f64;
+            rows_with_target[i] += with;
+        }
     }
-    let rows = examples.len().max(1) as f64;
+    for ((head, loss), &with) in HEADS.iter().zip(&mut heads).zip(&rows_with_target) {
+        let measured = if head.averages_over_rows_with_target() {
+            with
+        } else {
+            examples.len()
+        };
+        *loss = if measured > 0 {
+            *loss / measured as f64
+        } else {
+            f64::NAN
+        };
+    }
     Ok(Some(HeldOut {
         policy: if targets > 0 {
             policy / targets as f64
         } else {
             f64::NAN
         },
-        value: value / rows,
-        ownership: ownership / rows,
-        material: material / rows,
-        residual: if labelled > 0 {
-            residual / labelled as f64
-        } else {
-            f64::NAN
-        },
-        labelled_rows: labelled,
+        heads,
+        rows_with_target,
         rows: examples.len(),
         results,
     }))
@@ -330,7 +349,12 @@ pub enum Wait {
 /// Whether the step after `step` (0-based: the steps taken) must wait, with
 /// `global_batch` rows a step (every rank's together): the rule `tengu train` and the
 /// PyTorch trainer (through `tengu.RunWindow`) both follow.
-pub fn wait_before(window: &Window, t: &TrainConfig, step: u64, global_batch: usize) -> Option<Wait> {
+pub fn wait_before(
+    window: &Window,
+    t: &TrainConfig,
+    step: u64,
+    global_batch: usize,
+) -> Option<Wait> {
     // Each self-play row may be drawn about `passes_per_row` times; steps are counted
     // across restarts by the checkpoint name, rows by the shards on disk.
     let allowed = (window.rows_seen as f64 * t.passes_per_row) as u64;
@@ -562,7 +586,8 @@ impl<'a> Training<'a> {
     /// reports the cross-entropy a reader expects; `None` when no row had a target).
     fn step(&mut self, batch: &[Example]) -> Result<(Losses, Option<f64>, usize), TrainError> {
         let t = &self.options.train;
-        self.trainer.set_learning_rate(t.learning_rate_at(self.step));
+        self.trainer
+            .set_learning_rate(t.learning_rate_at(self.step));
         let examples: Vec<_> = batch.iter().map(Example::as_train).collect();
         let losses = self.trainer.step(&examples)?;
         let target_rows = batch
@@ -664,7 +689,6 @@ pub fn run(
         }
         let batch = training.batch();
         let (losses, row_policy_loss, target_rows) = training.step(&batch)?;
-        let label_rows = batch.iter().filter(|e| e.teacher.is_some()).count();
         let step = training.step;
         let elapsed = training.rate_start.0.elapsed().as_secs_f64();
         let samples_per_second =
@@ -675,7 +699,7 @@ pub fn run(
         progress = TrainProgress {
             step,
             policy_loss: row_policy_loss.map_or(f32::NAN, |l| l as f32),
-            value_loss: losses.value,
+            value_loss: losses.of_head("value"),
             samples_per_second,
             window_rows: training.window.len(),
             rows_seen: training.window.rows_seen,
@@ -683,17 +707,21 @@ pub fn run(
             last_checkpoint: training.last.clone(),
         };
         let held_out = training.held_out()?;
+        let squares = batch
+            .first()
+            .map_or(0, |e| e.position.size() * e.position.size());
+        let mut heads = HeadLosses::default();
+        for (i, (head, loss)) in losses.by_head().enumerate() {
+            // Null for a head none of whose rows had its target (the judge's, unlabelled).
+            let with = batch.iter().any(|e| e.targets.has(head, squares));
+            heads.step[i] = with.then(|| f64::from(loss)).and_then(finite);
+            heads.heldout[i] = held_out.and_then(|h| finite(h.heads[i]));
+        }
         let record = LossRecord {
             version: RECORD_VERSION,
             step,
             policy_loss: row_policy_loss.and_then(finite),
             policy_target_rows: target_rows as u64,
-            value_loss: finite(f64::from(losses.value)),
-            ownership_loss: finite(f64::from(losses.ownership)),
-            material_loss: finite(f64::from(losses.material)),
-            residual_loss: (label_rows > 0)
-                .then(|| f64::from(losses.residual))
-                .and_then(finite),
             learning_rate: t.learning_rate_at(step - 1),
             samples_per_second,
             window_rows: training.window.len() as u64,
@@ -704,11 +732,8 @@ pub fn run(
                 .map_or(0.0, |d| d.as_secs_f64()),
             cpu_seconds: training.cpu_seconds,
             heldout_policy_loss: held_out.and_then(|h| finite(h.policy)),
-            heldout_value_loss: held_out.and_then(|h| finite(h.value)),
-            heldout_ownership_loss: held_out.and_then(|h| finite(h.ownership)),
-            heldout_material_loss: held_out.and_then(|h| finite(h.material)),
-            heldout_residual_loss: held_out.and_then(|h| finite(h.residual)),
             heldout_rows: held_out.map(|h| h.rows as u64),
+            heads,
         };
         training.log.push(store, &record)?;
         if step % t.steps_per_checkpoint == 0 {

@@ -8,7 +8,7 @@ use tengu_store::layout::{self, ShardName};
 use tengu_store::RunStore;
 
 use rand::Rng;
-use tengu_model::desc::TrainExample;
+use tengu_model::desc::{RowTargets, TrainExample};
 use tengu_rules::{Move, Position, Variant};
 use tengu_shard::Row;
 
@@ -319,15 +319,9 @@ pub struct Example {
     pub moves: Vec<Move>,
     /// Target weight per legal move (all zero for rows that are not policy targets).
     pub policy: Vec<f32>,
-    pub wdl: [f32; 3],
-    /// Occupancy targets in the mover's frame (see [`TrainExample::ownership`]); empty when
-    /// the row has none of the right size.
-    pub ownership: Vec<u8>,
-    /// `tanh(balance / MATERIAL_SCALE)` at the two target horizons.
-    pub material: [f32; 2],
-    /// The judge's target `[base, target]` of a row with a teacher label (see
-    /// [`TrainExample::teacher`]).
-    pub teacher: Option<[f32; 2]>,
+    /// The heads' targets (occupancy in the mover's frame, empty when the row has none of
+    /// the right size).
+    pub targets: RowTargets,
 }
 
 impl Example {
@@ -409,10 +403,12 @@ impl Example {
             repetitions: row.repetitions as u32,
             moves,
             policy,
-            wdl,
-            ownership,
-            material,
-            teacher,
+            targets: RowTargets {
+                wdl,
+                ownership,
+                material,
+                teacher,
+            },
         })
     }
 
@@ -422,10 +418,7 @@ impl Example {
             repetitions: self.repetitions,
             moves: &self.moves,
             policy: &self.policy,
-            wdl: self.wdl,
-            ownership: &self.ownership,
-            material: self.material,
-            teacher: self.teacher,
+            targets: &self.targets,
         }
     }
 }
@@ -468,7 +461,7 @@ mod tests {
         let variant = Variant::dai_dai();
         let r = row(&variant, false);
         let plain = Example::from_row(&r, &variant).unwrap();
-        assert_eq!(plain.wdl, [1.0, 0.0, 0.0]);
+        assert_eq!(plain.targets.wdl, [1.0, 0.0, 0.0]);
         let mix = ValueTargetMix {
             search: 0.25,
             future: 0.0,
@@ -477,8 +470,8 @@ mod tests {
         let mixed = Example::from_row_mixed(&r, &variant, mix, 0.9).unwrap();
         // 0.75 * [1, 0, 0] + 0.25 * [0, 0.5, 0.5]
         let want = [0.75, 0.125, 0.125];
-        for (a, b) in mixed.wdl.iter().zip(want) {
-            assert!((a - b).abs() < 1e-6, "{:?}", mixed.wdl);
+        for (a, b) in mixed.targets.wdl.iter().zip(want) {
+            assert!((a - b).abs() < 1e-6, "{:?}", mixed.targets.wdl);
         }
         // A cheap search keeps the plain result.
         let cheap = Row {
@@ -488,6 +481,7 @@ mod tests {
         assert_eq!(
             Example::from_row_mixed(&cheap, &variant, mix, 0.9)
                 .unwrap()
+                .targets
                 .wdl,
             [1.0, 0.0, 0.0]
         );
@@ -505,8 +499,8 @@ mod tests {
         // 0.25 * [1, 0, 0] + 0.25 * [0, 0.5, 0.5] + 0.5 * [0.8, 0.2, 0]
         let e = Example::from_row_mixed(&r, &variant, mix, 0.8).unwrap();
         let want = [0.65, 0.225, 0.125];
-        for (a, b) in e.wdl.iter().zip(want) {
-            assert!((a - b).abs() < 1e-6, "{:?}", e.wdl);
+        for (a, b) in e.targets.wdl.iter().zip(want) {
+            assert!((a - b).abs() < 1e-6, "{:?}", e.targets.wdl);
         }
         // A cheap search: the result and the future value only.
         let cheap = Row {
@@ -515,8 +509,8 @@ mod tests {
         };
         let e = Example::from_row_mixed(&cheap, &variant, mix, -1.0).unwrap();
         let want = [0.5, 0.0, 0.5];
-        for (a, b) in e.wdl.iter().zip(want) {
-            assert!((a - b).abs() < 1e-6, "{:?}", e.wdl);
+        for (a, b) in e.targets.wdl.iter().zip(want) {
+            assert!((a - b).abs() < 1e-6, "{:?}", e.targets.wdl);
         }
     }
 
@@ -526,7 +520,10 @@ mod tests {
         let scale = tengu_model::desc::MATERIAL_SCALE;
         let unlabelled = row(&variant, false);
         assert_eq!(
-            Example::from_row(&unlabelled, &variant).unwrap().teacher,
+            Example::from_row(&unlabelled, &variant)
+                .unwrap()
+                .targets
+                .teacher,
             None
         );
         let labelled = Row {
@@ -540,6 +537,7 @@ mod tests {
         };
         let teacher_only = Example::from_row(&labelled, &variant)
             .unwrap()
+            .targets
             .teacher
             .unwrap();
         assert!(
@@ -556,6 +554,7 @@ mod tests {
         };
         let blended = Example::from_row_mixed(&labelled, &variant, mix, 0.0)
             .unwrap()
+            .targets
             .teacher
             .unwrap();
         let want = 0.75 * (-5.0 / scale).tanh() + 0.25;
@@ -570,6 +569,7 @@ mod tests {
         };
         let with_future = Example::from_row_mixed(&labelled, &variant, mix, 0.0)
             .unwrap()
+            .targets
             .teacher
             .unwrap();
         let want = 0.25 * (-5.0 / scale).tanh() + 0.25 + 0.5 * (10.0 / scale).tanh();
@@ -580,6 +580,7 @@ mod tests {
         };
         let future_only = Example::from_row_mixed(&labelled, &variant, mix, 0.0)
             .unwrap()
+            .targets
             .teacher
             .unwrap();
         assert!(
@@ -642,20 +643,21 @@ mod tests {
         let n = variant.size();
         for white in [false, true] {
             let e = Example::from_row(&row(&variant, white), &variant).unwrap();
-            assert_eq!(e.ownership.len(), 2 * n * n);
+            assert_eq!(e.targets.ownership.len(), 2 * n * n);
             let corner = frame(Square::new(0, 0), white, n);
-            assert_eq!(e.ownership[corner], 1);
-            assert_eq!(e.ownership[n * n + corner], 2);
-            assert_eq!(e.ownership.iter().filter(|&&c| c != 0).count(), 2);
+            assert_eq!(e.targets.ownership[corner], 1);
+            assert_eq!(e.targets.ownership[n * n + corner], 2);
+            assert_eq!(e.targets.ownership.iter().filter(|&&c| c != 0).count(), 2);
             let scale = tengu_model::desc::MATERIAL_SCALE;
-            assert!((e.material[0] - (10.0 / scale).tanh()).abs() < 1e-6);
-            assert!((e.material[1] - (-20.0 / scale).tanh()).abs() < 1e-6);
+            assert!((e.targets.material[0] - (10.0 / scale).tanh()).abs() < 1e-6);
+            assert!((e.targets.material[1] - (-20.0 / scale).tanh()).abs() < 1e-6);
         }
         // Rows without occupancy targets train no ownership.
         let mut r = row(&variant, false);
         r.occupancy_future.clear();
         assert!(Example::from_row(&r, &variant)
             .unwrap()
+            .targets
             .ownership
             .is_empty());
     }

@@ -13,7 +13,7 @@ use tengu_model::desc::NetConfig;
 use tengu_model::{Encoder, EvalError, EvalInput, Evaluation, Evaluator, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
 
-use super::{examples, one_hot_targets};
+use super::{examples, one_hot_targets, row_targets};
 
 /// `count` positions of a pseudo-random game, all but the first `count - skip` sampled
 /// sparsely from deeper plies (captures, promotions, long move lists).
@@ -99,7 +99,8 @@ pub fn trained_checkpoint(
     device.seed(5);
     let moves: Vec<Vec<Move>> = ps.iter().map(|p| p.legal_move_list()).collect();
     let targets = one_hot_targets(&moves);
-    let rows = examples(ps, &moves, &targets);
+    let row_targets = row_targets(ps.len());
+    let rows = examples(ps, &moves, &targets, &row_targets);
     let mut trainer = BurnTrainer::new(variant, config.init(&device), &device, 1e-2, 0.0);
     for _ in 0..15 {
         trainer.step(&rows).unwrap();

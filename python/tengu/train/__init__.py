@@ -16,7 +16,6 @@ policy key size, ``M`` legal moves (padded).
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Dict, List, NamedTuple, Optional
 
@@ -30,10 +29,8 @@ import tengu
 #: Logit of a padding move (as the Rust side's ``mask_fill``).
 PADDING_LOGIT = -1.0e9
 
-#: The trained heads besides the policy: the Rust head table (``tengu_model::desc::HEADS``),
-#: a list of dicts (``layer``, ``loss_name``, ``input``, ``outputs``, ``activation``,
-#: ``loss``, ``classes``, ``target``, ``weight_key``, ``init``), in the table's order.
-HEADS: List[dict] = json.loads(tengu._tengu.heads())
+#: The trained heads besides the policy: the Rust head table (``tengu.heads()``).
+HEADS: List[dict] = tengu.heads()
 
 
 class ResBlock(nn.Module):
@@ -249,12 +246,13 @@ class Losses(dict):
 
     def total(self, train: dict) -> torch.Tensor:
         """What a step minimises (the CPU trainer's objective): the policy loss plus each
-        head's loss times its weight (``train[weight_key]``, the run's ``[train]`` table; 1
-        for a head without one)."""
+        head's loss times its weight (``train[weight_key]``, the run's ``[train]`` table, or
+        the head's ``default_weight`` where it lacks the key; 1 for a head without one)."""
         total = self["policy"]
         for head in HEADS:
             key = head["weight_key"]
-            total = total + self[head["loss_name"]] * (1.0 if key is None else float(train[key]))
+            weight = 1.0 if key is None else float(train.get(key, head["default_weight"]))
+            total = total + self[head["loss_name"]] * weight
         return total
 
 

@@ -15,7 +15,7 @@ use serde_json::json;
 use tengu_rules::{Game, Position, Record, Variant};
 use tengu_store::layout::{self, ShardName};
 use tengu_store::{Location, RunStore};
-use tengu_trainer::records::{to_line, LossRecord};
+use tengu_trainer::records::{to_line, HeadLosses, LossRecord};
 
 use super::{http_get, view, Server};
 use crate::args::BenchServeArgs;
@@ -49,7 +49,10 @@ pub fn run(args: BenchServeArgs) -> Result<()> {
     )?;
     let addr = server.addr;
     let games: serde_json::Value = serde_json::from_slice(&get_ok(addr, "/api/games")?)?;
-    let newest_game = games["selfplay"][0]["key"].as_str().context("no game listed")?.to_string();
+    let newest_game = games["selfplay"][0]["key"]
+        .as_str()
+        .context("no game listed")?
+        .to_string();
     let manifest = layout::manifest_key(args.checkpoints as u64 * 100);
     // The first request of a game parses its record (later ones are cached): timed apart.
     let t = Instant::now();
@@ -85,10 +88,18 @@ pub fn run(args: BenchServeArgs) -> Result<()> {
     // CPU time they and the server take.
     let failures = Arc::new(AtomicU64::new(0));
     let alone = stand_in_rate(args.seconds / 2.0, None, None);
-    let loaded = stand_in_rate(args.seconds, Some((addr, args.viewers, failures.clone())), None);
+    let loaded = stand_in_rate(
+        args.seconds,
+        Some((addr, args.viewers, failures.clone())),
+        None,
+    );
     let cpu0 = tengu_store::cpu::process_seconds();
     let t = Instant::now();
-    stand_in_rate(args.seconds / 2.0, Some((addr, args.viewers, failures.clone())), Some(()));
+    stand_in_rate(
+        args.seconds / 2.0,
+        Some((addr, args.viewers, failures.clone())),
+        Some(()),
+    );
     let cpu_per_s = (tengu_store::cpu::process_seconds() - cpu0) / t.elapsed().as_secs_f64();
     server.stop();
     let _ = std::fs::remove_dir_all(&dir);
@@ -118,7 +129,14 @@ pub fn run(args: BenchServeArgs) -> Result<()> {
         args.checkpoints
     )?;
     outln!("watcher look: first {cold_ms:.1} ms, incremental {warm_ms:.1} ms; first request of a game {game_cold_ms:.1} ms")?;
-    outln!("{:<60} {:>9} {:>8} {:>8} {:>8}", "endpoint", "bytes", "p50 ms", "p95 ms", "max ms")?;
+    outln!(
+        "{:<60} {:>9} {:>8} {:>8} {:>8}",
+        "endpoint",
+        "bytes",
+        "p50 ms",
+        "p95 ms",
+        "max ms"
+    )?;
     for r in report["endpoints"].as_array().expect("rows") {
         let path = r["path"].as_str().unwrap_or("");
         let short: String = path.chars().take(60).collect();
@@ -154,7 +172,10 @@ fn tempfile_dir() -> Result<std::path::PathBuf> {
 fn get_ok(addr: SocketAddr, path: &str) -> Result<Vec<u8>> {
     let (status, body) = http_get(addr, path).with_context(|| format!("GET {path}"))?;
     if status != 200 {
-        bail!("GET {path}: status {status}: {}", String::from_utf8_lossy(&body));
+        bail!(
+            "GET {path}: status {status}: {}",
+            String::from_utf8_lossy(&body)
+        );
     }
     Ok(body)
 }
@@ -272,11 +293,14 @@ fn synthetic_run(dir: &std::path::Path, shards: usize, checkpoints: usize) -> Re
             let x = s as f64;
             let record = LossRecord {
                 policy_loss: Some(5.0 / (1.0 + x / 1e3)),
-                value_loss: Some(1.0 - x / 2e5),
+                heads: {
+                    let mut heads = HeadLosses::default().with_step("value", 1.0 - x / 2e5);
+                    heads.set("value", true, (k == 0).then_some(1.1 - x / 2e5));
+                    heads
+                },
                 cpu_seconds: x * 6.0,
                 games_seen: s * 2,
                 rows_seen: s * 200,
-                heldout_value_loss: (k == 0).then_some(1.1 - x / 2e5),
                 heldout_rows: (k == 0).then_some(100),
                 ..LossRecord::at(s, t0 + x * 3.0)
             };

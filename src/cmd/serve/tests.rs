@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tengu_rules::{Game, Position, Record, Variant};
 use tengu_store::{layout, Location, RunStore};
-use tengu_trainer::records::{to_line, LossRecord};
+use tengu_trainer::records::{to_line, HeadLosses, LossRecord};
 
 use super::view::board_tokens;
 use super::{http_get, Server};
@@ -62,7 +62,10 @@ fn game(plies: usize) -> Game {
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
     let t = Instant::now();
     while !done() {
-        assert!(t.elapsed() < Duration::from_secs(20), "waited 20 s for {what}");
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "waited 20 s for {what}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -75,7 +78,10 @@ fn a_missing_location_or_a_directory_that_is_not_a_run_is_said_on_the_page() {
     let (status, now) = get(&server, "/api/now");
     assert_eq!(status, 200);
     let problem = now["problem"].as_str().unwrap();
-    assert!(problem.contains("does not exist") && problem.contains("no-such-run"), "{problem}");
+    assert!(
+        problem.contains("does not exist") && problem.contains("no-such-run"),
+        "{problem}"
+    );
     let (status, page) = http_get(server.addr, "/").unwrap();
     assert!(status == 200 && String::from_utf8_lossy(&page).contains("id=\"problem\""));
     let (status, err) = get(&server, "/api/game?key=games/x.records");
@@ -89,7 +95,9 @@ fn a_missing_location_or_a_directory_that_is_not_a_run_is_said_on_the_page() {
             .is_some_and(|p| p.contains("not a run") && p.contains("config.toml"))
     });
     std::fs::write(missing.join("config.toml"), "game = \"dai-dai\"\n").unwrap();
-    wait_for("the run", || get(&server, "/api/now").1["problem"].is_null());
+    wait_for("the run", || {
+        get(&server, "/api/now").1["problem"].is_null()
+    });
     assert_eq!(get(&server, "/api/now").1["game"], "dai-dai");
     server.stop();
 }
@@ -99,7 +107,9 @@ fn endpoints_show_the_run_and_refuse_damage_and_keys_outside_it() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     let store = RunStore::open(&run.display().to_string()).unwrap();
-    store.put(layout::CONFIG, b"game = \"dai-dai\"\n".to_vec()).unwrap();
+    store
+        .put(layout::CONFIG, b"game = \"dai-dai\"\n".to_vec())
+        .unwrap();
     let publish = |step: u64, weights: &[u8]| {
         tengu_store::checkpoint::publish(
             &store,
@@ -116,20 +126,23 @@ fn endpoints_show_the_run_and_refuse_damage_and_keys_outside_it() {
     };
     publish(100, b"weights of step 100");
     // A manifest that is not one: reported, the rest still shown.
-    store.put(&layout::manifest_key(150), b"{\"oops\":".to_vec()).unwrap();
+    store
+        .put(&layout::manifest_key(150), b"{\"oops\":".to_vec())
+        .unwrap();
     store
         .put(
             &layout::train_log_key(0),
             format!(
                 "{}\n{}\n",
                 to_line(&LossRecord {
-                    value_loss: Some(1.25),
+                    heads: HeadLosses::default().with_step("value", 1.25),
                     cpu_seconds: 36.0,
                     ..LossRecord::at(1, 1000.0)
                 }),
                 to_line(&LossRecord {
-                    value_loss: Some(0.75),
-                    heldout_value_loss: Some(0.9),
+                    heads: HeadLosses::default()
+                        .with_step("value", 0.75)
+                        .with_heldout("value", 0.9),
                     heldout_rows: Some(10),
                     cpu_seconds: 72.0,
                     ..LossRecord::at(2, 1360.0)
@@ -158,7 +171,10 @@ fn endpoints_show_the_run_and_refuse_damage_and_keys_outside_it() {
     let illegal = "games/1764000000002-h-1-00002.records";
     let bad_record = "[Game \"Dai Dai Shogi\"]\n\n1. 1a>1z\n";
     store
-        .put(illegal, format!("{}\n", json!({"game": 0, "record": bad_record})).into_bytes())
+        .put(
+            illegal,
+            format!("{}\n", json!({"game": 0, "record": bad_record})).into_bytes(),
+        )
         .unwrap();
     let before = files(&run);
 
@@ -169,35 +185,60 @@ fn endpoints_show_the_run_and_refuse_damage_and_keys_outside_it() {
     assert_eq!(now["step"], 2);
     assert_eq!(now["trainer"]["state"], "not started");
     let problems = now["problems"].to_string();
-    assert!(problems.contains("damaged checkpoint manifest") && problems.contains("150"), "{problems}");
+    assert!(
+        problems.contains("damaged checkpoint manifest") && problems.contains("150"),
+        "{problems}"
+    );
 
     let (_, curves) = get(&server, "/api/curves");
-    assert_eq!(curves["series"]["loss/value"], json!([[1.0, 1.25], [2.0, 0.75]]));
+    assert_eq!(
+        curves["series"]["loss/value"],
+        json!([[1.0, 1.25], [2.0, 0.75]])
+    );
     assert_eq!(curves["series"]["heldout/value"], json!([[2.0, 0.9]]));
     assert_eq!(curves["series"]["elo/vs_greedy"], json!([[100.0, 42.5]]));
     // Step 2 came 360 s (0.1 h) after step 1, at 0.02 CPU-hours.
     let axes = curves["axes"].as_array().unwrap();
     let last = axes.last().unwrap();
     assert_eq!(last[0], 2);
-    assert!((last[1].as_f64().unwrap() - 0.1).abs() < 1e-9 && (last[2].as_f64().unwrap() - 0.02).abs() < 1e-6, "{last}");
+    assert!(
+        (last[1].as_f64().unwrap() - 0.1).abs() < 1e-9
+            && (last[2].as_f64().unwrap() - 0.02).abs() < 1e-6,
+        "{last}"
+    );
 
     let (_, checkpoints) = get(&server, "/api/checkpoints");
     let c = &checkpoints[0];
     assert_eq!(c["step"], 100);
     assert_eq!(c["arena"][0]["elo"], 42.5);
     let xboard = c["xboard"].as_str().unwrap();
-    assert!(xboard.starts_with("tengu xboard --checkpoint ") && xboard.ends_with("models/model-000000100.safetensors"), "{xboard}");
+    assert!(
+        xboard.starts_with("tengu xboard --checkpoint ")
+            && xboard.ends_with("models/model-000000100.safetensors"),
+        "{xboard}"
+    );
     let (status, bytes) = http_get(server.addr, c["download"].as_str().unwrap()).unwrap();
-    assert_eq!((status, bytes.as_slice()), (200, &b"weights of step 100"[..]));
+    assert_eq!(
+        (status, bytes.as_slice()),
+        (200, &b"weights of step 100"[..])
+    );
 
     let (_, games) = get(&server, "/api/games");
-    let keys: Vec<&str> = games["selfplay"].as_array().unwrap().iter().map(|g| g["key"].as_str().unwrap()).collect();
+    let keys: Vec<&str> = games["selfplay"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["key"].as_str().unwrap())
+        .collect();
     assert_eq!(keys, [illegal, torn, good], "newest first");
 
     // A game replays to its record's final position.
     let (status, g) = get(&server, &format!("/api/game?key={good}&index=1"));
     assert_eq!(status, 200, "{g}");
-    assert_eq!((g["count"].as_u64(), g["size"].as_u64()), (Some(2), Some(17)));
+    assert_eq!(
+        (g["count"].as_u64(), g["size"].as_u64()),
+        (Some(2), Some(17))
+    );
     let moves = g["moves"].as_array().unwrap();
     assert_eq!(moves.len(), 12);
     let mut board: Vec<String> = serde_json::from_value(g["start"].clone()).unwrap();
@@ -212,11 +253,20 @@ fn endpoints_show_the_run_and_refuse_damage_and_keys_outside_it() {
 
     // Damage and keys outside the run: JSON errors that say what is wrong; still serving.
     let (status, e) = get(&server, &format!("/api/game?key={torn}"));
-    assert!(status == 422 && e["error"].as_str().unwrap().contains(torn), "{status} {e}");
+    assert!(
+        status == 422 && e["error"].as_str().unwrap().contains(torn),
+        "{status} {e}"
+    );
     let (status, e) = get(&server, &format!("/api/game?key={illegal}"));
-    assert!(status == 422 && e["error"].as_str().unwrap().contains("game 0"), "{status} {e}");
+    assert!(
+        status == 422 && e["error"].as_str().unwrap().contains("game 0"),
+        "{status} {e}"
+    );
     let (status, e) = get(&server, &format!("/api/game?key={good}&index=5"));
-    assert!(status == 422 && e["error"].as_str().unwrap().contains("the file has 2"), "{status} {e}");
+    assert!(
+        status == 422 && e["error"].as_str().unwrap().contains("the file has 2"),
+        "{status} {e}"
+    );
     for path in [
         "/api/game?key=config.toml",
         "/download/config.toml",
@@ -233,7 +283,9 @@ fn endpoints_show_the_run_and_refuse_damage_and_keys_outside_it() {
     // A new checkpoint appears without asking twice; the version tells the page.
     let version = now["version"].as_u64().unwrap();
     publish(200, b"weights of step 200");
-    wait_for("checkpoint 200", || get(&server, "/api/now").1["newest_checkpoint"]["step"] == 200);
+    wait_for("checkpoint 200", || {
+        get(&server, "/api/now").1["newest_checkpoint"]["step"] == 200
+    });
     assert!(get(&server, "/api/now").1["version"].as_u64().unwrap() > version);
     assert_eq!(get(&server, "/api/checkpoints").1[0]["step"], 200);
     server.stop();
@@ -265,10 +317,14 @@ fn games_in_progress_are_shown_as_they_go_stale_ones_marked_damaged_ones_said() 
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     let store = RunStore::open(&run.display().to_string()).unwrap();
-    store.put(layout::CONFIG, b"game = \"dai-dai\"\n".to_vec()).unwrap();
+    store
+        .put(layout::CONFIG, b"game = \"dai-dai\"\n".to_vec())
+        .unwrap();
     let live = |plies: usize, unix_ms: u64| {
         let record = Record::new(game(plies), &[("Black", "m"), ("White", "m")]).to_string();
-        let values = (0..plies).map(|p| (p > 0).then_some(p as f32 / 100.0)).collect();
+        let values = (0..plies)
+            .map(|p| (p > 0).then_some(p as f32 / 100.0))
+            .collect();
         let doc = LiveGame {
             format: FORMAT.into(),
             writer: "h-1".into(),
@@ -281,10 +337,16 @@ fn games_in_progress_are_shown_as_they_go_stale_ones_marked_damaged_ones_said() 
         };
         serde_json::to_vec(&doc).unwrap()
     };
-    store.put("live/h-1.json", live(4, layout::unix_ms())).unwrap();
+    store
+        .put("live/h-1.json", live(4, layout::unix_ms()))
+        .unwrap();
     // A worker gone an hour ago, and an object that is not a live game.
-    store.put("live/h-2.json", live(2, layout::unix_ms() - 3_600_000)).unwrap();
-    store.put("live/h-3.json", b"{\"format\": \"tengu-li".to_vec()).unwrap();
+    store
+        .put("live/h-2.json", live(2, layout::unix_ms() - 3_600_000))
+        .unwrap();
+    store
+        .put("live/h-3.json", b"{\"format\": \"tengu-li".to_vec())
+        .unwrap();
     // A record line with the search's values, and one whose values do not fit its moves.
     let values: Vec<Option<f32>> = vec![None, Some(0.25), Some(-0.5)];
     let lines = format!(
@@ -298,39 +360,85 @@ fn games_in_progress_are_shown_as_they_go_stale_ones_marked_damaged_ones_said() 
     let server = start(&run);
     let (_, now) = get(&server, "/api/now");
     let version = now["live_version"].as_u64().unwrap();
-    assert!(now["problems"].to_string().contains("live/h-3.json"), "{now}");
+    assert!(
+        now["problems"].to_string().contains("live/h-3.json"),
+        "{now}"
+    );
     let (_, list) = get(&server, "/api/live");
     let games = list["games"].as_array().unwrap();
-    let by_key = |k: &str| games.iter().find(|g| g["key"] == k).unwrap_or_else(|| panic!("{k} in {list}"));
-    assert_eq!((by_key("live/h-1.json")["stale"].as_bool(), by_key("live/h-1.json")["plies"].as_u64()), (Some(false), Some(4)));
+    let by_key = |k: &str| {
+        games
+            .iter()
+            .find(|g| g["key"] == k)
+            .unwrap_or_else(|| panic!("{k} in {list}"))
+    };
+    assert_eq!(
+        (
+            by_key("live/h-1.json")["stale"].as_bool(),
+            by_key("live/h-1.json")["plies"].as_u64()
+        ),
+        (Some(false), Some(4))
+    );
     assert_eq!(by_key("live/h-1.json")["value"], json!(0.03));
     assert_eq!(by_key("live/h-2.json")["stale"], true);
-    assert_eq!(games[0]["key"], "live/h-1.json", "fresh games first: {list}");
+    assert_eq!(
+        games[0]["key"], "live/h-1.json",
+        "fresh games first: {list}"
+    );
     let problem = by_key("live/h-3.json")["problem"].as_str().unwrap();
-    assert!(problem.contains("live/h-3.json") && problem.contains("not a live game object"), "{problem}");
+    assert!(
+        problem.contains("live/h-3.json") && problem.contains("not a live game object"),
+        "{problem}"
+    );
     let (status, g) = get(&server, "/api/live/game?key=live/h-1.json");
     assert_eq!(status, 200, "{g}");
     let moves = g["moves"].as_array().unwrap();
-    assert_eq!((moves.len(), &moves[0]["value"], &moves[3]["value"]), (4, &json!(null), &json!(0.03)));
+    assert_eq!(
+        (moves.len(), &moves[0]["value"], &moves[3]["value"]),
+        (4, &json!(null), &json!(0.03))
+    );
     assert_eq!(g["writer"], "h-1");
     assert_eq!(get(&server, "/api/live/game?key=live/h-3.json").0, 404);
 
     // The game goes on: the page learns it from the version; the worker stops: it goes.
-    store.put("live/h-1.json", live(6, layout::unix_ms())).unwrap();
-    wait_for("the longer game", || get(&server, "/api/live/game?key=live/h-1.json").1["moves"].as_array().is_some_and(|m| m.len() == 6));
+    store
+        .put("live/h-1.json", live(6, layout::unix_ms()))
+        .unwrap();
+    wait_for("the longer game", || {
+        get(&server, "/api/live/game?key=live/h-1.json").1["moves"]
+            .as_array()
+            .is_some_and(|m| m.len() == 6)
+    });
     assert!(get(&server, "/api/now").1["live_version"].as_u64().unwrap() > version);
     store.delete("live/h-1.json").unwrap();
-    wait_for("the stopped worker's game to go", || get(&server, "/api/live").1["games"].as_array().unwrap().len() == 2);
+    wait_for("the stopped worker's game to go", || {
+        get(&server, "/api/live").1["games"]
+            .as_array()
+            .unwrap()
+            .len()
+            == 2
+    });
 
     // A replayed self-play game carries the search's value of each move.
     let (_, g) = get(&server, &format!("/api/game?key={key}&index=0"));
-    let shown: Vec<&Value> = g["moves"].as_array().unwrap().iter().map(|m| &m["value"]).collect();
+    let shown: Vec<&Value> = g["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["value"])
+        .collect();
     assert_eq!(shown, [&json!(null), &json!(0.25), &json!(-0.5)]);
     assert!(g["warning"].is_null(), "{g}");
     let (status, g) = get(&server, &format!("/api/game?key={key}&index=1"));
     assert_eq!(status, 200);
     assert!(g["moves"][0]["value"].is_null());
-    assert!(g["warning"].as_str().unwrap().contains("1 search values for 3 plies"), "{g}");
+    assert!(
+        g["warning"]
+            .as_str()
+            .unwrap()
+            .contains("1 search values for 3 plies"),
+        "{g}"
+    );
     server.stop();
 }
 
@@ -340,7 +448,9 @@ fn a_damaged_line_leaves_the_other_games_and_the_ladder_intervals_sessions_and_w
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     let store = RunStore::open(&run.display().to_string()).unwrap();
-    store.put(layout::CONFIG, b"game = \"dai-dai\"\n".to_vec()).unwrap();
+    store
+        .put(layout::CONFIG, b"game = \"dai-dai\"\n".to_vec())
+        .unwrap();
     // Two games with a torn line between them.
     let played = game(12);
     let key = "games/1764000000000-h-1-00000.records";
@@ -351,17 +461,25 @@ fn a_damaged_line_leaves_the_other_games_and_the_ladder_intervals_sessions_and_w
     );
     store.put(key, lines.into_bytes()).unwrap();
     // The loss log: two sessions, the second four hours after the first.
-    let log: String = [(1, 1000.0), (2, 1060.0), (3, 1120.0), (4, 1180.0 + 4.0 * 3600.0), (5, 1240.0 + 4.0 * 3600.0)]
-        .iter()
-        .map(|&(step, t)| {
-            let line = LossRecord {
-                value_loss: Some(1.0),
-                ..LossRecord::at(step, t)
-            };
-            format!("{}\n", to_line(&line))
-        })
-        .collect();
-    store.put(&layout::train_log_key(0), log.into_bytes()).unwrap();
+    let log: String = [
+        (1, 1000.0),
+        (2, 1060.0),
+        (3, 1120.0),
+        (4, 1180.0 + 4.0 * 3600.0),
+        (5, 1240.0 + 4.0 * 3600.0),
+    ]
+    .iter()
+    .map(|&(step, t)| {
+        let line = LossRecord {
+            heads: HeadLosses::default().with_step("value", 1.0),
+            ..LossRecord::at(step, t)
+        };
+        format!("{}\n", to_line(&line))
+    })
+    .collect();
+    store
+        .put(&layout::train_log_key(0), log.into_bytes())
+        .unwrap();
     // The rating chain (its first line without an interval) and a baseline match.
     let elo = [
         json!({"checkpoint": "model-000000000.safetensors", "rating": 0.0, "step": 0}),
@@ -371,15 +489,31 @@ fn a_damaged_line_leaves_the_other_games_and_the_ladder_intervals_sessions_and_w
     let elo: String = elo.iter().map(|l| format!("{l}\n")).collect();
     store.put("elo.jsonl", elo.into_bytes()).unwrap();
     // The kept run's ladder report and chart, and one of its matches with a game.
-    let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/dai-dai-cpu-2026-11-25/ladder");
+    let baseline =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/dai-dai-cpu-2026-11-25/ladder");
     for name in ["ladder.json", "ladder.svg"] {
-        store.put(&format!("ladder/{name}"), std::fs::read(baseline.join(name)).unwrap()).unwrap();
+        store
+            .put(
+                &format!("ladder/{name}"),
+                std::fs::read(baseline.join(name)).unwrap(),
+            )
+            .unwrap();
     }
     let result = json!({"index": 0, "a": "model step 800", "b": "greedy", "a_is_black": false, "result": 1,
         "plies": 12, "termination": "adjudicated on material", "material_share": 0.6});
-    store.put("ladder/step-800-vs-greedy/results.jsonl", format!("{result}\n").into_bytes()).unwrap();
+    store
+        .put(
+            "ladder/step-800-vs-greedy/results.jsonl",
+            format!("{result}\n").into_bytes(),
+        )
+        .unwrap();
     let ladder_game = "ladder/step-800-vs-greedy/games/game-00000.record";
-    store.put(ladder_game, Record::new(played.clone(), &[]).to_string().into_bytes()).unwrap();
+    store
+        .put(
+            ladder_game,
+            Record::new(played.clone(), &[]).to_string().into_bytes(),
+        )
+        .unwrap();
     // A worker playing its first game: no shard yet.
     let doc = LiveGame {
         format: FORMAT.into(),
@@ -391,33 +525,68 @@ fn a_damaged_line_leaves_the_other_games_and_the_ladder_intervals_sessions_and_w
         record: Record::new(game(2), &[]).to_string(),
         values: vec![None, Some(0.1)],
     };
-    store.put("live/h-7.json", serde_json::to_vec(&doc).unwrap()).unwrap();
+    store
+        .put("live/h-7.json", serde_json::to_vec(&doc).unwrap())
+        .unwrap();
 
     let server = start(&run);
     let (_, games) = get(&server, "/api/games");
     let file = &games["selfplay"][0];
     assert_eq!(file["games"], 2, "{file}");
     let damaged = file["damaged"].as_array().unwrap();
-    assert!(damaged.len() == 1 && damaged[0].as_str().unwrap().starts_with("line 2: not a JSON line"), "{file}");
+    assert!(
+        damaged.len() == 1
+            && damaged[0]
+                .as_str()
+                .unwrap()
+                .starts_with("line 2: not a JSON line"),
+        "{file}"
+    );
     let second = &file["summaries"][1];
-    assert_eq!((second["plies"].as_u64(), second["black"].as_str(), second["white"].as_str()), (Some(12), Some("tengu"), Some("greedy")), "{file}");
+    assert_eq!(
+        (
+            second["plies"].as_u64(),
+            second["black"].as_str(),
+            second["white"].as_str()
+        ),
+        (Some(12), Some("tengu"), Some("greedy")),
+        "{file}"
+    );
     let (status, g) = get(&server, &format!("/api/game?key={key}&index=1"));
     assert_eq!(status, 200, "{g}");
-    assert_eq!((g["count"].as_u64(), g["moves"].as_array().unwrap().len()), (Some(2), 12));
+    assert_eq!(
+        (g["count"].as_u64(), g["moves"].as_array().unwrap().len()),
+        (Some(2), 12)
+    );
     assert!(g["warning"].as_str().unwrap().contains("line 2"), "{g}");
     assert!(g["names"].to_string().contains("King"), "{}", g["names"]);
 
     // The ladder: its report, its chart, its games with their results.
     let (_, ladder) = get(&server, "/api/ladder");
     let report = &ladder["ladder"]["report"];
-    assert_eq!(report["rungs"].as_array().map(Vec::len), Some(5), "{ladder}");
+    assert_eq!(
+        report["rungs"].as_array().map(Vec::len),
+        Some(5),
+        "{ladder}"
+    );
     assert_eq!(report["rungs"][0]["step"], 800);
     let (status, svg) = http_get(server.addr, ladder["ladder"]["svg"].as_str().unwrap()).unwrap();
-    assert!(status == 200 && String::from_utf8_lossy(&svg).starts_with("<svg"), "{status}");
+    assert!(
+        status == 200 && String::from_utf8_lossy(&svg).starts_with("<svg"),
+        "{status}"
+    );
     let arena = games["arena"].as_array().unwrap();
-    let listed = arena.iter().find(|g| g["key"] == ladder_game).unwrap_or_else(|| panic!("{games}"));
+    let listed = arena
+        .iter()
+        .find(|g| g["key"] == ladder_game)
+        .unwrap_or_else(|| panic!("{games}"));
     assert_eq!(
-        (listed["source"].as_str(), listed["result"].as_str(), listed["plies"].as_u64(), listed["black"].as_str()),
+        (
+            listed["source"].as_str(),
+            listed["result"].as_str(),
+            listed["plies"].as_u64(),
+            listed["black"].as_str()
+        ),
         (Some("ladder"), Some("0-1"), Some(12), Some("greedy")),
         "{listed}"
     );
@@ -425,14 +594,22 @@ fn a_damaged_line_leaves_the_other_games_and_the_ladder_intervals_sessions_and_w
 
     // Curves: intervals of the Elo series, the second session's first step.
     let (_, curves) = get(&server, "/api/curves");
-    assert_eq!(curves["intervals"]["elo/vs_greedy"], json!([[2.0, 60.0, 140.0]]));
+    assert_eq!(
+        curves["intervals"]["elo/vs_greedy"],
+        json!([[2.0, 60.0, 140.0]])
+    );
     assert_eq!(curves["intervals"]["elo/chain"], json!([[2.0, 0.0, 60.0]]));
     assert_eq!(curves["sessions"], json!([4]));
 
     // The worker with a game in progress and no shard is seen.
     let (_, now) = get(&server, "/api/now");
     let workers = now["workers"].as_array().unwrap();
-    assert!(workers.iter().any(|w| w["worker"] == "h-7" && w["playing"] == 4), "{now}");
+    assert!(
+        workers
+            .iter()
+            .any(|w| w["worker"] == "h-7" && w["playing"] == 4),
+        "{now}"
+    );
     server.stop();
 }
 
@@ -440,6 +617,9 @@ fn a_damaged_line_leaves_the_other_games_and_the_ladder_intervals_sessions_and_w
 fn the_trainers_standstill_is_said_in_words_never_infinite() {
     use super::view::step_age;
     assert_eq!(step_age(None, f64::INFINITY), "no training step logged yet");
-    assert_eq!(step_age(Some(40), 12.4), "no new training step for 12 s (step 40)");
+    assert_eq!(
+        step_age(Some(40), 12.4),
+        "no new training step for 12 s (step 40)"
+    );
     assert!(!step_age(Some(40), f64::INFINITY).contains("inf"));
 }

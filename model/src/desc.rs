@@ -539,6 +539,27 @@ impl RowTargets {
         }
     }
 
+    /// Sets a distribution or regression target of `target` ([`RowTargets::values`]'s
+    /// slice).
+    ///
+    /// # Panics
+    /// On a class target, or `values` of another length than the target's (programming
+    /// errors).
+    pub fn set_values(&mut self, target: HeadTarget, values: &[f32]) {
+        match target {
+            HeadTarget::Wdl => self.wdl.copy_from_slice(values),
+            HeadTarget::Material => self.material.copy_from_slice(values),
+            HeadTarget::Teacher => {
+                self.teacher = Some(
+                    values
+                        .try_into()
+                        .expect("a teacher target is [base, target]"),
+                )
+            }
+            HeadTarget::Ownership => panic!("ownership is a class target"),
+        }
+    }
+
     /// Whether the row has `head`'s target (of the size `head.target_len(squares)`).
     pub fn has(&self, head: &Head, squares: usize) -> bool {
         let len = if head.has_class_target() {
@@ -684,7 +705,16 @@ mod tests {
         assert_eq!(shape("material_fc.weight"), Some(vec![64, 2]));
         assert_eq!(shape("ownership.weight"), Some(vec![6, 16, 1, 1]));
         assert_eq!(shape("residual.weight"), Some(vec![1, 16, 1, 1]));
-        assert_eq!(count, 2 * (1 + 2 * 2 + 4 + 1 + 1) + 2 * 2 + 2 + 2 * 2);
+        // A weight and a bias each: the stem, two convolutions of each of the two blocks,
+        // the policy and value convolutions, the heads on the squares; the blocks' pooling,
+        // the value trunk's hidden layer, the heads on it.
+        let square_heads = HEADS.iter().filter(|h| h.input.is_convolution()).count();
+        let row_heads = HEADS.len() - square_heads;
+        assert_eq!(square_heads, 2, "ownership and the judge");
+        assert_eq!(
+            count,
+            2 * (1 + 2 * 2 + 4 + square_heads) + 2 * 2 + 2 + 2 * row_heads
+        );
         assert!(added_later("residual.weight") && added_later("residual.bias"));
         assert!(!added_later("material_fc.weight") && !added_later("residual_fc.weight"));
         for h in HEADS {
@@ -733,6 +763,12 @@ mod tests {
             !has(&row, "ownership"),
             "a target of the wrong size is none"
         );
+        for head in HEADS.iter().filter(|h| !h.has_class_target()) {
+            let len = head.target_len(squares);
+            let values: Vec<f32> = (0..len).map(|j| 0.25 - j as f32).collect();
+            row.set_values(head.target, &values);
+            assert_eq!(row.values(head.target), &values[..], "{}", head.loss_name);
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use burn::tensor::Device;
 use tengu_model::burn_eval::BurnTrainer;
 use tengu_model::checkpoint::{self, CheckpointMeta};
 use tengu_model::cpu_train::CpuTrainer;
-use tengu_model::desc::{LossWeights, NetConfig, RowTargets, TrainExample};
+use tengu_model::desc::{LossWeights, NetConfig, RowTargets, TrainExample, HEADS};
 use tengu_model::{Backend, Encoder, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
 
@@ -93,12 +93,29 @@ impl Rows {
         let targets = ownership
             .into_iter()
             .enumerate()
-            .map(|(i, ownership)| RowTargets {
-                wdl: [[1.0, 0.0, 0.0], [0.2, 0.5, 0.3], [0.0, 0.0, 1.0]][i % 3],
-                ownership,
-                material: [0.3 - 0.1 * i as f32, -0.2 + 0.05 * i as f32],
-                // Rows with and without teacher labels.
-                teacher: (i % 3 != 1).then_some([0.4 - 0.15 * i as f32, -0.5 + 0.2 * i as f32]),
+            .map(|(i, ownership)| {
+                let mut targets = RowTargets {
+                    wdl: [[1.0, 0.0, 0.0], [0.2, 0.5, 0.3], [0.0, 0.0, 1.0]][i % 3],
+                    ownership,
+                    material: [0.3 - 0.1 * i as f32, -0.2 + 0.05 * i as f32],
+                    // Rows with and without teacher labels.
+                    teacher: (i % 3 != 1).then_some([0.4 - 0.15 * i as f32, -0.5 + 0.2 * i as f32]),
+                    // The targets of heads added later.
+                    ..RowTargets::default()
+                };
+                // A head whose target the row has but left at zero (one added later) gets
+                // a target of its own, so that its loss and gradient are not zero.
+                for (k, head) in HEADS.iter().enumerate() {
+                    let len = head.target_len(area);
+                    let zero = targets.values(head.target).iter().all(|&v| v == 0.0);
+                    if !head.has_class_target() && targets.has(head, area) && zero {
+                        let values: Vec<f32> = (0..len)
+                            .map(|j| 0.6 - 0.13 * ((i + 2 * j + 3 * k) % 9) as f32)
+                            .collect();
+                        targets.set_values(head.target, &values);
+                    }
+                }
+                targets
             })
             .collect();
         Rows {
@@ -137,11 +154,12 @@ fn one_step_matches_burn_losses_gradients_and_weights() {
     let device = Device::default();
     let net = config.init(&device);
     let (lr, wd) = (2e-3, 1e-2);
-    let weights = LossWeights::with([
-        ("ownership_weight", 0.7),
-        ("material_weight", 1.3),
-        ("residual_weight", 1.9),
-    ])
+    // Every head's weight away from 1 (ownership 0.7, material 1.3, the judge 1.9, ...).
+    let weights = LossWeights::with(
+        tengu_model::desc::weight_keys()
+            .into_iter()
+            .zip([0.7, 1.3, 1.9, 1.1, 0.6, 1.5, 0.9, 1.7]),
+    )
     .unwrap();
     let mut burn = BurnTrainer::new(&variant, net.clone(), &device, lr, wd as f32);
     burn.weights = weights;

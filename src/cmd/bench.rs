@@ -663,6 +663,8 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                 ownership: vec![1; 2 * area],
                 material: [0.1, -0.2],
                 teacher: Some([0.2, 0.4]),
+                // The targets of heads added later: zero.
+                ..tengu_model::desc::RowTargets::default()
             };
             let examples: Vec<TrainExample> = (0..args.train_batch)
                 .map(|j| TrainExample {

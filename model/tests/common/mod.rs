@@ -35,6 +35,8 @@ pub fn row_targets(count: usize) -> Vec<RowTargets> {
                 [-0.5, -0.25]
             },
             teacher: (i % 3 != 2).then_some([0.1 * i as f32 - 0.2, 0.3 - 0.2 * i as f32]),
+            // The targets of heads added later.
+            ..RowTargets::default()
         })
         .collect()
 }

@@ -44,8 +44,8 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import tengu
-from tengu.train import (TenguNet, load_adamw_state, losses, save_adamw_state, target_counts,
-                         threads, to_torch)
+from tengu.train import (HEADS, TenguNet, load_adamw_state, losses, save_adamw_state,
+                         target_counts, threads, to_torch)
 
 
 def _at_least_one(text: str) -> int:
@@ -240,11 +240,12 @@ def _train_epochs(args, train, net, model, opt, device, autocast, rank, world, b
                     "step": step,
                     "policy_loss": parts.policy.item(),
                     "policy_target_rows": int((b["policy"].sum(1) > 0).sum().item()),
-                    "value_loss": parts.value.item(),
-                    "ownership_loss": parts.ownership.item(),
-                    "material_loss": parts.material.item(),
-                    "residual_loss": (parts.residual.item()
-                                      if b["has_teacher"].sum().item() > 0 else None),
+                    # Each head's loss, null where no row of the batch had its target
+                    # (as the Rust trainer logs it).
+                    **{f"{h['loss_name']}_loss": (parts[h["loss_name"]].item()
+                                                  if b["has_" + h["target"]].sum().item() > 0
+                                                  else None)
+                       for h in HEADS},
                     "learning_rate": _learning_rate(train, step - 1),
                     "samples_per_second": rows / max(time.time() - started, 1e-9),
                     "window_rows": reader.total_rows,

@@ -818,7 +818,10 @@ impl CpuTrainer {
         hidden.iter_mut().for_each(|h| *h = h.max(0.0));
         let mut hidden_outputs = Vec::new();
         for (head, slot) in HEADS.iter().zip(&self.layers.head_slots) {
-            let HeadSlot::Hidden { layer: (w, bias), .. } = *slot else {
+            let HeadSlot::Hidden {
+                layer: (w, bias), ..
+            } = *slot
+            else {
                 continue;
             };
             let mut out = vec![0.0f32; b * head.outputs];
@@ -1019,8 +1022,11 @@ impl CpuTrainer {
         let rows = b * a;
         let width = self.head_width();
         let mut dheads = scratch.zeros(rows * width);
-        let mut dhidden_outputs: Vec<Vec<f32>> =
-            f.hidden_outputs.iter().map(|o| vec![0.0f32; o.len()]).collect();
+        let mut dhidden_outputs: Vec<Vec<f32>> = f
+            .hidden_outputs
+            .iter()
+            .map(|o| vec![0.0f32; o.len()])
+            .collect();
         let losses = self.losses_of(&f, batch, Some((&mut dheads, &mut dhidden_outputs)));
         profile.lap("losses", clock);
         let mut grads: Vec<Vec<f32>> = self
@@ -1035,7 +1041,11 @@ impl CpuTrainer {
         let mut dhidden = vec![0.0f32; b * hidden_n];
         let mut dhidden_head = vec![0.0f32; b * hidden_n];
         for slot in &self.layers.head_slots {
-            let HeadSlot::Hidden { index, layer: (w, bias) } = *slot else {
+            let HeadSlot::Hidden {
+                index,
+                layer: (w, bias),
+            } = *slot
+            else {
                 continue;
             };
             let (mut gw, mut gb) = (grad_of(w, &mut grads), grad_of(bias, &mut grads));
@@ -1049,7 +1059,11 @@ impl CpuTrainer {
                 &dhidden_outputs[index],
                 &mut gw,
                 &mut gb,
-                Some(if first { &mut dhidden } else { &mut dhidden_head }),
+                Some(if first {
+                    &mut dhidden
+                } else {
+                    &mut dhidden_head
+                }),
             );
             if !first {
                 for (g, &m) in dhidden.iter_mut().zip(&dhidden_head) {
@@ -1255,41 +1269,52 @@ impl CpuTrainer {
                 path.display()
             )
         };
-        let count = state.params.len();
         // A head added after the state was written (`desc::added_later`) is absent from it:
-        // its moments start at zero, as the head itself did.
-        let complete = count == self.params.len();
-        let expected: Vec<&Param> = self
-            .params
-            .iter()
-            .filter(|p| complete || !crate::desc::added_later(&p.name))
-            .collect();
-        if count != expected.len() {
+        // its moments start at zero, as the head itself did. Any number of such heads may
+        // be missing (a state from before the judge lacks every later head); every other
+        // parameter must be there, in order, with its size.
+        let time = u32::try_from(state.steps).map_err(|_| bad("step count out of range"))?;
+        let counts = format!(
+            "the file has {} parameters, the network {}",
+            state.params.len(),
+            self.params.len()
+        );
+        let mut saved = state.params.into_iter().peekable();
+        let mut moments = Vec::with_capacity(self.params.len());
+        for p in &self.params {
+            match saved.next_if(|s| s.name == p.name) {
+                Some(s)
+                    if s.moment_1.len() != p.value.len() || s.moment_2.len() != p.value.len() =>
+                {
+                    return Err(bad(&format!(
+                        "{} has {} values, the network {}",
+                        p.name,
+                        s.moment_1.len(),
+                        p.value.len()
+                    )));
+                }
+                Some(s) => moments.push(Some(s)),
+                None if crate::desc::added_later(&p.name) => moments.push(None),
+                None => {
+                    return Err(bad(&match saved.peek() {
+                        Some(s) => {
+                            format!("parameter {:?} where {} belongs ({counts})", s.name, p.name)
+                        }
+                        None => format!("no parameter {} ({counts})", p.name),
+                    }));
+                }
+            }
+        }
+        if let Some(extra) = saved.next() {
             return Err(bad(&format!(
-                "{count} parameters, the network has {}",
-                self.params.len()
+                "parameter {:?}, which the network does not have ({counts})",
+                extra.name
             )));
         }
-        for (p, saved) in expected.iter().zip(&state.params) {
-            if saved.name != p.name {
-                return Err(bad(&format!(
-                    "parameter {:?} where {} belongs",
-                    saved.name, p.name
-                )));
-            }
-            if saved.moment_1.len() != p.value.len() {
-                return Err(bad(&format!(
-                    "{} has {} values, the network {}",
-                    p.name,
-                    saved.moment_1.len(),
-                    p.value.len()
-                )));
-            }
-        }
-        let time = u32::try_from(state.steps).map_err(|_| bad("step count out of range"))?;
-        let mut saved = state.params.into_iter().peekable();
-        for p in &mut self.params {
-            match saved.next_if(|s| s.name == p.name) {
+        // Checked whole before anything changes: a refused state leaves the moments as
+        // they were.
+        for (p, saved) in self.params.iter_mut().zip(moments) {
+            match saved {
                 Some(s) => {
                     p.moment_1.copy_from_slice(&s.moment_1);
                     p.moment_2.copy_from_slice(&s.moment_2);

@@ -723,7 +723,7 @@ mod tests {
                 "ownership" => 0.5,
                 "material" => 0.25,
                 "residual" => 0.125,
-                _ => 1.0,
+                _ => h.default_weight,
             };
             let w = LossWeights::with([
                 ("ownership_weight", 0.5),

@@ -441,25 +441,42 @@ fn a_checkpoint_and_optimizer_state_from_before_the_judge_load_with_a_zero_corre
     let mut resumed = CpuTrainer::from_checkpoint(&variant, &path, 1e-3, 0.0).unwrap();
     let state = dir.join("optimizer.bin");
     trainer.save_optimizer(&state).unwrap();
-    // Rewrite the file without the residual head's two entries (magic, step count,
-    // parameter count, then per parameter: name length, name, value count, both moments).
+    // Rewrite the file without a layer's two entries (magic, step count, parameter count,
+    // then per parameter: name length, name, value count, both moments).
     let bytes = std::fs::read(&state).unwrap();
-    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
-    let mut old_state = bytes[..24].to_vec();
-    old_state.extend_from_slice(&(u64_at(24) as u64 - 2).to_le_bytes());
-    let mut at = 32;
-    while at < bytes.len() {
-        let name_len = u64_at(at);
-        let name = std::str::from_utf8(&bytes[at + 8..at + 8 + name_len]).unwrap();
-        let end = at + 8 + name_len + 8 + 8 * u64_at(at + 8 + name_len);
-        if !name.starts_with("residual.") {
-            old_state.extend_from_slice(&bytes[at..end]);
+    let without = |layer: &str| {
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+        let mut out = bytes[..24].to_vec();
+        out.extend_from_slice(&(u64_at(24) as u64 - 2).to_le_bytes());
+        let mut at = 32;
+        while at < bytes.len() {
+            let name_len = u64_at(at);
+            let name = std::str::from_utf8(&bytes[at + 8..at + 8 + name_len]).unwrap();
+            let end = at + 8 + name_len + 8 + 8 * u64_at(at + 8 + name_len);
+            if !name.starts_with(&format!("{layer}.")) {
+                out.extend_from_slice(&bytes[at..end]);
+            }
+            at = end;
         }
-        at = end;
-    }
+        out
+    };
+    let old_state = without("residual");
     assert_eq!(
         old_state.len(),
         bytes.len() - 2 * 16 - "residual.weight".len() - "residual.bias".len() - 8 * (16 + 1)
+    );
+    // A state without a layer that is not a later head is refused, naming it, and the
+    // moments stay as they were.
+    let broken_state = dir.join("broken-optimizer.bin");
+    std::fs::write(&broken_state, without("value_fc2")).unwrap();
+    let (before, after) = (dir.join("before.bin"), dir.join("after.bin"));
+    resumed.save_optimizer(&before).unwrap();
+    let e = resumed.load_optimizer(&broken_state).unwrap_err();
+    assert!(e.contains("value_fc2"), "{e}");
+    resumed.save_optimizer(&after).unwrap();
+    assert_eq!(
+        std::fs::read(&before).unwrap(),
+        std::fs::read(&after).unwrap()
     );
     std::fs::write(&state, &old_state).unwrap();
     resumed.load_optimizer(&state).unwrap();

@@ -115,7 +115,8 @@ def test_the_heads_are_the_rust_table(run):
     """The PyTorch network builds its heads from the Rust head table: one layer per row,
     under the row's checkpoint name, with the row's output size."""
     from tengu.train import HEADS
-    assert [h["loss_name"] for h in HEADS] == ["value", "ownership", "material", "residual"]
+    # The first four rows; heads added later follow them.
+    assert [h["loss_name"] for h in HEADS][:4] == ["value", "ownership", "material", "residual"]
     net = TenguNet(tengu.run_config(str(run))["net"])
     for h in HEADS:
         layer = getattr(net, h["layer"])

@@ -288,6 +288,8 @@ pub enum HeadTarget {
     Material,
     /// [`RowTargets::teacher`] (rows may have none).
     Teacher,
+    /// [`RowTargets::root_value`].
+    RootValue,
 }
 
 impl HeadTarget {
@@ -299,6 +301,7 @@ impl HeadTarget {
             HeadTarget::Ownership => "ownership",
             HeadTarget::Material => "material",
             HeadTarget::Teacher => "teacher",
+            HeadTarget::RootValue => "root_value",
         }
     }
 }
@@ -424,6 +427,21 @@ pub const HEADS: &[Head] = &[
         default_weight: 1.0,
         init: HeadInit::Zero,
     },
+    // The search's own value of the row (its root value): a target every row has, nearer
+    // in time than the game's result (KataGo's short-term value heads). The search does not
+    // read it; off until a run weighs it in (`train.root_value_weight`), for an A/B.
+    Head {
+        layer: "root_value_fc",
+        loss_name: "root_value",
+        input: HeadInput::ValueHidden,
+        outputs: 1,
+        activation: Activation::Tanh,
+        loss: LossKind::SquaredError,
+        target: HeadTarget::RootValue,
+        weight_key: Some("root_value_weight"),
+        default_weight: 0.0,
+        init: HeadInit::Zero,
+    },
 ];
 
 /// The number of rows of [`HEADS`].
@@ -516,6 +534,8 @@ pub struct RowTargets {
     /// logit scale) and `target` in (-1, 1), `tanh(teacher score / MATERIAL_SCALE)` (blended
     /// with the result by `[train] teacher_result_weight`), mover's view.
     pub teacher: Option<[f32; 2]>,
+    /// The root value of the row's search in [-1, 1], mover's view.
+    pub root_value: [f32; 1],
 }
 
 impl RowTargets {
@@ -526,6 +546,7 @@ impl RowTargets {
             HeadTarget::Wdl => &self.wdl,
             HeadTarget::Material => &self.material,
             HeadTarget::Teacher => self.teacher.as_ref().map_or(&[], |t| &t[..]),
+            HeadTarget::RootValue => &self.root_value,
             HeadTarget::Ownership => &[],
         }
     }
@@ -536,6 +557,7 @@ impl RowTargets {
         match target {
             HeadTarget::Ownership => &self.ownership,
             HeadTarget::Wdl | HeadTarget::Material | HeadTarget::Teacher => &[],
+            HeadTarget::RootValue => &[],
         }
     }
 
@@ -556,6 +578,7 @@ impl RowTargets {
                         .expect("a teacher target is [base, target]"),
                 )
             }
+            HeadTarget::RootValue => self.root_value.copy_from_slice(values),
             HeadTarget::Ownership => panic!("ownership is a class target"),
         }
     }

@@ -408,6 +408,7 @@ impl Example {
                 ownership,
                 material,
                 teacher,
+                root_value: [row.search_value.clamp(-1.0, 1.0)],
             },
         })
     }
@@ -462,6 +463,8 @@ mod tests {
         let r = row(&variant, false);
         let plain = Example::from_row(&r, &variant).unwrap();
         assert_eq!(plain.targets.wdl, [1.0, 0.0, 0.0]);
+        // The root value head's target is the search's value, whatever the mix.
+        assert_eq!(plain.targets.root_value, [-0.5]);
         let mix = ValueTargetMix {
             search: 0.25,
             future: 0.0,

@@ -43,9 +43,9 @@ holdout_every = 3
 
 /// The Rust reader's view of every row of `run`, in shard name order:
 /// `[{"row": i, "held_out": bool, "sha256": hex}]`, the hash over the planes (f32), each
-/// legal move's `(from, to, code)` (i64), the policy (f32), WDL (f32), ownership (u8, mover's
-/// frame; nothing when the row has none), material (f32) and the judge's target (f32;
-/// nothing when the row has no teacher label), all little-endian.
+/// legal move's `(from, to, code)` (i64), the policy (f32), then each head's target the row
+/// has in the table's order (`desc::HEADS`: class targets as bytes, values as f32; nothing
+/// for a target the row lacks, such as ownership or the judge's label), all little-endian.
 fn golden(run: &Path) -> serde_json::Value {
     let store = tengu_store::RunStore::open(&p(run)).unwrap();
     let variant = tengu_rules::Variant::dai_dai();

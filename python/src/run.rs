@@ -196,7 +196,8 @@ pub fn parameter_shapes(
 /// "residual_squared_error"), "classes"
 /// (the square heads' classes, else null), "target" (the batch key), "weight_key" (a
 /// `[train]` key, or null for weight 1), "default_weight" (its weight where `[train]` lacks
-/// the key), "init" ("default" | "zero")}` in the table's order.
+/// the key), "averages_over_rows_with_target" (its loss is a mean over the rows that have
+/// its target, else over every row), "init" ("default" | "zero")}` in the table's order.
 #[pyfunction]
 pub fn heads() -> String {
     use tengu_model::desc::{Activation, HeadInit, HeadInput, LossKind, HEADS};
@@ -229,6 +230,7 @@ pub fn heads() -> String {
                 "target": h.target.name(),
                 "weight_key": h.weight_key,
                 "default_weight": h.default_weight,
+                "averages_over_rows_with_target": h.averages_over_rows_with_target(),
                 "init": match h.init {
                     HeadInit::Default => "default",
                     HeadInit::Zero => "zero",

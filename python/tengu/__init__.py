@@ -75,7 +75,9 @@ def heads() -> List[dict]:
     (``tengu_model::desc::HEADS``), one dict per head (``layer``, ``loss_name``, ``input``,
     ``outputs``, ``activation``, ``loss``, ``classes``, ``target`` (the batch key of its
     target; ``has_<target>`` marks the rows that have it), ``weight_key`` (a ``[train]``
-    key, or None for weight 1), ``default_weight``, ``init``), in the table's order."""
+    key, or None for weight 1), ``default_weight``, ``averages_over_rows_with_target``
+    (its loss is a mean over the rows with its target, else over every row), ``init``), in
+    the table's order."""
     return json.loads(_tengu.heads())
 
 

@@ -162,6 +162,32 @@ def test_a_pytorch_step_and_a_cpu_kernel_step_agree_on_the_same_batch(run):
     assert worst[0] < 1e-3, worst
 
 
+def test_losses_in_chunks_combine_as_the_rust_trainers_on_one_batch(run):
+    """The PyTorch follower's held-out losses (chunks of 64, combined as tengu train's
+    ``losses_on_rows``) against the CPU kernels' losses of the same rows as one batch: the
+    judge's loss is a mean over the rows with a teacher label in both."""
+    from contextlib import nullcontext
+
+    from tengu.train.follow import chunked_losses
+
+    _, path, _ = tengu.newest_checkpoint(str(run))
+    net = TenguNet.from_checkpoint(path, "dai-dai")
+    window = tengu.RunWindow(str(run), planes=net.net["planes"])
+    window.ingest()
+    raw = window.sample(0, 90, seed=9)
+    assert raw is not None and 0 < raw["has_teacher"].sum() < 90
+    # Chunks of 64 and 26 whose shares of labelled rows differ, so that weighing the
+    # judge's loss by rows instead of labelled rows would show.
+    assert raw["has_teacher"][:64].mean() != raw["has_teacher"][64:].mean()
+    mine = chunked_losses(net, raw, torch.device("cpu"), nullcontext())
+    rust = window.cpu_gradients(path, raw["row"])["losses"]
+    rows_with_policy = float((raw["policy"].sum(1) > 0).sum())
+    assert mine["rows"] == 90
+    for name, value in rust.items():
+        want = value * 90 / rows_with_policy if name == "policy" else value
+        assert abs(mine[name] - want) <= 1e-4 * (1 + abs(want)), (name, mine[name], want)
+
+
 def test_the_adamw_state_pytorch_publishes_goes_on_in_the_cpu_trainer_as_in_torch(run, tmp_path):
     """The AdamW state the PyTorch trainer publishes (the CPU trainer's format) is the state
     torch goes on from: after two torch steps the state is written; the third step, taken

@@ -25,7 +25,7 @@ import torch
 import torch.distributed as dist
 
 import tengu
-from tengu.train import losses, target_counts, to_torch
+from tengu.train import HEADS, losses, target_counts, to_torch
 
 #: How many times ranks look again when their windows differ after a look (a shard that
 #: landed between two ranks' listings).
@@ -163,8 +163,13 @@ class Follow:
             n = b["planes"].shape[0]
             targets = float((b["policy"].sum(1) > 0).sum())
             names = list(parts)
-            totals = self._sum([parts[k].item() * n for k in names] + [targets, float(n)])
+            # Rows with each head's target over the ranks: a head none of whose rows had
+            # one logs null, as tengu train does.
+            with_target = [float(b["has_" + h["target"]].sum()) for h in HEADS]
+            totals = self._sum([parts[k].item() * n for k in names] + with_target
+                               + [targets, float(n)])
             sums = dict(zip(names, totals))
+            heads_with = {h["loss_name"]: totals[len(names) + i] for i, h in enumerate(HEADS)}
             targets_all, rows = totals[-2], max(totals[-1], 1.0)
             step += 1
             elapsed = time.time() - rate_start[0]
@@ -180,7 +185,8 @@ class Follow:
                 "step": step,
                 "policy_loss": sums["policy"] / targets_all if targets_all > 0 else None,
                 "policy_target_rows": int(targets_all),
-                **{f"{k}_loss": sums[k] / rows for k in names if k != "policy"},
+                **{f"{k}_loss": sums[k] / rows if heads_with[k] > 0 else None
+                   for k in names if k != "policy"},
                 "learning_rate": self.learning_rate(step - 1),
                 "samples_per_second": samples_per_second,
                 "window_rows": len(self.window),
@@ -217,12 +223,23 @@ def held_out_losses(net, window: "tengu.RunWindow", max_rows: int, device: torch
                     autocast) -> Optional[Dict[str, float]]:
     """The Rust trainer's held-out losses (``train::losses_on_rows``): up to ``max_rows``
     of the newest held-out rows, in chunks of 64; policy per row with a target (NaN when
-    none had one), the others per row; ``None`` without held-out rows."""
+    none had one), each head per row, or per row with its target for a head whose loss is a
+    mean over those (NaN when none had one); ``None`` without held-out rows."""
     raw = window.held_out(max_rows)
     if raw is None:
         return None
+    return chunked_losses(net, raw, device, autocast)
+
+
+def chunked_losses(net, raw: Dict[str, "np.ndarray"], device: torch.device,
+                   autocast) -> Dict[str, float]:
+    """The losses of a batch's rows computed in chunks of 64 and combined as one batch's
+    (the Rust trainer's ``losses_on_rows``): policy per row with a target (NaN when none
+    had one), each head per row, or per row with its target for a head whose loss is a mean
+    over those (NaN when none had one); ``rows``: the rows measured."""
     n = raw["planes"].shape[0]
     sums: Dict[str, float] = {}
+    measured: Dict[str, float] = {}
     targets = 0
     with torch.no_grad(), autocast:
         for lo in range(0, n, 64):
@@ -230,9 +247,15 @@ def held_out_losses(net, window: "tengu.RunWindow", max_rows: int, device: torch
             m = len(chunk["planes"])
             parts = losses(net, to_torch(chunk, device))
             targets += int((chunk["policy"].sum(1) > 0).sum())
+            weights = {"policy": m}
+            for h in HEADS:
+                with_target = int(chunk["has_" + h["target"]].sum())
+                weights[h["loss_name"]] = (with_target if h["averages_over_rows_with_target"]
+                                           else m)
             for k, v in parts.items():
-                sums[k] = sums.get(k, 0.0) + float(v) * m
-    held = {k: v / n for k, v in sums.items()}
+                sums[k] = sums.get(k, 0.0) + float(v) * weights[k]
+                measured[k] = measured.get(k, 0) + weights[k]
+    held = {k: v / measured[k] if measured[k] else math.nan for k, v in sums.items()}
     held["policy"] = sums["policy"] / targets if targets else math.nan
     held["rows"] = n
     return held

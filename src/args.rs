@@ -36,6 +36,10 @@ pub enum Command {
     Train(TrainArgs),
     /// A match between two players: score, Elo with a 95% interval, optional SPRT.
     Match(MatchArgs),
+    /// Earlier matches read back: the games of `tengu match --out` folders of the same two
+    /// players (one a seed) pooled into one report, optionally scored again at another
+    /// material ratio. Plays nothing.
+    Results(ResultsArgs),
     /// A round-robin (or gauntlet) tournament with a fitted rating table and a picture.
     Tournament(TournamentArgs),
     /// Rate a run's checkpoints nearest to given CPU-hours against fixed opponents
@@ -161,6 +165,28 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = 1, value_parser = crate::ranges::whole::<usize>(1, 256))]
     pub threads: usize,
     /// Print one JSON object at the end instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ResultsArgs {
+    /// `tengu match --out` folders (each with its `results.jsonl`) of the same two players
+    /// on different openings (seeds); their game pairs pool into one report.
+    #[arg(required = true, num_args = 1..)]
+    pub folders: Vec<std::path::PathBuf>,
+    /// Score the games that reached the ply cap again at this material ratio: won by a side
+    /// with at least this many times the other's material (its share at the end), else
+    /// drawn; 0: every capped game a draw. Default: as played. At fixed visits a match
+    /// replays move for move, so this is what a match at that ratio would have given.
+    #[arg(long, value_parser = crate::ranges::material_ratio)]
+    pub material_ratio: Option<f32>,
+    /// Pool folders of different players too: player A's side of each folder's match as one
+    /// player (e.g. a change against its absence, measured at several checkpoints). Folders
+    /// of the same two players must still differ in their openings.
+    #[arg(long)]
+    pub several_pairings: bool,
+    /// Print one JSON object (`tengu match --json`'s report) instead of text.
     #[arg(long)]
     pub json: bool,
 }

@@ -31,7 +31,10 @@ fn main() {
     );
     let cli = Cli::command().version(version).get_matches();
     let cli = Cli::from_arg_matches(&cli).unwrap_or_else(|e| e.exit());
-    let filter = cli.log.clone().unwrap_or_else(|| cli.command.default_log().to_string());
+    let filter = cli
+        .log
+        .clone()
+        .unwrap_or_else(|| cli.command.default_log().to_string());
     if let Err(e) = logging::init(&filter) {
         let _ = writeln!(std::io::stderr(), "error: {e}");
         std::process::exit(2);
@@ -46,6 +49,7 @@ fn main() {
         Command::Train(args) => cmd::train::run(args),
         Command::Run(args) => cmd::run::run(args),
         Command::Match(args) => cmd::arena::run_match(args),
+        Command::Results(args) => cmd::arena::run_results(args),
         Command::Tournament(args) => cmd::arena::run_tournament(args),
         Command::Ladder(args) => cmd::ladder::run(args),
         Command::Tensorboard(args) => cmd::tensorboard::run(args),

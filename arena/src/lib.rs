@@ -8,5 +8,6 @@ pub mod ladder;
 pub mod matches;
 pub mod pairs;
 pub mod report;
+pub mod results;
 pub mod suite;
 pub mod tournament;

@@ -62,6 +62,13 @@ pub struct GameResult {
     pub starts: Option<String>,
 }
 
+impl GameResult {
+    /// Whether the game reached the ply cap (drawn there, or adjudicated on material).
+    pub fn capped(&self) -> bool {
+        self.termination == PLY_CAP || self.termination == ADJUDICATED
+    }
+}
+
 /// The identity of a match's openings: `random:<plies>:<seed>`, or `file:<hash>` of the
 /// openings' moves (so the same openings in another file, or comments changed, still
 /// continue the match).
@@ -81,6 +88,13 @@ pub fn starts_id(options: &MatchOptions) -> String {
 fn even() -> f32 {
     0.5
 }
+
+/// [`GameResult::termination`] of a game drawn at the ply cap (no side held the material
+/// ratio).
+pub const PLY_CAP: &str = "ply cap";
+
+/// [`GameResult::termination`] of a game won at the ply cap on material.
+pub const ADJUDICATED: &str = "adjudicated on material";
 
 #[derive(Clone, Debug)]
 pub struct MatchSummary {
@@ -187,13 +201,13 @@ fn play_game(
                 let m = material(game.position(), values);
                 let (mine, theirs) = (m[a_color.index()], m[a_color.opposite().index()]);
                 if mine >= ratio * theirs.max(1e-3) {
-                    return Ok((game, 1, "adjudicated on material".into()));
+                    return Ok((game, 1, ADJUDICATED.into()));
                 }
                 if theirs >= ratio * mine.max(1e-3) {
-                    return Ok((game, -1, "adjudicated on material".into()));
+                    return Ok((game, -1, ADJUDICATED.into()));
                 }
             }
-            return Ok((game, 0, "ply cap".into()));
+            return Ok((game, 0, PLY_CAP.into()));
         }
         let m = if game.position().side_to_move() == a_color {
             a.choose(&game)?
@@ -413,7 +427,7 @@ fn save_game(
     Ok(())
 }
 
-fn add(score: &mut Score, result: i8) {
+pub(crate) fn add(score: &mut Score, result: i8) {
     match result {
         1 => score.wins += 1,
         0 => score.draws += 1,

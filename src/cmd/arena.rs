@@ -15,7 +15,7 @@ use tengu_search::players::{
 };
 use tengu_selfplay::openings::read_openings;
 
-use crate::args::{GameSettingsArgs, MatchArgs, TournamentArgs};
+use crate::args::{GameSettingsArgs, MatchArgs, ResultsArgs, TournamentArgs};
 use crate::output::{out, outln};
 
 /// A player from its command-line description (parsed and range-checked by clap).
@@ -172,13 +172,34 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         tracing::info!(game = r.index, result = r.result, plies = r.plies, termination = %r.termination, wins = s.wins, draws = s.draws, losses = s.losses, "game finished");
     })
     .map_err(anyhow::Error::msg)?;
+    print_report(
+        &a_name,
+        &b_name,
+        &summary,
+        &share_hint(options.material_ratio),
+        sprt.as_ref(),
+        args.json,
+    )
+}
+
+/// A finished match's report, as text or (`json`) `tengu match --json`'s object;
+/// `share_note`: what a material share means for these games ([`share_hint`]), `sprt`: the
+/// SPRT settings the match ran with.
+fn print_report(
+    a_name: &str,
+    b_name: &str,
+    summary: &matches::MatchSummary,
+    share_note: &str,
+    sprt: Option<&Sprt>,
+    json: bool,
+) -> Result<()> {
     let s = summary.score;
     let interval = elo_interval(&s);
     let (share, share_se) = summary.material_share();
     let pairs = summary.pairs();
-    if args.json {
+    if json {
         // An end the results cannot bound (after a perfect or a zero score) is null.
-        let report = MatchReport::new(&a_name, &b_name, &summary, sprt.as_ref());
+        let report = MatchReport::new(a_name, b_name, summary, sprt);
         outln!("{}", report.to_json())?;
     } else {
         outln!(
@@ -194,8 +215,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         outln!("Elo difference {interval}")?;
         outln!("{pairs}")?;
         outln!(
-            "{a_name}'s share of the material at the end: {share:.3} +- {share_se:.3} ({})",
-            share_hint(options.material_ratio)
+            "{a_name}'s share of the material at the end: {share:.3} +- {share_se:.3} ({share_note})"
         )?;
         if let (Some(p), Some(d)) = (sprt, summary.sprt) {
             let (l, u) = p.bounds();
@@ -208,6 +228,62 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `tengu results`: earlier matches' games pooled and, if asked, scored again at another
+/// material ratio; plays nothing and writes nothing.
+pub fn run_results(args: ResultsArgs) -> Result<()> {
+    use tengu_arena::results;
+    let folders = args
+        .folders
+        .iter()
+        .map(|dir| results::read_folder(dir))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut summary = results::pool(&folders, args.several_pairings)?;
+    let first = &summary.results[0];
+    let (mut a_name, mut b_name) = (first.a.clone(), first.b.clone());
+    let mut pairings: Vec<(&str, &str)> = summary
+        .results
+        .iter()
+        .map(|r| (r.a.as_str(), r.b.as_str()))
+        .collect();
+    pairings.sort_unstable();
+    pairings.dedup();
+    if pairings.len() > 1 {
+        (a_name, b_name) = (
+            format!("A of {} pairings", pairings.len()),
+            format!("B of {} pairings", pairings.len()),
+        );
+    }
+    let share_note = match args.material_ratio {
+        Some(r) => {
+            let r = (r > 0.0).then_some(r);
+            summary = results::rescored(&summary, r.map(f64::from));
+            share_hint(r)
+        }
+        // The ratio a match was adjudicated at is not recorded with its games.
+        None => "0.5 even; games at the ply cap as played".to_string(),
+    };
+    let capped = summary.results.iter().filter(|r| r.capped()).count();
+    tracing::info!(
+        folders = folders.len(),
+        games = summary.results.len(),
+        capped,
+        "pooled"
+    );
+    if !args.json {
+        outln!(
+            "{} folder(s), {} games, {capped} of them at the ply cap, {}",
+            folders.len(),
+            summary.results.len(),
+            match args.material_ratio {
+                Some(r) if r > 0.0 => format!("scored again at {r}x"),
+                Some(_) => "scored again as draws".to_string(),
+                None => "as played".to_string(),
+            }
+        )?;
+    }
+    print_report(&a_name, &b_name, &summary, &share_note, None, args.json)
 }
 
 /// What a material share means under the match's adjudication: a side with `r` times the

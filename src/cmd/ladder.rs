@@ -256,13 +256,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
                 elo_high: hi.as_f64(),
                 material_share: share,
                 material_share_se: share_se,
-                capped: summary
-                    .results
-                    .iter()
-                    .filter(|r| {
-                        r.termination == "ply cap" || r.termination.starts_with("adjudicated")
-                    })
-                    .count() as u64,
+                capped: summary.results.iter().filter(|r| r.capped()).count() as u64,
             });
         }
         reports.push((*rung, matches_of_rung));

@@ -1,0 +1,185 @@
+//! `tengu results`: the games of earlier `tengu match --out` folders pooled into one report,
+//! scored again at another material ratio, and the folders it refuses.
+
+mod common;
+use common::{p, tengu};
+
+/// A short match of `greedy` against `random` with `seed`, kept in `dir`; its JSON report.
+fn play(dir: &std::path::Path, seed: u64, b: &str) -> serde_json::Value {
+    let seed = seed.to_string();
+    let (ok, out, err) = tengu(&[
+        "match",
+        "greedy",
+        b,
+        "--games",
+        "6",
+        "--max-plies",
+        "30",
+        "--seed",
+        &seed,
+        "--out",
+        &p(dir),
+        "--json",
+        "--log",
+        "warn",
+    ]);
+    assert!(ok, "{err}");
+    serde_json::from_str(out.trim()).unwrap()
+}
+
+fn results(args: &[&str]) -> (bool, String, String) {
+    let mut all = vec!["results"];
+    all.extend_from_slice(args);
+    tengu(&all)
+}
+
+#[test]
+fn pooled_matches_add_up_and_a_ratio_scores_capped_games_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (s1, s2) = (dir.path().join("s1"), dir.path().join("s2"));
+    let reports = [play(&s1, 1, "random"), play(&s2, 2, "random")];
+
+    let (ok, out, err) = results(&[&p(&s1), &p(&s2), "--json"]);
+    assert!(ok, "{err}");
+    let pooled: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let sum = |key: &str| {
+        reports
+            .iter()
+            .map(|r| r[key].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    for key in ["games", "wins", "draws", "losses", "pairs", "unpaired"] {
+        assert_eq!(pooled[key].as_u64().unwrap(), sum(key), "{key}: {pooled}");
+    }
+    for k in 0..5 {
+        let bin = |r: &serde_json::Value| r["pentanomial"][k].as_u64().unwrap();
+        assert_eq!(
+            bin(&pooled),
+            reports.iter().map(bin).sum::<u64>(),
+            "{pooled}"
+        );
+    }
+    assert_eq!(pooled["a"], reports[0]["a"]);
+    // One folder alone is its match's report again.
+    let (ok, out, _) = results(&[&p(&s1), "--json"]);
+    assert!(ok);
+    let alone: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    for key in [
+        "wins",
+        "draws",
+        "losses",
+        "score",
+        "pair_score",
+        "material_share",
+    ] {
+        assert_eq!(alone[key], reports[0][key], "{key}");
+    }
+
+    // Scored again at the ratio the matches were played at: the same results. With no
+    // adjudication, every game at the cap is a draw.
+    let (ok, again, err) = results(&[&p(&s1), &p(&s2), "--json", "--material-ratio", "1.5"]);
+    assert!(ok, "{err}");
+    let again: serde_json::Value = serde_json::from_str(again.trim()).unwrap();
+    for key in ["wins", "draws", "losses"] {
+        assert_eq!(again[key], pooled[key], "{key}");
+    }
+    // Every game, from the folders' own lines: a capped game scored again is a win for the
+    // side whose material share reaches r / (1 + r), else a draw.
+    let lines: Vec<serde_json::Value> = [&s1, &s2]
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f.join("results.jsonl")).unwrap();
+            text.lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let capped = |g: &serde_json::Value| {
+        g["termination"] == "ply cap" || g["termination"] == "adjudicated on material"
+    };
+    assert!(
+        lines.iter().any(capped),
+        "30 plies end some games at the cap"
+    );
+    let expect = |ratio: f64| {
+        let mut wins_losses = (0u64, 0u64);
+        for g in &lines {
+            let result = if capped(g) {
+                let share = g["material_share"].as_f64().unwrap();
+                match ratio {
+                    r if r > 0.0 && share >= r / (1.0 + r) => 1,
+                    r if r > 0.0 && share <= 1.0 / (1.0 + r) => -1,
+                    _ => 0,
+                }
+            } else {
+                g["result"].as_i64().unwrap()
+            };
+            match result {
+                1 => wins_losses.0 += 1,
+                -1 => wins_losses.1 += 1,
+                _ => {}
+            }
+        }
+        wins_losses
+    };
+    for (flag, ratio) in [("0", 0.0), ("1.2", 1.2f32 as f64), ("3", 3.0)] {
+        let (ok, out, err) = results(&[&p(&s1), &p(&s2), "--json", "--material-ratio", flag]);
+        assert!(ok, "{err}");
+        let r: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        let got = (r["wins"].as_u64().unwrap(), r["losses"].as_u64().unwrap());
+        assert_eq!(got, expect(ratio), "--material-ratio {flag}");
+    }
+
+    // The text report says what it pooled.
+    let (ok, text, err) = results(&[&p(&s1), &p(&s2), "--material-ratio", "1.2"]);
+    assert!(ok, "{err}");
+    assert!(
+        text.contains("2 folder(s), 12 games") && text.contains("scored again at 1.2x"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Elo difference") && text.contains("pairs"),
+        "{text}"
+    );
+}
+
+#[test]
+fn folders_that_do_not_pool_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (s1, same, other) = (
+        dir.path().join("s1"),
+        dir.path().join("s1-again"),
+        dir.path().join("other"),
+    );
+    play(&s1, 1, "random");
+    play(&same, 1, "random");
+    play(&other, 2, "greedy");
+    let (ok, _, err) = results(&[&p(&s1), &p(&same)]);
+    assert!(
+        !ok && err.contains("played the same openings") && err.contains("s1-again"),
+        "{err}"
+    );
+    let (ok, _, err) = results(&[&p(&s1), &p(&other)]);
+    assert!(
+        !ok && err.contains("same two players") && err.contains("other"),
+        "{err}"
+    );
+    let missing = dir.path().join("missing");
+    let (ok, _, err) = results(&[&p(&missing)]);
+    assert!(!ok && err.contains("missing/results.jsonl"), "{err}");
+    // A damaged line is named by file and line.
+    let text = std::fs::read_to_string(s1.join("results.jsonl")).unwrap();
+    std::fs::write(
+        s1.join("results.jsonl"),
+        format!("{text}{{\"index\": 7, \"a\"\n"),
+    )
+    .unwrap();
+    let (ok, _, err) = results(&[&p(&s1)]);
+    let line = text.lines().count() + 1;
+    assert!(
+        !ok && err.contains(&format!("results.jsonl:{line}")),
+        "{err}"
+    );
+    let (ok, _, err) = results(&[&p(&s1), "--material-ratio", "0.9"]);
+    assert!(!ok && err.contains("above 1"), "{err}");
+}

@@ -387,6 +387,13 @@ mod tests {
             let e = RunConfig::parse(&format!("[train]\n{bad}\n"), "x.toml").unwrap_err();
             let key = bad.split(' ').next().unwrap();
             assert!(e.contains("x.toml") && e.contains(key), "{bad}: {e}");
+            if !bad.contains('"') {
+                // Every key the table takes, the heads' weights among them.
+                assert!(
+                    e.contains("`batch_size`") && e.contains("`material_weight`"),
+                    "{e}"
+                );
+            }
         }
         let e = RunConfig::parse("[train]\nresidual_weight = -1.0\n", "x.toml").unwrap_err();
         assert!(

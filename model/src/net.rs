@@ -60,27 +60,22 @@ impl NetConfig {
             policy_code: conv(c, CODES, 1),
             value_conv: conv(c, self.value_channels, 1),
             value_fc1: LinearConfig::new(self.value_channels, VALUE_HIDDEN).init(device),
+            // A head that starts at zero (`HeadInit::Zero`) overrides the layer's default.
             square_heads: square_heads()
-                .map(|h| {
-                    let config = Conv2dConfig::new([c, h.outputs], [1, 1]);
-                    match h.init {
-                        HeadInit::Default => config.init(device),
-                        HeadInit::Zero => config
-                            .with_initializer(burn::nn::Initializer::Zeros)
-                            .init(device),
-                    }
+                .map(|h| match h.init {
+                    HeadInit::Default => Conv2dConfig::new([c, h.outputs], [1, 1]),
+                    HeadInit::Zero => Conv2dConfig::new([c, h.outputs], [1, 1])
+                        .with_initializer(burn::nn::Initializer::Zeros),
                 })
+                .map(|config| config.init(device))
                 .collect(),
             row_heads: row_heads()
-                .map(|h| {
-                    let config = LinearConfig::new(VALUE_HIDDEN, h.outputs);
-                    match h.init {
-                        HeadInit::Default => config.init(device),
-                        HeadInit::Zero => config
-                            .with_initializer(burn::nn::Initializer::Zeros)
-                            .init(device),
-                    }
+                .map(|h| match h.init {
+                    HeadInit::Default => LinearConfig::new(VALUE_HIDDEN, h.outputs),
+                    HeadInit::Zero => LinearConfig::new(VALUE_HIDDEN, h.outputs)
+                        .with_initializer(burn::nn::Initializer::Zeros),
                 })
+                .map(|config| config.init(device))
                 .collect(),
             head_dim: self.head_dim,
         };

@@ -136,9 +136,16 @@ impl<'de> Deserialize<'de> for HeadWeights {
                 let mut weights = HeadWeights::default();
                 while let Some(key) = map.next_key::<String>()? {
                     if weights.get(&key).is_none() {
+                        // serde's own message for an unknown field, which a flattened
+                        // field does not give: every key the table takes.
+                        let known = serde_json::to_value(TrainConfig::default())
+                            .ok()
+                            .and_then(|v| v.as_object().map(|m| m.keys().cloned().collect()))
+                            .unwrap_or_else(Vec::new);
+                        let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
                         return Err(serde::de::Error::custom(format!(
-                            "unknown field `{key}` in [train] (a head's loss weight is one of {})",
-                            tengu_model::desc::weight_keys().join(", ")
+                            "unknown field `{key}` in [train], expected one of {}",
+                            known.join(", ")
                         )));
                     }
                     // Read as any value first, so that a wrong type names its key (a

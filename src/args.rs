@@ -186,7 +186,14 @@ pub struct ResultsArgs {
     /// of the same two players must still differ in their openings.
     #[arg(long)]
     pub several_pairings: bool,
-    /// Print one JSON object (`tengu match --json`'s report) instead of text.
+    /// Compare with a second arm game by game: these folders, one per seed in the same
+    /// order as the first arm's, played the same openings (e.g. a change on and off, each
+    /// against the same opponent). Prints both arms and A minus B per game and per opening
+    /// pair, with 95% intervals.
+    #[arg(long, num_args = 1..)]
+    pub against: Option<Vec<std::path::PathBuf>>,
+    /// Print one JSON object (`tengu match --json`'s report; with `--against`, `{"a", "b",
+    /// "paired"}`) instead of text.
     #[arg(long)]
     pub json: bool,
 }

@@ -4,12 +4,17 @@
 mod common;
 use common::{p, tengu};
 
-/// A short match of `greedy` against `random` with `seed`, kept in `dir`; its JSON report.
+/// A short match of `greedy` against `b` with `seed`, kept in `dir`; its JSON report.
 fn play(dir: &std::path::Path, seed: u64, b: &str) -> serde_json::Value {
+    play_as(dir, seed, "greedy", b)
+}
+
+/// A short match of `a` against `b` with `seed`, kept in `dir`; its JSON report.
+fn play_as(dir: &std::path::Path, seed: u64, a: &str, b: &str) -> serde_json::Value {
     let seed = seed.to_string();
     let (ok, out, err) = tengu(&[
         "match",
-        "greedy",
+        a,
         b,
         "--games",
         "6",
@@ -182,4 +187,87 @@ fn folders_that_do_not_pool_are_refused_by_name() {
     );
     let (ok, _, err) = results(&[&p(&s1), "--material-ratio", "0.9"]);
     assert!(!ok && err.contains("above 1"), "{err}");
+}
+
+#[test]
+fn two_arms_compare_game_by_game_on_the_same_openings() {
+    let dir = tempfile::tempdir().unwrap();
+    let arm = |name: &str, a: &str| {
+        [1, 2].map(|seed| {
+            let folder = dir.path().join(format!("{name}-s{seed}"));
+            play_as(&folder, seed, a, "random");
+            folder
+        })
+    };
+    let (on, off) = (arm("on", "greedy"), arm("off", "random"));
+    let (ok, out, err) = results(&[
+        &p(&on[0]),
+        &p(&on[1]),
+        "--against",
+        &p(&off[0]),
+        &p(&off[1]),
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["a"]["games"], 12);
+    assert_eq!(v["b"]["games"], 12);
+    // The paired difference from the folders' own lines, game k against game k.
+    let scores = |folder: &std::path::Path| -> Vec<f64> {
+        let text = std::fs::read_to_string(folder.join("results.jsonl")).unwrap();
+        let mut games: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        games.sort_by_key(|g| g["index"].as_u64().unwrap());
+        games
+            .iter()
+            .map(|g| (g["result"].as_f64().unwrap() + 1.0) / 2.0)
+            .collect()
+    };
+    let diffs: Vec<f64> = (0..2)
+        .flat_map(|i| {
+            let (a, b) = (scores(&on[i]), scores(&off[i]));
+            a.iter().zip(b).map(|(x, y)| x - y).collect::<Vec<_>>()
+        })
+        .collect();
+    let mean = diffs.iter().sum::<f64>() / diffs.len() as f64;
+    let paired = &v["paired"];
+    assert_eq!(paired["score_per_game"]["n"], 12);
+    assert_eq!(paired["score_per_pair"]["n"], 6);
+    assert!(
+        (paired["score_per_game"]["mean"].as_f64().unwrap() - mean).abs() < 1e-12,
+        "{paired}"
+    );
+    assert!(
+        (paired["score_per_pair"]["mean"].as_f64().unwrap() - mean).abs() < 1e-12,
+        "{paired}"
+    );
+
+    let (ok, text, err) = results(&[
+        &p(&on[0]),
+        &p(&on[1]),
+        "--against",
+        &p(&off[0]),
+        &p(&off[1]),
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        text.contains("A minus B on the same openings: score per game"),
+        "{text}"
+    );
+    // The second arm's folders in another seed order did not play the same openings.
+    let (ok, _, err) = results(&[
+        &p(&on[0]),
+        &p(&on[1]),
+        "--against",
+        &p(&off[1]),
+        &p(&off[0]),
+    ]);
+    assert!(
+        !ok && err.contains("did not play the same openings"),
+        "{err}"
+    );
+    let (ok, _, err) = results(&[&p(&on[0]), &p(&on[1]), "--against", &p(&off[0])]);
+    assert!(!ok && err.contains("one folder each per seed"), "{err}");
 }

@@ -1,6 +1,7 @@
 //! Earlier matches read back (`tengu results`): the games of `tengu match --out` folders
 //! (their `results.jsonl`), pooled over several folders of the same two players (one folder
-//! a seed), and optionally scored again at another material ratio.
+//! a seed), optionally scored again at another material ratio, and two arms compared game
+//! by game on the same openings ([`compare`]).
 //!
 //! A match at fixed visits replays move for move, and the ply cap is the only place where
 //! the material ratio acts, so a capped game scored again from its final material share is
@@ -56,6 +57,124 @@ pub enum ResultsError {
     },
     #[error("no match folders given")]
     Nothing,
+    /// Two arms compared game by game need one folder each per seed.
+    #[error(
+        "{a} folder(s) against {b}: compare arms with one folder each per seed, in the same order"
+    )]
+    ArmsDiffer { a: usize, b: usize },
+    #[error("{a} ({a_starts}) and {b} ({b_starts}) did not play the same openings: give each arm's folders in the same seed order")]
+    OtherOpenings {
+        a: String,
+        a_starts: String,
+        b: String,
+        b_starts: String,
+    },
+    #[error("{a} and {b} have no game index in common")]
+    NoCommonGames { a: String, b: String },
+}
+
+/// A mean and the half-width of its 95% normal interval (`1.96` standard errors, the
+/// sample variance over `n - 1`).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct MeanInterval {
+    pub mean: f64,
+    pub half_width: f64,
+    /// The samples it is over.
+    pub n: usize,
+}
+
+impl MeanInterval {
+    pub fn of(samples: &[f64]) -> MeanInterval {
+        let n = samples.len();
+        let mean = samples.iter().sum::<f64>() / n.max(1) as f64;
+        let variance = if n > 1 {
+            samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+        } else {
+            0.0
+        };
+        MeanInterval {
+            mean,
+            half_width: 1.959964 * (variance / n.max(1) as f64).sqrt(),
+            n,
+        }
+    }
+}
+
+impl std::fmt::Display for MeanInterval {
+    /// `+0.025 +- 0.103`
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:+.3} +- {:.3}", self.mean, self.half_width)
+    }
+}
+
+/// Arm A against arm B on the same openings, A's minus B's: the score per game (0, 1/2 or 1)
+/// and per opening pair (the mean of its two games, colours swapped: the independent
+/// sample, as in the pentanomial), and the material share at the end per game.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct PairedComparison {
+    pub score_per_game: MeanInterval,
+    pub score_per_pair: MeanInterval,
+    pub material_share_per_game: MeanInterval,
+}
+
+/// Arms `a` and `b` compared game by game: `a[i]` and `b[i]` must have played the same
+/// openings (the same seed or file), so that game `k` of one opened as game `k` of the
+/// other; the games both played are compared, results as they stand in the folders (score
+/// them again with [`rescored`] first where wanted).
+pub fn compare(
+    a: &[(MatchFolder, MatchSummary)],
+    b: &[(MatchFolder, MatchSummary)],
+) -> Result<PairedComparison, ResultsError> {
+    if a.len() != b.len() || a.is_empty() {
+        return Err(ResultsError::ArmsDiffer {
+            a: a.len(),
+            b: b.len(),
+        });
+    }
+    let score = |r: &GameResult| (r.result as f64 + 1.0) / 2.0;
+    let (mut games, mut shares, mut pairs) = (Vec::new(), Vec::new(), Vec::new());
+    for ((fa, sa), (fb, sb)) in a.iter().zip(b) {
+        let (_, _, a_starts) = match_key(&fa.results[0]);
+        let (_, _, b_starts) = match_key(&fb.results[0]);
+        if a_starts != b_starts {
+            return Err(ResultsError::OtherOpenings {
+                a: fa.dir.display().to_string(),
+                a_starts,
+                b: fb.dir.display().to_string(),
+                b_starts,
+            });
+        }
+        let by_index: std::collections::BTreeMap<u64, &GameResult> =
+            sb.results.iter().map(|r| (r.index, r)).collect();
+        let mut by_pair: std::collections::BTreeMap<u64, Vec<f64>> = Default::default();
+        let before = games.len();
+        for ra in &sa.results {
+            let Some(rb) = by_index.get(&ra.index) else {
+                continue;
+            };
+            let d = score(ra) - score(rb);
+            games.push(d);
+            shares.push(ra.material_share as f64 - rb.material_share as f64);
+            by_pair.entry(ra.index / 2).or_default().push(d);
+        }
+        if games.len() == before {
+            return Err(ResultsError::NoCommonGames {
+                a: fa.dir.display().to_string(),
+                b: fb.dir.display().to_string(),
+            });
+        }
+        pairs.extend(
+            by_pair
+                .values()
+                .filter(|d| d.len() == 2)
+                .map(|d| (d[0] + d[1]) / 2.0),
+        );
+    }
+    Ok(PairedComparison {
+        score_per_game: MeanInterval::of(&games),
+        score_per_pair: MeanInterval::of(&pairs),
+        material_share_per_game: MeanInterval::of(&shares),
+    })
 }
 
 /// What identifies a match within a folder: the players and the openings.
@@ -279,6 +398,40 @@ mod tests {
         let e = pool(&[s1, again], true).unwrap_err();
         assert!(e.to_string().contains("random:4:1"), "{e}");
         assert!(matches!(pool(&[], false), Err(ResultsError::Nothing)));
+    }
+
+    #[test]
+    fn two_arms_compare_game_by_game_on_the_same_openings() {
+        let arm = |dir: &str, results: [i8; 4], starts: &str| {
+            let f = folder(
+                dir,
+                results
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &r)| game(i as u64, r, "checkmate", 0.5 + 0.1 * r as f32, starts))
+                    .collect(),
+            );
+            let s = pool(std::slice::from_ref(&f), false).unwrap();
+            (f, s)
+        };
+        let on = [arm("on-s1", [1, 0, 1, 1], "random:4:1")];
+        let off = [arm("off-s1", [0, 0, -1, 1], "random:4:1")];
+        let c = compare(&on, &off).unwrap();
+        // Per game: +0.5, 0, +1, 0; per pair: +0.25, +0.5.
+        assert_eq!(c.score_per_game.n, 4);
+        assert!((c.score_per_game.mean - 0.375).abs() < 1e-12);
+        assert_eq!(c.score_per_pair.n, 2);
+        assert!((c.score_per_pair.mean - 0.375).abs() < 1e-12);
+        assert!((c.score_per_pair.half_width - 1.959964 * 0.125).abs() < 1e-9);
+        assert!((c.material_share_per_game.mean - 0.075).abs() < 1e-6);
+        let other = [arm("off-s2", [0, 0, 0, 0], "random:4:2")];
+        let e = compare(&on, &other).unwrap_err();
+        assert!(
+            e.to_string().contains("random:4:2") && e.to_string().contains("off-s2"),
+            "{e}"
+        );
+        let e = compare(&on, &[]).unwrap_err();
+        assert!(matches!(e, ResultsError::ArmsDiffer { a: 1, b: 0 }), "{e}");
     }
 
     #[test]

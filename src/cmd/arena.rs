@@ -230,60 +230,139 @@ fn print_report(
     Ok(())
 }
 
-/// `tengu results`: earlier matches' games pooled and, if asked, scored again at another
-/// material ratio; plays nothing and writes nothing.
-pub fn run_results(args: ResultsArgs) -> Result<()> {
-    use tengu_arena::results;
-    let folders = args
-        .folders
-        .iter()
-        .map(|dir| results::read_folder(dir))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut summary = results::pool(&folders, args.several_pairings)?;
-    let first = &summary.results[0];
-    let (mut a_name, mut b_name) = (first.a.clone(), first.b.clone());
-    let mut pairings: Vec<(&str, &str)> = summary
-        .results
-        .iter()
-        .map(|r| (r.a.as_str(), r.b.as_str()))
-        .collect();
-    pairings.sort_unstable();
-    pairings.dedup();
-    if pairings.len() > 1 {
-        (a_name, b_name) = (
-            format!("A of {} pairings", pairings.len()),
-            format!("B of {} pairings", pairings.len()),
+/// One arm of `tengu results`: its folders, each folder's games and the pool of them, scored
+/// again when asked, and the names its report shows.
+struct Arm {
+    folders: Vec<tengu_arena::results::MatchFolder>,
+    per_folder: Vec<matches::MatchSummary>,
+    pooled: matches::MatchSummary,
+    a_name: String,
+    b_name: String,
+}
+
+impl Arm {
+    fn read(dirs: &[std::path::PathBuf], args: &ResultsArgs) -> Result<Arm> {
+        use tengu_arena::results;
+        let folders = dirs
+            .iter()
+            .map(|dir| results::read_folder(dir))
+            .collect::<Result<Vec<_>, _>>()?;
+        let ratio = args
+            .material_ratio
+            .map(|r| (r > 0.0).then_some(f64::from(r)));
+        let scored = |s: matches::MatchSummary| match ratio {
+            Some(r) => results::rescored(&s, r),
+            None => s,
+        };
+        let pooled = scored(results::pool(&folders, args.several_pairings)?);
+        let per_folder = folders
+            .iter()
+            .map(|f| Ok(scored(results::pool(std::slice::from_ref(f), false)?)))
+            .collect::<Result<Vec<_>>>()?;
+        let mut pairings: Vec<(&str, &str)> = pooled
+            .results
+            .iter()
+            .map(|r| (r.a.as_str(), r.b.as_str()))
+            .collect();
+        pairings.sort_unstable();
+        pairings.dedup();
+        let (a_name, b_name) = match pairings[..] {
+            [(a, b)] => (a.to_string(), b.to_string()),
+            _ => (
+                format!("A of {} pairings", pairings.len()),
+                format!("B of {} pairings", pairings.len()),
+            ),
+        };
+        let capped = pooled.results.iter().filter(|r| r.capped()).count();
+        tracing::info!(
+            folders = folders.len(),
+            games = pooled.results.len(),
+            capped,
+            "pooled"
         );
+        Ok(Arm {
+            folders,
+            per_folder,
+            pooled,
+            a_name,
+            b_name,
+        })
     }
-    let share_note = match args.material_ratio {
-        Some(r) => {
-            let r = (r > 0.0).then_some(r);
-            summary = results::rescored(&summary, r.map(f64::from));
-            share_hint(r)
-        }
-        // The ratio a match was adjudicated at is not recorded with its games.
-        None => "0.5 even; games at the ply cap as played".to_string(),
-    };
-    let capped = summary.results.iter().filter(|r| r.capped()).count();
-    tracing::info!(
-        folders = folders.len(),
-        games = summary.results.len(),
-        capped,
-        "pooled"
-    );
-    if !args.json {
-        outln!(
+
+    /// `N folder(s), G games, C of them at the ply cap, <how scored>`.
+    fn headline(&self, ratio: Option<f32>) -> String {
+        let capped = self.pooled.results.iter().filter(|r| r.capped()).count();
+        format!(
             "{} folder(s), {} games, {capped} of them at the ply cap, {}",
-            folders.len(),
-            summary.results.len(),
-            match args.material_ratio {
+            self.folders.len(),
+            self.pooled.results.len(),
+            match ratio {
                 Some(r) if r > 0.0 => format!("scored again at {r}x"),
                 Some(_) => "scored again as draws".to_string(),
                 None => "as played".to_string(),
             }
-        )?;
+        )
     }
-    print_report(&a_name, &b_name, &summary, &share_note, None, args.json)
+
+    fn report(&self) -> MatchReport {
+        MatchReport::new(&self.a_name, &self.b_name, &self.pooled, None)
+    }
+}
+
+/// `tengu results`: earlier matches' games pooled and, if asked, scored again at another
+/// material ratio, or two arms compared game by game (`--against`); plays nothing and
+/// writes nothing.
+pub fn run_results(args: ResultsArgs) -> Result<()> {
+    let share_note = match args.material_ratio {
+        Some(r) => share_hint((r > 0.0).then_some(r)),
+        // The ratio a match was adjudicated at is not recorded with its games.
+        None => "0.5 even; games at the ply cap as played".to_string(),
+    };
+    let a = Arm::read(&args.folders, &args)?;
+    let Some(against) = &args.against else {
+        if !args.json {
+            outln!("{}", a.headline(args.material_ratio))?;
+        }
+        return print_report(
+            &a.a_name,
+            &a.b_name,
+            &a.pooled,
+            &share_note,
+            None,
+            args.json,
+        );
+    };
+    let b = Arm::read(against, &args)?;
+    let arm = |x: &Arm| {
+        x.folders
+            .iter()
+            .cloned()
+            .zip(x.per_folder.iter().cloned())
+            .collect::<Vec<_>>()
+    };
+    let paired = tengu_arena::results::compare(&arm(&a), &arm(&b))?;
+    if args.json {
+        let json = serde_json::json!({
+            "a": a.report().to_json(),
+            "b": b.report().to_json(),
+            "paired": paired,
+        });
+        outln!("{json}")?;
+        return Ok(());
+    }
+    for (label, x) in [("A", &a), ("B (--against)", &b)] {
+        outln!("{label}: {}", x.headline(args.material_ratio))?;
+        print_report(&x.a_name, &x.b_name, &x.pooled, &share_note, None, false)?;
+    }
+    outln!(
+        "A minus B on the same openings: score per game {} ({} games), per opening pair {} ({} pairs); material share per game {}",
+        paired.score_per_game,
+        paired.score_per_game.n,
+        paired.score_per_pair,
+        paired.score_per_pair.n,
+        paired.material_share_per_game
+    )?;
+    Ok(())
 }
 
 /// What a material share means under the match's adjudication: a side with `r` times the

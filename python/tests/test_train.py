@@ -174,11 +174,15 @@ def test_losses_in_chunks_combine_as_the_rust_trainers_on_one_batch(run):
     net = TenguNet.from_checkpoint(path, "dai-dai")
     window = tengu.RunWindow(str(run), planes=net.net["planes"])
     window.ingest()
-    raw = window.sample(0, 90, seed=9)
-    assert raw is not None and 0 < raw["has_teacher"].sum() < 90
     # Chunks of 64 and 26 whose shares of labelled rows differ, so that weighing the
-    # judge's loss by rows instead of labelled rows would show.
-    assert raw["has_teacher"][:64].mean() != raw["has_teacher"][64:].mean()
+    # judge's loss by rows instead of labelled rows would show (self-play is not
+    # reproducible, so the sample is looked for).
+    def differ(raw):
+        return raw["has_teacher"][:64].mean() != raw["has_teacher"][64:].mean()
+
+    raw = next((r for r in (window.sample(0, 90, seed=s) for s in range(9, 40))
+                if r is not None and differ(r)), None)
+    assert raw is not None and 0 < raw["has_teacher"].sum() < 90
     mine = chunked_losses(net, raw, torch.device("cpu"), nullcontext())
     rust = window.cpu_gradients(path, raw["row"])["losses"]
     rows_with_policy = float((raw["policy"].sum(1) > 0).sum())

@@ -15,7 +15,7 @@
 //           "live": true,                                   a worker is playing on
 //           "publish": {"step": 1000, "marker": "/tmp/.../ready"} }
 // Checks: the ladder's table and chart; the curves show the loss log's last value, smoothed,
-// held-out on top, tick labels, no line across the pause between trainer sessions, the Elo
+// held-out on top, a loss chart for each head of the network that has a series, tick labels, no line across the pause between trainer sessions, the Elo
 // chart without the chain's own matches and with intervals, hover values that go when the
 // axis changes; the game replays to the final position of `tengu show`, one move back marks
 // the last move, the last move shows the search's value from Black's view, the value graph
@@ -119,6 +119,17 @@ async function main() {
       check(firstHeld > 0 && order.slice(firstHeld).every((t) => t.startsWith('heldout/')), `curves: held-out lines are not drawn last: ${order.join(' ')}`);
       const xt = await c.locator('text.tick.x').count(), yt = await c.locator('text.tick.y').count();
       check(xt >= 3 && yt >= 3, `curves: ${xt} x and ${yt} y tick labels`);
+      // One loss chart per head of the network that has a series (the server's `heads`).
+      const curves = await page.evaluate(async () => (await fetch('/api/curves')).json());
+      const heads = curves.heads || [];
+      check(heads.includes('value') && heads.includes('residual'), `curves: the server names the heads ${JSON.stringify(heads)}`);
+      const drawnHeads = [];
+      for (const h of heads) {
+        if (!(curves.series['loss/' + h] || []).length) continue;
+        check(await page.locator(`.chart[data-chart="${h} loss"]`).count() === 1, `curves: no chart for the ${h} head's loss`);
+        drawnHeads.push(h);
+      }
+      check(drawnHeads.length >= 3, `curves: loss charts only for ${drawnHeads.join(', ')}`);
       const eloChart = page.locator('.chart[data-chart^="Elo"]');
       check(await eloChart.locator('polyline[data-tag^="elo/vs_model-"]').count() === 0, 'curves: the Elo chart draws the chain\'s own matches');
       check(await eloChart.locator('.band[data-tag="elo/vs_greedy"]').count() === 1, 'curves: no interval band for elo/vs_greedy');
@@ -129,7 +140,7 @@ async function main() {
       const hoursSmoothed = await page.locator(`.chart[data-chart="value loss"] polyline.smoothed[data-tag="${expect.loss.tag}"]`).count();
       check(hoursSmoothed === expect.loss.sessions, `curves: on the hours axis ${hoursSmoothed} lines, not one per session`);
       await page.locator('#x-axis').selectOption('step');
-      log(`ok  curves: smoothed, ${expect.loss.sessions} sessions apart, held-out on top, ${xt}/${yt} ticks, Elo with intervals and without the chain's matches; the tooltip goes with the axis`);
+      log(`ok  curves: smoothed, ${expect.loss.sessions} sessions apart, held-out on top, ${xt}/${yt} ticks, Elo with intervals and without the chain's matches; the tooltip goes with the axis; a loss chart per head with a series (${drawnHeads.join(', ')})`);
 
       // The game: chosen from the list, replayed to its end, compared with tengu show.
       const g = expect.game;

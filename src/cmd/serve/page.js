@@ -170,12 +170,17 @@
   var COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
   // The chain's own matches (elo/vs_model-...) place it: the chain line says them.
   function baseline(t) { return t.indexOf('/vs_model-') < 0; }
-  // Charts: title and the tags drawn in it (a function of the tag).
-  var CHARTS = [
-    ['policy loss', function (t) { return t === 'loss/policy' || t === 'heldout/policy'; }],
-    ['value loss', function (t) { return t === 'loss/value' || t === 'heldout/value'; }],
-    ['ownership loss', function (t) { return t === 'loss/ownership' || t === 'heldout/ownership'; }],
-    ['material loss', function (t) { return t === 'loss/material' || t === 'heldout/material'; }],
+  // A loss chart: the training and held-out series of one loss.
+  function lossChart(name) {
+    return [name + ' loss', function (t) { return t === 'loss/' + name || t === 'heldout/' + name; }];
+  }
+  // Charts: title and the tags drawn in it (a function of the tag): the policy's loss, one
+  // per head of the network (the server's `heads`, the table's order), then the rest.
+  function charts() {
+    var heads = (state.curves && state.curves.heads) || ['value', 'ownership', 'material'];
+    return [lossChart('policy')].concat(heads.map(lossChart), OTHER_CHARTS);
+  }
+  var OTHER_CHARTS = [
     ['Elo: rating chain and against baselines', function (t) { return t.indexOf('elo/') === 0 && baseline(t); }],
     ['score against baselines', function (t) { return t.indexOf('score/') === 0 && baseline(t); }],
     ['tactics suite', function (t) { return t === 'suite/top1' || t === 'suite/top3' || t === 'suite/value_sign'; }],
@@ -253,7 +258,7 @@
       return (a.indexOf('heldout/') === 0) - (b.indexOf('heldout/') === 0) || (a < b ? -1 : a > b ? 1 : 0);
     });
     var drawn = 0;
-    CHARTS.forEach(function (chart) {
+    charts().forEach(function (chart) {
       var mine = tags.filter(chart[1]).filter(function (t) { return series[t].length; });
       if (!mine.length) return;
       box.appendChild(drawChart(chart[0], mine.map(function (t) {

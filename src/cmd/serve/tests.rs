@@ -196,6 +196,12 @@ fn endpoints_show_the_run_and_refuse_damage_and_keys_outside_it() {
         json!([[1.0, 1.25], [2.0, 0.75]])
     );
     assert_eq!(curves["series"]["heldout/value"], json!([[2.0, 0.9]]));
+    // The heads the page draws a loss chart for, in the table's order.
+    let heads: Vec<&str> = tengu_model::desc::HEADS
+        .iter()
+        .map(|h| h.loss_name)
+        .collect();
+    assert_eq!(curves["heads"], json!(heads));
     assert_eq!(curves["series"]["elo/vs_greedy"], json!([[100.0, 42.5]]));
     // Step 2 came 360 s (0.1 h) after step 1, at 0.02 CPU-hours.
     let axes = curves["axes"].as_array().unwrap();

@@ -1053,7 +1053,8 @@ fn session_starts(walls: &[(i64, f64)]) -> Vec<i64> {
 /// `tengu tensorboard`), `axes` (`[[step, hours since the first loss-log line, CPU-hours]]`
 /// from the loss log, to place any series on the wall-time and CPU-hours axes; step 0 is the
 /// run's start), `sessions` (the steps that start a resumed trainer session: no line is
-/// drawn across them) and the newest training step.
+/// drawn across them), `heads` (the network's heads by loss name, in `desc::HEADS`' order:
+/// the page draws a loss chart for each whose tags it has) and the newest training step.
 fn curves_json(scalars: &[crate::tensorboard::Scalar]) -> (Value, Option<u64>) {
     let mut series: BTreeMap<&str, Vec<[f64; 2]>> = BTreeMap::new();
     // step -> (wall time, CPU-hours), from the loss log's tags.
@@ -1096,8 +1097,13 @@ fn curves_json(scalars: &[crate::tensorboard::Scalar]) -> (Value, Option<u64>) {
         .into_iter()
         .map(|(k, v)| (k, v.into_iter().filter(|p| p[1].is_finite()).collect()))
         .collect();
+    // The network's heads in their table's order: one loss chart each, after the policy's.
+    let heads: Vec<&str> = tengu_model::desc::HEADS
+        .iter()
+        .map(|h| h.loss_name)
+        .collect();
     (
-        json!({"series": series, "axes": axes, "sessions": sessions}),
+        json!({"series": series, "axes": axes, "sessions": sessions, "heads": heads}),
         last_step,
     )
 }

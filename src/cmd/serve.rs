@@ -32,11 +32,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     if !server.addr.ip().is_loopback() {
         tracing::warn!(addr = %server.addr, "serving beyond this machine: anyone who reaches the address sees the run");
     }
-    outln!(
-        "tengu serve: {} on http://{}/ (Ctrl-C stops)",
-        server.location,
-        server.addr
-    )?;
+    outln!("tengu serve: {} on http://{}/ (Ctrl-C stops)", server.location, server.addr)?;
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(200));
     }
@@ -68,8 +64,8 @@ impl Server {
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let shown = location.display();
-        let shared =
-            view::watch(location, poll, stop.clone()).context("cannot start the watcher thread")?;
+        let shared = view::watch(location, poll, stop.clone())
+            .context("cannot start the watcher thread")?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("serve-http")
@@ -114,10 +110,7 @@ pub fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<(u16, Vec<u8>)>
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw)?;
     let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, "not an HTTP response");
-    let end = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or_else(bad)?;
+    let end = raw.windows(4).position(|w| w == b"\r\n\r\n").ok_or_else(bad)?;
     let head = String::from_utf8_lossy(&raw[..end]).to_string();
     let status: u16 = head
         .split_whitespace()
@@ -125,10 +118,7 @@ pub fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<(u16, Vec<u8>)>
         .and_then(|s| s.parse().ok())
         .ok_or_else(bad)?;
     let mut body = raw[end + 4..].to_vec();
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
+    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
         body = unchunk(&body).ok_or_else(bad)?;
     }
     Ok((status, body))
@@ -139,15 +129,7 @@ fn unchunk(mut b: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     loop {
         let line = b.windows(2).position(|w| w == b"\r\n")?;
-        let size = usize::from_str_radix(
-            std::str::from_utf8(&b[..line])
-                .ok()?
-                .split(';')
-                .next()?
-                .trim(),
-            16,
-        )
-        .ok()?;
+        let size = usize::from_str_radix(std::str::from_utf8(&b[..line]).ok()?.split(';').next()?.trim(), 16).ok()?;
         b = &b[line + 2..];
         if size == 0 {
             return Some(out);

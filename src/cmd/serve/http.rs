@@ -35,47 +35,21 @@ const PAGE_CSS: &str = include_str!("page.css");
 /// The router of every route above.
 pub fn router(shared: Arc<Shared>) -> Router {
     Router::new()
-        .route(
-            "/",
-            get(|| async { text(PAGE_HTML, "text/html; charset=utf-8") }),
-        )
-        .route(
-            "/assets/page.js",
-            get(|| async { text(PAGE_JS, "text/javascript; charset=utf-8") }),
-        )
+        .route("/", get(|| async { text(PAGE_HTML, "text/html; charset=utf-8") }))
+        .route("/assets/page.js", get(|| async { text(PAGE_JS, "text/javascript; charset=utf-8") }))
         .route("/assets/page.css", get(page_css))
-        .route(
-            "/assets/board.js",
-            get(|| async { text(tengu_book::html::BOARD_JS, "text/javascript; charset=utf-8") }),
-        )
-        .route(
-            "/api/now",
-            get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().now) }),
-        )
-        .route(
-            "/api/curves",
-            get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().curves) }),
-        )
-        .route(
-            "/api/checkpoints",
-            get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().checkpoints) }),
-        )
-        .route(
-            "/api/games",
-            get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().games) }),
-        )
-        .route(
-            "/api/books",
-            get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().books) }),
-        )
-        .route(
-            "/api/ladder",
-            get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().ladder) }),
-        )
-        .route(
-            "/api/live",
-            get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().live) }),
-        )
+        .route("/assets/board.js", get(|| async {
+            text(tengu_book::html::BOARD_JS, "text/javascript; charset=utf-8")
+        }))
+        .route("/api/now", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().now) }))
+        .route("/api/curves", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().curves) }))
+        .route("/api/checkpoints", get(|State(s): State<Arc<Shared>>| async move {
+            json(s.snapshot().checkpoints)
+        }))
+        .route("/api/games", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().games) }))
+        .route("/api/books", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().books) }))
+        .route("/api/ladder", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().ladder) }))
+        .route("/api/live", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().live) }))
         .route("/api/live/game", get(live_game))
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/api/game", get(game))
@@ -88,35 +62,22 @@ pub fn router(shared: Arc<Shared>) -> Router {
 async fn page_css() -> Response {
     // The live board is a second board on the page: the same style under its own id.
     let board = tengu_book::html::BOARD_CSS;
-    let css = format!(
-        "{board}{}{PAGE_CSS}",
-        board.replace("#board", "#live-board")
-    );
+    let css = format!("{board}{}{PAGE_CSS}", board.replace("#board", "#live-board"));
     (
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/css; charset=utf-8"),
-        )],
+        [(header::CONTENT_TYPE, HeaderValue::from_static("text/css; charset=utf-8"))],
         css,
     )
         .into_response()
 }
 
 fn text(body: &'static str, content_type: &'static str) -> Response {
-    (
-        [(header::CONTENT_TYPE, HeaderValue::from_static(content_type))],
-        body,
-    )
-        .into_response()
+    ([(header::CONTENT_TYPE, HeaderValue::from_static(content_type))], body).into_response()
 }
 
 fn json(body: Arc<str>) -> Response {
     (
         [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            ),
+            (header::CONTENT_TYPE, HeaderValue::from_static("application/json")),
             (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
         ],
         body.to_string(),
@@ -130,10 +91,7 @@ fn error(e: &ViewError) -> Response {
     tracing::warn!(status = status.as_u16(), "{e}");
     (
         status,
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
+        [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))],
         serde_json::json!({ "error": e.to_string() }).to_string(),
     )
         .into_response()
@@ -187,11 +145,7 @@ async fn download(State(s): State<Arc<Shared>>, Path(key): Path<String>) -> Resp
         Ok(bytes) => {
             let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
                 .unwrap_or_else(|_| HeaderValue::from_static("attachment"));
-            let kind = if name.ends_with(".json") {
-                "application/json"
-            } else {
-                "application/octet-stream"
-            };
+            let kind = if name.ends_with(".json") { "application/json" } else { "application/octet-stream" };
             (
                 [
                     (header::CONTENT_TYPE, HeaderValue::from_static(kind)),
@@ -207,8 +161,7 @@ async fn download(State(s): State<Arc<Shared>>, Path(key): Path<String>) -> Resp
 
 async fn run_file(State(s): State<Arc<Shared>>, Path(key): Path<String>) -> Response {
     let readable = s.snapshot().readable;
-    let listed =
-        readable.books.iter().any(|b| key.starts_with(b.as_str())) || readable.files.contains(&key);
+    let listed = readable.books.iter().any(|b| key.starts_with(b.as_str())) || readable.files.contains(&key);
     if !listed || key.split('/').any(|part| part == ".." || part.is_empty()) {
         return error(&ViewError::Unknown(key));
     }
@@ -222,11 +175,7 @@ async fn run_file(State(s): State<Arc<Shared>>, Path(key): Path<String>) -> Resp
         _ => "application/octet-stream",
     };
     match read(&s, key).await {
-        Ok(bytes) => (
-            [(header::CONTENT_TYPE, HeaderValue::from_static(kind))],
-            bytes,
-        )
-            .into_response(),
+        Ok(bytes) => ([(header::CONTENT_TYPE, HeaderValue::from_static(kind))], bytes).into_response(),
         Err(e) => error(&e),
     }
 }

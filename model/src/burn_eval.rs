@@ -175,12 +175,11 @@ fn head_loss(
     let len = head.target_len(squares);
     // The rows' targets `[B, len]` (zero where a row has none) and whether each has one.
     let mut values = vec![0.0f32; b * len];
-    let mut has = vec![0.0f32; b];
+    let rows_with: Vec<bool> = batch.iter().map(|e| e.targets.has(head, squares)).collect();
     for (i, e) in batch.iter().enumerate() {
-        if !e.targets.has(head, squares) {
+        if !rows_with[i] {
             continue;
         }
-        has[i] = 1.0;
         if head.has_class_target() {
             for (v, &c) in values[i * len..(i + 1) * len]
                 .iter_mut()
@@ -192,7 +191,11 @@ fn head_loss(
             values[i * len..(i + 1) * len].copy_from_slice(e.values(head.target));
         }
     }
-    let with_targets = has.iter().sum::<f32>().max(1.0);
+    let with_targets = (rows_with.iter().filter(|&&w| w).count() as f32).max(1.0);
+    let has: Vec<f32> = rows_with
+        .iter()
+        .map(|&w| if w { 1.0 } else { 0.0 })
+        .collect();
     let has = Tensor::<2>::from_data(TensorData::new(has, [b, 1]), device);
     match head.loss {
         LossKind::SoftmaxCrossEntropy => {
@@ -217,7 +220,7 @@ fn head_loss(
             let mut one_hot = vec![0.0f32; b * head.outputs * squares];
             for (at, &class) in values.iter().enumerate() {
                 let (row_group, sq) = (at / squares, at % squares);
-                if batch[row_group / groups].targets.has(head, squares) {
+                if rows_with[row_group / groups] {
                     let class = (class as usize).min(classes - 1);
                     one_hot[(row_group * classes + class) * squares + sq] = 1.0;
                 }

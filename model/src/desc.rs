@@ -470,6 +470,15 @@ pub fn head_index(loss_name: &str) -> Option<usize> {
     HEADS.iter().position(|h| h.loss_name == loss_name)
 }
 
+/// The position of the head whose loss is `loss_name` in [`HEADS`], for code that names a
+/// head of the table.
+///
+/// # Panics
+/// If no row of [`HEADS`] has that loss name (a programming error).
+pub fn expect_head_index(loss_name: &str) -> usize {
+    head_index(loss_name).unwrap_or_else(|| panic!("{loss_name} is not the loss of a row of HEADS"))
+}
+
 // ---------------------------------------------------------------------------------------
 // The weights' names
 
@@ -693,9 +702,7 @@ impl Losses {
 
     /// Sets the loss of the head whose loss name is `loss_name` (a row of [`HEADS`]).
     pub fn set_head(&mut self, loss_name: &str, loss: f32) {
-        let i = head_index(loss_name)
-            .unwrap_or_else(|| panic!("{loss_name} is not the loss of a row of HEADS"));
-        self.heads[i] = loss;
+        self.heads[expect_head_index(loss_name)] = loss;
     }
 
     /// Each head with its loss, in [`HEADS`]' order.

@@ -191,9 +191,7 @@ impl NetOutput {
     /// # Panics
     /// If no row of [`HEADS`] has that loss name (a programming error).
     pub fn head(&self, loss_name: &str) -> Tensor<2> {
-        let i = crate::desc::head_index(loss_name)
-            .unwrap_or_else(|| panic!("{loss_name} is not the loss of a row of HEADS"));
-        self.heads[i].clone()
+        self.heads[crate::desc::expect_head_index(loss_name)].clone()
     }
 }
 
@@ -360,9 +358,7 @@ impl RawNet {
     /// # Panics
     /// If no row of [`HEADS`] has that loss name (a programming error).
     pub(crate) fn head(&self, loss_name: &str) -> &RawLayer {
-        let i = crate::desc::head_index(loss_name)
-            .unwrap_or_else(|| panic!("{loss_name} is not the loss of a row of HEADS"));
-        &self.heads[i]
+        &self.heads[crate::desc::expect_head_index(loss_name)]
     }
 
     /// Every layer by its name in a checkpoint (the prefix of `<layer>.weight` in

@@ -157,8 +157,7 @@ impl HeadLosses {
     /// # Panics
     /// If no head has that loss name (a programming error).
     pub fn set(&mut self, loss_name: &str, heldout: bool, loss: Option<f64>) {
-        let i = tengu_model::desc::head_index(loss_name)
-            .unwrap_or_else(|| panic!("{loss_name} is not the loss of a row of HEADS"));
+        let i = tengu_model::desc::expect_head_index(loss_name);
         if heldout {
             self.heldout[i] = loss;
         } else {

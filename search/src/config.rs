@@ -227,9 +227,10 @@ impl SearchConfig {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     /// A value outside its range: "`key` must `rule`" (`search.visits must be at least 1`).
+    /// The key is owned where a table's keys come from data (`train.<head>_weight`).
     #[error("{key} must {rule}")]
     OutOfRange {
-        key: &'static str,
+        key: std::borrow::Cow<'static, str>,
         rule: &'static str,
     },
     /// A value that needs another setting: "`key` `when` needs `needs`".
@@ -247,7 +248,10 @@ pub fn check(ok: bool, key: &'static str, rule: &'static str) -> Result<(), Conf
     if ok {
         Ok(())
     } else {
-        Err(ConfigError::OutOfRange { key, rule })
+        Err(ConfigError::OutOfRange {
+            key: key.into(),
+            rule,
+        })
     }
 }
 

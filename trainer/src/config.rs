@@ -102,13 +102,6 @@ impl HeadWeights {
         self.0.get(key).copied()
     }
 
-    /// Sets the weight of a head's key, refusing a key no head has.
-    pub fn set(&mut self, key: &str, weight: f32) -> Result<(), tengu_model::desc::UnknownWeight> {
-        tengu_model::LossWeights::default().set(key, weight)?;
-        self.0.insert(key.to_string(), weight);
-        Ok(())
-    }
-
     /// Every key with its weight.
     pub fn iter(&self) -> impl Iterator<Item = (&str, f32)> {
         self.0.iter().map(|(k, &w)| (k.as_str(), w))
@@ -243,9 +236,10 @@ impl TrainConfig {
         )?;
         for (key, weight) in self.head_weights.iter() {
             if !(weight >= 0.0 && weight.is_finite()) {
-                // The message's key is static text; this leaks it once, on the way out.
-                let key: &'static str = Box::leak(format!("train.{key}").into_boxed_str());
-                check(false, key, "be a finite number, not negative")?;
+                return Err(ConfigError::OutOfRange {
+                    key: format!("train.{key}").into(),
+                    rule: "be a finite number, not negative",
+                });
             }
         }
         check_fraction("train.teacher_result_weight", self.teacher_result_weight)?;

@@ -122,8 +122,8 @@ pub struct PairedComparison {
 /// other; the games both played are compared, results as they stand in the folders (score
 /// them again with [`rescored`] first where wanted).
 pub fn compare(
-    a: &[(MatchFolder, MatchSummary)],
-    b: &[(MatchFolder, MatchSummary)],
+    a: &[(&MatchFolder, &MatchSummary)],
+    b: &[(&MatchFolder, &MatchSummary)],
 ) -> Result<PairedComparison, ResultsError> {
     if a.len() != b.len() || a.is_empty() {
         return Err(ResultsError::ArmsDiffer {
@@ -414,9 +414,12 @@ mod tests {
             let s = pool(std::slice::from_ref(&f), false).unwrap();
             (f, s)
         };
+        fn refs(arm: &[(MatchFolder, MatchSummary)]) -> Vec<(&MatchFolder, &MatchSummary)> {
+            arm.iter().map(|(f, s)| (f, s)).collect()
+        }
         let on = [arm("on-s1", [1, 0, 1, 1], "random:4:1")];
         let off = [arm("off-s1", [0, 0, -1, 1], "random:4:1")];
-        let c = compare(&on, &off).unwrap();
+        let c = compare(&refs(&on), &refs(&off)).unwrap();
         // Per game: +0.5, 0, +1, 0; per pair: +0.25, +0.5.
         assert_eq!(c.score_per_game.n, 4);
         assert!((c.score_per_game.mean - 0.375).abs() < 1e-12);
@@ -425,12 +428,12 @@ mod tests {
         assert!((c.score_per_pair.half_width - 1.959964 * 0.125).abs() < 1e-9);
         assert!((c.material_share_per_game.mean - 0.075).abs() < 1e-6);
         let other = [arm("off-s2", [0, 0, 0, 0], "random:4:2")];
-        let e = compare(&on, &other).unwrap_err();
+        let e = compare(&refs(&on), &refs(&other)).unwrap_err();
         assert!(
             e.to_string().contains("random:4:2") && e.to_string().contains("off-s2"),
             "{e}"
         );
-        let e = compare(&on, &[]).unwrap_err();
+        let e = compare(&refs(&on), &[]).unwrap_err();
         assert!(matches!(e, ResultsError::ArmsDiffer { a: 1, b: 0 }), "{e}");
     }
 

@@ -230,11 +230,18 @@ fn print_report(
     Ok(())
 }
 
-/// One arm of `tengu results`: its folders, each folder's games and the pool of them, scored
-/// again when asked, and the names its report shows.
+/// `summary` as played, or scored again at `--material-ratio` (0: capped games drawn).
+fn scored(summary: matches::MatchSummary, ratio: Option<f32>) -> matches::MatchSummary {
+    match ratio {
+        Some(r) => tengu_arena::results::rescored(&summary, (r > 0.0).then_some(f64::from(r))),
+        None => summary,
+    }
+}
+
+/// One arm of `tengu results`: its folders and the pool of their games, scored again when
+/// asked, and the names its report shows.
 struct Arm {
     folders: Vec<tengu_arena::results::MatchFolder>,
-    per_folder: Vec<matches::MatchSummary>,
     pooled: matches::MatchSummary,
     a_name: String,
     b_name: String,
@@ -247,18 +254,10 @@ impl Arm {
             .iter()
             .map(|dir| results::read_folder(dir))
             .collect::<Result<Vec<_>, _>>()?;
-        let ratio = args
-            .material_ratio
-            .map(|r| (r > 0.0).then_some(f64::from(r)));
-        let scored = |s: matches::MatchSummary| match ratio {
-            Some(r) => results::rescored(&s, r),
-            None => s,
-        };
-        let pooled = scored(results::pool(&folders, args.several_pairings)?);
-        let per_folder = folders
-            .iter()
-            .map(|f| Ok(scored(results::pool(std::slice::from_ref(f), false)?)))
-            .collect::<Result<Vec<_>>>()?;
+        let pooled = scored(
+            results::pool(&folders, args.several_pairings)?,
+            args.material_ratio,
+        );
         let mut pairings: Vec<(&str, &str)> = pooled
             .results
             .iter()
@@ -282,7 +281,6 @@ impl Arm {
         );
         Ok(Arm {
             folders,
-            per_folder,
             pooled,
             a_name,
             b_name,
@@ -306,6 +304,17 @@ impl Arm {
 
     fn report(&self) -> MatchReport {
         MatchReport::new(&self.a_name, &self.b_name, &self.pooled, None)
+    }
+
+    /// Each folder's games on their own, scored as the pool was (for `--against`).
+    fn per_folder(&self, ratio: Option<f32>) -> Result<Vec<matches::MatchSummary>> {
+        self.folders
+            .iter()
+            .map(|f| {
+                let one = tengu_arena::results::pool(std::slice::from_ref(f), false)?;
+                Ok(scored(one, ratio))
+            })
+            .collect()
     }
 }
 
@@ -333,14 +342,13 @@ pub fn run_results(args: ResultsArgs) -> Result<()> {
         );
     };
     let b = Arm::read(against, &args)?;
-    let arm = |x: &Arm| {
-        x.folders
-            .iter()
-            .cloned()
-            .zip(x.per_folder.iter().cloned())
-            .collect::<Vec<_>>()
-    };
-    let paired = tengu_arena::results::compare(&arm(&a), &arm(&b))?;
+    let (a_folders, b_folders) = (
+        a.per_folder(args.material_ratio)?,
+        b.per_folder(args.material_ratio)?,
+    );
+    let a_pairs: Vec<_> = a.folders.iter().zip(&a_folders).collect();
+    let b_pairs: Vec<_> = b.folders.iter().zip(&b_folders).collect();
+    let paired = tengu_arena::results::compare(&a_pairs, &b_pairs)?;
     if args.json {
         let json = serde_json::json!({
             "a": a.report().to_json(),

@@ -8,7 +8,7 @@ use crate::position::Position;
 use crate::types::{Color, Move};
 
 /// Why a game ended.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Termination {
     /// The side to move had no legal move while in check.
     Checkmate,
@@ -23,6 +23,15 @@ pub enum Termination {
 }
 
 impl Termination {
+    /// Every termination, in the order reports list them.
+    pub const ALL: [Termination; 5] = [
+        Termination::Checkmate,
+        Termination::NoLegalMove,
+        Termination::Repetition,
+        Termination::PerpetualCheck,
+        Termination::RoyalCaptured,
+    ];
+
     /// Text used in game records (`[Termination "..."]`).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -35,15 +44,7 @@ impl Termination {
     }
 
     pub fn parse(text: &str) -> Option<Termination> {
-        [
-            Termination::Checkmate,
-            Termination::NoLegalMove,
-            Termination::Repetition,
-            Termination::PerpetualCheck,
-            Termination::RoyalCaptured,
-        ]
-        .into_iter()
-        .find(|t| t.as_str() == text)
+        Termination::ALL.into_iter().find(|t| t.as_str() == text)
     }
 }
 

@@ -8,6 +8,7 @@ pub mod betza;
 mod board;
 pub mod config;
 pub mod diagram;
+pub mod end;
 pub mod game;
 pub mod hash;
 mod legal;
@@ -23,6 +24,7 @@ pub mod values;
 pub mod variant;
 
 pub use config::{ConfigError, VariantSpec};
+pub use end::{EndPolicy, Ending, GameEnd};
 pub use game::{Game, Outcome, Termination};
 pub use notation::ParseError;
 pub use openings::{format_opening, parse_openings, Opening, OpeningsError};

@@ -86,6 +86,36 @@ pub struct SearchConfig {
     pub residual_utility: f32,
     /// Plies of the teacher's search at every leaf with `leaf_material = "teacher"` (1..=4).
     pub leaf_teacher_depth: u32,
+    /// Contempt, 0..1 in value units: a draw the search reaches (the rules', the cap's, or
+    /// a position met again under `repetition_draw`) is worth `-contempt` to the player at
+    /// the root and `+contempt` to its opponent (`tengu_rules::end::draw_value`), so a
+    /// player that is not behind does not steer into a repetition. 0: a draw is 0. Matches
+    /// and the engine only: self-play's searches value draws at 0, since both sides share
+    /// one tree there. `tengu match --contempt` sets it for every checkpoint player.
+    /// Written only when set, so that settings saved before it (a book's header) compare
+    /// equal.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub contempt: f32,
+    /// Before each search, look for a forced mate by checks in at most this many of the
+    /// mover's moves (`tengu_search::mate`) and play it (0..=3; 0: off). Far ahead, the
+    /// search's values saturate and a won game otherwise shuffles on to the ply cap. In
+    /// self-play a mate found in a full search is also the move's policy target.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub mate_search: u32,
+    /// Positions the mate search may visit a move (it finds nothing past that).
+    #[serde(skip_serializing_if = "is_default_mate_nodes")]
+    pub mate_search_nodes: u64,
+}
+
+/// [`SearchConfig::mate_search_nodes`] by default.
+pub const MATE_SEARCH_NODES: u64 = 20_000;
+
+fn is_zero_u32(x: &u32) -> bool {
+    *x == 0
+}
+
+fn is_default_mate_nodes(x: &u64) -> bool {
+    *x == MATE_SEARCH_NODES
 }
 
 impl Default for SearchConfig {
@@ -112,8 +142,15 @@ impl Default for SearchConfig {
             repetition_draw: false,
             residual_utility: 0.0,
             leaf_teacher_depth: 2,
+            contempt: 0.0,
+            mate_search: 0,
+            mate_search_nodes: MATE_SEARCH_NODES,
         }
     }
+}
+
+fn is_zero(x: &f32) -> bool {
+    *x == 0.0
 }
 
 /// Source of a leaf's material term.
@@ -156,6 +193,14 @@ pub enum RootSelection {
 }
 
 impl SearchConfig {
+    /// The limits of the mate search before each move (`None`: off).
+    pub fn mate_limits(&self) -> Option<crate::mate::MateLimits> {
+        (self.mate_search > 0).then_some(crate::mate::MateLimits {
+            moves: self.mate_search,
+            nodes: self.mate_search_nodes,
+        })
+    }
+
     /// Checks ranges; the error names the key.
     pub fn validate(&self) -> Result<(), ConfigError> {
         check(self.visits >= 1, "search.visits", "be at least 1")?;
@@ -170,6 +215,7 @@ impl SearchConfig {
             ("search.root_capture_share", self.root_capture_share),
             ("search.root_mobility", self.root_mobility),
             ("search.root_threat", self.root_threat),
+            ("search.contempt", self.contempt),
         ] {
             check_fraction(key, value)?;
         }
@@ -197,6 +243,16 @@ impl SearchConfig {
             (0.0..=2.0).contains(&self.residual_utility),
             "search.residual_utility",
             "be in [0, 2]",
+        )?;
+        check(
+            self.mate_search <= 3,
+            "search.mate_search",
+            "be in 0..=3 (0: off)",
+        )?;
+        check(
+            self.mate_search_nodes >= 1,
+            "search.mate_search_nodes",
+            "be at least 1",
         )?;
         check(
             (1..=4).contains(&self.leaf_teacher_depth),

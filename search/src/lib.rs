@@ -11,6 +11,7 @@ pub mod driver;
 pub mod exchange;
 pub mod gumbel;
 pub mod leaf;
+pub mod mate;
 pub mod noise;
 pub mod players;
 pub mod root_ranking;

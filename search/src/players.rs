@@ -12,7 +12,7 @@ use rand::{Rng, SeedableRng};
 use tengu_model::Evaluator;
 use tengu_rules::config::RepetitionRule;
 use tengu_rules::values::piece_values;
-use tengu_rules::{Game, Move, Position, Variant};
+use tengu_rules::{Color, Game, Move, Position, Variant};
 
 use crate::config::SearchConfig;
 use crate::exchange::gain;
@@ -230,6 +230,8 @@ pub struct AlphaBetaPlayer {
     max_depth: u32,
     rng: SmallRng,
     horizon: Horizon,
+    /// Contempt in piece units (None: no draw score, repeats are searched on as before).
+    contempt: Option<f32>,
 }
 
 /// What alpha-beta counts where its depth runs out.
@@ -263,6 +265,9 @@ struct AbSearch<'a> {
     game: Option<&'a Game>,
     /// Keys of the positions on the search path below the root, the current one last.
     path: Vec<u64>,
+    /// With contempt (piece units): a position met again (on the path or earlier in the
+    /// game) is a draw, worth `-contempt` to the side to move at the root (`root`).
+    draw: Option<(f32, Color)>,
 }
 
 impl<'a> AbSearch<'a> {
@@ -285,7 +290,18 @@ impl<'a> AbSearch<'a> {
             } else {
                 Vec::new()
             },
+            draw: None,
         }
+    }
+
+    /// The draw score of `pos` for its mover when the player has contempt and `pos` (the
+    /// last position of the path) was met before, on the path or in the game.
+    fn repeated_draw(&self, pos: &Position) -> Option<f32> {
+        let (contempt, root) = self.draw?;
+        let key = pos.key();
+        let earlier = &self.path[..self.path.len().saturating_sub(1)];
+        (earlier.contains(&key) || self.game.is_some_and(|g| g.occurred(key)))
+            .then(|| tengu_rules::end::draw_value(contempt, root, pos.side_to_move()))
     }
 
     fn out_of_time(&self) -> bool {
@@ -333,7 +349,18 @@ impl AlphaBetaPlayer {
             max_depth,
             rng: SmallRng::seed_from_u64(seed),
             horizon: Horizon::Static,
+            contempt: None,
         }
+    }
+
+    /// The same search with contempt (value units, 0..1, as `search.contempt`): a position
+    /// met again scores as a draw, worth to the player what being
+    /// `MATERIAL_SCALE * atanh(contempt)` piece units behind is (the exchange count's
+    /// value scale), so it does not repeat into a draw when it is not behind.
+    pub fn with_contempt(mut self, contempt: f32) -> AlphaBetaPlayer {
+        let scale = tengu_model::desc::MATERIAL_SCALE;
+        self.contempt = Some(scale * contempt.clamp(0.0, 0.99).atanh());
+        self
     }
 
     /// The same search with `horizon` counted where the depth runs out.
@@ -406,6 +433,9 @@ impl AlphaBetaPlayer {
         if search.nodes % 64 == 0 && search.out_of_time() {
             return Err(OutOfTime);
         }
+        if let Some(draw) = search.repeated_draw(pos) {
+            return Ok(draw);
+        }
         let mut moves = Vec::new();
         pos.legal_moves(&mut moves);
         search.drop_repeats(pos, &mut moves);
@@ -443,8 +473,12 @@ impl AlphaBetaPlayer {
 
 impl Player for AlphaBetaPlayer {
     fn name(&self) -> String {
+        let contempt = match self.contempt {
+            Some(c) => format!(",contempt {c:.2}"),
+            None => String::new(),
+        };
         format!(
-            "alphabeta({}ms,depth<={})",
+            "alphabeta({}ms,depth<={}{contempt})",
             self.budget.as_millis(),
             self.max_depth
         )
@@ -477,6 +511,9 @@ impl Player for AlphaBetaPlayer {
             limits.time
         };
         let mut search = AbSearch::new(game.position(), Some(game), time.map(|t| start + t), stop);
+        search.draw = self
+            .contempt
+            .map(|c| (c, game.position().side_to_move()));
         let max_depth = limits.depth.unwrap_or(64).max(1);
         let mut pos = game.position().clone();
         let mut moves = game.legal_move_list();
@@ -626,7 +663,14 @@ impl MctsPlayer {
 
 impl Player for MctsPlayer {
     fn name(&self) -> String {
-        format!("{} ({} visits)", self.label, self.visits)
+        if self.search.contempt > 0.0 {
+            format!(
+                "{} ({} visits, contempt {})",
+                self.label, self.visits, self.search.contempt
+            )
+        } else {
+            format!("{} ({} visits)", self.label, self.visits)
+        }
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, String> {

@@ -130,6 +130,9 @@ impl Thought {
     }
 }
 
+/// [`Thought::score`] of a forced mate found by the mate search (`search.mate_search`).
+pub const MATE_SCORE: i32 = 100_000;
+
 /// lc0's mapping of a value in [-1, 1] to centipawns.
 pub fn value_to_centipawns(value: f32) -> i32 {
     let v = value.clamp(-0.999, 0.999);
@@ -155,6 +158,22 @@ pub fn search(
     info: &mut dyn FnMut(&Thought),
 ) -> Result<Option<Thought>, EvalError> {
     let start = Instant::now();
+    if let Some(m) = config
+        .mate_limits()
+        .and_then(|mate| crate::mate::mate_by_checks(game, mate))
+        .filter(|m| !limits.exclude.contains(m))
+    {
+        let t = Thought {
+            best: m,
+            score: MATE_SCORE,
+            depth: 1,
+            nodes: 0,
+            elapsed: start.elapsed(),
+            pv: vec![m],
+        };
+        info(&t);
+        return Ok(Some(t));
+    }
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
     let tree = search_tree(
         game,

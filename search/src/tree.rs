@@ -5,7 +5,8 @@
 //! edge's `value_sum` is from the view of the side to move at its parent.
 
 use rand::Rng;
-use tengu_rules::{Game, Move};
+use tengu_rules::end::draw_value;
+use tengu_rules::{Color, EndPolicy, Game, Move};
 
 use crate::config::SearchConfig;
 use crate::gumbel::GumbelRoot;
@@ -93,16 +94,36 @@ pub struct Tree {
     forced: Vec<usize>,
 }
 
-/// The exact value of a finished game for the side to move (`None` while it goes on).
+/// The exact value of a finished game for the side to move (`None` while it goes on), a
+/// draw (by the rules, or at the cap of `max_plies`) at 0.
 pub fn terminal_value(game: &Game, max_plies: u32) -> Option<f32> {
-    if let Some(outcome) = game.outcome() {
-        return Some(match outcome.winner {
-            None => 0.0,
-            Some(c) if c == game.position().side_to_move() => 1.0,
-            Some(_) => -1.0,
-        });
+    let policy = EndPolicy {
+        max_plies,
+        adjudication: None,
+    };
+    if !policy.search_stops(game) {
+        return None;
     }
-    (game.len() as u32 >= max_plies).then_some(0.0)
+    Some(match game.outcome().and_then(|o| o.winner) {
+        None => 0.0,
+        Some(c) if c == game.position().side_to_move() => 1.0,
+        Some(_) => -1.0,
+    })
+}
+
+/// Where a simulation's new node ends the game for the search, its value for the side to
+/// move there: [`terminal_value`], or a draw where `config.repetition_draw` counts a
+/// position met again as one; a draw is worth [`draw_value`] to the player at the root
+/// (`root`) with `config.contempt`.
+fn search_end_value(game: &Game, config: &SearchConfig, max_plies: u32, root: Color) -> Option<f32> {
+    let repeated = config.repetition_draw && game.repetitions() >= 2;
+    let value = terminal_value(game, max_plies).or(repeated.then_some(0.0))?;
+    // A win or a loss is worth exactly 1 or -1; only a draw is 0.
+    Some(if value == 0.0 {
+        draw_value(config.contempt, root, game.position().side_to_move())
+    } else {
+        value
+    })
 }
 
 impl Tree {
@@ -196,6 +217,7 @@ impl Tree {
     /// descends to a leaf, backs up a finished game at once, or returns the leaf to evaluate.
     /// The root edge comes from the Gumbel schedule, else the forced captures, else PUCT.
     pub fn simulate(&mut self, game: &Game, config: &SearchConfig, max_plies: u32) -> Leaf {
+        let root = game.position().side_to_move();
         let mut game = game.clone();
         let mut path = Vec::new();
         let mut node = 0u32;
@@ -220,10 +242,7 @@ impl Tree {
             path.push((node, edge));
             let child = self.nodes[node as usize].child[edge];
             if child == NONE {
-                let repeated = config.repetition_draw && game.repetitions() >= 2;
-                if let Some(value) =
-                    terminal_value(&game, max_plies).or(repeated.then_some(0.0))
-                {
+                if let Some(value) = search_end_value(&game, config, max_plies, root) {
                     self.expand(&path, Vec::new(), Vec::new(), value, true, None);
                     return Leaf::Done;
                 }

@@ -36,8 +36,10 @@ pub struct Rung {
 /// nearest on a log scale, provided they are within a factor `tolerance` (>= 1) of the
 /// target; a target no checkpoint comes that close to (the run has not got there yet) has
 /// no rung. A checkpoint serves at most one rung (the smaller target keeps it). Rungs come
-/// out in increasing CPU-hours.
+/// out in increasing CPU-hours. A target of 0 is the untrained start: the checkpoint at 0
+/// CPU-hours (a run's step 0), if given.
 pub fn select_rungs(checkpoints: &[CheckpointAt], targets: &[f64], tolerance: f64) -> Vec<Rung> {
+    let given = targets;
     let mut targets: Vec<f64> = targets
         .iter()
         .copied()
@@ -47,6 +49,14 @@ pub fn select_rungs(checkpoints: &[CheckpointAt], targets: &[f64], tolerance: f6
     targets.dedup();
     let limit = tolerance.max(1.0).ln();
     let mut rungs: Vec<Rung> = Vec::new();
+    let start = checkpoints.iter().filter(|c| c.cpu_hours == 0.0).min_by_key(|c| c.step);
+    if let (true, Some(c)) = (given.contains(&0.0), start) {
+        rungs.push(Rung {
+            target_hours: 0.0,
+            step: c.step,
+            cpu_hours: 0.0,
+        });
+    }
     for target in targets {
         let best = checkpoints
             .iter()
@@ -85,6 +95,9 @@ pub struct RungMatch {
     pub material_share_se: f64,
     /// Games that reached the ply cap.
     pub capped: u64,
+    /// How the games ended; empty in reports written before it was kept.
+    #[serde(default)]
+    pub endings: Vec<crate::matches::EndingCount>,
 }
 
 /// One rung of the report.
@@ -122,6 +135,9 @@ pub struct LadderReport {
     pub visits: u32,
     pub max_plies: u32,
     pub material_ratio: Option<f32>,
+    /// The players' contempt (`tengu match --contempt`); 0 in reports written before it.
+    #[serde(default)]
+    pub contempt: f32,
     /// `random:<plies>:<seed>` or `file:<hash>:<count>` (see `matches::starts_id`).
     pub openings: String,
     pub rungs: Vec<RungReport>,
@@ -157,6 +173,10 @@ impl LadderReport {
                     m.score,
                     m.material_share
                 );
+                if !m.endings.is_empty() {
+                    let ended: Vec<String> = m.endings.iter().map(|e| e.to_string()).collect();
+                    let _ = writeln!(out, "{:>48}  ended: {}", "", ended.join("; "));
+                }
             }
             let loss = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
             let _ = writeln!(
@@ -177,8 +197,9 @@ impl LadderReport {
     pub fn to_svg(&self) -> String {
         let (w, h, left, right, top, bottom) = (640.0, 360.0, 60.0, 150.0, 36.0, 44.0);
         let mut svg = format!(
-            r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}"><rect width="100%" height="100%" fill="white"/><text x="{left}" y="20" font-size="14" font-family="sans-serif">{} ladder: Elo against CPU-hours (greedy = 0)</text>"##,
-            escape(&self.game)
+            r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}"><rect width="100%" height="100%" fill="white"/><text x="{left}" y="20" font-size="14" font-family="sans-serif">{} ladder: Elo against CPU-hours ({} = 0)</text>"##,
+            escape(&self.game),
+            escape(self.opponents.first().map_or("the first rung", |o| o.as_str()))
         );
         let xs: Vec<f64> = self
             .rungs

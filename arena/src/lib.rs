@@ -1,8 +1,10 @@
 //! The arena: matches with paired openings, Elo (per game and per game pair) and SPRT, the
 //! match report (`tengu match --json`) and the invocation that asks for it, tournaments
-//! with fitted ratings, the compute ladder's report, and the tactics suite. The players are
+//! with fitted ratings, the compute ladder's report, the tactics suite, and the calibration
+//! of material adjudication on games played out. The players are
 //! `tengu_search::players`.
 
+pub mod calibrate;
 pub mod elo;
 pub mod ladder;
 pub mod matches;

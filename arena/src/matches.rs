@@ -11,7 +11,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use tengu_rules::values::material;
-use tengu_rules::{Color, Game, Opening, Position, Record, Variant};
+use tengu_rules::{Color, EndPolicy, Game, GameEnd, Opening, Position, Record, Variant};
 use tengu_search::players::Player;
 
 use crate::elo::{Score, Sprt, SprtDecision};
@@ -26,10 +26,9 @@ pub struct MatchOptions {
     /// Openings from a file (`tengu match --openings`): pair `k` starts from opening `k mod n`,
     /// in file order. None: `opening_plies` random plies.
     pub openings: Option<Arc<Vec<Opening>>>,
-    pub max_plies: u32,
-    /// At the ply cap, a side whose material (fixed piece values, royals excluded) is at
-    /// least this many times the other's wins ("material adjudication"); None: a draw.
-    pub material_ratio: Option<f32>,
+    /// When a game the rules have not ended stops: the safety cap and any material
+    /// adjudication (`EndPolicy::TO_THE_END`: played out, a 4,000-ply cap drawn).
+    pub end: EndPolicy,
     pub seed: u64,
     /// Directory for `results.jsonl` and `games/`; None keeps nothing.
     pub out: Option<PathBuf>,
@@ -46,7 +45,8 @@ pub struct GameResult {
     /// 1 A won, 0 draw, -1 A lost.
     pub result: i8,
     pub plies: u32,
-    pub termination: String,
+    /// How the game ended (its text in `results.jsonl`, as before the type).
+    pub termination: GameEnd,
     /// A's share of both sides' material (royals left out) when the game ended: 0.5 even,
     /// 0.6 the 1.5x adjudication ratio. A continuous margin: most capped games are draws.
     #[serde(default = "even")]
@@ -65,7 +65,7 @@ pub struct GameResult {
 impl GameResult {
     /// Whether the game reached the ply cap (drawn there, or adjudicated on material).
     pub fn capped(&self) -> bool {
-        self.termination == PLY_CAP || self.termination == ADJUDICATED
+        self.termination.capped()
     }
 }
 
@@ -89,13 +89,6 @@ fn even() -> f32 {
     0.5
 }
 
-/// [`GameResult::termination`] of a game drawn at the ply cap (no side held the material
-/// ratio).
-pub const PLY_CAP: &str = "ply cap";
-
-/// [`GameResult::termination`] of a game won at the ply cap on material.
-pub const ADJUDICATED: &str = "adjudicated on material";
-
 #[derive(Clone, Debug)]
 pub struct MatchSummary {
     pub score: Score,
@@ -108,6 +101,11 @@ impl MatchSummary {
     /// not played counts as unpaired.
     pub fn pairs(&self) -> Pentanomial {
         Pentanomial::from_games(self.results.iter().map(|r| (r.index, r.result)))
+    }
+
+    /// How the games ended ([`endings`]).
+    pub fn endings(&self) -> Vec<EndingCount> {
+        endings(&self.results)
     }
 
     /// Mean of A's end-of-game material share over the games and its standard error.
@@ -130,6 +128,60 @@ impl MatchSummary {
             / (n - 1.0).max(1.0);
         (mean, (var / n).sqrt())
     }
+}
+
+/// The games of a match that ended one way ([`MatchSummary::endings`]): how many, A's
+/// results among them, and their lengths in plies.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EndingCount {
+    pub end: GameEnd,
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub plies_min: u32,
+    pub plies_median: u32,
+    pub plies_max: u32,
+}
+
+impl std::fmt::Display for EndingCount {
+    /// `checkmate 8 (+5 =0 -3, plies 599 .. 1210 .. 2143)`: min, median, max.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} (+{} ={} -{}, plies {} .. {} .. {})",
+            self.end,
+            self.games,
+            self.wins,
+            self.draws,
+            self.losses,
+            self.plies_min,
+            self.plies_median,
+            self.plies_max
+        )
+    }
+}
+
+/// How `results` ended: one row per end that occurred, in [`GameEnd::all`]'s order.
+pub fn endings(results: &[GameResult]) -> Vec<EndingCount> {
+    GameEnd::all()
+        .filter_map(|end| {
+            let games: Vec<&GameResult> = results.iter().filter(|r| r.termination == end).collect();
+            let mut plies: Vec<u32> = games.iter().map(|r| r.plies).collect();
+            plies.sort_unstable();
+            let count = |x: i8| games.iter().filter(|r| r.result == x).count() as u64;
+            (!games.is_empty()).then(|| EndingCount {
+                end,
+                games: games.len() as u64,
+                wins: count(1),
+                draws: count(0),
+                losses: count(-1),
+                plies_min: plies[0],
+                plies_median: plies[plies.len() / 2],
+                plies_max: plies[plies.len() - 1],
+            })
+        })
+        .collect()
 }
 
 /// `color`'s share of both sides' material in `pos` (0.5 when neither has any).
@@ -180,34 +232,15 @@ fn play_game(
     a_is_black: bool,
     options: &MatchOptions,
     values: &[f32],
-) -> Result<(Game, i8, String), String> {
-    let max_plies = options.max_plies;
+) -> Result<(Game, i8, GameEnd), String> {
     let a_color = if a_is_black {
         Color::Black
     } else {
         Color::White
     };
     loop {
-        if let Some(o) = game.outcome() {
-            let r = match o.winner {
-                None => 0,
-                Some(c) if c == a_color => 1,
-                Some(_) => -1,
-            };
-            return Ok((game, r, o.termination.as_str().into()));
-        }
-        if game.len() as u32 >= max_plies {
-            if let Some(ratio) = options.material_ratio {
-                let m = material(game.position(), values);
-                let (mine, theirs) = (m[a_color.index()], m[a_color.opposite().index()]);
-                if mine >= ratio * theirs.max(1e-3) {
-                    return Ok((game, 1, ADJUDICATED.into()));
-                }
-                if theirs >= ratio * mine.max(1e-3) {
-                    return Ok((game, -1, ADJUDICATED.into()));
-                }
-            }
-            return Ok((game, 0, PLY_CAP.into()));
+        if let Some(ending) = options.end.judge(&game, values) {
+            return Ok((game, ending.score_of(a_color), ending.end));
         }
         let m = if game.position().side_to_move() == a_color {
             a.choose(&game)?
@@ -289,7 +322,7 @@ pub fn run_parallel(
         std::sync::atomic::AtomicBool::new(decision.is_some_and(|d| d != SprtDecision::Continue));
     let mut failure: Option<String> = None;
     std::thread::scope(|scope| {
-        type Played = (u64, bool, Game, i8, String, f32, Option<u64>);
+        type Played = (u64, bool, Game, i8, GameEnd, f32, Option<u64>);
         let (tx, rx) = std::sync::mpsc::channel::<Result<Played, String>>();
         for (a, b) in pairs {
             let (tx, todo, next, stop, values) = (tx.clone(), &todo, &next, &stop, &values);
@@ -389,7 +422,7 @@ fn save_game(
         let mut tags = vec![
             ("Black", black.clone()),
             ("White", white.clone()),
-            ("Termination", r.termination.clone()),
+            ("Termination", r.termination.to_string()),
         ];
         if let Some(i) = r.opening {
             tags.push(("Opening", i.to_string()));
@@ -432,5 +465,57 @@ pub(crate) fn add(score: &mut Score, result: i8) {
         1 => score.wins += 1,
         0 => score.draws += 1,
         _ => score.losses += 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tengu_rules::Termination;
+
+    fn result(index: u64, result: i8, termination: GameEnd, plies: u32) -> GameResult {
+        GameResult {
+            index,
+            a: "a".into(),
+            b: "b".into(),
+            a_is_black: index % 2 == 0,
+            result,
+            plies,
+            termination,
+            material_share: 0.5,
+            opening: None,
+            starts: None,
+        }
+    }
+
+    #[test]
+    fn endings_count_each_end_with_results_and_plies_in_the_table_order() {
+        let mate = GameEnd::Rule(Termination::Checkmate);
+        let repetition = GameEnd::Rule(Termination::Repetition);
+        let games = [
+            result(0, 1, mate, 900),
+            result(1, -1, mate, 1500),
+            result(2, 1, mate, 700),
+            result(3, 0, GameEnd::PlyCap, 4000),
+            result(4, 0, repetition, 41),
+        ];
+        let rows = endings(&games);
+        let ends: Vec<GameEnd> = rows.iter().map(|r| r.end).collect();
+        assert_eq!(ends, [mate, repetition, GameEnd::PlyCap]);
+        let m = &rows[0];
+        assert_eq!((m.games, m.wins, m.draws, m.losses), (3, 2, 0, 1));
+        assert_eq!((m.plies_min, m.plies_median, m.plies_max), (700, 900, 1500));
+        assert_eq!(
+            m.to_string(),
+            "checkmate 3 (+2 =0 -1, plies 700 .. 900 .. 1500)"
+        );
+        // A result line keeps its end's text, as before the type.
+        let line = serde_json::to_string(&games[3]).unwrap();
+        assert!(line.contains(r#""termination":"ply cap""#), "{line}");
+        let back: GameResult = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, games[3]);
+        let bad = line.replace("ply cap", "stalemate?");
+        let e = serde_json::from_str::<GameResult>(&bad).unwrap_err().to_string();
+        assert!(e.contains("unknown game end"), "{e}");
     }
 }

@@ -42,6 +42,11 @@ pub struct MatchReport {
     pub llr: Option<f64>,
     #[serde(flatten)]
     pub pairs: PairReport,
+    /// How the games ended (checkmate, the other rule ends, resignation, adjudication,
+    /// the ply cap), each end with A's results and the games' plies. Absent in reports
+    /// written before it was kept.
+    #[serde(default)]
+    pub endings: Vec<crate::matches::EndingCount>,
 }
 
 /// Game-pair (pentanomial) statistics, as keys of a report (`tengu match --json`, each pairing
@@ -113,6 +118,7 @@ impl MatchReport {
             sprt: summary.sprt,
             llr: sprt.and_then(|p| finite(p.llr(s))),
             pairs: PairReport::new(&summary.pairs()),
+            endings: summary.endings(),
         }
     }
 
@@ -140,6 +146,10 @@ pub struct MatchCommand {
     pub game: String,
     pub games: u64,
     pub max_plies: u32,
+    /// Material ratio that wins at the ply cap (`--material-ratio`, 0: none).
+    pub material_ratio: f32,
+    /// The players' contempt (`--contempt`).
+    pub contempt: f32,
     /// Log filter of the child (`--log`).
     pub log: String,
     /// Where the games are written (`--out`).
@@ -166,6 +176,10 @@ impl MatchCommand {
             self.games.to_string().into(),
             "--max-plies".into(),
             self.max_plies.to_string().into(),
+            "--material-ratio".into(),
+            self.material_ratio.to_string().into(),
+            "--contempt".into(),
+            self.contempt.to_string().into(),
             "--json".into(),
             "--log".into(),
             self.log.clone().into(),
@@ -255,6 +269,8 @@ mod tests {
             game: "dai-dai".into(),
             games: 10,
             max_plies: 300,
+            material_ratio: 1.5,
+            contempt: 0.05,
             log: "info".into(),
             out: Some("arena/a-vs-greedy".into()),
             search_config: Some("run/config.toml".into()),
@@ -269,7 +285,7 @@ mod tests {
         assert_eq!(
             args.join(" "),
             "match checkpoint:m/a.safetensors:16 greedy --game dai-dai --games 10 --max-plies 300 \
-             --json --log info --out arena/a-vs-greedy --search-config run/config.toml --backend tch-cpu"
+             --material-ratio 1.5 --contempt 0.05 --json --log info --out arena/a-vs-greedy --search-config run/config.toml --backend tch-cpu"
         );
     }
 }

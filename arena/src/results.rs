@@ -11,6 +11,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::elo::Score;
+use tengu_rules::GameEnd;
+
 use crate::matches::{add, GameResult, MatchSummary};
 
 /// The games of one match folder: one match (two players, one set of openings).
@@ -306,9 +308,9 @@ pub fn rescored(summary: &MatchSummary, ratio: Option<f64>) -> MatchSummary {
                     _ => 0,
                 };
                 r.termination = if r.result == 0 {
-                    crate::matches::PLY_CAP.into()
+                    GameEnd::PlyCap
                 } else {
-                    crate::matches::ADJUDICATED.into()
+                    GameEnd::Adjudicated
                 };
             }
             add(&mut score, r.result);
@@ -325,7 +327,8 @@ pub fn rescored(summary: &MatchSummary, ratio: Option<f64>) -> MatchSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matches::{ADJUDICATED, PLY_CAP};
+    const PLY_CAP: &str = "ply cap";
+    const ADJUDICATED: &str = "adjudicated on material";
 
     fn game(index: u64, result: i8, termination: &str, share: f32, starts: &str) -> GameResult {
         GameResult {
@@ -335,7 +338,7 @@ mod tests {
             a_is_black: index % 2 == 0,
             result,
             plies: 600,
-            termination: termination.into(),
+            termination: termination.parse().unwrap(),
             material_share: share,
             opening: None,
             starts: Some(starts.into()),
@@ -462,6 +465,6 @@ mod tests {
         let none = rescored(&summary, None);
         assert_eq!(results(&none), [1, 0, 0, 0]);
         assert_eq!((none.score.wins, none.score.draws), (1, 3));
-        assert_eq!(none.results[2].termination, PLY_CAP);
+        assert_eq!(none.results[2].termination.as_str(), PLY_CAP);
     }
 }

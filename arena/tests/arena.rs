@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tengu_arena::elo::{elo_from_score, elo_interval, score_from_elo, Score, Sprt, SprtDecision};
 use tengu_arena::matches::{self, MatchOptions};
-use tengu_rules::Variant;
+use tengu_rules::{EndPolicy, GameEnd, Variant};
 use tengu_search::players::{AlphaBetaPlayer, GreedyPlayer, RandomPlayer};
 
 #[test]
@@ -136,8 +136,7 @@ fn options(games: u64, out: Option<std::path::PathBuf>) -> MatchOptions {
         games,
         opening_plies: 4,
         openings: None,
-        max_plies: 300,
-        material_ratio: Some(1.5),
+        end: EndPolicy::capped_at(300, Some(1.5)),
         seed: 3,
         out,
         sprt: None,
@@ -155,7 +154,7 @@ fn greedy_is_far_ahead_of_random() {
     assert!(s.mean() >= 0.9, "{s:?}");
     // The end-of-game material share agrees with the adjudications.
     for r in &summary.results {
-        if r.termination == "adjudicated on material" {
+        if r.termination == GameEnd::Adjudicated {
             let won = r.result == 1;
             assert_eq!(r.material_share >= 0.6, won, "{r:?}");
             assert_eq!(r.material_share <= 0.4, !won, "{r:?}");
@@ -175,7 +174,7 @@ fn alpha_beta_beats_greedy() {
     let mut ab = AlphaBetaPlayer::new(&variant, Duration::from_secs(600), 2, 1);
     let mut greedy = GreedyPlayer::new(&variant, 2);
     let opts = MatchOptions {
-        max_plies: 400,
+        end: EndPolicy::capped_at(400, Some(1.5)),
         ..options(2, None)
     };
     let s = matches::run(&mut ab, &mut greedy, &opts, &mut |_, _| {})
@@ -246,7 +245,7 @@ fn pairs_start_from_the_openings_of_a_file_in_order() {
     let text = "# two openings\nstart\n9l>9k 9f>9g 13l>13k # ply 3\n";
     let openings = tengu_rules::parse_openings(&variant, text).unwrap();
     let opts = MatchOptions {
-        max_plies: 12,
+        end: EndPolicy::capped_at(12, Some(1.5)),
         openings: Some(std::sync::Arc::new(openings.clone())),
         ..options(6, Some(dir.path().to_path_buf()))
     };
@@ -282,7 +281,7 @@ fn pairs_start_from_the_openings_of_a_file_in_order() {
     matches::run(&mut a, &mut b, &opts, &mut |_, _| played += 1).unwrap();
     assert_eq!(played, 0, "the same openings: the match is complete");
     let random = MatchOptions {
-        max_plies: 12,
+        end: EndPolicy::capped_at(12, Some(1.5)),
         ..options(6, Some(dir.path().to_path_buf()))
     };
     let again = matches::run(&mut a, &mut b, &random, &mut |_, _| played += 1).unwrap();

@@ -8,7 +8,7 @@ use tengu_arena::pairs::Pentanomial;
 use tengu_arena::tournament::{
     self, distinct_names, fit_ratings, rating_half_widths, Pairing, Standings,
 };
-use tengu_rules::Variant;
+use tengu_rules::{EndPolicy, Variant};
 use tengu_search::players::{AlphaBetaPlayer, GreedyPlayer, Player, RandomPlayer};
 
 #[test]
@@ -104,8 +104,7 @@ fn a_round_robin_ranks_alpha_beta_over_greedy_over_random() {
         games: 2,
         opening_plies: 4,
         openings: None,
-        max_plies: 300,
-        material_ratio: Some(1.5),
+        end: EndPolicy::capped_at(300, Some(1.5)),
         seed: 5,
         out: Some(dir.path().to_path_buf()),
         sprt: None,
@@ -262,8 +261,7 @@ fn players_of_the_same_name_are_numbered() {
         games: 2,
         opening_plies: 2,
         openings: None,
-        max_plies: 12,
-        material_ratio: Some(1.5),
+        end: EndPolicy::capped_at(12, Some(1.5)),
         seed: 1,
         out: None,
         sprt: None,

@@ -2,6 +2,7 @@
 //! take the defaults below).
 
 use serde::{Deserialize, Serialize};
+use tengu_rules::end::{EndPolicy, MaterialAdjudication, Resignation};
 use tengu_search::config::{check, check_fraction, ConfigError};
 
 /// How self-play games are played and recorded.
@@ -42,13 +43,17 @@ pub struct SelfplayConfig {
     pub resign_consecutive: u32,
     /// Share of games that never resign (they measure false resignations).
     pub no_resign_share: f32,
-    /// Games longer than this (in plies from the initial position) are adjudicated: a
-    /// draw, or with `material_adjudication` a win for a side holding at least that many
-    /// times the other's material.
+    /// The safety cap: a game still going at this many plies (from the initial position)
+    /// ends, a draw unless `material_adjudication` gives it to a side. The default plays
+    /// games to their end (`tengu_rules::end::TO_THE_END_PLIES`).
     pub max_plies: u32,
-    /// Material ratio that wins at the ply cap (fixed piece values, royals excluded); 0
-    /// makes every capped game a draw. Gives young networks decisive value targets.
+    /// Material ratio that wins (fixed piece values, royals excluded) from ply
+    /// `material_adjudication_ply` on; 0 (the default): no adjudication, games are played
+    /// out. Safe only at a ratio and ply where games played out show the side ahead winning
+    /// (`tengu results --calibrate` on the run's games).
     pub material_adjudication: f32,
+    /// The ply from which `material_adjudication` applies; 0: only at the cap (`max_plies`).
+    pub material_adjudication_ply: u32,
     /// Plies ahead of the short-horizon material and occupancy targets (the other horizon
     /// is the game's end).
     pub target_horizon: u32,
@@ -111,8 +116,9 @@ impl Default for SelfplayConfig {
             resign_threshold: 0.9,
             resign_consecutive: 6,
             no_resign_share: 0.1,
-            max_plies: 600,
+            max_plies: tengu_rules::end::TO_THE_END_PLIES,
             material_adjudication: 0.0,
+            material_adjudication_ply: 0,
             target_horizon: tengu_shard::TARGET_HORIZON,
             rows_per_shard: 2000,
             checkpoint_poll_seconds: 10.0,
@@ -130,6 +136,28 @@ impl Default for SelfplayConfig {
 }
 
 impl SelfplayConfig {
+    /// How self-play games stop short of the rules' end: the cap and the adjudication.
+    pub fn end_policy(&self) -> EndPolicy {
+        EndPolicy {
+            max_plies: self.max_plies,
+            adjudication: (self.material_adjudication > 1.0).then_some(MaterialAdjudication {
+                ratio: self.material_adjudication,
+                from_ply: match self.material_adjudication_ply {
+                    0 => self.max_plies,
+                    ply => ply,
+                },
+            }),
+        }
+    }
+
+    /// When a side resigns (the games of `no_resign_share` only count it).
+    pub fn resignation(&self) -> Resignation {
+        Resignation {
+            threshold: self.resign_threshold,
+            consecutive: self.resign_consecutive,
+        }
+    }
+
     /// Checks ranges; the error names the key.
     pub fn validate(&self) -> Result<(), ConfigError> {
         check(
@@ -165,6 +193,11 @@ impl SelfplayConfig {
             "selfplay.material_adjudication",
             "be 0 (off) or above 1",
         )?;
+        check(
+            self.material_adjudication_ply <= self.max_plies,
+            "selfplay.material_adjudication_ply",
+            "be at most max_plies (0: at the cap)",
+        )?;
         check_fraction("selfplay.opening_share", self.opening_share)?;
         if !(self.opening_share == 0.0 || self.openings.is_some()) {
             return Err(ConfigError::Needs {
@@ -196,5 +229,33 @@ impl SelfplayConfig {
             "selfplay.rows_per_shard",
             "be at least 1",
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_end_policy_plays_out_by_default_and_adjudicates_only_when_asked() {
+        let default = SelfplayConfig::default();
+        assert_eq!(default.end_policy(), EndPolicy::TO_THE_END);
+        let at_cap = SelfplayConfig {
+            max_plies: 300,
+            material_adjudication: 1.1,
+            ..SelfplayConfig::default()
+        };
+        assert_eq!(
+            at_cap.end_policy().adjudication,
+            Some(MaterialAdjudication {
+                ratio: 1.1,
+                from_ply: 300
+            })
+        );
+        let earlier = SelfplayConfig {
+            material_adjudication_ply: 200,
+            ..at_cap
+        };
+        assert_eq!(earlier.end_policy().adjudication.unwrap().from_ply, 200);
     }
 }

@@ -8,15 +8,21 @@ use std::sync::Arc;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
-use tengu_rules::{Color, Game, Move, Opening, Position, Record, Variant};
+use tengu_rules::end::ResignWatch;
+use tengu_rules::{Color, Ending, Game, GameEnd, Move, Opening, Position, Record, Variant};
 use tengu_search::driver::{evaluate_pending, Descent, RootPlan, Search};
 use tengu_search::leaf::LeafTerms;
+use tengu_search::mate::mate_by_checks;
 use tengu_search::teacher::Teacher;
-use tengu_search::tree::terminal_value;
 use tengu_search::SearchConfig;
 use tengu_shard::{Row, TeacherLabel};
 
 use crate::config::SelfplayConfig;
+
+/// The record tag of a game that never resigned (`selfplay.no_resign_share`) in which a side
+/// reached the resignation threshold: `correct` (that side lost) or `false` (it drew or
+/// won: resigning would have thrown the game away).
+pub const RESIGN_CHECK_TAG: &str = "ResignCheck";
 
 /// A finished game: its record and training rows (results filled in).
 #[derive(Clone, Debug)]
@@ -26,9 +32,8 @@ pub struct FinishedGame {
     pub record: Record,
     pub rows: Vec<Row>,
     pub winner: Option<Color>,
-    /// `checkmate`, `no legal move`, `repetition`, `perpetual check`, `resignation`,
-    /// `ply cap`.
-    pub termination: String,
+    /// How it ended: a rule's end, a resignation, an adjudication or the ply cap.
+    pub termination: GameEnd,
     /// Plies of the whole game from the initial position, an opening's moves included.
     pub plies: u32,
     /// In a game that never resigns: whether a side that would have resigned went on to
@@ -138,8 +143,7 @@ struct Slot {
     /// Whether this move's search is a full one (playout cap randomization).
     full: bool,
     no_resign: bool,
-    low_streak: [u32; 2],
-    would_resign: [bool; 2],
+    resign_watch: ResignWatch,
     /// Index of the opening the game started from (None: the initial position).
     opening: Option<usize>,
     /// Ply of the archived game this one restarted from.
@@ -199,6 +203,12 @@ impl SelfPlay {
         seed: u64,
     ) -> SelfPlay {
         let slots = (0..config.games_in_flight).map(|_| None).collect();
+        // Both sides of a self-play game share one tree (reused from move to move), so a
+        // draw cannot be worth less to one side than to the other there: no contempt.
+        let search = SearchConfig {
+            contempt: 0.0,
+            ..search
+        };
         let piece_values = tengu_rules::values::piece_values(&variant);
         let leaf_terms = LeafTerms::new(&variant);
         let teacher = (config.teacher_share > 0.0)
@@ -344,8 +354,7 @@ impl SelfPlay {
             rows: Vec::new(),
             full: false,
             no_resign,
-            low_streak: [0; 2],
-            would_resign: [false; 2],
+            resign_watch: ResignWatch::default(),
             opening,
             restart,
             careless,
@@ -515,7 +524,19 @@ impl SelfPlay {
             (self.config.final_temperature > 0.0).then_some(self.config.final_temperature)
         };
         let careless = slot.careless == Some(slot.game.position().side_to_move());
-        let edge = if careless {
+        // A forced mate by checks is played at once (and taught as the policy target).
+        let mate = self
+            .search
+            .mate_limits()
+            .filter(|_| !careless)
+            .and_then(|limits| mate_by_checks(&slot.game, limits))
+            .and_then(|m| {
+                let root = slot.search.tree.root().expect("searched root");
+                root.moves.iter().position(|&x| x == m)
+            });
+        let edge = if let Some(e) = mate {
+            e
+        } else if careless {
             sample_prior(
                 &slot.search.tree.root().expect("expanded root").prior,
                 &mut self.rng,
@@ -526,13 +547,16 @@ impl SelfPlay {
         let root = slot.search.tree.root().expect("searched root");
         let pos = slot.game.position();
         let search_value = root.mean_value();
-        let policy = slot
-            .search
-            .tree
-            .policy_target()
-            .into_iter()
-            .map(|(e, w)| (pos.move_text(root.moves[e]), w))
-            .collect();
+        let policy = match mate {
+            Some(e) => vec![(pos.move_text(root.moves[e]), 1.0)],
+            None => slot
+                .search
+                .tree
+                .policy_target()
+                .into_iter()
+                .map(|(e, w)| (pos.move_text(root.moves[e]), w))
+                .collect(),
+        };
         let mover = pos.side_to_move();
         // No draw from the generator without a teacher: runs without labels play as before.
         let teacher = match &self.teacher {
@@ -569,17 +593,15 @@ impl SelfPlay {
         let mv = root.moves[edge];
         self.stats.moves += 1;
 
-        let side = mover.index();
-        if search_value < -self.config.resign_threshold {
-            slot.low_streak[side] += 1;
-        } else {
-            slot.low_streak[side] = 0;
-        }
-        let resigns = slot.low_streak[side] >= self.config.resign_consecutive;
-        if resigns && slot.no_resign {
-            slot.would_resign[side] = true;
-        } else if resigns {
-            return Some(self.finish(slot, Some(mover.opposite()), "resignation"));
+        let resigns = slot
+            .resign_watch
+            .observe(&self.config.resignation(), mover, search_value);
+        if resigns && !slot.no_resign {
+            let resigned = Ending {
+                winner: Some(mover.opposite()),
+                end: GameEnd::Resignation,
+            };
+            return Some(self.finish(slot, resigned));
         }
 
         slot.game.play_unchecked(mv);
@@ -593,31 +615,15 @@ impl SelfPlay {
         }) {
             slot.search.tree.clear();
         }
-        if let Some(outcome) = slot.game.outcome() {
-            return Some(self.finish(slot, outcome.winner, outcome.termination.as_str()));
-        }
-        if terminal_value(&slot.game, self.config.max_plies).is_some() {
-            let ratio = self.config.material_adjudication;
-            if ratio > 1.0 {
-                let m = tengu_rules::values::material(slot.game.position(), &self.piece_values);
-                for c in [Color::Black, Color::White] {
-                    if m[c.index()] >= ratio * m[c.opposite().index()].max(1e-3) {
-                        return Some(self.finish(slot, Some(c), "adjudicated on material"));
-                    }
-                }
-            }
-            return Some(self.finish(slot, None, "ply cap"));
+        if let Some(ending) = self.config.end_policy().judge(&slot.game, &self.piece_values) {
+            return Some(self.finish(slot, ending));
         }
         self.begin_move(slot);
         None
     }
 
-    fn finish(
-        &mut self,
-        slot: &mut Slot,
-        winner: Option<Color>,
-        termination: &str,
-    ) -> FinishedGame {
+    fn finish(&mut self, slot: &mut Slot, ending: Ending) -> FinishedGame {
+        let winner = ending.winner;
         let plies = slot.game.len() as u32;
         self.archive_game(&slot.game);
         let future = FutureTargets::of_game(&slot.game, &self.piece_values);
@@ -642,7 +648,7 @@ impl SelfPlay {
         let mut tags = vec![
             ("Black", slot.model.clone()),
             ("White", slot.model.clone()),
-            ("Termination", termination.to_string()),
+            ("Termination", ending.end.to_string()),
         ];
         if let Some(i) = slot.opening {
             tags.push(("Opening", i.to_string()));
@@ -654,33 +660,29 @@ impl SelfPlay {
         if let Some(side) = slot.careless {
             tags.push(("Careless", side.to_string()));
         }
+        // Only a game that was not allowed to resign can tell a false resignation; its
+        // record says whether one would have been (`tengu results --calibrate` counts them).
+        let false_resignation = slot
+            .no_resign
+            .then(|| slot.resign_watch.false_resignation(winner))
+            .flatten();
+        if let Some(false_one) = false_resignation {
+            let verdict = if false_one { "false" } else { "correct" };
+            tags.push((RESIGN_CHECK_TAG, verdict.to_string()));
+        }
         let tags: Vec<(&str, &str)> = tags.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let mut record = Record::new(slot.game.clone(), &tags);
-        let result = match winner {
-            Some(Color::Black) => "1-0",
-            Some(Color::White) => "0-1",
-            None => "1/2-1/2",
-        };
         for (k, v) in record.tags.iter_mut() {
             if k == "Result" {
-                *v = result.into();
+                *v = ending.result_text().into();
             }
         }
-        let false_resignation = if slot.would_resign.iter().any(|&w| w) {
-            Some(
-                [Color::Black, Color::White]
-                    .into_iter()
-                    .any(|c| slot.would_resign[c.index()] && winner != Some(c.opposite())),
-            )
-        } else {
-            None
-        };
         FinishedGame {
             model: slot.model.clone(),
             record,
             rows,
             winner,
-            termination: termination.into(),
+            termination: ending.end,
             plies,
             false_resignation,
             opening: slot.opening,

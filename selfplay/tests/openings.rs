@@ -74,7 +74,7 @@ fn games_from_openings_record_the_opening_and_row_only_the_searched_plies() {
                 replay.play_unchecked(moves[first + k]);
             }
         }
-        let extra = (g.termination == "resignation") as usize;
+        let extra = (g.termination == tengu_rules::GameEnd::Resignation) as usize;
         assert_eq!(g.rows.len() + first, g.plies as usize + extra);
     }
 }

@@ -35,7 +35,7 @@ fn self_play_games_finish_with_consistent_rows() {
     for g in &games {
         assert!(g.plies <= 40);
         // Every searched move is a row; a resigning side's last search is not played.
-        let extra = (g.termination == "resignation") as u32;
+        let extra = (g.termination == tengu_rules::GameEnd::Resignation) as u32;
         assert_eq!(g.rows.len() as u32, g.plies + extra, "{}", g.termination);
         // Replaying the record reproduces each row's position; results follow the mover.
         let record = tengu_rules::Record::parse(&g.record.to_string()).unwrap();
@@ -88,7 +88,7 @@ fn capped_games_can_be_adjudicated_on_material() {
     }
     let adjudicated: Vec<_> = games
         .iter()
-        .filter(|g| g.termination == "adjudicated on material")
+        .filter(|g| g.termination == tengu_rules::GameEnd::Adjudicated)
         .collect();
     assert!(
         !adjudicated.is_empty(),

@@ -301,8 +301,14 @@ pub struct ArenaConfig {
     /// Fixed opponents besides the previous checkpoint: `random`, `greedy`,
     /// `alphabeta[:MS[:DEPTH]]`.
     pub baselines: Vec<String>,
-    /// Longer games are adjudicated on material (ratio 1.5) or drawn.
+    /// The safety cap of the arena's and the ladder's games (`tengu match --max-plies`):
+    /// games are played to their end and one still going here stops, drawn unless
+    /// `material_ratio` gives it to a side.
     pub max_plies: u32,
+    /// Material ratio that wins at the cap (`tengu match --material-ratio`); 0: none.
+    pub material_ratio: f32,
+    /// The players' contempt (`tengu match --contempt`).
+    pub contempt: f32,
     /// Also score each new checkpoint on the game's tactics suite (`suite.jsonl`).
     pub suite: bool,
     /// Openings file for the matches (`tengu match --openings`, e.g. balanced openings from
@@ -328,7 +334,9 @@ impl Default for ArenaConfig {
             games: 10,
             visits: 32,
             baselines: vec!["greedy".into()],
-            max_plies: 300,
+            max_plies: tengu_rules::end::TO_THE_END_PLIES,
+            material_ratio: 0.0,
+            contempt: tengu_rules::end::MATCH_CONTEMPT,
             suite: true,
             openings: None,
             ladder_cpu_hours: Vec::new(),

@@ -192,8 +192,24 @@ pub struct ResultsArgs {
     /// pair, with 95% intervals.
     #[arg(long, num_args = 1..)]
     pub against: Option<Vec<std::path::PathBuf>>,
+    /// Calibrate material adjudication instead: read the game records of the folders
+    /// (`tengu match --out` folders, a run's `games/`: `*.record` and `*.records` files in
+    /// each folder and its `games/`), keep the games a rule ended (mate, no legal move,
+    /// repetition, ...), and print for each ply of --plies and ratio of --ratios how often
+    /// the side ahead by that ratio went on to win, and the smallest safe ratio per ply.
+    #[arg(long, conflicts_with_all = ["against", "material_ratio", "several_pairings"])]
+    pub calibrate: bool,
+    /// Plies of the calibration (plies from the game's start).
+    #[arg(long, value_delimiter = ',', default_value = "100,200,300,500,750,1000,1500,2000", value_parser = crate::ranges::whole::<u32>(1, 100_000))]
+    pub plies: Vec<u32>,
+    /// Material ratios of the calibration (each above 1).
+    #[arg(long, value_delimiter = ',', default_value = "1.1,1.2,1.5,2,3", value_parser = crate::ranges::real32(crate::ranges::Real::above(1.0, crate::ranges::MAX_MATERIAL_RATIO)))]
+    pub ratios: Vec<f32>,
+    /// The share of games the side ahead must win for a ratio to count as safe.
+    #[arg(long, default_value_t = 0.95, value_parser = crate::ranges::real(crate::ranges::Real::closed(0.5, 1.0)))]
+    pub safe_share: f64,
     /// Print one JSON object (`tengu match --json`'s report; with `--against`, `{"a", "b",
-    /// "paired"}`) instead of text.
+    /// "paired"}`; with `--calibrate`, `{"games", "cells", "safe"}`) instead of text.
     #[arg(long)]
     pub json: bool,
 }
@@ -229,7 +245,8 @@ pub struct LadderArgs {
     pub tolerance: f64,
     /// The fixed opponents, as players of `tengu match`: the first is the scale's 0. The
     /// alpha-beta players get ten minutes a move so that their depth always completes and
-    /// results do not depend on the machine.
+    /// results do not depend on the machine. `none`: no fixed opponent, each rung plays the
+    /// rung before it and the first rung is the scale's 0.
     #[arg(
         long,
         value_delimiter = ',',
@@ -245,12 +262,21 @@ pub struct LadderArgs {
     /// Visits a move of the checkpoints' search (the run's `[search]` table).
     #[arg(long, default_value_t = 32, value_parser = crate::ranges::whole::<u32>(1, 1_000_000))]
     pub visits: u32,
-    /// Ply cap; capped games are adjudicated by --material-ratio.
-    #[arg(long, default_value_t = 300, value_parser = crate::ranges::whole::<u32>(1, 10_000))]
+    /// The safety cap: games are played to their end and a game still going at this many
+    /// plies stops, drawn unless --material-ratio gives it to a side.
+    #[arg(long, default_value_t = tengu_rules::end::TO_THE_END_PLIES, value_parser = crate::ranges::whole::<u32>(1, 100_000))]
     pub max_plies: u32,
-    /// Material ratio that wins at the ply cap (0: every capped game is a draw).
-    #[arg(long, default_value_t = 1.5, value_parser = crate::ranges::material_ratio)]
+    /// Material ratio that wins at the ply cap (0, the default: every capped game is a
+    /// draw).
+    #[arg(long, default_value_t = 0.0, value_parser = crate::ranges::material_ratio)]
     pub material_ratio: f32,
+    /// Contempt of every player, as `tengu match --contempt`.
+    #[arg(long, default_value_t = tengu_rules::end::MATCH_CONTEMPT, value_parser = crate::ranges::real32(crate::ranges::FRACTION))]
+    pub contempt: f32,
+    /// The rungs search with the `[search]` table of this file (e.g. the shipped
+    /// `networks/dai-dai.toml`) instead of the run's.
+    #[arg(long, value_name = "FILE")]
+    pub search_config: Option<std::path::PathBuf>,
     /// Random plies of each opening (without --openings).
     #[arg(long, default_value_t = 4, value_parser = crate::ranges::whole::<u32>(0, 1_000))]
     pub opening_plies: u32,
@@ -308,15 +334,21 @@ pub struct GameSettingsArgs {
     /// --opening-plies.
     #[arg(long, value_name = "FILE", conflicts_with = "opening_plies")]
     pub openings: Option<std::path::PathBuf>,
-    /// Longer games are adjudicated: won by a side with at least --material-ratio times the
-    /// other's material (fixed piece values), else drawn. 1 to 100,000, and more than the
-    /// openings' plies.
-    #[arg(long, default_value_t = 400, value_parser = crate::ranges::whole::<u32>(1, 100_000))]
+    /// The safety cap: games are played to their end (mate, the rules' other ends) and a
+    /// game still going at this many plies stops, drawn unless --material-ratio gives it
+    /// to a side. 1 to 100,000, and more than the openings' plies.
+    #[arg(long, default_value_t = tengu_rules::end::TO_THE_END_PLIES, value_parser = crate::ranges::whole::<u32>(1, 100_000))]
     pub max_plies: u32,
-    /// Material ratio that wins at the ply cap: 0 (every capped game is a draw) or above 1
-    /// and at most 100.
-    #[arg(long, default_value_t = 1.5, value_parser = crate::ranges::material_ratio)]
+    /// Material ratio that wins at the ply cap: 0 (the default: every capped game is a
+    /// draw) or above 1 and at most 100.
+    #[arg(long, default_value_t = 0.0, value_parser = crate::ranges::material_ratio)]
     pub material_ratio: f32,
+    /// Contempt of every tengu player (MCTS and alpha-beta), 0 to 1 in value units: a draw
+    /// is worth -C to the player, so a side that is not behind does not steer into a
+    /// repetition (`search.contempt`; alpha-beta: MATERIAL_SCALE * atanh(C) piece units). 0:
+    /// a draw is worth 0. Overrides the checkpoints' own search settings.
+    #[arg(long, default_value_t = tengu_rules::end::MATCH_CONTEMPT, value_parser = crate::ranges::real32(crate::ranges::FRACTION))]
+    pub contempt: f32,
     /// Directory for results, game records (and standings); a rerun continues.
     #[arg(long)]
     pub out: Option<std::path::PathBuf>,
@@ -1043,6 +1075,8 @@ mod tests {
             game: "maka-dai-dai".into(),
             games: 12,
             max_plies: 250,
+            material_ratio: 1.5,
+            contempt: 0.0,
             log: "warn".into(),
             out: Some("/runs/x/arena/model-000000200-vs-alphabeta".into()),
             search_config: Some("/runs/x/config.toml".into()),
@@ -1062,6 +1096,7 @@ mod tests {
             (s.game.as_str(), s.games, s.max_plies, s.backend.as_str()),
             ("maka-dai-dai", 12, 250, "tch-cpu")
         );
+        assert_eq!((s.material_ratio, s.contempt), (1.5, 0.0));
         assert_eq!(s.out, command.out);
         assert_eq!(s.search_config, command.search_config);
         assert_eq!(s.openings, command.openings);

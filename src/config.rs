@@ -126,9 +126,31 @@ impl RunConfig {
             .map_err(|e| e.to_string())?
         {
             Some(text) => {
-                RunConfig::parse(&text, &run.address_of(tengu_store::layout::CONFIG)).map(Some)
+                let mut config =
+                    RunConfig::parse(&text, &run.address_of(tengu_store::layout::CONFIG))?;
+                config.keep_legacy_arena_end(&text);
+                Ok(Some(config))
             }
             None => Ok(None),
+        }
+    }
+
+    /// A run's saved configuration written before `[arena]` had `material_ratio` and
+    /// `contempt` (every key is saved, so their absence dates it): its arena adjudicated at
+    /// 1.5x and had no contempt, and a resumed run keeps measuring as it did (the defaults
+    /// now play games to their end with contempt).
+    fn keep_legacy_arena_end(&mut self, saved: &str) {
+        let Ok(table) = saved.parse::<toml::Table>() else {
+            return;
+        };
+        let Some(arena) = table.get("arena").and_then(|a| a.as_table()) else {
+            return;
+        };
+        if !arena.contains_key("material_ratio") {
+            self.arena.material_ratio = 1.5;
+        }
+        if !arena.contains_key("contempt") {
+            self.arena.contempt = 0.0;
         }
     }
 
@@ -173,6 +195,21 @@ impl RunConfig {
             return Err("arena.games and arena.visits must be at least 1".into());
         }
         let a = &self.arena;
+        if !(a.material_ratio == 0.0 || (a.material_ratio > 1.0 && a.material_ratio <= 100.0)) {
+            return Err(format!(
+                "arena.material_ratio {} must be 0 (none) or above 1 and at most 100",
+                a.material_ratio
+            ));
+        }
+        if !(0.0..=1.0).contains(&a.contempt) {
+            return Err(format!("arena.contempt {} must be in [0, 1]", a.contempt));
+        }
+        if !(1..=100_000).contains(&a.max_plies) {
+            return Err(format!(
+                "arena.max_plies {} must be 1 to 100000",
+                a.max_plies
+            ));
+        }
         if let Some(h) = a
             .ladder_cpu_hours
             .iter()

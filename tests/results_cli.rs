@@ -20,6 +20,8 @@ fn play_as(dir: &std::path::Path, seed: u64, a: &str, b: &str) -> serde_json::Va
         "6",
         "--max-plies",
         "30",
+        "--material-ratio",
+        "1.5",
         "--seed",
         &seed,
         "--out",

@@ -9,7 +9,7 @@ use tengu_arena::matches::{self, MatchOptions};
 use tengu_arena::report::MatchReport;
 use tengu_arena::tournament;
 use tengu_model::Backend;
-use tengu_rules::Variant;
+use tengu_rules::{EndPolicy, Variant};
 use tengu_search::players::{
     AlphaBetaPlayer, GreedyPlayer, MctsPlayer, Player, PlayerSpec, PolicyPlayer, RandomPlayer,
 };
@@ -35,12 +35,13 @@ pub fn player(
     Ok(match spec {
         PlayerSpec::Random => Box::new(RandomPlayer::new(seed)),
         PlayerSpec::Greedy => Box::new(GreedyPlayer::new(variant, seed)),
-        &PlayerSpec::AlphaBeta { ms, depth } => Box::new(AlphaBetaPlayer::new(
-            variant,
-            Duration::from_millis(ms),
-            depth,
-            seed,
-        )),
+        &PlayerSpec::AlphaBeta { ms, depth } => {
+            let player = AlphaBetaPlayer::new(variant, Duration::from_millis(ms), depth, seed);
+            match search.contempt() {
+                c if c > 0.0 => Box::new(player.with_contempt(c)),
+                _ => Box::new(player),
+            }
+        }
         PlayerSpec::Checkpoint { path, visits } => {
             let path = &super::checkpoint_file(std::path::Path::new(path))?;
             let (eval, meta) = backend.load_evaluator(path, variant)?;
@@ -88,7 +89,11 @@ impl GameSettingsArgs {
     /// Search settings of checkpoint players: the `[search]` table of `--search-config`,
     /// else each checkpoint's own; `--material-utility` overrides either.
     fn search(&self) -> Result<super::CheckpointSearch> {
-        super::CheckpointSearch::from_flags(self.search_config.as_deref(), self.material_utility)
+        super::CheckpointSearch::from_flags(
+            self.search_config.as_deref(),
+            self.material_utility,
+            Some(self.contempt),
+        )
     }
 
     /// The game, the backend for checkpoint players and the match options.
@@ -111,8 +116,7 @@ impl GameSettingsArgs {
             games: self.games,
             opening_plies: self.opening_plies,
             openings,
-            max_plies: self.max_plies,
-            material_ratio: (self.material_ratio > 0.0).then_some(self.material_ratio),
+            end: EndPolicy::capped_at(self.max_plies, Some(self.material_ratio)),
             seed: self.seed,
             out: self.out.clone(),
             sprt,
@@ -176,7 +180,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         &a_name,
         &b_name,
         &summary,
-        &share_hint(options.material_ratio),
+        &share_hint(options.end.adjudication.map(|a| a.ratio)),
         sprt.as_ref(),
         args.json,
     )
@@ -217,6 +221,8 @@ fn print_report(
         outln!(
             "{a_name}'s share of the material at the end: {share:.3} +- {share_se:.3} ({share_note})"
         )?;
+        let endings: Vec<String> = summary.endings().iter().map(|e| e.to_string()).collect();
+        outln!("how the games ended ({a_name}'s results): {}", endings.join("; "))?;
         if let (Some(p), Some(d)) = (sprt, summary.sprt) {
             let (l, u) = p.bounds();
             outln!(
@@ -322,6 +328,9 @@ impl Arm {
 /// material ratio, or two arms compared game by game (`--against`); plays nothing and
 /// writes nothing.
 pub fn run_results(args: ResultsArgs) -> Result<()> {
+    if args.calibrate {
+        return run_calibrate(&args);
+    }
     let share_note = match args.material_ratio {
         Some(r) => share_hint((r > 0.0).then_some(r)),
         // The ratio a match was adjudicated at is not recorded with its games.
@@ -417,6 +426,164 @@ pub fn run_tournament(args: TournamentArgs) -> Result<()> {
         outln!("{}", standings.to_json())?;
     } else {
         out!("{}", standings.to_text())?;
+    }
+    Ok(())
+}
+
+/// The game records of `dirs` (each folder and its `games/`: `*.record` files, one record
+/// each, and a run's `*.records` files, JSON lines with a `record`), sorted by path; a
+/// record that does not parse is refused, naming its file (and line).
+fn read_records(dirs: &[std::path::PathBuf]) -> Result<Vec<tengu_rules::Record>> {
+    let mut files = Vec::new();
+    for dir in dirs {
+        if !dir.is_dir() {
+            bail!("{}: not a folder", dir.display());
+        }
+        for folder in [dir.clone(), dir.join("games")] {
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            for entry in entries {
+                let path = entry
+                    .with_context(|| format!("listing {}", folder.display()))?
+                    .path();
+                let ext = path.extension().and_then(|e| e.to_str());
+                if matches!(ext, Some("record" | "records")) {
+                    files.push(path);
+                }
+            }
+        }
+    }
+    files.sort();
+    let mut records = Vec::new();
+    for path in &files {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        if path.extension().is_some_and(|e| e == "record") {
+            let record = tengu_rules::Record::parse(&text)
+                .with_context(|| format!("{}: not a game record", path.display()))?;
+            records.push(record);
+            continue;
+        }
+        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let at = || format!("{} line {}", path.display(), n + 1);
+            let value: serde_json::Value = serde_json::from_str(line)
+                .with_context(|| format!("{}: not a JSON line", at()))?;
+            let Some(text) = value.get("record").and_then(|r| r.as_str()) else {
+                bail!("{}: no \"record\" in the line", at());
+            };
+            let record = tengu_rules::Record::parse(text)
+                .with_context(|| format!("{}: not a game record", at()))?;
+            records.push(record);
+        }
+    }
+    Ok(records)
+}
+
+/// `tengu results --calibrate`: how often the side ahead in material went on to win, in the
+/// games of `args.folders` that a rule ended.
+fn run_calibrate(args: &ResultsArgs) -> Result<()> {
+    use tengu_arena::calibrate::{adjudication_table, safe_ratios, PlayedOut};
+    let records = read_records(&args.folders)?;
+    let Some(first) = records.first() else {
+        bail!("no game records (*.record, *.records) in the folders or their games/");
+    };
+    let variant = first.game.position().variant().clone();
+    let mut ends: std::collections::BTreeMap<tengu_rules::GameEnd, u64> = Default::default();
+    let mut games = Vec::new();
+    for r in &records {
+        if r.game.position().variant().id() != variant.id() {
+            bail!(
+                "games of two rule sets ({} and {}): calibrate one at a time",
+                variant.id(),
+                r.game.position().variant().id()
+            );
+        }
+        let end = match r.game.outcome() {
+            Some(o) => tengu_rules::GameEnd::Rule(o.termination),
+            None => match r.tag("Termination").map(str::parse::<tengu_rules::GameEnd>) {
+                Some(Ok(end)) => end,
+                _ => continue,
+            },
+        };
+        *ends.entry(end).or_default() += 1;
+        if let Some(o) = r.game.outcome() {
+            games.push(PlayedOut {
+                game: r.game.clone(),
+                winner: o.winner,
+            });
+        }
+    }
+    // Self-play's games that never resigned and where a side reached the threshold.
+    let checks: Vec<bool> = records
+        .iter()
+        .filter_map(|r| r.tag(tengu_selfplay::play::RESIGN_CHECK_TAG))
+        .map(|v| v == "false")
+        .collect();
+    let false_resignations = checks.iter().filter(|f| **f).count();
+    let values = tengu_rules::values::piece_values(&variant);
+    let cells = adjudication_table(&games, &args.plies, &args.ratios, &values);
+    let min_games = 10;
+    let safe = safe_ratios(&cells, args.safe_share, min_games);
+    if args.json {
+        let json = serde_json::json!({
+            "records": records.len(),
+            "played_out": games.len(),
+            "ends": ends.iter().map(|(e, n)| (e.to_string(), *n)).collect::<std::collections::BTreeMap<_, _>>(),
+            "cells": cells,
+            "safe_share": args.safe_share,
+            "resignation_checks": checks.len(),
+            "false_resignations": false_resignations,
+            "safe": safe.iter().map(|(ply, ratio)| serde_json::json!({"ply": ply, "ratio": ratio})).collect::<Vec<_>>(),
+        });
+        outln!("{json}")?;
+        return Ok(());
+    }
+    let ended: Vec<String> = ends.iter().map(|(e, n)| format!("{e} {n}")).collect();
+    outln!(
+        "{} records ({}); {} played out (ended by a rule) are calibrated",
+        records.len(),
+        ended.join(", "),
+        games.len()
+    )?;
+    outln!(
+        "{:>6} {:>6} {:>8} {:>6} {:>14} {:>10} {:>11}",
+        "ply",
+        "ratio",
+        "reached",
+        "ahead",
+        "won/drawn/lost",
+        "won share",
+        "95% low"
+    )?;
+    for c in &cells {
+        outln!(
+            "{:>6} {:>6} {:>8} {:>6} {:>14} {:>10} {:>11.3}",
+            c.ply,
+            c.ratio,
+            c.reached,
+            c.ahead,
+            format!("{}/{}/{}", c.won, c.drawn, c.lost),
+            c.won_share().map_or("-".into(), |s| format!("{s:.3}")),
+            c.won_share_low()
+        )?;
+    }
+    if !checks.is_empty() {
+        let rate = false_resignations as f64 / checks.len() as f64;
+        outln!(
+            "resignation: {} games that never resigned reached the threshold; {false_resignations} of them ({:.1}%) the side that would have resigned drew or won (false resignations; keep under 5%)",
+            checks.len(),
+            100.0 * rate
+        )?;
+    }
+    for (ply, ratio) in safe {
+        outln!(
+            "ply {ply}: {}",
+            match ratio {
+                Some(r) => format!("the side ahead by {r}x won at least {} of {min_games}+ games", args.safe_share),
+                None => format!("no ratio safe at {} (or fewer than {min_games} games ahead)", args.safe_share),
+            }
+        )?;
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ use tengu_arena::ladder::{select_rungs, CheckpointAt, LadderReport, Rung, RungMa
 use tengu_arena::matches::{self, MatchOptions, MatchSummary};
 use tengu_arena::tournament::{fit_ratings, rating_half_widths, Pairing};
 use tengu_model::Backend;
-use tengu_rules::Variant;
+use tengu_rules::{EndPolicy, Variant};
 use tengu_search::players::{Player, PlayerSpec};
 use tengu_selfplay::openings::read_openings;
 use tengu_store::checkpoint::{committed, CheckpointCache};
@@ -64,13 +64,22 @@ fn dir_name(spec: &str) -> String {
         .collect()
 }
 
+/// The fixed opponents' descriptions: none for `--opponents none`.
+fn fixed_opponents(args: &LadderArgs) -> Vec<String> {
+    if args.opponents.iter().all(|o| o == "none" || o.is_empty()) {
+        Vec::new()
+    } else {
+        args.opponents.clone()
+    }
+}
+
 /// What clap's value parsers cannot check (they range-check the numbers).
 fn check(args: &LadderArgs) -> Result<()> {
-    if args.cpu_hours.is_empty() || args.cpu_hours.iter().any(|h| !(h.is_finite() && *h > 0.0)) {
-        bail!("--cpu-hours: give positive numbers, e.g. 0.25,0.5,1,2,4,8");
+    if args.cpu_hours.is_empty() || args.cpu_hours.iter().any(|h| !(h.is_finite() && *h >= 0.0)) {
+        bail!("--cpu-hours: give numbers of hours, e.g. 0.25,0.5,1,2,4,8 (0: the untrained step 0)");
     }
-    if args.opponents.is_empty() {
-        bail!("--opponents: name at least one fixed opponent, e.g. greedy");
+    if fixed_opponents(args).is_empty() && args.no_previous {
+        bail!("--opponents none with --no-previous: the rungs would play nobody; name a fixed opponent, e.g. greedy");
     }
     if !(args.tolerance.is_finite() && args.tolerance >= 1.0) {
         bail!(
@@ -121,12 +130,18 @@ pub fn run(args: LadderArgs) -> Result<()> {
     )?;
     // Every opponent is parsed before any game is played.
     let seed = args.seed;
-    let search = super::CheckpointSearch::Fixed {
-        search: config.search.clone(),
-        source: store.address_of(tengu_store::layout::CONFIG),
+    let search = match &args.search_config {
+        Some(path) => super::CheckpointSearch::from_flags(Some(path), None, Some(args.contempt))?,
+        None => super::CheckpointSearch::Fixed {
+            search: tengu_search::SearchConfig {
+                contempt: args.contempt,
+                ..config.search.clone()
+            },
+            source: store.address_of(tengu_store::layout::CONFIG),
+        },
     };
-    let opponent_specs = args
-        .opponents
+    let opponents = fixed_opponents(&args);
+    let opponent_specs = opponents
         .iter()
         .map(|text| {
             text.parse::<PlayerSpec>()
@@ -139,13 +154,17 @@ pub fn run(args: LadderArgs) -> Result<()> {
 
     let facts = step_facts(&store)?;
     let steps = committed(&store)?;
+    // Step 0 is published before any self-play or training: 0 CPU-hours (its loss log has
+    // no line for it).
     let checkpoints: Vec<CheckpointAt> = steps
         .iter()
         .filter_map(|&step| {
-            Some(CheckpointAt {
-                step,
-                cpu_hours: facts.get(&step)?.cpu_hours?,
-            })
+            let cpu_hours = match facts.get(&step).and_then(|f| f.cpu_hours) {
+                Some(h) => h,
+                None if step == 0 => 0.0,
+                None => return None,
+            };
+            Some(CheckpointAt { step, cpu_hours })
         })
         .collect();
     let newest_hours = checkpoints.iter().map(|c| c.cpu_hours).fold(0.0, f64::max);
@@ -179,8 +198,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
         games: args.games,
         opening_plies: args.opening_plies,
         openings: openings.clone(),
-        max_plies: args.max_plies,
-        material_ratio: (args.material_ratio > 0.0).then_some(args.material_ratio),
+        end: EndPolicy::capped_at(args.max_plies, Some(args.material_ratio)),
         seed,
         out: Some(dir),
         sprt: None,
@@ -214,12 +232,12 @@ pub fn run(args: LadderArgs) -> Result<()> {
     };
 
     // Players: the fixed opponents, then the rungs.
-    let fixed = args.opponents.len();
+    let fixed = opponents.len();
     let mut pairings: Vec<Pairing> = Vec::new();
     let mut reports: Vec<(Rung, Vec<RungMatch>)> = Vec::new();
     for (k, rung) in rungs.iter().enumerate() {
         let mut played: Vec<(usize, String, MatchSummary)> = Vec::new();
-        for (j, (name, spec)) in args.opponents.iter().zip(&opponent_specs).enumerate() {
+        for (j, (name, spec)) in opponents.iter().zip(&opponent_specs).enumerate() {
             let dir = out_dir.join(format!("step-{}-vs-{}", rung.step, dir_name(name)));
             tracing::info!(rung = %rung_name(rung), opponent = %name, "ladder match");
             played.push((j, name.clone(), play(&rung_spec(k), spec, dir)?));
@@ -257,6 +275,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
                 material_share: share,
                 material_share_se: share_se,
                 capped: summary.results.iter().filter(|r| r.capped()).count() as u64,
+                endings: summary.endings(),
             });
         }
         reports.push((*rung, matches_of_rung));
@@ -271,12 +290,13 @@ pub fn run(args: LadderArgs) -> Result<()> {
         version: tengu_arena::ladder::LADDER_REPORT_VERSION,
         run: store.display(),
         game: variant.id().to_string(),
-        opponents: args.opponents.clone(),
+        opponents: opponents.clone(),
         opponent_elo: elo[..fixed].to_vec(),
         games_per_match: args.games.div_ceil(2) * 2,
         visits: args.visits,
         max_plies: args.max_plies,
         material_ratio: (args.material_ratio > 0.0).then_some(args.material_ratio),
+        contempt: args.contempt,
         openings: matches::starts_id(&options(out_dir.clone())),
         rungs: reports
             .into_iter()

@@ -89,23 +89,34 @@ pub enum CheckpointSearch {
     },
     /// Each checkpoint with its own: `<name>.toml` beside it (a shipped network's), else the
     /// `config.toml` of the run whose `models/` holds it, else the defaults; so a run's
-    /// checkpoint searches as the run's arena measured it. `material_utility` overrides.
-    Own { material_utility: Option<f32> },
+    /// checkpoint searches as the run's arena measured it. `material_utility` and
+    /// `contempt` override.
+    Own {
+        material_utility: Option<f32>,
+        contempt: Option<f32>,
+    },
 }
 
 impl CheckpointSearch {
-    /// From the flags of a command: `--search-config` (fixed, `--material-utility`
-    /// applied), else each checkpoint its own.
+    /// From the flags of a command: `--search-config` (fixed, `--material-utility` and
+    /// `--contempt` applied), else each checkpoint its own.
     pub fn from_flags(
         search_config: Option<&std::path::Path>,
         material_utility: Option<f32>,
+        contempt: Option<f32>,
     ) -> Result<CheckpointSearch> {
         let Some(path) = search_config else {
-            return Ok(CheckpointSearch::Own { material_utility });
+            return Ok(CheckpointSearch::Own {
+                material_utility,
+                contempt,
+            });
         };
         let mut search = self::search_config(Some(path))?;
         if let Some(utility) = material_utility {
             search.material_utility = utility;
+        }
+        if let Some(contempt) = contempt {
+            search.contempt = contempt;
         }
         Ok(CheckpointSearch::Fixed {
             search,
@@ -117,16 +128,33 @@ impl CheckpointSearch {
     pub fn of(&self, checkpoint: &std::path::Path) -> Result<tengu_search::SearchConfig> {
         let (search, source) = match self {
             CheckpointSearch::Fixed { search, source } => (search.clone(), source.clone()),
-            CheckpointSearch::Own { material_utility } => {
+            CheckpointSearch::Own {
+                material_utility,
+                contempt,
+            } => {
                 let (mut search, source) = own_search(checkpoint)?;
                 if let Some(utility) = material_utility {
                     search.material_utility = *utility;
+                }
+                if let Some(contempt) = contempt {
+                    search.contempt = *contempt;
                 }
                 (search, source)
             }
         };
         tracing::info!(checkpoint = %checkpoint.display(), search = %source, "search settings");
         Ok(search)
+    }
+}
+
+impl CheckpointSearch {
+    /// The contempt the players of a command share (alpha-beta's too): the fixed search's,
+    /// else the override, else none.
+    pub fn contempt(&self) -> f32 {
+        match self {
+            CheckpointSearch::Fixed { search, .. } => search.contempt,
+            CheckpointSearch::Own { contempt, .. } => contempt.unwrap_or(0.0),
+        }
     }
 }
 

@@ -22,6 +22,7 @@ impl EngineArgs {
         let search = super::CheckpointSearch::from_flags(
             self.search_config.as_deref(),
             self.material_utility,
+            None,
         )?;
         // A --checkpoint is settled once; a shipped network when its game is chosen.
         let checkpoint = match &self.checkpoint {

@@ -517,6 +517,24 @@ mod tests {
     }
 
     #[test]
+    fn a_run_saved_before_the_arena_end_keys_keeps_its_adjudication() {
+        let read = |text: &str| {
+            let mut c = RunConfig::parse(text, "x.toml").unwrap();
+            c.keep_legacy_arena_end(text);
+            (c.arena.max_plies, c.arena.material_ratio, c.arena.contempt)
+        };
+        assert_eq!(read("[arena]\nmax_plies = 300\n"), (300, 1.5, 0.0));
+        assert_eq!(
+            read("[arena]\nmax_plies = 300\nmaterial_ratio = 0.0\ncontempt = 0.1\n"),
+            (300, 0.0, 0.1)
+        );
+        // No [arena] table: the defaults, games to their end with contempt.
+        assert_eq!(read(""), (4000, 0.0, 0.05));
+        let e = RunConfig::parse("[arena]\nmaterial_ratio = 0.5\n", "x.toml").unwrap_err();
+        assert!(e.contains("arena.material_ratio"), "{e}");
+    }
+
+    #[test]
     fn the_shipped_run_configs_parse() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/run");
         let mut seen = 0;

@@ -4,7 +4,7 @@
 //! `tengu match --material-ratio`); `tengu results --calibrate` prints the table.
 
 use serde::Serialize;
-use tengu_rules::values::material;
+use tengu_rules::end::material_leader;
 use tengu_rules::{Color, Game, Position};
 
 /// A game that a rule ended (mate, no legal move, repetition, ...), and its winner.
@@ -94,11 +94,7 @@ pub fn adjudication_table(
                 played += 1;
             }
             cell.reached += 1;
-            let m = material(&pos, values);
-            let Some(leader) = Color::ALL
-                .into_iter()
-                .find(|c| m[c.index()] >= cell.ratio * m[c.opposite().index()].max(1e-3))
-            else {
+            let Some(leader) = material_leader(&pos, values, cell.ratio) else {
                 continue;
             };
             cell.ahead += 1;

@@ -9,6 +9,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Game, Termination};
+use crate::position::Position;
 use crate::types::Color;
 use crate::values::material;
 
@@ -186,7 +187,7 @@ impl EndPolicy {
         let plies = game.len() as u32;
         if let Some(adj) = self.adjudication {
             if plies >= adj.from_ply.min(self.max_plies) {
-                if let Some(winner) = material_leader(game, values, adj.ratio) {
+                if let Some(winner) = material_leader(game.position(), values, adj.ratio) {
                     return Some(Ending {
                         winner: Some(winner),
                         end: GameEnd::Adjudicated,
@@ -207,9 +208,10 @@ impl EndPolicy {
     }
 }
 
-/// The side holding at least `ratio` times the other's material in `game`, if one does.
-pub fn material_leader(game: &Game, values: &[f32], ratio: f32) -> Option<Color> {
-    let m = material(game.position(), values);
+/// The side holding at least `ratio` times the other's material in `pos` (fixed piece
+/// values, royals excluded), if one does (Black first when both do, at a ratio up to 1).
+pub fn material_leader(pos: &Position, values: &[f32], ratio: f32) -> Option<Color> {
+    let m = material(pos, values);
     Color::ALL
         .into_iter()
         .find(|c| m[c.index()] >= ratio * m[c.opposite().index()].max(1e-3))
@@ -277,7 +279,7 @@ impl ResignWatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Position, Variant};
+    use crate::Variant;
 
     #[test]
     fn every_end_round_trips_through_its_text() {

@@ -126,7 +126,9 @@ pub fn safe_ratios(
                 .filter(|c| c.ply == ply && c.ahead >= min_games)
                 .filter(|c| c.won_share().is_some_and(|s| s >= share))
                 .map(|c| c.ratio)
-                .fold(None, |acc: Option<f32>, r| Some(acc.map_or(r, |a| a.min(r))));
+                .fold(None, |acc: Option<f32>, r| {
+                    Some(acc.map_or(r, |a| a.min(r)))
+                });
             (ply, best)
         })
         .collect()
@@ -155,10 +157,7 @@ mod tests {
                 game: game.clone(),
                 winner: Some(Color::Black),
             },
-            PlayedOut {
-                game,
-                winner: None,
-            },
+            PlayedOut { game, winner: None },
         ];
         // Even material: ahead at ratio 1.0 (>=) is Black, found first; never at 1.5.
         let cells = adjudication_table(&games, &[4, 2, 10], &[1.0, 1.5], &values);
@@ -171,7 +170,10 @@ mod tests {
                 .clone()
         };
         let c = at(4, 1.0);
-        assert_eq!((c.reached, c.ahead, c.won, c.drawn, c.lost), (2, 2, 1, 1, 0));
+        assert_eq!(
+            (c.reached, c.ahead, c.won, c.drawn, c.lost),
+            (2, 2, 1, 1, 0)
+        );
         assert_eq!(c.won_share(), Some(0.5));
         assert!(c.won_share_low() > 0.0 && c.won_share_low() < 0.5);
         let c = at(2, 1.5);

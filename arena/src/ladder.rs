@@ -49,7 +49,10 @@ pub fn select_rungs(checkpoints: &[CheckpointAt], targets: &[f64], tolerance: f6
     targets.dedup();
     let limit = tolerance.max(1.0).ln();
     let mut rungs: Vec<Rung> = Vec::new();
-    let start = checkpoints.iter().filter(|c| c.cpu_hours == 0.0).min_by_key(|c| c.step);
+    let start = checkpoints
+        .iter()
+        .filter(|c| c.cpu_hours == 0.0)
+        .min_by_key(|c| c.step);
     if let (true, Some(c)) = (given.contains(&0.0), start) {
         rungs.push(Rung {
             target_hours: 0.0,
@@ -199,7 +202,11 @@ impl LadderReport {
         let mut svg = format!(
             r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}"><rect width="100%" height="100%" fill="white"/><text x="{left}" y="20" font-size="14" font-family="sans-serif">{} ladder: Elo against CPU-hours ({} = 0)</text>"##,
             escape(&self.game),
-            escape(self.opponents.first().map_or("the first rung", |o| o.as_str()))
+            escape(
+                self.opponents
+                    .first()
+                    .map_or("the first rung", |o| o.as_str())
+            )
         );
         let xs: Vec<f64> = self
             .rungs

@@ -515,7 +515,9 @@ mod tests {
         let back: GameResult = serde_json::from_str(&line).unwrap();
         assert_eq!(back, games[3]);
         let bad = line.replace("ply cap", "stalemate?");
-        let e = serde_json::from_str::<GameResult>(&bad).unwrap_err().to_string();
+        let e = serde_json::from_str::<GameResult>(&bad)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unknown game end"), "{e}");
     }
 }

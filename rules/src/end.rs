@@ -167,10 +167,12 @@ impl EndPolicy {
     pub fn capped_at(max_plies: u32, ratio: Option<f32>) -> EndPolicy {
         EndPolicy {
             max_plies,
-            adjudication: ratio.filter(|r| *r > 0.0).map(|ratio| MaterialAdjudication {
-                ratio,
-                from_ply: max_plies,
-            }),
+            adjudication: ratio
+                .filter(|r| *r > 0.0)
+                .map(|ratio| MaterialAdjudication {
+                    ratio,
+                    from_ply: max_plies,
+                }),
         }
     }
 
@@ -288,7 +290,11 @@ mod tests {
             let json = serde_json_like(e);
             assert_eq!(json, e.as_str());
         }
-        assert!("mate".parse::<GameEnd>().unwrap_err().to_string().contains("checkmate"));
+        assert!("mate"
+            .parse::<GameEnd>()
+            .unwrap_err()
+            .to_string()
+            .contains("checkmate"));
         assert_eq!(GameEnd::parse("ply cap"), Some(GameEnd::PlyCap));
         assert!(GameEnd::PlyCap.capped() && GameEnd::Adjudicated.capped());
         assert!(!GameEnd::Resignation.capped() && !GameEnd::Resignation.by_rule());

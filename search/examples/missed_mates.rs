@@ -16,8 +16,12 @@ fn main() {
         eprintln!("usage: missed_mates RECORD [MOVES (default 2)] [FROM_PLY (default 0)]");
         std::process::exit(2);
     };
-    let moves: u32 = args.get(2).map_or(2, |a| a.parse().expect("MOVES: a number"));
-    let from: usize = args.get(3).map_or(0, |a| a.parse().expect("FROM_PLY: a number"));
+    let moves: u32 = args
+        .get(2)
+        .map_or(2, |a| a.parse().expect("MOVES: a number"));
+    let from: usize = args
+        .get(3)
+        .map_or(0, |a| a.parse().expect("FROM_PLY: a number"));
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
         eprintln!("{path}: {e}");
         std::process::exit(2)

@@ -511,9 +511,7 @@ impl Player for AlphaBetaPlayer {
             limits.time
         };
         let mut search = AbSearch::new(game.position(), Some(game), time.map(|t| start + t), stop);
-        search.draw = self
-            .contempt
-            .map(|c| (c, game.position().side_to_move()));
+        search.draw = self.contempt.map(|c| (c, game.position().side_to_move()));
         let max_depth = limits.depth.unwrap_or(64).max(1);
         let mut pos = game.position().clone();
         let mut moves = game.legal_move_list();

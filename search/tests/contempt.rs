@@ -51,13 +51,19 @@ fn mcts_with_contempt_shuns_the_repeat_it_weighs_evenly_without() {
     // move back from White's seven other King moves.
     let (even, even_value) = weight_of_back(0.0);
     let (shunned, value) = weight_of_back(0.3);
-    assert!(even > 0.05, "without contempt the repeat gets its share: {even}");
+    assert!(
+        even > 0.05,
+        "without contempt the repeat gets its share: {even}"
+    );
     assert!(
         shunned < even / 3.0,
         "with contempt the repeat is shunned: {shunned} against {even}"
     );
     // The root keeps a value near 0: the other moves are as good as before.
-    assert!(even_value.abs() < 1e-3 && value.abs() < 0.05, "{even_value} {value}");
+    assert!(
+        even_value.abs() < 1e-3 && value.abs() < 0.05,
+        "{even_value} {value}"
+    );
 }
 
 #[test]

@@ -39,13 +39,7 @@ fn a_mate_in_one_is_found_and_wins_the_game() {
     // Off, or with no nodes to spend, nothing is found.
     assert_eq!(mate_by_checks(&game, limits(0)), None);
     assert_eq!(
-        mate_by_checks(
-            &game,
-            MateLimits {
-                moves: 1,
-                nodes: 3
-            }
-        ),
+        mate_by_checks(&game, MateLimits { moves: 1, nodes: 3 }),
         None
     );
 }
@@ -58,7 +52,10 @@ fn no_mate_is_reported_out_of_reach_and_a_reported_mate_in_two_is_forced() {
     if let Some(m) = mate_by_checks(&game, limits(2)) {
         let mut after = game.clone();
         after.play(m).unwrap();
-        assert!(after.position().in_check(), "a mate by checks starts with a check");
+        assert!(
+            after.position().in_check(),
+            "a mate by checks starts with a check"
+        );
         for reply in after.legal_move_list() {
             let mut line = after.clone();
             line.play(reply).unwrap();
@@ -81,7 +78,13 @@ fn an_mcts_player_with_the_mate_search_plays_the_mate() {
         mate_search,
         ..SearchConfig::default()
     };
-    let mut player = MctsPlayer::new("uniform".into(), Box::new(UniformEvaluator), search(1), 8, 1);
+    let mut player = MctsPlayer::new(
+        "uniform".into(),
+        Box::new(UniformEvaluator),
+        search(1),
+        8,
+        1,
+    );
     let m = player.choose(&game).unwrap();
     let mut after = game.clone();
     after.play(m).unwrap();

@@ -615,7 +615,11 @@ impl SelfPlay {
         }) {
             slot.search.tree.clear();
         }
-        if let Some(ending) = self.config.end_policy().judge(&slot.game, &self.piece_values) {
+        if let Some(ending) = self
+            .config
+            .end_policy()
+            .judge(&slot.game, &self.piece_values)
+        {
             return Some(self.finish(slot, ending));
         }
         self.begin_move(slot);

@@ -222,7 +222,10 @@ fn print_report(
             "{a_name}'s share of the material at the end: {share:.3} +- {share_se:.3} ({share_note})"
         )?;
         let endings: Vec<String> = summary.endings().iter().map(|e| e.to_string()).collect();
-        outln!("how the games ended ({a_name}'s results): {}", endings.join("; "))?;
+        outln!(
+            "how the games ended ({a_name}'s results): {}",
+            endings.join("; ")
+        )?;
         if let (Some(p), Some(d)) = (sprt, summary.sprt) {
             let (l, u) = p.bounds();
             outln!(
@@ -465,10 +468,14 @@ fn read_records(dirs: &[std::path::PathBuf]) -> Result<Vec<tengu_rules::Record>>
             records.push(record);
             continue;
         }
-        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
             let at = || format!("{} line {}", path.display(), n + 1);
-            let value: serde_json::Value = serde_json::from_str(line)
-                .with_context(|| format!("{}: not a JSON line", at()))?;
+            let value: serde_json::Value =
+                serde_json::from_str(line).with_context(|| format!("{}: not a JSON line", at()))?;
             let Some(text) = value.get("record").and_then(|r| r.as_str()) else {
                 bail!("{}: no \"record\" in the line", at());
             };
@@ -580,8 +587,14 @@ fn run_calibrate(args: &ResultsArgs) -> Result<()> {
         outln!(
             "ply {ply}: {}",
             match ratio {
-                Some(r) => format!("the side ahead by {r}x won at least {} of {min_games}+ games", args.safe_share),
-                None => format!("no ratio safe at {} (or fewer than {min_games} games ahead)", args.safe_share),
+                Some(r) => format!(
+                    "the side ahead by {r}x won at least {} of {min_games}+ games",
+                    args.safe_share
+                ),
+                None => format!(
+                    "no ratio safe at {} (or fewer than {min_games} games ahead)",
+                    args.safe_share
+                ),
             }
         )?;
     }

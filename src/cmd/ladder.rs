@@ -76,7 +76,9 @@ fn fixed_opponents(args: &LadderArgs) -> Vec<String> {
 /// What clap's value parsers cannot check (they range-check the numbers).
 fn check(args: &LadderArgs) -> Result<()> {
     if args.cpu_hours.is_empty() || args.cpu_hours.iter().any(|h| !(h.is_finite() && *h >= 0.0)) {
-        bail!("--cpu-hours: give numbers of hours, e.g. 0.25,0.5,1,2,4,8 (0: the untrained step 0)");
+        bail!(
+            "--cpu-hours: give numbers of hours, e.g. 0.25,0.5,1,2,4,8 (0: the untrained step 0)"
+        );
     }
     if fixed_opponents(args).is_empty() && args.no_previous {
         bail!("--opponents none with --no-previous: the rungs would play nobody; name a fixed opponent, e.g. greedy");

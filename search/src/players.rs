@@ -230,7 +230,8 @@ pub struct AlphaBetaPlayer {
     max_depth: u32,
     rng: SmallRng,
     horizon: Horizon,
-    /// Contempt in piece units (None: no draw score, repeats are searched on as before).
+    /// Contempt in value units, as `search.contempt` (None: no draw score, repeats are
+    /// searched on as before).
     contempt: Option<f32>,
 }
 
@@ -358,9 +359,15 @@ impl AlphaBetaPlayer {
     /// `MATERIAL_SCALE * atanh(contempt)` piece units behind is (the exchange count's
     /// value scale), so it does not repeat into a draw when it is not behind.
     pub fn with_contempt(mut self, contempt: f32) -> AlphaBetaPlayer {
-        let scale = tengu_model::desc::MATERIAL_SCALE;
-        self.contempt = Some(scale * contempt.clamp(0.0, 0.99).atanh());
+        self.contempt = Some(contempt.clamp(0.0, 0.99));
         self
+    }
+
+    /// The contempt in piece units: what being that far behind is worth on the exchange
+    /// count's value scale, `MATERIAL_SCALE * atanh(contempt)`.
+    fn contempt_pieces(&self) -> Option<f32> {
+        let scale = tengu_model::desc::MATERIAL_SCALE;
+        self.contempt.map(|c| scale * c.atanh())
     }
 
     /// The same search with `horizon` counted where the depth runs out.
@@ -511,7 +518,9 @@ impl Player for AlphaBetaPlayer {
             limits.time
         };
         let mut search = AbSearch::new(game.position(), Some(game), time.map(|t| start + t), stop);
-        search.draw = self.contempt.map(|c| (c, game.position().side_to_move()));
+        search.draw = self
+            .contempt_pieces()
+            .map(|c| (c, game.position().side_to_move()));
         let max_depth = limits.depth.unwrap_or(64).max(1);
         let mut pos = game.position().clone();
         let mut moves = game.legal_move_list();

@@ -86,5 +86,5 @@ fn alpha_beta_with_contempt_never_chooses_the_repeat() {
     assert!(choices(None).contains(&back));
     assert!(!choices(Some(0.05)).contains(&back));
     let named = AlphaBetaPlayer::new(&variant, Duration::from_secs(1), 2, 0).with_contempt(0.05);
-    assert_eq!(named.name(), "alphabeta(1000ms,depth<=2,contempt 0.50)");
+    assert_eq!(named.name(), "alphabeta(1000ms,depth<=2,contempt 0.05)");
 }

@@ -58,12 +58,6 @@ impl GameEnd {
     pub fn capped(self) -> bool {
         matches!(self, GameEnd::PlyCap | GameEnd::Adjudicated)
     }
-
-    /// Whether the game was played to an end the rules give (mate, no legal move, a
-    /// repetition, ...), not stopped by a resignation, an adjudication or the cap.
-    pub fn by_rule(self) -> bool {
-        matches!(self, GameEnd::Rule(_))
-    }
 }
 
 impl fmt::Display for GameEnd {
@@ -116,11 +110,7 @@ impl Ending {
 
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub fn result_text(&self) -> &'static str {
-        match self.winner {
-            Some(Color::Black) => "1-0",
-            Some(Color::White) => "0-1",
-            None => "1/2-1/2",
-        }
+        crate::game::result_text(self.winner)
     }
 }
 
@@ -297,8 +287,8 @@ mod tests {
             .contains("checkmate"));
         assert_eq!(GameEnd::parse("ply cap"), Some(GameEnd::PlyCap));
         assert!(GameEnd::PlyCap.capped() && GameEnd::Adjudicated.capped());
-        assert!(!GameEnd::Resignation.capped() && !GameEnd::Resignation.by_rule());
-        assert!(GameEnd::Rule(Termination::Checkmate).by_rule());
+        assert!(!GameEnd::Resignation.capped());
+        assert!(!GameEnd::Rule(Termination::Checkmate).capped());
     }
 
     fn serde_json_like(e: GameEnd) -> String {

@@ -59,11 +59,16 @@ pub struct Outcome {
 impl Outcome {
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub fn result_text(&self) -> &'static str {
-        match self.winner {
-            Some(Color::Black) => "1-0",
-            Some(Color::White) => "0-1",
-            None => "1/2-1/2",
-        }
+        result_text(self.winner)
+    }
+}
+
+/// A game record's `Result` for `winner` (`None`: a draw): `1-0`, `0-1` or `1/2-1/2`.
+pub fn result_text(winner: Option<Color>) -> &'static str {
+    match winner {
+        Some(Color::Black) => "1-0",
+        Some(Color::White) => "0-1",
+        None => "1/2-1/2",
     }
 }
 

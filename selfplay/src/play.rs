@@ -637,11 +637,7 @@ impl SelfPlay {
                 let (material_future, occupancy_future) =
                     future.for_row(p.row.ply, p.mover, self.config.target_horizon);
                 Row {
-                    result: match winner {
-                        None => 0,
-                        Some(w) if w == p.mover => 1,
-                        Some(_) => -1,
-                    },
+                    result: ending.score_of(p.mover),
                     game_plies: plies,
                     material_future,
                     occupancy_future,

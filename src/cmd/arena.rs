@@ -506,7 +506,8 @@ fn run_calibrate(args: &ResultsArgs) -> Result<()> {
                 r.game.position().variant().id()
             );
         }
-        let end = match r.game.outcome() {
+        let outcome = r.game.outcome();
+        let end = match outcome {
             Some(o) => tengu_rules::GameEnd::Rule(o.termination),
             None => match r.tag("Termination").map(str::parse::<tengu_rules::GameEnd>) {
                 Some(Ok(end)) => end,
@@ -514,7 +515,7 @@ fn run_calibrate(args: &ResultsArgs) -> Result<()> {
             },
         };
         *ends.entry(end).or_default() += 1;
-        if let Some(o) = r.game.outcome() {
+        if let Some(o) = outcome {
             games.push(PlayedOut {
                 game: r.game.clone(),
                 winner: o.winner,

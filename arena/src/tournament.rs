@@ -8,7 +8,7 @@ use std::path::Path;
 use tengu_search::players::Player;
 
 use crate::elo::Score;
-use crate::matches::{self, MatchOptions};
+use crate::matches::{self, EndingCount, MatchOptions, MatchSummary};
 use crate::pairs::Pentanomial;
 
 /// The result of one pairing, from `a`'s view.
@@ -19,6 +19,24 @@ pub struct Pairing {
     pub score: Score,
     /// Game-pair statistics of the pairing's match (see [`crate::pairs`]).
     pub pairs: Pentanomial,
+    /// How the pairing's games ended ([`matches::endings`]); empty where not known.
+    pub endings: Vec<EndingCount>,
+    /// `a`'s mean share of both sides' material at the games' ends, where known.
+    pub material_share: Option<f64>,
+}
+
+impl Pairing {
+    /// The pairing of players `a` and `b` from their finished match (`a` is its A).
+    pub fn from_match(a: usize, b: usize, summary: &MatchSummary) -> Pairing {
+        Pairing {
+            a,
+            b,
+            score: summary.score,
+            pairs: summary.pairs(),
+            endings: summary.endings(),
+            material_share: (!summary.results.is_empty()).then(|| summary.material_share().0),
+        }
+    }
 }
 
 /// Ratings in Elo, the first player fixed at 0, fitted by maximum likelihood to all games
@@ -263,7 +281,35 @@ impl Standings {
                 100.0 * row.score
             );
         }
+        self.write_pairings(&mut out);
         out
+    }
+
+    /// Each pairing's line under the table: the result from the first named player's view,
+    /// its material share at the games' ends and how the games ended, so a score of draws
+    /// says whether they were repetitions or games stopped at the cap.
+    fn write_pairings(&self, out: &mut String) {
+        if self.pairings.iter().all(|p| p.endings.is_empty()) {
+            return;
+        }
+        let _ = writeln!(out, "\nhow the games ended (first player's results):");
+        for p in &self.pairings {
+            let s = p.score;
+            let share = p
+                .material_share
+                .map_or(String::new(), |m| format!(", material share {m:.3}"));
+            let ended: Vec<String> = p.endings.iter().map(|e| e.to_string()).collect();
+            let _ = writeln!(
+                out,
+                "  {} vs {}: +{} ={} -{}{share}; {}",
+                self.names[p.a],
+                self.names[p.b],
+                s.wins,
+                s.draws,
+                s.losses,
+                ended.join("; ")
+            );
+        }
     }
 
     pub fn to_json(&self) -> serde_json::Value {
@@ -275,7 +321,7 @@ impl Standings {
                 serde_json::json!({"player": row.name, "elo": row.elo, "elo_low": number(low), "elo_high": number(high), "games": row.games, "score": row.score})
             }).collect::<Vec<_>>(),
             "pairings": self.pairings.iter().map(|p| {
-                let mut row = serde_json::json!({"a": self.names[p.a], "b": self.names[p.b], "wins": p.score.wins, "draws": p.score.draws, "losses": p.score.losses});
+                let mut row = serde_json::json!({"a": self.names[p.a], "b": self.names[p.b], "wins": p.score.wins, "draws": p.score.draws, "losses": p.score.losses, "endings": p.endings, "material_share": p.material_share});
                 row.as_object_mut().expect("an object").extend(p.pairs.to_json());
                 row
             }).collect::<Vec<_>>(),
@@ -420,12 +466,7 @@ pub fn run(
             let (left, right) = players.split_at_mut(b);
             let summary = matches::run(left[a].as_mut(), right[0].as_mut(), &opts, &mut |_, _| {})?;
             on_pairing(&names[a], &names[b], &summary.score);
-            pairings.push(Pairing {
-                a,
-                b,
-                score: summary.score,
-                pairs: summary.pairs(),
-            });
+            pairings.push(Pairing::from_match(a, b, &summary));
         }
     }
     let ratings = fit_ratings(n, &pairings);

@@ -28,6 +28,8 @@ fn the_fit_recovers_the_ratings_behind_the_results() {
                     losses: 100_000 - wins,
                 },
                 pairs: Pentanomial::default(),
+                endings: Vec::new(),
+                material_share: None,
             });
         }
     }
@@ -47,6 +49,8 @@ fn the_fit_recovers_the_ratings_behind_the_results() {
                 losses: 0,
             },
             pairs: Pentanomial::default(),
+            endings: Vec::new(),
+            material_share: None,
         }],
     );
     assert!(sweep[1] < -200.0 && sweep[1].is_finite(), "{sweep:?}");
@@ -70,6 +74,8 @@ fn a_gauntlet_rates_each_opponent_by_its_own_pairing() {
                 losses,
             },
             pairs: Pentanomial::default(),
+            endings: Vec::new(),
+            material_share: None,
         })
         .collect();
     let fitted = fit_ratings(results.len() + 1, &pairings);
@@ -125,6 +131,19 @@ fn a_round_robin_ranks_alpha_beta_over_greedy_over_random() {
             "{p}"
         );
     }
+    // Each pairing says how its two games ended, in the text and the JSON.
+    let text = standings.to_text();
+    assert!(text.contains("how the games ended"), "{text}");
+    for p in standings.to_json()["pairings"].as_array().unwrap() {
+        let games: u64 = p["endings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["games"].as_u64().unwrap())
+            .sum();
+        assert_eq!(games, 2, "{p}");
+        assert!(p["material_share"].as_f64().is_some(), "{p}");
+    }
     let table = standings.table();
     assert_eq!(
         table.last().unwrap().name,
@@ -156,6 +175,8 @@ fn checkpoint_tournaments_are_drawn_by_training_step() {
                 losses: 4,
             },
             pairs: Pentanomial::default(),
+            endings: Vec::new(),
+            material_share: None,
         }],
         ratings: vec![0.0, 70.0],
     };
@@ -180,6 +201,8 @@ fn pairing(a: usize, b: usize, wins: u64, draws: u64, losses: u64) -> Pairing {
             losses,
         },
         pairs: Pentanomial::default(),
+        endings: Vec::new(),
+        material_share: None,
     }
 }
 

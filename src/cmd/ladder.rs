@@ -257,12 +257,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
         let mut matches_of_rung = Vec::new();
         for (opponent, name, summary) in played {
             let s = summary.score;
-            pairings.push(Pairing {
-                a: fixed + k,
-                b: opponent,
-                score: s,
-                pairs: summary.pairs(),
-            });
+            pairings.push(Pairing::from_match(fixed + k, opponent, &summary));
             let (lo, elo, hi) = elo_interval(&s).to_json();
             let (share, share_se) = summary.material_share();
             matches_of_rung.push(RungMatch {

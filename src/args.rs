@@ -192,11 +192,13 @@ pub struct ResultsArgs {
     /// pair, with 95% intervals.
     #[arg(long, num_args = 1..)]
     pub against: Option<Vec<std::path::PathBuf>>,
-    /// Calibrate material adjudication instead: read the game records of the folders
-    /// (`tengu match --out` folders, a run's `games/`: `*.record` and `*.records` files in
-    /// each folder and its `games/`), keep the games a rule ended (mate, no legal move,
-    /// repetition, ...), and print for each ply of --plies and ratio of --ratios how often
-    /// the side ahead by that ratio went on to win, and the smallest safe ratio per ply.
+    /// Calibrate material adjudication and resignation instead: read the game records of
+    /// the folders (`tengu match --out` folders, a run's `games/`: `*.record` and `*.records`
+    /// files in each folder and its `games/`), keep the games a rule ended (mate, no legal
+    /// move, repetition, ...), and print for each ply of --plies and ratio of --ratios how
+    /// often the side ahead by that ratio went on to win, and the smallest safe ratio per
+    /// ply; where self-play kept its search values, for each of --resign-thresholds and
+    /// --resign-moves how often the side that would have resigned drew or won.
     #[arg(long, conflicts_with_all = ["against", "material_ratio", "several_pairings"])]
     pub calibrate: bool,
     /// Plies of the calibration (plies from the game's start).
@@ -205,9 +207,18 @@ pub struct ResultsArgs {
     /// Material ratios of the calibration (each above 1).
     #[arg(long, value_delimiter = ',', default_value = "1.1,1.2,1.5,2,3", value_parser = crate::ranges::real32(crate::ranges::Real::above(1.0, crate::ranges::MAX_MATERIAL_RATIO)))]
     pub ratios: Vec<f32>,
-    /// The share of games the side ahead must win for a ratio to count as safe.
+    /// The share of games the side ahead must win for a ratio to count as safe (and one
+    /// minus it the most a resignation threshold may be false).
     #[arg(long, default_value_t = 0.95, value_parser = crate::ranges::real(crate::ranges::Real::closed(0.5, 1.0)))]
     pub safe_share: f64,
+    /// Resignation thresholds of the calibration, replayed on the search values self-play
+    /// keeps beside its records (`*.records`): a side resigns when its value stays below
+    /// -threshold (selfplay.resign_threshold).
+    #[arg(long, value_delimiter = ',', default_value = "0.5,0.7,0.8,0.9,0.95,0.99", value_parser = crate::ranges::real32(crate::ranges::Real::closed(0.0, 1.0)))]
+    pub resign_thresholds: Vec<f32>,
+    /// Moves in a row below the threshold of the calibration (selfplay.resign_consecutive).
+    #[arg(long, value_delimiter = ',', default_value = "3,6,12", value_parser = crate::ranges::whole::<u32>(1, 1000))]
+    pub resign_moves: Vec<u32>,
     /// Print one JSON object (`tengu match --json`'s report; with `--against`, `{"a", "b",
     /// "paired"}`; with `--calibrate`, `{"games", "cells", "safe"}`) instead of text.
     #[arg(long)]

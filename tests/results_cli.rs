@@ -273,3 +273,77 @@ fn two_arms_compare_game_by_game_on_the_same_openings() {
     let (ok, _, err) = results(&[&p(&on[0]), &p(&on[1]), "--against", &p(&off[0])]);
     assert!(!ok && err.contains("one folder each per seed"), "{err}");
 }
+
+/// A game played out to mate from a composed corner (Black's Rooks mate White's King on
+/// 1a at ply 4), as self-play keeps it: one `*.records` line with the search value of each
+/// ply from its mover's view. Black's values say it is lost on each of its three moves.
+fn mated_in_the_corner(dir: &std::path::Path) {
+    use tengu_rules::{Game, Position, Record, Termination};
+    let start = Position::parse(&corner_position()).unwrap();
+    let mut game = Game::new(start);
+    for text in ["17q>16q", "1a>1b", "16q>17q", "1b>1a", "3o>1o"] {
+        let m = game.position().parse_move(text).unwrap();
+        game.play(m).unwrap();
+    }
+    let outcome = game.outcome().expect("mate");
+    assert_eq!(outcome.termination, Termination::Checkmate);
+    let record = Record::new(game, &[]).to_string();
+    let values = [-0.95, 0.9, -0.95, 0.9, -0.95];
+    let line = serde_json::json!({"game": 0, "record": record, "values": values});
+    std::fs::create_dir_all(dir.join("games")).unwrap();
+    std::fs::write(dir.join("games/0.records"), format!("{line}\n")).unwrap();
+}
+
+/// White's King on 1a, Black's Rooks on 2p and 3o and King on 17q; Black to move.
+fn corner_position() -> String {
+    // Ranks a (top) to q; files 17 (left) to 1 (right).
+    let mut ranks = vec!["17".to_string(); 17];
+    ranks[0] = "16,k".into();
+    ranks[14] = "14,R,2".into();
+    ranks[15] = "15,R,1".into();
+    ranks[16] = "K,16".into();
+    format!("{} b -", ranks.join("/"))
+}
+
+#[test]
+fn calibration_replays_resignation_on_self_play_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    mated_in_the_corner(&run);
+    let (ok, out, err) = results(&[
+        "--calibrate",
+        &p(&run),
+        "--resign-thresholds",
+        "0.9,0.99",
+        "--resign-moves",
+        "3",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let cells = report["resignation"].as_array().unwrap();
+    assert_eq!(cells.len(), 2, "{report}");
+    // Black's three low values would have resigned the game Black went on to win.
+    let at_09 = &cells[0];
+    assert_eq!(at_09["threshold"].as_f64().unwrap() as f32, 0.9);
+    assert_eq!(
+        (
+            at_09["games"].as_u64(),
+            at_09["resigned"].as_u64(),
+            at_09["false_resignations"].as_u64()
+        ),
+        (Some(1), Some(1), Some(1)),
+        "{report}"
+    );
+    assert_eq!(cells[1]["resigned"].as_u64(), Some(0), "{report}");
+    // The text names the table; a values list that is not one is refused, naming the line.
+    let (ok, out, err) = results(&["--calibrate", &p(&run)]);
+    assert!(ok, "{err}");
+    assert!(out.contains("resignation replayed"), "{out}");
+    let line = std::fs::read_to_string(run.join("games/0.records")).unwrap();
+    let bad = line.replace("\"values\":[", "\"values\":[\"x\",");
+    std::fs::write(run.join("games/0.records"), bad).unwrap();
+    let (ok, _, err) = results(&["--calibrate", &p(&run)]);
+    assert!(!ok);
+    assert!(err.contains("line 1") && err.contains("values"), "{err}");
+}

@@ -433,10 +433,14 @@ pub fn run_tournament(args: TournamentArgs) -> Result<()> {
     Ok(())
 }
 
+/// A game record and the search value of each of its plies where known (self-play's
+/// `*.records` lines carry them as `values`; see [`tengu_arena::calibrate::PlayedOut`]).
+type ValuedRecord = (tengu_rules::Record, Vec<Option<f32>>);
+
 /// The game records of `dirs` (each folder and its `games/`: `*.record` files, one record
-/// each, and a run's `*.records` files, JSON lines with a `record`), sorted by path; a
-/// record that does not parse is refused, naming its file (and line).
-fn read_records(dirs: &[std::path::PathBuf]) -> Result<Vec<tengu_rules::Record>> {
+/// each, and a run's `*.records` files, JSON lines with a `record` and its `values`), sorted
+/// by path; a record that does not parse is refused, naming its file (and line).
+fn read_records(dirs: &[std::path::PathBuf]) -> Result<Vec<ValuedRecord>> {
     let mut files = Vec::new();
     for dir in dirs {
         if !dir.is_dir() {
@@ -465,7 +469,7 @@ fn read_records(dirs: &[std::path::PathBuf]) -> Result<Vec<tengu_rules::Record>>
         if path.extension().is_some_and(|e| e == "record") {
             let record = tengu_rules::Record::parse(&text)
                 .with_context(|| format!("{}: not a game record", path.display()))?;
-            records.push(record);
+            records.push((record, Vec::new()));
             continue;
         }
         for (n, line) in text
@@ -481,7 +485,12 @@ fn read_records(dirs: &[std::path::PathBuf]) -> Result<Vec<tengu_rules::Record>>
             };
             let record = tengu_rules::Record::parse(text)
                 .with_context(|| format!("{}: not a game record", at()))?;
-            records.push(record);
+            let values = match value.get("values") {
+                None => Vec::new(),
+                Some(v) => serde_json::from_value::<Vec<Option<f32>>>(v.clone())
+                    .with_context(|| format!("{}: \"values\" is not a list of numbers", at()))?,
+            };
+            records.push((record, values));
         }
     }
     Ok(records)
@@ -490,15 +499,18 @@ fn read_records(dirs: &[std::path::PathBuf]) -> Result<Vec<tengu_rules::Record>>
 /// `tengu results --calibrate`: how often the side ahead in material went on to win, in the
 /// games of `args.folders` that a rule ended.
 fn run_calibrate(args: &ResultsArgs) -> Result<()> {
-    use tengu_arena::calibrate::{adjudication_table, safe_ratios, PlayedOut};
-    let records = read_records(&args.folders)?;
+    use tengu_arena::calibrate::{
+        adjudication_table, resignation_table, safe_ratios, safe_thresholds, PlayedOut,
+    };
+    let valued = read_records(&args.folders)?;
+    let records: Vec<&tengu_rules::Record> = valued.iter().map(|(r, _)| r).collect();
     let Some(first) = records.first() else {
         bail!("no game records (*.record, *.records) in the folders or their games/");
     };
     let variant = first.game.position().variant().clone();
     let mut ends: std::collections::BTreeMap<tengu_rules::GameEnd, u64> = Default::default();
     let mut games = Vec::new();
-    for r in &records {
+    for (r, values) in &valued {
         if r.game.position().variant().id() != variant.id() {
             bail!(
                 "games of two rule sets ({} and {}): calibrate one at a time",
@@ -519,6 +531,7 @@ fn run_calibrate(args: &ResultsArgs) -> Result<()> {
             games.push(PlayedOut {
                 game: r.game.clone(),
                 winner: o.winner,
+                values: values.clone(),
             });
         }
     }
@@ -533,6 +546,10 @@ fn run_calibrate(args: &ResultsArgs) -> Result<()> {
     let cells = adjudication_table(&games, &args.plies, &args.ratios, &values);
     let min_games = 10;
     let safe = safe_ratios(&cells, args.safe_share, min_games);
+    let resignations = resignation_table(&games, &args.resign_thresholds, &args.resign_moves);
+    let max_false = 1.0 - args.safe_share;
+    let safe_resign = safe_thresholds(&resignations, max_false, min_games);
+    let valued_games = resignations.first().map_or(0, |c| c.games);
     if args.json {
         let json = serde_json::json!({
             "records": records.len(),
@@ -543,6 +560,8 @@ fn run_calibrate(args: &ResultsArgs) -> Result<()> {
             "resignation_checks": checks.len(),
             "false_resignations": false_resignations,
             "safe": safe.iter().map(|(ply, ratio)| serde_json::json!({"ply": ply, "ratio": ratio})).collect::<Vec<_>>(),
+            "resignation": resignations,
+            "safe_resignation": safe_resign.iter().map(|(moves, t)| serde_json::json!({"consecutive": moves, "threshold": t})).collect::<Vec<_>>(),
         });
         outln!("{json}")?;
         return Ok(());
@@ -576,6 +595,9 @@ fn run_calibrate(args: &ResultsArgs) -> Result<()> {
             c.won_share_low()
         )?;
     }
+    if valued_games > 0 {
+        print_resignations(&resignations, &safe_resign, max_false, min_games)?;
+    }
     if !checks.is_empty() {
         let rate = false_resignations as f64 / checks.len() as f64;
         outln!(
@@ -595,6 +617,57 @@ fn run_calibrate(args: &ResultsArgs) -> Result<()> {
                 None => format!(
                     "no ratio safe at {} (or fewer than {min_games} games ahead)",
                     args.safe_share
+                ),
+            }
+        )?;
+    }
+    Ok(())
+}
+
+/// The resignation table of `tengu results --calibrate`: for each threshold and run of
+/// moves, how many played-out games would have resigned, how many of those falsely, and
+/// the plies it would have saved.
+fn print_resignations(
+    cells: &[tengu_arena::calibrate::ResignationCell],
+    safe: &[(u32, Option<f32>)],
+    max_false: f64,
+    min_games: u64,
+) -> Result<()> {
+    let games = cells.first().map_or(0, |c| c.games);
+    outln!(
+        "resignation replayed on the search values of {games} played-out games (resign when the mover's value stays below -threshold for that many of its moves):"
+    )?;
+    outln!(
+        "{:>9} {:>6} {:>8} {:>6} {:>11} {:>10} {:>12}",
+        "threshold",
+        "moves",
+        "resigned",
+        "false",
+        "false share",
+        "95% high",
+        "plies saved"
+    )?;
+    for c in cells {
+        outln!(
+            "{:>9} {:>6} {:>8} {:>6} {:>11} {:>10.3} {:>11.1}%",
+            c.threshold,
+            c.consecutive,
+            c.resigned,
+            c.false_resignations,
+            c.false_share().map_or("-".into(), |s| format!("{s:.3}")),
+            c.false_share_high(),
+            100.0 * c.plies_saved as f64 / c.plies.max(1) as f64
+        )?;
+    }
+    for (moves, threshold) in safe {
+        outln!(
+            "{moves} moves: {}",
+            match threshold {
+                Some(t) => format!(
+                    "resigning below -{t} was false at most {max_false:.2} of the time over {min_games}+ resignations"
+                ),
+                None => format!(
+                    "no threshold false at most {max_false:.2} of the time (or fewer than {min_games} resignations)"
                 ),
             }
         )?;

@@ -62,6 +62,10 @@ pub enum Command {
     Xboard(XboardArgs),
     /// Play against tengu in the terminal.
     Play(PlayArgs),
+    /// An analysis engine on stdin/stdout (KataGo's shape): JSON queries in, the searched
+    /// value, candidate moves and lines of each asked ply out, several queries batched on
+    /// one network (docs/analyze.md).
+    Analyze(AnalyzeArgs),
     /// Opening books built by search: `build`, `probe`, `export` (JSON lines, openings,
     /// HTML), `openings` (balanced arena openings), `info`.
     Book(BookArgs),
@@ -929,6 +933,45 @@ pub struct PlayArgs {
     /// Start from this position (RULES.md §12.2) instead of the initial one.
     #[arg(long)]
     pub position: Option<String>,
+}
+
+/// `tengu analyze`: the networks, their search and the caps on what one query may ask.
+#[derive(clap::Args, Debug)]
+pub struct AnalyzeArgs {
+    /// A checkpoint to analyse its game with (repeatable: one a game; its game is read from
+    /// it). Queries of a game without one use the network shipped for it (`networks/`).
+    #[arg(long, value_name = "PATH")]
+    pub checkpoint: Vec<std::path::PathBuf>,
+    /// Network backend.
+    #[arg(long, default_value = "burn")]
+    pub backend: String,
+    /// Search with the `[search]` table of this run configuration. Default: each network's
+    /// own (a shipped network's `networks/<name>.toml`, a checkpoint's `<name>.toml` beside
+    /// it, else its run's `config.toml`, else the defaults), as `tengu xboard`.
+    #[arg(long, value_name = "TOML")]
+    pub search_config: Option<std::path::PathBuf>,
+    /// Add this times the material head's prediction to the search's values (overrides the
+    /// search settings' `material_utility`), 0 to 1.
+    #[arg(long, value_parser = crate::ranges::real32(crate::ranges::FRACTION))]
+    pub material_utility: Option<f32>,
+    /// Searches run at once, each one analysed ply (the network's largest batch); the plies
+    /// of further queries wait their turn. 1 to 4,096.
+    #[arg(long, default_value_t = 64, value_parser = crate::ranges::whole::<usize>(1, 4096))]
+    pub max_searches: usize,
+    /// Most root visits a query may ask for a ply (`visits`); more is refused. 1 to
+    /// 100,000,000.
+    #[arg(long, default_value_t = 1_000_000, value_parser = crate::ranges::whole::<u32>(1, 100_000_000))]
+    pub max_visits: u32,
+    /// Most milliseconds a query may ask for a ply (`max_ms`); more is refused. 1 to
+    /// 86,400,000.
+    #[arg(long, default_value_t = 600_000, value_parser = crate::ranges::whole::<u64>(1, 86_400_000))]
+    pub max_time_ms: u64,
+    /// Most plies one query may analyse (`analyze_plies`). 1 to 100,000.
+    #[arg(long, default_value_t = 10_000, value_parser = crate::ranges::whole::<usize>(1, 100_000))]
+    pub max_plies: usize,
+    /// Seed of the searches' random choices, for queries without their own `seed`.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(clap::Args, Debug)]

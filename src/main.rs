@@ -54,6 +54,7 @@ fn main() {
         Command::Suite(args) => cmd::suite::run(args),
         Command::Xboard(args) => cmd::xboard::run(args),
         Command::Play(args) => cmd::play::run(args),
+        Command::Analyze(args) => cmd::analyze::run(args),
         Command::Book(args) => cmd::book::run(args),
     };
     if let Err(e) = result {

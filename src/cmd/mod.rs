@@ -1,3 +1,4 @@
+pub mod analyze;
 pub mod arena;
 pub mod bench;
 pub mod book;

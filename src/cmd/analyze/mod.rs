@@ -165,7 +165,11 @@ fn read_lines(mut input: impl BufRead, tx: &mpsc::Sender<Input>) {
                 Input::Refused(QueryError::TooLong { bytes: skipped })
             }
             Ok(_) => match String::from_utf8(bytes) {
-                Ok(line) => Input::Line(line),
+                Ok(mut line) => {
+                    let kept = line.trim_end_matches(['\n', '\r']).len();
+                    line.truncate(kept);
+                    Input::Line(line)
+                }
                 Err(_) => Input::Refused(QueryError::NotUtf8),
             },
             Err(e) => {

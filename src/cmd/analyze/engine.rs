@@ -284,6 +284,12 @@ impl Engine {
             seed: query.seed.unwrap_or(self.default_seed),
             query,
         });
+        tracing::debug!(
+            id = %spec.query.id,
+            plies = spec.query.plies.len(),
+            visits = spec.visits,
+            "query taken"
+        );
         let mut replies = Vec::new();
         for &ply in &spec.query.plies {
             let game = spec.query.game_at(ply);
@@ -366,6 +372,13 @@ impl Engine {
                 Progress::Done(stopped) => {
                     let mut job = self.running.remove(k);
                     let analysis = job.analysis(net, stopped);
+                    tracing::debug!(
+                        id = %analysis.id,
+                        ply = analysis.ply,
+                        visits = analysis.visits,
+                        ms = analysis.time_ms,
+                        "ply analysed"
+                    );
                     self.stats.analysed += 1;
                     replies.push(Reply::Analysis(Box::new(analysis)));
                 }

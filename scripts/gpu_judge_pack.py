@@ -106,6 +106,11 @@ def main():
             continue
         name = f"model-{step:09d}.safetensors"
         shutil.copy2(os.path.join(run, "models", name), os.path.join(rungs, f"rung-{tag}-{name}"))
+        # The run's settings beside the rung (`<name>.toml`), so `tengu match` plays it with
+        # the run's own [search] and not the built-in defaults (outside models/ the run's
+        # config.toml is not found).
+        shutil.copy2(os.path.join(run, "config.toml"),
+                     os.path.join(rungs, f"rung-{tag}-model-{step:09d}.toml"))
         added.append(f"{tag} = step {step} at {h:.3f} CPU-h")
 
     sessions = os.path.join(slim, "sessions.tsv")

@@ -30,7 +30,7 @@ pub use notation::ParseError;
 pub use openings::{format_opening, parse_openings, Opening, OpeningsError};
 pub use position::{Piece, Position, Undo};
 pub use record::{Record, ResultMismatch};
-pub use ruleset::{RuleSet, RuleSetError};
+pub use ruleset::{RuleDifference, RuleSet, RuleSetError};
 pub use types::{Color, Move, Square};
 pub use variant::{PieceType, Variant};
 

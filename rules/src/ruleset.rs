@@ -1199,6 +1199,63 @@ impl RuleSet {
     }
 }
 
+/// One option on which two rule sets of a game differ ([`RuleSet::differences`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RuleDifference {
+    /// The option's name (`LD`, `LEGALITY`).
+    pub option: &'static str,
+    /// Its value in the set compared from, by canonical name; `DEFAULT` for RULES.md's.
+    pub from: &'static str,
+    /// Its value in the other set, the same way.
+    pub to: &'static str,
+}
+
+impl fmt::Display for RuleDifference {
+    /// `LD=TSA (not DEFAULT)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={} (not {})", self.option, self.to, self.from)
+    }
+}
+
+impl RuleSet {
+    /// The options on which `other` differs from this set, in [`options`] order: what a
+    /// network trained under this set meets under `other`. `None` when the two are rule sets
+    /// of different games (they share no options).
+    ///
+    /// ```
+    /// use tengu_rules::RuleSet;
+    /// let default = RuleSet::default_for("dai-dai");
+    /// let tsa = RuleSet::preset("dai-dai", "tsa").unwrap();
+    /// let text: Vec<String> = default.differences(&tsa).unwrap().iter().map(|d| d.to_string()).collect();
+    /// assert_eq!(text, ["GE=TSA (not DEFAULT)", "FF=TSA (not DEFAULT)", "LD=TSA (not DEFAULT)", "NK=SRZ (not DEFAULT)"]);
+    /// assert!(default.differences(&RuleSet::default_for("maka-dai-dai")).is_none());
+    /// ```
+    pub fn differences(&self, other: &RuleSet) -> Option<Vec<RuleDifference>> {
+        if self.game != other.game {
+            return None;
+        }
+        let name = |o: &OptionSpec, v: u8| {
+            if v == 0 {
+                "DEFAULT"
+            } else {
+                o.values[v as usize].name()
+            }
+        };
+        Some(
+            options(&self.game)
+                .iter()
+                .zip(self.values.iter().zip(&other.values))
+                .filter(|(_, (a, b))| a != b)
+                .map(|(o, (&a, &b))| RuleDifference {
+                    option: o.name,
+                    from: name(o, a),
+                    to: name(o, b),
+                })
+                .collect(),
+        )
+    }
+}
+
 impl fmt::Display for RuleSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.canonical())

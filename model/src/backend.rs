@@ -208,7 +208,32 @@ impl Backend {
             _ => {
                 use crate::tch_net::{TchEvaluator, TchNet};
                 let device = self.tch_device()?;
-                let (net, meta) = TchNet::load(path, variant.id(), device)?;
+                let stored = checkpoint::read_meta_for(path, variant.id())?;
+                let other = checkpoint::OtherRules::of(path, &stored, variant.id())?;
+                let (net, meta) = match &other {
+                    // Another layout of input planes: tch reads files, so it reads the
+                    // network as burn maps it, written to a temporary file.
+                    Some(o) if o.planes.is_some() => {
+                        let cpu = burn::tensor::Device::default();
+                        let (mapped, meta) = checkpoint::load(path, variant.id(), &cpu)?;
+                        let tmp = std::env::temp_dir().join(format!(
+                            "tengu-{}-{}.safetensors",
+                            std::process::id(),
+                            stored.step
+                        ));
+                        let as_playing = CheckpointMeta { game: variant.id().into(), ..meta.clone() };
+                        checkpoint::save(&mapped, &as_playing, &tmp)?;
+                        let loaded = TchNet::load(&tmp, variant.id(), device);
+                        let _ = std::fs::remove_file(&tmp);
+                        (loaded?.0, meta)
+                    }
+                    _ => {
+                        if let Some(o) = &other {
+                            o.warn_once();
+                        }
+                        TchNet::load(path, variant.id(), device)?
+                    }
+                };
                 let eval =
                     TchEvaluator::new(variant, net, self == Backend::TchCudaBf16, label(&meta));
                 Ok((Box::new(eval), meta))
@@ -263,10 +288,16 @@ impl Backend {
 }
 
 /// Refuses a checkpoint of another game or encoder version, or whose input planes fit no
-/// encoder layout of `variant` (read from its header alone).
+/// encoder layout of `variant` (read from its header alone; a checkpoint of another rule set
+/// of the game is checked against its own rules' layouts and read in `variant`'s, see
+/// [`checkpoint::OtherRules`]).
 pub fn check_planes(path: &Path, variant: &Variant) -> Result<(), CheckpointError> {
     let meta = checkpoint::read_meta_for(path, variant.id())?;
-    Encoder::for_planes(variant, meta.config.planes)
+    let planes = match checkpoint::OtherRules::of(path, &meta, variant.id())? {
+        Some(other) => other.planes_under(meta.config.planes),
+        None => meta.config.planes,
+    };
+    Encoder::for_planes(variant, planes)
         .map(|_| ())
         .map_err(|source| CheckpointError::Planes {
             path: path.display().to_string(),

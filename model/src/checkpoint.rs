@@ -45,11 +45,15 @@ pub enum CheckpointError {
         found: u32,
         expected: u32,
     },
-    #[error("{path}: a {found} checkpoint, but the game is {expected}")]
+    /// A checkpoint of another game (another rule set of the same game loads, see
+    /// [`OtherRules`]). `found` and `expected` are game keys.
+    #[error("{path}: a checkpoint of {found_game} ({found}), but the game is {expected_game} ({expected}): a network plays only the game it was trained for")]
     WrongGame {
         path: String,
         found: String,
         expected: String,
+        found_game: String,
+        expected_game: String,
     },
     /// The file is shorter than its own header says: an interrupted write, copy or download.
     #[error("{path}: truncated: {found} bytes, but its header describes {expected} (an interrupted copy or download?)")]
@@ -307,7 +311,17 @@ pub fn read_meta(path: &Path) -> Result<CheckpointMeta, CheckpointError> {
     CheckpointMeta::from_map(&shown, &map)
 }
 
-/// Reads the metadata of a checkpoint that must be for `game` and this encoder version.
+/// The game of a game key: `dai-dai` of `dai-dai:LD=TSA` ([`tengu_rules::RuleSet::game`];
+/// a key that names no rule set of this build is read up to its `:`).
+pub fn game_of(key: &str) -> String {
+    tengu_rules::RuleSet::parse_canonical(key)
+        .map(|r| r.game().to_string())
+        .unwrap_or_else(|_| key.split(':').next().unwrap_or(key).to_string())
+}
+
+/// Reads the metadata of a checkpoint that must be of this encoder version and of `game`'s
+/// game, under any of its rule sets (`game` is a game key; [`OtherRules`] says how the
+/// checkpoint's training rules differ). The metadata is as stored.
 pub fn read_meta_for(path: &Path, game: &str) -> Result<CheckpointMeta, CheckpointError> {
     let shown = path.display().to_string();
     let meta = read_meta(path)?;
@@ -318,24 +332,169 @@ pub fn read_meta_for(path: &Path, game: &str) -> Result<CheckpointMeta, Checkpoi
             expected: ENCODER_VERSION,
         });
     }
-    if meta.game != game {
+    let (found_game, expected_game) = (game_of(&meta.game), game_of(game));
+    if found_game != expected_game {
         return Err(CheckpointError::WrongGame {
             path: shown,
             found: meta.game,
             expected: game.into(),
+            found_game,
+            expected_game,
         });
     }
     Ok(meta)
 }
 
-/// Loads a checkpoint for `game`, refusing another game or encoder version.
+/// A checkpoint loaded under another rule set of its game than the one it was trained
+/// under: the options in which they differ, and the map of its input planes when the piece
+/// types differ too. Its [`Display`](std::fmt::Display) is the warning every loader gives
+/// ([`OtherRules::warn_once`]).
+///
+/// The policy scores every move of every rule set: a move's slot is its from-square,
+/// to-square and capture pattern ([`crate::policy`]), whatever piece makes it, so a move
+/// only the playing rules allow (a Great Elephant's third forward diagonal square under
+/// `GE=TSA`) gets the network's own logit for that slot, a prior the network never trained
+/// (docs/network.md, "Other rule sets of the game").
+#[derive(Clone, Debug, PartialEq)]
+pub struct OtherRules {
+    /// The checkpoint, as given.
+    pub path: String,
+    /// Game key of the rules it was trained under (its `tengu.game`).
+    pub trained: String,
+    /// Game key of the rules it plays under.
+    pub playing: String,
+    /// The options that differ, playing value against trained value.
+    pub differences: Vec<tengu_rules::RuleDifference>,
+    /// How its input planes are read under the playing rules, when their piece types
+    /// differ from the training rules'.
+    pub planes: Option<crate::encoder::PlaneMap>,
+}
+
+impl OtherRules {
+    /// How the checkpoint at `path` with metadata `meta` as stored (of `game`'s game: see
+    /// [`read_meta_for`]) relates to the rule set of game key `game`; `None` when it was
+    /// trained under that rule set. An error when its planes fit no layout of its own rules.
+    pub fn of(
+        path: &Path,
+        meta: &CheckpointMeta,
+        game: &str,
+    ) -> Result<Option<OtherRules>, CheckpointError> {
+        if meta.game == game {
+            return Ok(None);
+        }
+        let shown = path.display().to_string();
+        let rules = |key: &str| tengu_rules::RuleSet::parse_canonical(key).ok();
+        let differences = match (rules(&meta.game), rules(game)) {
+            (Some(a), Some(b)) => a.differences(&b).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        // Piece types: only built-in games have rule sets to compare.
+        let planes = match (
+            tengu_rules::Variant::builtin(&meta.game),
+            tengu_rules::Variant::builtin(game),
+        ) {
+            (Some(trained), Some(playing)) => {
+                crate::encoder::PlaneMap::between(&trained, &playing, meta.config.planes).map_err(
+                    |source| CheckpointError::Planes {
+                        path: shown.clone(),
+                        source,
+                    },
+                )?
+            }
+            _ => None,
+        };
+        Ok(Some(OtherRules {
+            path: shown,
+            trained: meta.game.clone(),
+            playing: game.to_string(),
+            differences,
+            planes,
+        }))
+    }
+
+    /// [`OtherRules::of`] the checkpoint at `path`, its metadata read for the game key `game`.
+    pub fn of_file(path: &Path, game: &str) -> Result<Option<OtherRules>, CheckpointError> {
+        let meta = read_meta_for(path, game)?;
+        OtherRules::of(path, &meta, game)
+    }
+
+    /// The input planes the network takes under the playing rules.
+    pub fn planes_under(&self, trained_planes: usize) -> usize {
+        self.planes
+            .as_ref()
+            .map_or(trained_planes, |m| m.source.len())
+    }
+
+    /// Logs [`OtherRules`]'s text as a warning, once per process for each checkpoint and
+    /// playing rule set (a tournament loads a player for every game).
+    pub fn warn_once(&self) {
+        use std::sync::{Mutex, OnceLock};
+        static WARNED: OnceLock<Mutex<std::collections::HashSet<(String, String)>>> =
+            OnceLock::new();
+        let first = WARNED
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert((self.path.clone(), self.playing.clone()));
+        if first {
+            tracing::warn!("{self}");
+        }
+    }
+}
+
+impl std::fmt::Display for OtherRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = std::path::Path::new(&self.path)
+            .file_name()
+            .map_or(self.path.clone(), |n| n.to_string_lossy().into_owned());
+        write!(
+            f,
+            "{name} was trained under the rules {} and plays under {}",
+            self.trained, self.playing
+        )?;
+        if !self.differences.is_empty() {
+            let list: Vec<String> = self.differences.iter().map(|d| d.to_string()).collect();
+            write!(f, "; they differ in {}", list.join(", "))?;
+        }
+        write!(
+            f,
+            ". A move its training rules do not allow gets the policy's own prior for its slot, \
+             never trained (docs/network.md, \"Other rule sets of the game\")"
+        )?;
+        if let Some(map) = &self.planes {
+            if !map.borrowed.is_empty() {
+                let list: Vec<String> = map
+                    .borrowed
+                    .iter()
+                    .map(|(t, as_)| format!("{t} as {as_}"))
+                    .collect();
+                write!(f, "; it reads {}", list.join(", "))?;
+            }
+            if !map.unseen.is_empty() {
+                write!(
+                    f,
+                    "; it does not see {} (no input plane)",
+                    map.unseen.join(", ")
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Loads a checkpoint for the game key `game`, refusing another game or encoder version.
+/// Under another rule set of its game it loads with [`OtherRules`]'s warning (once), its
+/// input planes mapped to the playing rules' layout where their piece types differ; the
+/// metadata returned is as stored but for `config.planes`, which is the layout it now
+/// reads.
 pub fn load(
     path: &Path,
     game: &str,
     device: &Device,
 ) -> Result<(Net, CheckpointMeta), CheckpointError> {
     let shown = path.display().to_string();
-    let meta = read_meta_for(path, game)?;
+    let mut meta = read_meta_for(path, game)?;
+    let other = OtherRules::of(path, &meta, game)?;
     let mut net = meta.config.init(device);
     // Partial: the missing tensors come back in the result, checked below.
     let mut store = SafetensorsStore::from_file(path).allow_partial(true);
@@ -362,6 +521,18 @@ pub fn load(
             path: shown,
             problem: format!("errors {:?}, missing {:?}", result.errors, missing),
         });
+    }
+    if let Some(other) = &other {
+        other.warn_once();
+        if let Some(map) = &other.planes {
+            net =
+                net.with_input_planes(&map.source)
+                    .map_err(|problem| CheckpointError::Weights {
+                        path: shown.clone(),
+                        problem,
+                    })?;
+            meta.config.planes = map.source.len();
+        }
     }
     Ok((net.with_stable_ids(), meta))
 }

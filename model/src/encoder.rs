@@ -54,6 +54,97 @@ pub struct PlanesError {
     pub layouts: String,
 }
 
+/// The input planes of a network trained under one rule set of a game, laid out for another
+/// rule set of the same game whose piece types differ: a preset that removes a promoted form
+/// (`LION_DOG_PROMOTES_DD=NO`: no Great Elephant) or adds one (`KIRIN_PHOENIX_MDD=CHU`: a
+/// promoted Lion and Queen). Types are matched by piece code and promotion; a type the
+/// network lacks reads as the same piece code's other form (`+LN` as `LN`), else it has no
+/// plane (the network does not see it). The extra planes (pass, repetition, tactical,
+/// material) keep their meaning.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlaneMap {
+    /// For each input plane of the playing rules' layout (`2T' + extras` planes), the
+    /// network's plane whose weights it takes; `None`: a plane the network never had, whose
+    /// weights are zero.
+    pub source: Vec<Option<usize>>,
+    /// Piece types of the playing rules read as another type of the network: `(type, read
+    /// as)`, e.g. `("+LN", "LN")`.
+    pub borrowed: Vec<(String, String)>,
+    /// Piece types of the playing rules the network has no plane for.
+    pub unseen: Vec<String>,
+}
+
+/// A piece type as text: its kind's code, `+` before it when promoted (`+LN`).
+fn type_name(variant: &Variant, ty: usize) -> String {
+    let t = &variant.piece_types()[ty];
+    let code = &variant.kinds()[t.kind].code;
+    if t.promoted {
+        format!("+{code}")
+    } else {
+        code.clone()
+    }
+}
+
+impl PlaneMap {
+    /// The map from the layout of a network of `planes` input planes trained under `trained`
+    /// to `playing`'s layout, or `None` when both have the same piece types in the same
+    /// order (the planes need no map). An error when `planes` fits no layout of `trained`.
+    pub fn between(
+        trained: &Variant,
+        playing: &Variant,
+        planes: usize,
+    ) -> Result<Option<PlaneMap>, PlanesError> {
+        let layout = Encoder::for_planes(trained, planes)?;
+        let names = |v: &Variant| -> Vec<String> {
+            (0..v.piece_types().len())
+                .map(|t| type_name(v, t))
+                .collect()
+        };
+        let (have, want) = (names(trained), names(playing));
+        if have == want {
+            return Ok(None);
+        }
+        let (t_net, t_play) = (have.len(), want.len());
+        let mut borrowed = Vec::new();
+        let mut unseen = Vec::new();
+        let types: Vec<Option<usize>> = want
+            .iter()
+            .map(|name| {
+                if let Some(i) = have.iter().position(|h| h == name) {
+                    return Some(i);
+                }
+                let other = match name.strip_prefix('+') {
+                    Some(code) => code.to_string(),
+                    None => format!("+{name}"),
+                };
+                match have.iter().position(|h| *h == other) {
+                    Some(i) => {
+                        borrowed.push((name.clone(), other));
+                        Some(i)
+                    }
+                    None => {
+                        unseen.push(name.clone());
+                        None
+                    }
+                }
+            })
+            .collect();
+        let extras = planes - 2 * t_net;
+        let mut source: Vec<Option<usize>> = types.clone();
+        source.extend(types.iter().map(|t| t.map(|t| t_net + t)));
+        source.extend((0..extras).map(|e| Some(2 * t_net + e)));
+        debug_assert_eq!(
+            source.len(),
+            plane_count(t_play, layout.tactical(), layout.material())
+        );
+        Ok(Some(PlaneMap {
+            source,
+            borrowed,
+            unseen,
+        }))
+    }
+}
+
 /// The encoder of one game.
 #[derive(Clone, Debug)]
 pub struct Encoder {

@@ -112,6 +112,39 @@ impl Net {
     }
 }
 
+impl Net {
+    /// The same network reading another input layout: input plane `j` takes the stem
+    /// weights of plane `source[j]`, or zeros for `None` ([`crate::encoder::PlaneMap`]).
+    /// The stem is a 1x1 convolution, so the network computes on the new planes exactly what
+    /// it computed on the old ones they were taken from. An error names a source plane the
+    /// network does not have.
+    pub fn with_input_planes(mut self, source: &[Option<usize>]) -> Result<Net, String> {
+        let weight = self.stem.weight.val();
+        let [out, planes, kh, kw] = weight.dims();
+        if let Some(bad) = source.iter().flatten().find(|&&p| p >= planes) {
+            return Err(format!(
+                "input plane {bad} taken from a network of {planes} planes"
+            ));
+        }
+        let device = weight.device();
+        let old = raw_values(weight)?;
+        let k = kh * kw;
+        let mut new = vec![0.0f32; out * source.len() * k];
+        for o in 0..out {
+            for (j, from) in source.iter().enumerate() {
+                if let Some(i) = from {
+                    let at = (o * planes + i) * k;
+                    new[(o * source.len() + j) * k..][..k].copy_from_slice(&old[at..at + k]);
+                }
+            }
+        }
+        let tensor =
+            Tensor::<4>::from_data(TensorData::new(new, [out, source.len(), kh, kw]), &device);
+        self.stem.weight = Param::from_tensor(tensor);
+        Ok(self)
+    }
+}
+
 /// Residual block: conv-relu-conv with a global-pooling bias (KataGo), plus the skip.
 #[derive(Module, Debug)]
 pub struct ResBlock {

@@ -244,3 +244,77 @@ fn material_planes_hold_values_and_the_balance() {
         assert!(unbalanced > 0, "random play changed the material somewhere");
     }
 }
+
+/// Every rule set a preset names gives every legal move a slot of its own: the policy covers
+/// the moves of every reading (a Great Elephant's `TSA` lines, QBoard's pseudo-legal moves),
+/// so a network trained under one rule set of a game scores every move of another.
+#[test]
+fn every_presets_moves_have_slots_of_their_own() {
+    for game in ["dai-dai", "maka-dai-dai"] {
+        for preset in tengu_rules::ruleset::PRESETS {
+            let rules = tengu_rules::RuleSet::preset(game, preset.name).unwrap();
+            let variant = Variant::by_key(&rules.canonical()).unwrap();
+            let index = PolicyIndex::new(Encoder::new(&variant));
+            let positions = random_positions(variant.clone(), 3, 150);
+            assert!(positions.len() > 300, "{}", variant.id());
+            for pos in &positions {
+                let mut seen = HashSet::new();
+                for m in pos.legal_move_list() {
+                    let slot = index
+                        .slot(pos, m)
+                        .unwrap_or_else(|e| panic!("{}: {e} in {pos}", variant.id()));
+                    assert!(
+                        seen.insert(index.id(slot)),
+                        "{}: two moves share {slot:?}",
+                        variant.id()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The input planes of a network under a rule set with other piece types: the same piece
+/// codes, a missing promoted form read as the code's other form, the extra planes kept.
+#[test]
+fn plane_maps_match_piece_types_by_code() {
+    use tengu_model::encoder::PlaneMap;
+    let dd = Variant::dai_dai();
+    let tsa = Variant::by_key(
+        &tengu_rules::RuleSet::preset("dai-dai", "tsa")
+            .unwrap()
+            .canonical(),
+    )
+    .unwrap();
+    let planes = Encoder::new(&dd).planes();
+    assert_eq!(PlaneMap::between(&dd, &tsa, planes).unwrap(), None);
+    // No Great Elephant: one type less, every other plane taken from its own.
+    let sz = Variant::by_key("dai-dai:LION_DOG_PROMOTES_DD=NO").unwrap();
+    let map = PlaneMap::between(&dd, &sz, planes).unwrap().unwrap();
+    let t = dd.piece_types().len();
+    assert_eq!(map.source.len(), planes - 2);
+    assert_eq!(map.source.iter().flatten().count(), planes - 2);
+    assert_eq!(map.source.last(), Some(&Some(planes - 1)));
+    assert!(map.borrowed.is_empty() && map.unseen.is_empty(), "{map:?}");
+    // The Great Elephant's planes (the mover's and the opponent's) are the ones left out.
+    let ge = dd.type_index(dd.kind_index("GE").unwrap(), true).unwrap();
+    assert!(!map.source.contains(&Some(ge)) && !map.source.contains(&Some(t + ge)));
+    // The other way: the network trained without the Great Elephant does not see one.
+    let back = PlaneMap::between(&sz, &dd, planes - 2).unwrap().unwrap();
+    assert_eq!(back.unseen, ["+GE"]);
+    assert_eq!(back.source.iter().filter(|s| s.is_none()).count(), 2);
+    // Chu promotions: a promoted Lion and Queen read as the Lion and the Queen.
+    let mdd = Variant::maka_dai_dai();
+    let chu = Variant::by_key("maka-dai-dai:KIRIN_PHOENIX_MDD=CHU").unwrap();
+    let map = PlaneMap::between(&mdd, &chu, Encoder::new(&mdd).planes())
+        .unwrap()
+        .unwrap();
+    let borrowed: Vec<(&str, &str)> = map
+        .borrowed
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    assert_eq!(borrowed, [("+LN", "LN"), ("+Q", "Q")], "{map:?}");
+    // A plane count no layout of the training rules has is refused.
+    assert!(PlaneMap::between(&dd, &sz, planes + 1).is_err());
+}

@@ -389,3 +389,104 @@ fn truncated_checkpoints_and_missing_backends_are_named() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A checkpoint plays every rule set of its game: under `tsa` it loads as it is and names the
+/// options that differ; under a rule set without the Great Elephant its input planes are
+/// mapped to that set's layout and it computes what it computed before on positions
+/// without one (through both CPU evaluators); a checkpoint of the other game is refused,
+/// naming both games.
+#[test]
+fn a_checkpoint_plays_every_rule_set_of_its_game() {
+    use tengu_model::checkpoint::OtherRules;
+    use tengu_model::Backend;
+    let variant = Variant::dai_dai();
+    let device = Device::default();
+    // The pure layout: the attack planes follow a rule set's moves, the piece planes do not.
+    let enc = Encoder::with_layout(&variant, false);
+    let config = NetConfig::preset("b2c16", enc.planes(), enc.size()).unwrap();
+    let net = init(&config, &device, Some(5));
+    let dir = std::env::temp_dir().join(format!("tengu-other-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("model-000000007.safetensors");
+    let meta = CheckpointMeta {
+        encoder_version: ENCODER_VERSION,
+        game: variant.id().into(),
+        config: config.clone(),
+        step: 7,
+        parent: None,
+    };
+    checkpoint::save(&net, &meta, &path).unwrap();
+
+    let tsa = tengu_rules::RuleSet::preset("dai-dai", "tsa")
+        .unwrap()
+        .canonical();
+    let other = OtherRules::of_file(&path, &tsa).unwrap().unwrap();
+    let text = other.to_string();
+    for part in [
+        "trained under the rules dai-dai and plays under dai-dai:GE=TSA",
+        "GE=TSA (not DEFAULT), FF=TSA (not DEFAULT), LD=TSA (not DEFAULT), NK=SRZ (not DEFAULT)",
+        "prior for its slot, never trained",
+    ] {
+        assert!(text.contains(part), "{text}");
+    }
+    assert!(other.planes.is_none());
+    let (_, loaded) = checkpoint::load(&path, &tsa, &device).unwrap();
+    assert_eq!(loaded, meta);
+    assert!(OtherRules::of_file(&path, "dai-dai").unwrap().is_none());
+
+    let key = "dai-dai:LION_DOG_PROMOTES_DD=NO";
+    let without = Variant::by_key(key).unwrap();
+    tengu_model::backend::check_planes(&path, &without).unwrap();
+    let (mapped, loaded) = checkpoint::load(&path, key, &device).unwrap();
+    assert_eq!(loaded.game, "dai-dai");
+    assert_eq!(loaded.config.planes, config.planes - 2);
+    let ps = positions(&variant, 6);
+    let there: Vec<Position> = ps
+        .iter()
+        .map(|p| Position::parse_for(without.clone(), &p.to_string()).unwrap())
+        .collect();
+    let inputs = |ps: &[Position]| -> Vec<(Position, Vec<Move>)> {
+        ps.iter()
+            .map(|p| (p.clone(), p.legal_move_list()))
+            .collect()
+    };
+    let evaluate = |eval: &mut dyn Evaluator, items: &[(Position, Vec<Move>)]| {
+        let batch: Vec<EvalInput> = items
+            .iter()
+            .map(|(p, m)| EvalInput {
+                position: p,
+                moves: m,
+                repetitions: 0,
+            })
+            .collect();
+        eval.evaluate(&batch).unwrap()
+    };
+    let (here_items, there_items) = (inputs(&ps), inputs(&there));
+    let before = evaluate(
+        &mut BurnEvaluator::new(&variant, net, config.clone(), device.clone(), "a"),
+        &here_items,
+    );
+    let after = evaluate(
+        &mut BurnEvaluator::new(&without, mapped, loaded.config, device.clone(), "b"),
+        &there_items,
+    );
+    let (mut cpu, cpu_meta) = Backend::Burn.load_evaluator(&path, &without).unwrap();
+    assert_eq!(cpu_meta.config.planes, config.planes - 2);
+    let cpu = evaluate(cpu.as_mut(), &there_items);
+    for ((a, b), c) in before.iter().zip(&after).zip(&cpu) {
+        for (x, y) in a.wdl.iter().zip(&b.wdl).chain(a.wdl.iter().zip(&c.wdl)) {
+            assert!((x - y).abs() < 1e-4, "{:?} {:?} {:?}", a.wdl, b.wdl, c.wdl);
+        }
+    }
+
+    let e = checkpoint::load(&path, "maka-dai-dai:LD=TSA", &device)
+        .map(|_| ())
+        .unwrap_err();
+    assert!(matches!(e, CheckpointError::WrongGame { .. }), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("a checkpoint of dai-dai") && text.contains("the game is maka-dai-dai"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -496,7 +496,13 @@ impl<'a> Training<'a> {
             }
             None if options.init.is_some() => {
                 let path = options.init.as_deref().expect("matched");
-                let meta = tengu_model::checkpoint::read_meta_for(path, options.variant.id())?;
+                let game = options.variant.id();
+                let mut meta = tengu_model::checkpoint::read_meta_for(path, game)?;
+                // Weights of another rule set of the game: its input planes as this run's
+                // rules lay them out (the trainer loads them so, with the warning).
+                if let Some(other) = tengu_model::checkpoint::OtherRules::of(path, &meta, game)? {
+                    meta.config.planes = other.planes_under(meta.config.planes);
+                }
                 let trainer = options.backend.trainer(
                     &options.variant,
                     &meta.config,

@@ -1054,3 +1054,37 @@ fn config_only_publishes_a_pytorch_runs_config_without_training() {
     let (ok, _, err) = tengu(&["train", "--run", &p(&other), "--config", &p(&bad), "--config-only", "--quiet"]);
     assert!(!ok && err.contains("batch_sise") && !other.exists(), "{err}");
 }
+
+/// A checkpoint outside any run's `models/` with no `<name>.toml` beside it plays with the
+/// built-in search, and says so at warning level (a copied rung once played that way
+/// unnoticed); with its run's settings beside it, it plays those, silently.
+#[test]
+fn a_checkpoint_without_its_settings_says_it_plays_the_built_in_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = common::tiny_run(dir.path(), "");
+    let lone = dir.path().join("lone.safetensors");
+    std::fs::copy(common::step_zero(&run), &lone).unwrap();
+    let play = || {
+        tengu(&[
+            "match",
+            &format!("checkpoint:{}:2", lone.display()),
+            "random",
+            "--games",
+            "2",
+            "--max-plies",
+            "8",
+            "--log",
+            "warn",
+        ])
+    };
+    let (ok, _, err) = play();
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("WARN") && err.contains("built-in defaults"),
+        "{err}"
+    );
+    std::fs::copy(run.join("config.toml"), dir.path().join("lone.toml")).unwrap();
+    let (ok, _, err) = play();
+    assert!(ok, "{err}");
+    assert!(!err.contains("built-in defaults"), "{err}");
+}

@@ -176,6 +176,13 @@ fn own_search(checkpoint: &std::path::Path) -> Result<(tengu_search::SearchConfi
             return Ok((search_config(Some(&path))?, path.display().to_string()));
         }
     }
+    // A checkpoint copied out of its run plays another search than it was measured with:
+    // say so where the default log level shows it.
+    tracing::warn!(
+        checkpoint = %checkpoint.display(),
+        "no search settings for the checkpoint (no {} beside it, not in a run's models/): it searches with the built-in defaults; --search-config names them",
+        checkpoint.with_extension("toml").display()
+    );
     Ok((
         tengu_search::SearchConfig::default(),
         "built-in defaults".into(),

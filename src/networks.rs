@@ -1,18 +1,25 @@
 //! The trained networks that ship inside the binary (`networks/` in the repository), so that a
 //! new user plays a trained tengu at once: `tengu play` and `tengu xboard` use the one of
 //! their game when no `--checkpoint` is given, and search with the settings it was measured
-//! with. `networks/manifest.json` says where each came from and how strong it measured.
+//! with. `networks/manifest.json` says where each came from, which rule set of its game it
+//! was trained under and how strong it measured. A network plays every rule set of its game
+//! ([`for_variant`] chooses among several).
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
+use tengu_rules::{RuleSet, Variant};
+
+/// Format version of `networks/manifest.json` this build reads (2: each network names the
+/// rule set it was trained under, `rules`).
+const MANIFEST_VERSION: u32 = 2;
 
 /// `networks/manifest.json`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
-    /// Format version of the manifest (1).
+    /// Format version of the manifest ([`MANIFEST_VERSION`]).
     pub version: u32,
     pub networks: Vec<ShippedNetwork>,
 }
@@ -22,8 +29,11 @@ pub struct Manifest {
 #[serde(deny_unknown_fields)]
 pub struct ShippedNetwork {
     pub name: String,
-    /// The game it plays (`dai-dai`, `maka-dai-dai`).
+    /// The game it plays (`dai-dai`, `maka-dai-dai`), under any of its rule sets.
     pub game: String,
+    /// The game key of the rule set it was trained under (`dai-dai`; a run under the `tsa`
+    /// preset: `dai-dai:GE=TSA,FF=TSA,LD=TSA,NK=SRZ`), as its checkpoint's `tengu.game`.
+    pub rules: String,
     /// SHA-256 of the weights file, lowercase hex.
     pub sha256: String,
     /// Training step of the checkpoint.
@@ -96,9 +106,9 @@ impl std::fmt::Display for ShippedNetwork {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} ({}): step {}, {:.2} CPU-hours, {} games, {} rows ({}); value loss {:.3} training, {:.3} held-out",
+            "{} (trained under {}): step {}, {:.2} CPU-hours, {} games, {} rows ({}); value loss {:.3} training, {:.3} held-out",
             self.name,
-            self.game,
+            self.rules,
             self.step,
             self.cpu_hours,
             self.games_seen,
@@ -143,18 +153,42 @@ pub struct Shipped {
 pub fn manifest() -> Result<Manifest> {
     let manifest: Manifest =
         serde_json::from_str(MANIFEST).context("networks/manifest.json in this build")?;
-    if manifest.version != 1 {
+    if manifest.version != MANIFEST_VERSION {
         bail!(
-            "networks/manifest.json: version {} (this build reads 1)",
+            "networks/manifest.json: version {} (this build reads {MANIFEST_VERSION})",
             manifest.version
         );
     }
     Ok(manifest)
 }
 
-/// The shipped network of `game`, if there is one.
-pub fn for_game(game: &str) -> Result<Option<Shipped>> {
-    let Some(info) = manifest()?.networks.into_iter().find(|n| n.game == game) else {
+/// The network `variant` is played with, of those in `networks`: one of its game trained
+/// under its rule set, else the one whose training rules differ from its rules in the
+/// fewest options; the earlier in the manifest among equals.
+fn choose<'a>(networks: &'a [ShippedNetwork], variant: &Variant) -> Option<&'a ShippedNetwork> {
+    let playing = RuleSet::parse_canonical(variant.id()).ok();
+    let distance = |n: &ShippedNetwork| -> usize {
+        if n.rules == variant.id() {
+            return 0;
+        }
+        let differences = RuleSet::parse_canonical(&n.rules)
+            .ok()
+            .zip(playing.as_ref())
+            .and_then(|(trained, playing)| trained.differences(playing));
+        // A key this build cannot read ranks after every readable one.
+        differences.map_or(usize::MAX, |d| d.len().max(1))
+    };
+    networks
+        .iter()
+        .filter(|n| n.game == variant.game())
+        .min_by_key(|n| distance(n))
+}
+
+/// The shipped network `variant` plays with: of its game, under any rule set (see
+/// [`choose`]), if there is one.
+pub fn for_variant(variant: &Variant) -> Result<Option<Shipped>> {
+    let manifest = manifest()?;
+    let Some(info) = choose(&manifest.networks, variant).cloned() else {
         return Ok(None);
     };
     let Some(&(_, weights, search_toml)) = FILES.iter().find(|(name, ..)| *name == info.name)
@@ -221,8 +255,16 @@ mod tests {
         let cache = tempfile::tempdir().unwrap();
         std::env::set_var("TENGU_CACHE", cache.path());
         for info in &manifest.networks {
-            let shipped = for_game(&info.game).unwrap().unwrap();
+            // Every rule set of its game finds it: the default, each preset.
+            let game = Variant::builtin(&info.game).unwrap();
+            let shipped = for_variant(&game).unwrap().unwrap();
             assert_eq!(shipped.info.name, info.name);
+            for preset in tengu_rules::ruleset::PRESETS {
+                let rules = RuleSet::preset(&info.game, preset.name).unwrap();
+                let variant = Variant::by_key(&rules.canonical()).unwrap();
+                let found = for_variant(&variant).unwrap().unwrap();
+                assert_eq!(found.info.name, info.name, "{}", variant.id());
+            }
             let path = shipped.file().unwrap();
             let search = crate::cmd::search_config(Some(&path.with_extension("toml"))).unwrap();
             let line = shipped.info.to_string();
@@ -234,6 +276,9 @@ mod tests {
                 .load_evaluator(&path, &variant)
                 .unwrap();
             assert_eq!(meta.step, info.step, "{}", info.name);
+            // The manifest's rule set is the one the checkpoint says it was trained under.
+            assert_eq!(meta.game, info.rules, "{}", info.name);
+            assert_eq!(tengu_model::checkpoint::game_of(&info.rules), info.game);
             // A damaged cache file is replaced, not used.
             std::fs::write(&path, b"damaged").unwrap();
             assert_eq!(
@@ -241,6 +286,34 @@ mod tests {
                 shipped.weights
             );
         }
-        assert!(for_game("no-such-game").unwrap().is_none());
+    }
+
+    /// Of several networks of a game, the one trained under the playing rule set is chosen,
+    /// else the nearest (fewest differing options), else the first; another game's never.
+    #[test]
+    fn the_network_of_the_playing_rule_set_is_preferred() {
+        let manifest = manifest().unwrap();
+        let base = manifest.networks[0].clone();
+        assert_eq!(base.game, "dai-dai");
+        let trained = |name: &str, rules: &str| ShippedNetwork {
+            name: name.into(),
+            rules: rules.into(),
+            ..base.clone()
+        };
+        let tsa = RuleSet::preset("dai-dai", "tsa").unwrap().canonical();
+        let networks = vec![
+            trained("default", "dai-dai"),
+            trained("tsa", &tsa),
+            trained("ld", "dai-dai:LD=TSA"),
+        ];
+        let pick =
+            |key: &str| choose(&networks, &Variant::by_key(key).unwrap()).map(|n| n.name.clone());
+        assert_eq!(pick("dai-dai").as_deref(), Some("default"));
+        assert_eq!(pick(&tsa).as_deref(), Some("tsa"));
+        assert_eq!(pick("dai-dai:LD=TSA").as_deref(), Some("ld"));
+        // LD=TSA,FF=TSA: one option from `ld`, two from `tsa` and from the default.
+        assert_eq!(pick("dai-dai:FF=TSA,LD=TSA").as_deref(), Some("ld"));
+        assert_eq!(pick("dai-dai:LO=EDO").as_deref(), Some("default"));
+        assert_eq!(pick("maka-dai-dai"), None);
     }
 }

@@ -20,8 +20,26 @@ use crate::clock::{parse_base, parse_centiseconds, parse_seconds, Clock, Control
 use crate::fen;
 use crate::notation::{looks_like_move, move_lines, move_text, parse_move};
 
-/// Builds the engine's player for a game (called again when the variant changes).
-pub type PlayerFactory = Box<dyn FnMut(&Arc<Variant>) -> Result<Box<dyn Player>, String> + Send>;
+/// Builds the engine's player for a game (called again when the variant changes). An error
+/// is told to the user, and the game played with alpha-beta.
+pub type PlayerFactory = Box<dyn FnMut(&Arc<Variant>) -> Result<EnginePlayer, String> + Send>;
+
+/// The engine's player for a game, with what the user is to be told about it: a network
+/// trained under other rules of the game, a game without a network. The engine tells a
+/// notice once (`telluser`, which QBoard shows in a dialog), when a game starts.
+pub struct EnginePlayer {
+    pub player: Box<dyn Player>,
+    pub notice: Option<String>,
+}
+
+impl From<Box<dyn Player>> for EnginePlayer {
+    fn from(player: Box<dyn Player>) -> EnginePlayer {
+        EnginePlayer {
+            player,
+            notice: None,
+        }
+    }
+}
 
 /// What the engine is started with.
 pub struct Settings {
@@ -87,6 +105,9 @@ pub struct Engine<W: Write> {
     pending: Arc<AtomicUsize>,
     /// The output is gone (the GUI closed the pipe): quit.
     broken: bool,
+    /// Notices about the player not yet told, and those told (each is told once).
+    notices: Vec<String>,
+    told: std::collections::HashSet<String>,
     seed: u64,
     /// The rule set chosen with the `Rules` and `Rule options` engine options (RULES.md §8,
     /// docs/rules.md): a preset name, then `NAME=VALUE` items separated by commas.
@@ -127,6 +148,24 @@ pub fn alphabeta(variant: &Arc<Variant>, default_time: Duration, seed: u64) -> B
     Box::new(AlphaBetaPlayer::new(variant, default_time, 64, seed))
 }
 
+/// The factory's player for `variant` and its notice; when the factory fails, alpha-beta,
+/// with the failure as a warning and a notice.
+fn build_player(
+    factory: &mut PlayerFactory,
+    variant: &Arc<Variant>,
+    default_time: Duration,
+    seed: u64,
+) -> (Box<dyn Player>, Option<String>) {
+    match factory(variant) {
+        Ok(built) => (built.player, built.notice),
+        Err(e) => {
+            let notice = format!("{e}; playing {} with alpha-beta", variant.name());
+            tracing::warn!("{notice}");
+            (alphabeta(variant, default_time, seed), Some(notice))
+        }
+    }
+}
+
 /// Commands that end a running search at once (the search's result is dropped), so they
 /// take effect without waiting for the move. While analysing, every command does.
 pub fn interrupts(line: &str, analyzing: bool) -> bool {
@@ -162,15 +201,14 @@ impl<W: Write> Engine<W> {
             &settings.rule_options,
         )
         .unwrap_or_else(|_| Variant::dai_dai());
-        let player = factory(&variant).unwrap_or_else(|e| {
-            tracing::warn!("{e}; playing with alpha-beta");
-            alphabeta(&variant, settings.default_time, 1)
-        });
+        let (player, notice) = build_player(&mut factory, &variant, settings.default_time, 1);
         let clock = Clock::new(settings.default_time);
         Engine {
             out,
             factory,
             player,
+            notices: notice.into_iter().collect(),
+            told: Default::default(),
             game: Game::new(Position::initial(variant)),
             relayed: Vec::new(),
             engine_side: Some(Color::White),
@@ -257,15 +295,35 @@ impl<W: Write> Engine<W> {
 
     fn set_variant(&mut self, variant: Arc<Variant>) {
         if variant.id() != self.variant().id() {
-            self.player = (self.factory)(&variant).unwrap_or_else(|e| {
-                tracing::warn!("{e}; playing {} with alpha-beta", variant.name());
-                alphabeta(&variant, self.settings.default_time, self.seed)
-            });
+            let (player, notice) = build_player(
+                &mut self.factory,
+                &variant,
+                self.settings.default_time,
+                self.seed,
+            );
+            self.player = player;
+            self.notices.extend(notice);
+        }
+    }
+
+    /// Tells the user each notice about the player not told before, one `telluser` line
+    /// each, in a message of their own: QBoard shows it in a dialog and would drop a move
+    /// sent with it. Sent when a game starts, not with a move.
+    fn tell_notices(&mut self) {
+        let notices = std::mem::take(&mut self.notices);
+        let lines: Vec<String> = notices
+            .into_iter()
+            .filter(|n| self.told.insert(n.clone()))
+            .map(|n| format!("telluser {}", n.replace('\n', " ")))
+            .collect();
+        if !lines.is_empty() {
+            self.send(&lines);
         }
     }
 
     fn reset(&mut self, start: Position) {
         self.set_variant(start.variant().clone());
+        self.tell_notices();
         self.game = Game::new(start);
         self.relayed.clear();
         self.ended = None;

@@ -154,7 +154,7 @@ fn engine(time_ms: u64) -> Engine<Vec<u8>> {
     Engine::new(
         Vec::new(),
         settings,
-        Box::new(move |v| Ok(alphabeta(v, Duration::from_millis(time_ms), 7))),
+        Box::new(move |v| Ok(alphabeta(v, Duration::from_millis(time_ms), 7).into())),
     )
 }
 
@@ -515,13 +515,14 @@ fn mcts_player_under_the_protocol() {
         Vec::new(),
         settings,
         Box::new(|_| {
-            Ok(Box::new(MctsPlayer::new(
+            let player: Box<dyn tengu_search::players::Player> = Box::new(MctsPlayer::new(
                 "uniform".into(),
                 Box::new(tengu_model::UniformEvaluator),
                 SearchConfig::default(),
                 64,
                 1,
-            )))
+            ));
+            Ok(player.into())
         }),
     );
     let out = feed(
@@ -780,7 +781,7 @@ fn the_starting_rule_set_of_the_settings_is_the_first_games_and_the_options_defa
         Engine::new(
             Vec::new(),
             settings,
-            Box::new(|v| Ok(alphabeta(v, Duration::from_millis(50), 7))),
+            Box::new(|v| Ok(alphabeta(v, Duration::from_millis(50), 7).into())),
         )
     };
     let mut e = start("tsa", "LEGALITY=PSEUDO_LEGAL");
@@ -794,4 +795,50 @@ fn the_starting_rule_set_of_the_settings_is_the_first_games_and_the_options_defa
     assert_eq!(e.game().position().variant().id(), "dai-dai");
     feed(&mut e, &["xboard", "protover 2", "new", "variant maka"]);
     assert_eq!(e.game().position().variant().id(), "maka-dai-dai:KIRIN_PHOENIX_MDD=CHU");
+}
+
+/// What the factory says about a player (a network trained under other rules of the game, a
+/// failure that leaves alpha-beta) is told with `telluser` once, when a game starts, in a
+/// message without a move; a later game of the same player says nothing again.
+#[test]
+fn notices_about_the_player_are_told_once_when_a_game_starts() {
+    let settings = || Settings {
+        default_time: Duration::from_millis(50),
+        ..Settings::default()
+    };
+    let mut e = Engine::new(
+        Vec::new(),
+        settings(),
+        Box::new(|v| {
+            Ok(tengu_engine::EnginePlayer {
+                player: alphabeta(v, Duration::from_millis(50), 7),
+                notice: Some(format!("a notice for {}", v.id())),
+            })
+        }),
+    );
+    let out = feed(&mut e, &["xboard", "protover 2", "new"]);
+    let told: Vec<&str> = out.lines().filter(|l| l.starts_with("tell")).collect();
+    assert_eq!(told, ["telluser a notice for dai-dai"], "{out}");
+    let out = feed(&mut e, &["new", "variant daidai", "go"]);
+    assert!(!out.contains("telluser") && engine_move(&out).is_some(), "{out}");
+    let out = feed(&mut e, &["new", "variant maka"]);
+    assert!(out.contains("telluser a notice for maka-dai-dai"), "{out}");
+    let out = feed(&mut e, &["variant daidai", "variant maka"]);
+    assert!(!out.contains("telluser"), "{out}");
+
+    // A factory that fails: the game is played with alpha-beta, and the user is told why.
+    let mut e = Engine::new(
+        Vec::new(),
+        settings(),
+        Box::new(|_| Err("no network fits".to_string())),
+    );
+    let out = feed(&mut e, &["xboard", "protover 2", "new", "go"]);
+    let told: Vec<&str> = out.lines().filter(|l| l.starts_with("tell")).collect();
+    assert_eq!(told.len(), 1, "{out}");
+    assert!(
+        told[0].starts_with("telluser no network fits; playing")
+            && told[0].ends_with("with alpha-beta"),
+        "{out}"
+    );
+    assert!(engine_move(&out).is_some(), "{out}");
 }

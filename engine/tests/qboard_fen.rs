@@ -173,7 +173,7 @@ fn setboard_takes_a_qboard_fen_and_the_engine_plays_from_it() {
     let mut e = Engine::new(
         Vec::new(),
         Settings::default(),
-        Box::new(|v| Ok(alphabeta(v, std::time::Duration::from_millis(20), 3))),
+        Box::new(|v| Ok(alphabeta(v, std::time::Duration::from_millis(20), 3).into())),
     );
     let feed = |e: &mut Engine<Vec<u8>>, line: &str| {
         e.output_mut().clear();

@@ -23,7 +23,8 @@ pub fn run(args: PlayArgs) -> Result<()> {
         None => Position::initial(variant),
     };
     let mut factory = args.engine.factory()?;
-    let mut player = factory(start.variant()).map_err(anyhow::Error::msg)?;
+    // Its notice (a network of other rules, none at all) is in the log already.
+    let mut player = factory(start.variant()).map_err(anyhow::Error::msg)?.player;
     let limits = Limits {
         time: (args.engine.visits.is_none())
             .then(|| Duration::from_millis(args.engine.movetime.max(1))),

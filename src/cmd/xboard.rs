@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use tengu_engine::xboard::{alphabeta, PlayerFactory};
-use tengu_engine::{Engine, Settings};
+use tengu_engine::{Engine, EnginePlayer, Settings};
 use tengu_model::Backend;
 use tengu_rules::Variant;
 use tengu_search::players::{MctsPlayer, Player};
@@ -16,7 +16,10 @@ use crate::args::{EngineArgs, XboardArgs};
 impl EngineArgs {
     /// The engine's player for a game: MCTS with `--checkpoint`, else with the network
     /// shipped for the game (`networks/`), else (or with `--alphabeta`) alpha-beta. A
-    /// checkpoint for another game is an error (the engine then falls back on alpha-beta).
+    /// checkpoint or network trained under another rule set of the game plays, with a
+    /// notice naming the options that differ; a game without a network plays alpha-beta with
+    /// a notice; a checkpoint for another game is an error (the engine then falls back on
+    /// alpha-beta and says so).
     pub fn factory(&self) -> Result<PlayerFactory> {
         let backend: Backend = self.backend.parse().map_err(anyhow::Error::msg)?;
         let search = super::CheckpointSearch::from_flags(
@@ -35,18 +38,26 @@ impl EngineArgs {
         };
         let args = self.clone();
         Ok(Box::new(
-            move |variant: &Arc<Variant>| -> Result<Box<dyn Player>, String> {
+            move |variant: &Arc<Variant>| -> Result<EnginePlayer, String> {
                 let network = match &checkpoint {
                     Some((path, settings)) => Some((path.clone(), settings.clone(), None)),
                     None if args.alphabeta => None,
                     None => shipped(variant, &search).map_err(|e| format!("{e:#}"))?,
                 };
                 let Some((path, search, shipped)) = network else {
-                    return Ok(alphabeta(
-                        variant,
-                        Duration::from_millis(args.movetime),
-                        args.seed,
-                    ));
+                    let player =
+                        alphabeta(variant, Duration::from_millis(args.movetime), args.seed);
+                    // Asked for with --alphabeta; else there is no network for the game.
+                    let notice = (!args.alphabeta).then(|| {
+                        let text = format!(
+                            "tengu has no network for {} ({}): playing with alpha-beta",
+                            variant.name(),
+                            variant.id()
+                        );
+                        tracing::warn!("{text}");
+                        text
+                    });
+                    return Ok(EnginePlayer { player, notice });
                 };
                 let (eval, meta) = backend.load_evaluator(&path, variant).map_err(|e| {
                     format!(
@@ -64,10 +75,16 @@ impl EngineArgs {
                     ),
                 };
                 tracing::info!("playing {} with {label}", variant.name());
+                // Trained under other rules of the game: warned in the log on loading, told
+                // to the GUI's user once.
+                let notice = tengu_model::checkpoint::OtherRules::of_file(&path, variant.id())
+                    .ok()
+                    .flatten()
+                    .map(|other| format!("tengu plays with {label}: {other}"));
                 let visits = args.visits.unwrap_or(search.visits);
-                Ok(Box::new(MctsPlayer::new(
-                    label, eval, search, visits, args.seed,
-                )))
+                let player: Box<dyn Player> =
+                    Box::new(MctsPlayer::new(label, eval, search, visits, args.seed));
+                Ok(EnginePlayer { player, notice })
             },
         ))
     }
@@ -88,11 +105,7 @@ fn shipped(
     variant: &Variant,
     search: &super::CheckpointSearch,
 ) -> Result<Option<(std::path::PathBuf, SearchConfig, Option<String>)>> {
-    let Some(shipped) = crate::networks::for_game(variant.id())? else {
-        tracing::info!(
-            "no network is shipped for {}: playing with alpha-beta",
-            variant.name()
-        );
+    let Some(shipped) = crate::networks::for_variant(variant)? else {
         return Ok(None);
     };
     tracing::info!("shipped network (networks/manifest.json): {}", shipped.info);

@@ -248,7 +248,7 @@ fn shipped(variant: &Arc<Variant>) -> Result<PathBuf, String> {
             variant.id()
         )
     };
-    match crate::networks::for_game(variant.id()) {
+    match crate::networks::for_variant(variant) {
         Ok(Some(shipped)) => {
             tracing::info!("shipped network (networks/manifest.json): {}", shipped.info);
             shipped.file().map_err(|e| format!("{e:#}"))

@@ -81,7 +81,10 @@ pub struct Engine<W: Write> {
     out: W,
     settings: Settings,
     factory: PlayerFactory,
-    player: Box<dyn Player>,
+    /// The player of `game`'s variant, built when the GUI chooses a game (`variant`, the
+    /// `Rules` options, `setboard`) or the engine first thinks in it: QBoard's `new` comes
+    /// before its `variant`, and a game it never plays costs no network and no notice.
+    player: Option<Box<dyn Player>>,
     game: Game,
     /// Each move of `game` as its text reached the other side of the GUI: a received move
     /// as it came, this engine's own as QBoard passes it on ([`crate::relay::as_relayed`]);
@@ -105,8 +108,9 @@ pub struct Engine<W: Write> {
     pending: Arc<AtomicUsize>,
     /// The output is gone (the GUI closed the pipe): quit.
     broken: bool,
-    /// Notices about the player not yet told, and those told (each is told once).
-    notices: Vec<String>,
+    /// Notices about the player not yet told, with the game key of the player's variant,
+    /// and those told (each is told once).
+    notices: Vec<(String, String)>,
     told: std::collections::HashSet<String>,
     seed: u64,
     /// The rule set chosen with the `Rules` and `Rule options` engine options (RULES.md §8,
@@ -192,7 +196,7 @@ pub fn interrupts(line: &str, analyzing: bool) -> bool {
 }
 
 impl<W: Write> Engine<W> {
-    pub fn new(out: W, settings: Settings, mut factory: PlayerFactory) -> Engine<W> {
+    pub fn new(out: W, settings: Settings, factory: PlayerFactory) -> Engine<W> {
         // Dai Dai Shogi under the starting rule set, else (a set of Maka Dai Dai options)
         // under its defaults until the GUI chooses a game.
         let variant = ruled(
@@ -201,13 +205,12 @@ impl<W: Write> Engine<W> {
             &settings.rule_options,
         )
         .unwrap_or_else(|_| Variant::dai_dai());
-        let (player, notice) = build_player(&mut factory, &variant, settings.default_time, 1);
         let clock = Clock::new(settings.default_time);
         Engine {
             out,
             factory,
-            player,
-            notices: notice.into_iter().collect(),
+            player: None,
+            notices: Vec::new(),
             told: Default::default(),
             game: Game::new(Position::initial(variant)),
             relayed: Vec::new(),
@@ -248,7 +251,10 @@ impl<W: Write> Engine<W> {
             return;
         };
         match self.ruled(&base) {
-            Ok(variant) => self.reset(Position::initial(variant)),
+            Ok(variant) => {
+                self.reset(Position::initial(variant));
+                self.prepare_player();
+            }
             Err(e) => {
                 (self.rule_preset, self.rule_options) = old;
                 self.send(&[format!("tellusererror rule set refused: {e}")]);
@@ -293,28 +299,42 @@ impl<W: Write> Engine<W> {
         self.game.position().variant().clone()
     }
 
+    /// Drops the player when `variant` is not the current game's.
     fn set_variant(&mut self, variant: Arc<Variant>) {
         if variant.id() != self.variant().id() {
+            self.player = None;
+        }
+    }
+
+    /// Builds the player of the current game's variant if there is none, and tells its
+    /// notice ([`Engine::tell_notices`]).
+    fn prepare_player(&mut self) {
+        if self.player.is_none() {
+            let variant = self.variant();
             let (player, notice) = build_player(
                 &mut self.factory,
                 &variant,
                 self.settings.default_time,
                 self.seed,
             );
-            self.player = player;
-            self.notices.extend(notice);
+            self.player = Some(player);
+            self.notices
+                .extend(notice.map(|n| (variant.id().to_string(), n)));
         }
+        self.tell_notices();
     }
 
-    /// Tells the user each notice about the player not told before, one `telluser` line
-    /// each, in a message of their own: QBoard shows it in a dialog and would drop a move
-    /// sent with it. Sent when a game starts, not with a move.
+    /// Tells the user each notice about the current game's player not told before, one
+    /// `telluser` line each, in a message of their own: QBoard shows it in a dialog and
+    /// would drop a move sent with it. Sent when a game starts, not with a move; notices of
+    /// a variant no longer played are dropped.
     fn tell_notices(&mut self) {
         let notices = std::mem::take(&mut self.notices);
+        let current = self.variant();
         let lines: Vec<String> = notices
             .into_iter()
-            .filter(|n| self.told.insert(n.clone()))
-            .map(|n| format!("telluser {}", n.replace('\n', " ")))
+            .filter(|(key, n)| key == current.id() && self.told.insert(n.clone()))
+            .map(|(_, n)| format!("telluser {}", n.replace('\n', " ")))
             .collect();
         if !lines.is_empty() {
             self.send(&lines);
@@ -323,7 +343,6 @@ impl<W: Write> Engine<W> {
 
     fn reset(&mut self, start: Position) {
         self.set_variant(start.variant().clone());
-        self.tell_notices();
         self.game = Game::new(start);
         self.relayed.clear();
         self.ended = None;
@@ -377,7 +396,8 @@ impl<W: Write> Engine<W> {
                         )]);
                         v
                     });
-                    self.reset(Position::initial(variant))
+                    self.reset(Position::initial(variant));
+                    self.prepare_player();
                 }
                 None => self.error("unsupported variant", line),
             },
@@ -518,7 +538,10 @@ impl<W: Write> Engine<W> {
 
     fn setboard(&mut self, text: &str) {
         match fen::parse_position(text, &self.variant()) {
-            Ok(pos) => self.reset(pos),
+            Ok(pos) => {
+                self.reset(pos);
+                self.prepare_player();
+            }
             Err(e) => self.send(&[format!("tellusererror Illegal position: {e}")]),
         }
     }
@@ -726,6 +749,9 @@ impl<W: Write> Engine<W> {
             return None;
         }
         self.seed += 1;
+        // A client that thinks before choosing a game (never QBoard, which sends `variant`
+        // first): the player now, its notice just before the search.
+        self.prepare_player();
         let post = self.post || self.analyzing.load(Ordering::SeqCst);
         let size = self.game.position().size();
         let out = &mut self.out;
@@ -751,7 +777,10 @@ impl<W: Write> Engine<W> {
                 *broken = true;
             }
         };
-        let result = self.player.think(&self.game, limits, &self.stop, &mut info);
+        let result = match self.player.as_mut() {
+            Some(player) => player.think(&self.game, limits, &self.stop, &mut info),
+            None => Err("no player".to_string()),
+        };
         if self.stop.reason() == Some(StopReason::Abort) {
             return None;
         }

@@ -798,35 +798,43 @@ fn the_starting_rule_set_of_the_settings_is_the_first_games_and_the_options_defa
 }
 
 /// What the factory says about a player (a network trained under other rules of the game, a
-/// failure that leaves alpha-beta) is told with `telluser` once, when a game starts, in a
-/// message without a move; a later game of the same player says nothing again.
+/// failure that leaves alpha-beta) is told with `telluser` once, when the GUI chooses the
+/// game, in a message without a move; a later game of the same player says nothing again.
+/// QBoard's `new` before its `variant maka` builds no Dai Dai player and tells nothing.
 #[test]
-fn notices_about_the_player_are_told_once_when_a_game_starts() {
+fn notices_about_the_player_are_told_once_when_a_game_is_chosen() {
+    use std::sync::{Arc, Mutex};
     let settings = || Settings {
         default_time: Duration::from_millis(50),
         ..Settings::default()
     };
+    let built: Arc<Mutex<Vec<String>>> = Arc::default();
+    let log = built.clone();
     let mut e = Engine::new(
         Vec::new(),
         settings(),
-        Box::new(|v| {
+        Box::new(move |v| {
+            log.lock().unwrap().push(v.id().to_string());
             Ok(tengu_engine::EnginePlayer {
                 player: alphabeta(v, Duration::from_millis(50), 7),
                 notice: Some(format!("a notice for {}", v.id())),
             })
         }),
     );
-    let out = feed(&mut e, &["xboard", "protover 2", "new"]);
+    let out = feed(&mut e, &["xboard", "protover 2", "new", "variant maka"]);
+    let told: Vec<&str> = out.lines().filter(|l| l.starts_with("tell")).collect();
+    assert_eq!(told, ["telluser a notice for maka-dai-dai"], "{out}");
+    assert_eq!(*built.lock().unwrap(), ["maka-dai-dai"]);
+    let out = feed(&mut e, &["new", "variant maka", "go"]);
+    assert!(!out.contains("telluser") && engine_move(&out).is_some(), "{out}");
+    let out = feed(&mut e, &["new", "variant daidai"]);
     let told: Vec<&str> = out.lines().filter(|l| l.starts_with("tell")).collect();
     assert_eq!(told, ["telluser a notice for dai-dai"], "{out}");
-    let out = feed(&mut e, &["new", "variant daidai", "go"]);
+    let out = feed(&mut e, &["variant maka", "variant daidai", "go"]);
     assert!(!out.contains("telluser") && engine_move(&out).is_some(), "{out}");
-    let out = feed(&mut e, &["new", "variant maka"]);
-    assert!(out.contains("telluser a notice for maka-dai-dai"), "{out}");
-    let out = feed(&mut e, &["variant daidai", "variant maka"]);
-    assert!(!out.contains("telluser"), "{out}");
 
-    // A factory that fails: the game is played with alpha-beta, and the user is told why.
+    // A factory that fails: the game is played with alpha-beta, and the user is told why
+    // (here, with no game chosen, when the engine first thinks).
     let mut e = Engine::new(
         Vec::new(),
         settings(),

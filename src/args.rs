@@ -938,8 +938,10 @@ pub struct PlayArgs {
 /// `tengu analyze`: the networks, their search and the caps on what one query may ask.
 #[derive(clap::Args, Debug)]
 pub struct AnalyzeArgs {
-    /// A checkpoint to analyse its game with (repeatable: one a game; its game is read from
-    /// it). Queries of a game without one use the network shipped for it (`networks/`).
+    /// A checkpoint to analyse its game with, under any of its rule sets (repeatable: one a
+    /// rule set, read from it; a query takes the one trained under its rules, else the first
+    /// of its game). Queries of a game without one use the network shipped for it
+    /// (`networks/`).
     #[arg(long, value_name = "PATH")]
     pub checkpoint: Vec<std::path::PathBuf>,
     /// Network backend.

@@ -20,9 +20,12 @@ const LION_DOG: &str =
 /// Runs `tengu analyze ARGS` with `input` on standard input (then closed): the answers (one
 /// JSON value a line, in order), standard error, and whether it exited with success.
 fn analyze(args: &[&str], input: &str) -> (Vec<Value>, String, bool) {
+    // The shipped networks are written to a cache of the test's own.
+    let cache = std::env::temp_dir().join(format!("tengu-analyze-cli-{}", std::process::id()));
     let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
         .arg("analyze")
         .args(args)
+        .env("TENGU_CACHE", cache)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -218,17 +221,21 @@ fn queries_in_flight_are_batched_answered_as_they_finish_cancelled_and_refused_b
     assert!(mean > 2.0, "mean batch {mean}: {err}");
 }
 
-/// A time budget stops the search; a game without a network and a record of another game
-/// than the query names are refused by field; the end of input with nothing in flight
-/// ends the process at once.
+/// A time budget stops the search; a query under another rule set of a network's game is
+/// analysed by that network (the checkpoint given, the network shipped for the other game),
+/// each with one warning naming the options that differ; a record of another game than the
+/// query names is refused by field; the end of input with nothing in flight ends the process
+/// at once.
 #[test]
-fn time_budgets_and_games_without_a_network() {
+fn time_budgets_other_rule_sets_and_records_of_another_game() {
     let dir = tempfile::tempdir().unwrap();
     let checkpoint = common::step_zero(&common::tiny_run(dir.path(), ""));
     let record = "[Game \"Dai Dai Shogi\"]\n\n1. 9l>9k\n";
     let input = [
         serde_json::json!({"id": "timed", "max_ms": 300}),
-        serde_json::json!({"id": "maka", "game": "maka-dai-dai:EMPEROR=LION_QUEEN"}),
+        serde_json::json!({"id": "tsa", "options": ["preset=tsa"], "visits": 4}),
+        serde_json::json!({"id": "tsa again", "options": ["preset=tsa"], "visits": 4}),
+        serde_json::json!({"id": "maka", "game": "maka-dai-dai:EMPEROR=LION_QUEEN", "visits": 4}),
         serde_json::json!({"id": "other", "game": "maka-dai-dai", "record": record}),
     ]
     .iter()
@@ -242,9 +249,23 @@ fn time_budgets_and_games_without_a_network() {
     assert_eq!(timed[0]["stopped"], "time", "{}", timed[0]);
     assert!(timed[0]["visits"].as_u64().unwrap() >= 1);
     assert!(timed[0]["time_ms"].as_u64().unwrap() >= 300);
-    let maka = with_id(&answers, "maka");
-    assert_eq!(maka[0]["field"], "game", "{}", maka[0]);
-    assert!(maka[0]["error"].as_str().unwrap().contains("--checkpoint"));
+    for id in ["tsa", "tsa again", "maka"] {
+        let a = with_id(&answers, id);
+        assert_eq!(a.len(), 1, "{answers:?}");
+        assert_eq!(a[0]["visits"], 4, "{}", a[0]);
+    }
+    let warnings = |part: &str| {
+        err.lines()
+            .filter(|l| l.contains("WARN") && l.contains(part))
+            .count()
+    };
+    assert_eq!(
+        warnings("model-000000000.safetensors was trained under the rules dai-dai"),
+        1,
+        "{err}"
+    );
+    assert_eq!(warnings("GE=TSA (not DEFAULT)"), 1, "{err}");
+    assert_eq!(warnings("EMPEROR=LION_QUEEN (not DEFAULT)"), 1, "{err}");
     let other = with_id(&answers, "other");
     assert_eq!(other[0]["field"], "game", "{}", other[0]);
 

@@ -184,8 +184,8 @@ fn read_lines(mut input: impl BufRead, tx: &mpsc::Sender<Input>) {
     }
 }
 
-/// The `--checkpoint`s as local files with the game key each plays (read from its
-/// metadata); two for one game are refused.
+/// The `--checkpoint`s as local files with the game key each was trained under (read from
+/// its metadata); two for one rule set are refused.
 fn checkpoints(paths: &[PathBuf]) -> Result<Vec<(String, PathBuf)>> {
     let mut given: Vec<(String, PathBuf)> = Vec::new();
     for path in paths {
@@ -204,16 +204,20 @@ fn checkpoints(paths: &[PathBuf]) -> Result<Vec<(String, PathBuf)>> {
     Ok(given)
 }
 
-/// The network of a game: its checkpoint in `given`, else the one shipped for it
-/// (`networks/`), searching with the settings of `search` (`--search-config`, else the
-/// checkpoint's own).
+/// The network of a game under a rule set: the checkpoint in `given` trained under it, else
+/// one of its game (the first given), else the one shipped for it (`networks/`), searching
+/// with the settings of `search` (`--search-config`, else the checkpoint's own). A network
+/// of other rules of the game warns once, naming the options that differ.
 fn loader(
     given: Vec<(String, PathBuf)>,
     search: super::CheckpointSearch,
     backend: Backend,
 ) -> engine::NetLoader {
     Box::new(move |variant: &Arc<Variant>| -> Result<Net, String> {
-        let path = match given.iter().find(|(g, _)| g == variant.id()) {
+        let of_game = |g: &String| tengu_model::checkpoint::game_of(g) == variant.game();
+        let found = (given.iter().find(|(g, _)| g == variant.id()))
+            .or_else(|| given.iter().find(|(g, _)| of_game(g)));
+        let path = match found {
             Some((_, path)) => path.clone(),
             None => shipped(variant)?,
         };
@@ -244,7 +248,7 @@ fn shipped(variant: &Arc<Variant>) -> Result<PathBuf, String> {
     let none = || {
         format!(
             "no network plays {}: start tengu analyze with --checkpoint for it (networks are \
-             shipped for dai-dai and maka-dai-dai under the default rules)",
+             shipped for dai-dai and maka-dai-dai, and play every rule set of their game)",
             variant.id()
         )
     };

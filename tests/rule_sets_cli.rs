@@ -1,7 +1,8 @@
 //! Rule sets (RULES.md §8, docs/rules.md) from the command line and in files: `--option` and
 //! `--rules` on perft, a run under the `japanese-revival` preset reaching its first
-//! checkpoint with the rule set in the checkpoint's metadata, and a match between checkpoints
-//! of two rule sets refused with a message naming both.
+//! checkpoint with the rule set in the checkpoint's metadata, and checkpoints playing every
+//! rule set of their game with one warning naming the options that differ, a checkpoint of
+//! the other game refused by name.
 
 mod common;
 
@@ -39,7 +40,7 @@ fn perft_plays_the_rule_set_of_its_flags_and_refuses_unknown_names() {
 }
 
 #[test]
-fn a_japanese_revival_checkpoint_names_its_rule_set_and_a_default_match_refuses_it() {
+fn a_japanese_revival_checkpoint_names_its_rule_set_and_plays_the_default_rules_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let make = |name: &str, rules: &str| {
         let config = dir.path().join(format!("{name}.toml"));
@@ -61,8 +62,18 @@ fn a_japanese_revival_checkpoint_names_its_rule_set_and_a_default_match_refuses_
     let header = String::from_utf8_lossy(&std::fs::read(&revival).unwrap()[..4096]).to_string();
     assert!(header.contains(key), "{header}");
     let player = |c: &std::path::Path| format!("checkpoint:{}:2", p(c));
-    let out = dir.path().join("match");
-    for (rules, refused) in [(vec![], &revival), (vec!["--option", "preset=japanese-revival"], &default)] {
+    // A match between the two plays under either rule set: the checkpoint of the other set
+    // warns once, naming the options that differ and how its piece planes are read.
+    let revival_text = "CONTAGION_MDD=PROMOTED_ONLY (not DEFAULT), KIRIN_PHOENIX_MDD=CHU (not DEFAULT), FBR=SRZ (not DEFAULT), BB=JAPANESE_REVIVAL (not DEFAULT)";
+    let default_text = "CONTAGION_MDD=DEFAULT (not PROMOTED_ONLY), KIRIN_PHOENIX_MDD=DEFAULT (not CHU), FBR=DEFAULT (not SRZ), BB=DEFAULT (not JAPANESE_REVIVAL)";
+    for (i, (rules, other, differ, planes)) in [
+        (vec![], &revival, default_text, "it does not see +GD, +GBD"),
+        (vec!["--option", "preset=japanese-revival"], &default, revival_text, "it reads +LN as LN, +Q as Q"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = dir.path().join(format!("match-{i}"));
         let mut args = vec![
             "match".to_string(),
             player(&revival),
@@ -79,8 +90,15 @@ fn a_japanese_revival_checkpoint_names_its_rule_set_and_a_default_match_refuses_
         args.extend(rules.iter().map(|s| s.to_string()));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (ok, _, err) = tengu(&args);
-        assert!(!ok, "a match across rule sets was played");
-        assert!(err.contains(&p(refused)) && err.contains(key), "{err}");
+        assert!(ok, "{err}");
+        let warnings: Vec<&str> = err.lines().filter(|l| l.contains("WARN")).collect();
+        assert_eq!(warnings.len(), 1, "{err}");
+        let name = other.file_name().unwrap().to_string_lossy();
+        let trained = format!("{name} was trained under the rules");
+        for part in [trained.as_str(), differ, planes] {
+            assert!(warnings[0].contains(part), "{part}: {err}");
+        }
+        assert!(out.join("results.jsonl").exists());
     }
     // A run's configuration cannot switch its rule set.
     std::fs::write(dir.path().join("switch.toml"), "game = \"maka-dai-dai\"\n[network]\npreset = \"tiny\"\n").unwrap();
@@ -94,7 +112,7 @@ fn a_japanese_revival_checkpoint_names_its_rule_set_and_a_default_match_refuses_
 const LO_EDO: &str = "dai-dai:LO=EDO";
 
 #[test]
-fn book_build_plays_the_rule_set_of_its_flags_and_refuses_another() {
+fn book_build_plays_any_rule_set_of_its_checkpoints_game_and_refuses_a_bad_option() {
     let dir = tempfile::tempdir().unwrap();
     let run = common::tiny_run(dir.path(), "[rules]\nLO = \"EDO\"\n");
     let checkpoint = common::step_zero(&run);
@@ -120,17 +138,18 @@ fn book_build_plays_the_rule_set_of_its_flags_and_refuses_another() {
     std::fs::write(&file, "LO = \"EDO\"\n").unwrap();
     let (ok, _, err) = build(&dir.path().join("file.book"), &["--rules", &p(&file)]);
     assert!(ok, "{err}");
-    // Without the rule set the checkpoint is refused, naming both sets; a bad option is
-    // refused by name; neither writes a book.
-    for (rules, cause) in [
-        (vec![], LO_EDO),
-        (vec!["--option", "LO=NOWHERE"], "--option LO=NOWHERE"),
-    ] {
-        let refused = dir.path().join("refused.book");
-        let (ok, _, err) = build(&refused, &rules);
-        assert!(!ok && err.contains(cause), "{err}");
-        assert!(!refused.exists(), "a refused build wrote {}", refused.display());
-    }
+    // Under the default rules the checkpoint plays too, with a warning naming the option;
+    // the book is of the default rules.
+    let default_book = dir.path().join("default.book");
+    let (ok, _, err) = build(&default_book, &[]);
+    assert!(ok && err.contains(&format!("trained under the rules {LO_EDO} and plays under dai-dai; they differ in LO=DEFAULT (not EDO)")), "{err}");
+    let (ok, out, err) = tengu(&["book", "info", &p(&default_book), "--json"]);
+    assert!(ok && out.contains("\"game\":\"dai-dai\""), "{out}{err}");
+    // A bad option is refused by name, and writes no book.
+    let refused = dir.path().join("refused.book");
+    let (ok, _, err) = build(&refused, &["--option", "LO=NOWHERE"]);
+    assert!(!ok && err.contains("--option LO=NOWHERE"), "{err}");
+    assert!(!refused.exists(), "a refused build wrote {}", refused.display());
 }
 
 #[test]
@@ -220,4 +239,61 @@ fn xboard_starts_its_engine_options_at_the_rule_set_of_its_flags() {
     let (ok, out, err) = xboard(&["--option", "OK=XYZ"]);
     assert!(!ok && !out.contains("feature"), "{out}");
     assert!(err.contains("applies to no game") && err.contains("--option OK=XYZ"), "{err}");
+}
+
+/// `tengu match` plays the shipped Dai Dai network under the `tsa` preset (it was trained
+/// under the default rules) with one warning naming the options that differ, and refuses
+/// the Maka Dai Dai network for Dai Dai Shogi by name.
+#[test]
+fn a_match_plays_a_checkpoint_under_another_rule_set_and_refuses_the_other_game() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let network = |name: &str| p(&root.join(format!("networks/{name}.safetensors")));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tsa");
+    let (ok, stdout, err) = tengu(&[
+        "match",
+        &format!("checkpoint:{}:4", network("dai-dai")),
+        "greedy",
+        "--option",
+        "preset=tsa",
+        "--games",
+        "2",
+        "--max-plies",
+        "12",
+        "--out",
+        &p(&out),
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["games"], 2, "{v}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("WARN")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].contains(
+            "dai-dai.safetensors was trained under the rules dai-dai and plays under \
+             dai-dai:GE=TSA,FF=TSA,LD=TSA,NK=SRZ; they differ in GE=TSA (not DEFAULT), \
+             FF=TSA (not DEFAULT), LD=TSA (not DEFAULT), NK=SRZ (not DEFAULT)"
+        ),
+        "{err}"
+    );
+    // The games are records of the tsa rule set.
+    let record = std::fs::read_dir(out.join("games")).unwrap().next().unwrap().unwrap();
+    let text = std::fs::read_to_string(record.path()).unwrap();
+    assert!(text.contains("GE=TSA"), "{text}");
+
+    let (ok, _, err) = tengu(&[
+        "match",
+        &format!("checkpoint:{}:4", network("maka-dai-dai")),
+        "greedy",
+        "--option",
+        "preset=tsa",
+        "--games",
+        "2",
+    ]);
+    assert!(!ok, "the other game's checkpoint played");
+    assert!(
+        err.contains("maka-dai-dai.safetensors: a checkpoint of maka-dai-dai (maka-dai-dai), but the game is dai-dai (dai-dai:GE=TSA"),
+        "{err}"
+    );
 }

@@ -471,3 +471,117 @@ fn as_an_engine_it_logs_only_warnings_unless_asked() {
     let asked = play(&["--log", "info"]);
     assert!(asked.contains("INFO") && asked.contains("shipped network"), "{asked}");
 }
+
+/// Under every preset of both games the engine plays with the network shipped for the game,
+/// which plays every rule set of it: its thinking lines count the network search's visits,
+/// not alpha-beta's nodes, and its move is legal under the preset. Where the preset is not
+/// the network's training rule set, the engine tells the user once (`telluser`, a dialog in
+/// QBoard) which options differ, and warns in its log.
+#[test]
+fn every_preset_of_both_games_plays_the_shipped_networks_search() {
+    let cache = tempfile::tempdir().unwrap();
+    for (xboard_name, game) in [("daidai", "dai-dai"), ("maka", "maka-dai-dai")] {
+        for preset in tengu_rules::ruleset::PRESETS {
+            let rules = tengu_rules::RuleSet::preset(game, preset.name).unwrap();
+            let option = format!("preset={}", preset.name);
+            let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
+                .args(["xboard", "--visits", "6"])
+                .args(["--option", &option])
+                .env("TENGU_CACHE", cache.path())
+                .env_remove("RUST_LOG")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            let burst = format!("xboard\nprotover 2\nnew\nvariant {xboard_name}\npost\ngo\n");
+            stdin.write_all(burst.as_bytes()).unwrap();
+            stdin.flush().unwrap();
+            let mut lines = Vec::new();
+            for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+                let line = line.unwrap();
+                let last = line.starts_with("move ") && !line.ends_with(',');
+                lines.push(line);
+                if last {
+                    break;
+                }
+            }
+            stdin.write_all(b"quit\n").unwrap();
+            drop(stdin);
+            let out = child.wait_with_output().unwrap();
+            let log = String::from_utf8_lossy(&out.stderr).into_owned();
+            let key = rules.canonical();
+            let what = format!("{key}: {lines:?}\n{log}");
+            assert!(out.status.success(), "{what}");
+            // Thinking lines `depth score centiseconds nodes pv`: MCTS's root visits.
+            let nodes: Vec<u64> = lines
+                .iter()
+                .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+                .map(|l| l.split_whitespace().nth(3).unwrap().parse().unwrap())
+                .collect();
+            assert!(!nodes.is_empty() && nodes.iter().all(|&n| n <= 6), "{what}");
+            let legs: String = lines.iter().filter_map(|l| l.strip_prefix("move ")).collect();
+            let variant = Variant::by_key(&key).unwrap();
+            referee_move(&Position::initial(variant), &legs);
+            let told: Vec<&String> = lines.iter().filter(|l| l.starts_with("tell")).collect();
+            let warned = log.lines().filter(|l| l.contains("WARN")).count();
+            if key == game {
+                assert!(told.is_empty() && warned == 0, "{what}");
+            } else {
+                assert_eq!(told.len(), 1, "{what}");
+                let expected = format!("telluser tengu plays with shipped network {game} step");
+                assert!(told[0].starts_with(&expected), "{what}");
+                let differ = format!("trained under the rules {game} and plays under {key}; they differ in ");
+                assert!(told[0].contains(&differ), "{what}");
+                // The log's one warning says the same.
+                assert_eq!(warned, 1, "{what}");
+                assert!(log.contains(&format!("plays under {key}")), "{what}");
+            }
+        }
+    }
+}
+
+/// A checkpoint of the other game is refused by name: the engine plays alpha-beta and says
+/// so, to the user (`telluser`) and in its log.
+#[test]
+fn a_checkpoint_of_the_other_game_is_refused_and_the_user_told() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let maka = root.join("networks/maka-dai-dai.safetensors");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
+        .args(["xboard", "--movetime", "300", "--checkpoint"])
+        .arg(&maka)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"xboard\nprotover 2\nnew\nvariant daidai\npost\ngo\n")
+        .unwrap();
+    stdin.flush().unwrap();
+    let mut lines = Vec::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let last = line.starts_with("move ") && !line.ends_with(',');
+        lines.push(line);
+        if last {
+            break;
+        }
+    }
+    stdin.write_all(b"quit\n").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    let told: Vec<&String> = lines.iter().filter(|l| l.starts_with("tell")).collect();
+    assert_eq!(told.len(), 1, "{lines:?}");
+    for part in [
+        "a checkpoint of maka-dai-dai (maka-dai-dai), but the game is dai-dai (dai-dai)",
+        "with alpha-beta",
+    ] {
+        assert!(told[0].contains(part), "{lines:?}");
+        assert!(log.contains(part), "{log}");
+    }
+}

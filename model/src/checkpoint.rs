@@ -461,6 +461,13 @@ impl std::fmt::Display for OtherRules {
             ". A move its training rules do not allow gets the policy's own prior for its slot, \
              never trained (docs/network.md, \"Other rule sets of the game\")"
         )?;
+        if self.differences.iter().any(|d| d.to == "TWO_CAPTURES") {
+            write!(
+                f,
+                "; a hook's capture on its turn has no slot of its own: such a move is scored \
+                 as the same path without that capture"
+            )?;
+        }
         if let Some(map) = &self.planes {
             if !map.borrowed.is_empty() {
                 let list: Vec<String> = map

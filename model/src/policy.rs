@@ -14,6 +14,13 @@
 //! Whether the destination itself is captured is not part of the slot: it follows from the
 //! position. A pass is `(from, from, 0)`, igui `(from, from, pattern of the victim)`.
 //! The flat id of a slot is `(from * N * N + to) * CODES + code`.
+//!
+//! One reading has captures the table has no pattern for: a hook mover that may also capture
+//! on the square where it turns (`HM`, `CA` = `TWO_CAPTURES`, RULES.md §8.2, §8.3), which
+//! can lie anywhere on the board. Such a move takes the pattern of no side capture, so it
+//! shares the slot (and the prior) of the move along the same path that does not capture
+//! on the turn, where there is one: an explicit fallback, the one place the index is not
+//! a bijection ([`PolicyIndex::slot`]).
 
 use tengu_rules::{Color, Move, Position, Square};
 
@@ -69,7 +76,10 @@ impl PolicyIndex {
         (ib % n as i32 - ia % n as i32, ib / n as i32 - ia / n as i32)
     }
 
-    /// The slot of a legal move of `pos`.
+    /// The slot of a legal move of `pos`. A move whose side captures the table has no
+    /// pattern for (a `TWO_CAPTURES` hook's capture on its turn, far from the origin) takes
+    /// the pattern of no side capture (the module's fallback); [`Unindexable`] is left for
+    /// a capture set of no reading (more than two side captures, or two not on one ray).
     pub fn slot(&self, pos: &Position, m: Move) -> Result<PolicySlot, Unindexable> {
         let mover = pos.side_to_move();
         let side: Vec<(i32, i32)> = m
@@ -82,6 +92,8 @@ impl PolicyIndex {
                 let k = (dr + 2) * 5 + (dc + 2); // 0..25, 12 is the centre
                 Some(1 + if k > 12 { k - 1 } else { k } as usize)
             }
+            // A capture on a hook's turn, beyond the 5x5 area: the fallback.
+            [_] => Some(0),
             [a, b] => {
                 let (near, far) = if a.0.abs().max(a.1.abs()) <= b.0.abs().max(b.1.abs()) {
                     (a, b)

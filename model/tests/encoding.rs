@@ -318,3 +318,49 @@ fn plane_maps_match_piece_types_by_code() {
     // A plane count no layout of the training rules has is refused.
     assert!(PlaneMap::between(&dd, &sz, planes + 1).is_err());
 }
+
+/// The one capture the policy has no pattern for, a hook's capture on its turn
+/// (`TWO_CAPTURES`), is scored as the same path without it: every move of such a rule set
+/// has a slot, and moves share one only when they share their squares and one of them
+/// captures on a turn beyond the 5x5 area.
+#[test]
+fn a_hooks_capture_on_its_turn_falls_back_to_the_path_without_it() {
+    for key in [
+        "dai-dai:HM=TWO_CAPTURES",
+        "maka-dai-dai:CA=TWO_CAPTURES,HM=TWO_CAPTURES",
+    ] {
+        let variant = Variant::by_key(key).unwrap();
+        let index = PolicyIndex::new(Encoder::new(&variant));
+        let mut far = 0;
+        for pos in random_positions(variant.clone(), 4, 250) {
+            let mut seen = std::collections::HashMap::new();
+            for m in pos.legal_move_list() {
+                let slot = index.slot(&pos, m).unwrap();
+                let beyond = m.side_captures().any(|s| {
+                    let (dc, dr) = (
+                        s.col() as i32 - m.from().col() as i32,
+                        s.row() as i32 - m.from().row() as i32,
+                    );
+                    dc.abs() > 2 || dr.abs() > 2
+                });
+                far += beyond as usize;
+                if beyond {
+                    assert_eq!(slot.code / 2, 0, "{key}: {}", pos.move_text(m));
+                }
+                if let Some(&(other, other_beyond)) = seen.get(&slot) {
+                    let other: tengu_rules::Move = other;
+                    assert!(
+                        (beyond || other_beyond)
+                            && other.from() == m.from()
+                            && other.to() == m.to(),
+                        "{key}: {} and {} share {slot:?}",
+                        pos.move_text(m),
+                        pos.move_text(other)
+                    );
+                }
+                seen.insert(slot, (m, beyond));
+            }
+        }
+        assert!(far > 0, "{key}: no capture on a hook's turn met");
+    }
+}

@@ -183,7 +183,9 @@ fn endpoints_show_the_run_and_refuse_damage_and_keys_outside_it() {
     assert!(now["problem"].is_null(), "{now}");
     assert_eq!(now["newest_checkpoint"]["step"], 100);
     assert_eq!(now["step"], 2);
-    assert_eq!(now["trainer"]["state"], "not started");
+    // A loss log without a trainer lease or shards: a kept copy of a stopped run.
+    assert_eq!(now["trainer"]["state"], "stopped");
+    assert_eq!(now["activity"]["state"], "archived");
     let problems = now["problems"].to_string();
     assert!(
         problems.contains("damaged checkpoint manifest") && problems.contains("150"),
@@ -628,4 +630,30 @@ fn the_trainers_standstill_is_said_in_words_never_infinite() {
         "no new training step for 12 s (step 40)"
     );
     assert!(!step_age(Some(40), f64::INFINITY).contains("inf"));
+}
+
+#[test]
+fn names_sort_with_their_numbers_as_numbers() {
+    use super::view::natural_cmp;
+    let mut names = vec![
+        "step-12597-vs-greedy",
+        "step-800-vs-greedy",
+        "step-1600-vs-step-800",
+        "step-1600-vs-greedy",
+        "step-0800-vs-x",
+    ];
+    names.sort_by(|a, b| natural_cmp(a, b));
+    assert_eq!(
+        names,
+        [
+            "step-800-vs-greedy",
+            "step-0800-vs-x",
+            "step-1600-vs-greedy",
+            "step-1600-vs-step-800",
+            "step-12597-vs-greedy"
+        ]
+    );
+    let mut dirs = vec!["ladder-to-the-end", "ladder-600-seed2", "ladder-600"];
+    dirs.sort_by(|a, b| natural_cmp(a, b));
+    assert_eq!(dirs, ["ladder-600", "ladder-600-seed2", "ladder-to-the-end"]);
 }

@@ -28,7 +28,8 @@ const TRAINING_RECENT_S: f64 = 120.0;
 const GAMES_LISTED: usize = 100;
 /// Arena and ladder games listed (a ladder of 6 rungs, 3 opponents and 30 games is 540).
 const MATCH_GAMES_LISTED: usize = 2000;
-/// Where `tengu ladder` writes its report and its matches inside a run.
+/// Where `tengu ladder` writes its report and its matches inside a run by default; other
+/// ladders of the run (`--out RUN/ladder-600`) are the run's folders whose names start so.
 const LADDER_DIR: &str = "ladder";
 /// Seconds between two listings of `arena/` and `books/` (many small files, rarely new).
 const SLOW_LOOK_S: f64 = 15.0;
@@ -137,8 +138,14 @@ pub struct Watcher {
     arena_games: Vec<String>,
     /// Each match directory's `results.jsonl` (size when read, its games by index).
     match_results: BTreeMap<String, (u64, BTreeMap<u64, Value>)>,
-    /// `ladder/ladder.json` as the page shows it (size when read, the document).
-    ladder: Option<(u64, Value)>,
+    /// Each ladder folder's `ladder.json` as the page shows it (size when read, the
+    /// document), by folder (`ladder`, `ladder-600`, ...).
+    ladders: BTreeMap<String, (u64, Value)>,
+    /// The run's ladder folders, in natural order (`ladder` first).
+    ladder_dirs: Vec<String>,
+    /// The loss log's last games and rows seen and its last line's time: the run's counts
+    /// where its shards are gone (a kept copy) or the trainer saw more than they say.
+    logged: Logged,
     books: Vec<String>,
     slow_look: Option<Instant>,
     trainer_state: Option<tengu_store::lease::Observed>,
@@ -176,7 +183,9 @@ impl Watcher {
             first_look: Instant::now(),
             arena_games: Vec::new(),
             match_results: BTreeMap::new(),
-            ladder: None,
+            ladders: BTreeMap::new(),
+            ladder_dirs: Vec::new(),
+            logged: Logged::default(),
             books: Vec::new(),
             slow_look: None,
             trainer_state: None,
@@ -317,7 +326,8 @@ impl Watcher {
         if self.curves_from.as_ref() != Some(&from) {
             match crate::cmd::tensorboard::run_scalars(store) {
                 Ok(scalars) => {
-                    let (mut curves, last_step) = curves_json(&scalars);
+                    let (mut curves, last_step, logged) = curves_json(&scalars);
+                    self.logged = logged;
                     if last_step != self.last_step {
                         self.last_step = last_step;
                         self.step_moved = Some(Instant::now());
@@ -340,7 +350,11 @@ impl Watcher {
         if self.slow_look.is_none_or(|t| t.elapsed().as_secs_f64() >= SLOW_LOOK_S) {
             self.slow_look = Some(Instant::now());
             let arena_entries = store.list("arena").map_err(|e| e.to_string())?;
-            let ladder_entries = store.list(LADDER_DIR).map_err(|e| e.to_string())?;
+            let dirs = self.find_ladder_dirs();
+            let mut ladder_entries = Vec::new();
+            for dir in &dirs {
+                ladder_entries.push(store.list(dir).map_err(|e| e.to_string())?);
+            }
             let records = |entries: &[tengu_store::Entry]| -> Vec<String> {
                 entries
                     .iter()
@@ -349,13 +363,25 @@ impl Watcher {
                     .collect()
             };
             let mut arena = records(&arena_entries);
-            arena.sort_unstable_by(|a, b| b.cmp(a));
-            let mut ladder = records(&ladder_entries);
-            ladder.sort_unstable();
-            arena.extend(ladder);
+            arena.sort_unstable_by(|a, b| natural_cmp(b, a));
+            for entries in &ladder_entries {
+                // By step (step-800 before step-1600 before step-12597), not as text.
+                let mut ladder = records(entries);
+                ladder.sort_unstable_by(|a, b| natural_cmp(a, b));
+                arena.extend(ladder);
+            }
             arena.truncate(MATCH_GAMES_LISTED);
-            changed |= self.read_match_results(store, arena_entries.iter().chain(&ladder_entries));
-            changed |= self.read_ladder(store, &ladder_entries);
+            changed |= self.read_match_results(
+                store,
+                arena_entries.iter().chain(ladder_entries.iter().flatten()),
+            );
+            for (dir, entries) in dirs.iter().zip(&ladder_entries) {
+                changed |= self.read_ladder(store, dir, entries);
+            }
+            let before = self.ladders.len();
+            self.ladders.retain(|d, _| dirs.contains(d));
+            changed |= self.ladders.len() != before || dirs != self.ladder_dirs;
+            self.ladder_dirs = dirs;
             let books: Vec<String> = store
                 .list("books")
                 .map_err(|e| e.to_string())?
@@ -429,19 +455,41 @@ impl Watcher {
         changed
     }
 
-    /// Reads `ladder/ladder.json` (through the ladder's report type) when it is new or
+    /// The run's ladder folders: `ladder` and, in a local run, every other top-level
+    /// folder whose name starts with `ladder` (`ladder-600`, `ladder-to-the-end`), in
+    /// natural order. An object store is not listed by folder: only `ladder` is looked at.
+    fn find_ladder_dirs(&self) -> Vec<String> {
+        let mut dirs = vec![LADDER_DIR.to_string()];
+        if let Location::Local(root) = &self.location {
+            if let Ok(read) = std::fs::read_dir(root) {
+                for e in read.flatten() {
+                    let name = e.file_name().to_string_lossy().to_string();
+                    if name != LADDER_DIR
+                        && name.starts_with(LADDER_DIR)
+                        && e.file_type().is_ok_and(|t| t.is_dir())
+                    {
+                        dirs.push(name);
+                    }
+                }
+            }
+        }
+        dirs[1..].sort_unstable_by(|a, b| natural_cmp(a, b));
+        dirs
+    }
+
+    /// Reads `<dir>/ladder.json` (through the ladder's report type) when it is new or
     /// changed; a report of another version or a damaged one is a problem on the page.
     /// True if it changed.
-    fn read_ladder(&mut self, store: &RunStore, entries: &[tengu_store::Entry]) -> bool {
-        let key = format!("{LADDER_DIR}/ladder.json");
+    fn read_ladder(&mut self, store: &RunStore, dir: &str, entries: &[tengu_store::Entry]) -> bool {
+        let key = format!("{dir}/ladder.json");
         let Some(entry) = entries.iter().find(|e| e.key == key) else {
-            return self.ladder.take().is_some();
+            return self.ladders.remove(dir).is_some();
         };
-        if self.ladder.as_ref().is_some_and(|(size, _)| *size == entry.size) {
+        if self.ladders.get(dir).is_some_and(|(size, _)| *size == entry.size) {
             return false;
         }
         let doc = match store.get_text(&key) {
-            Ok(Some(text)) => ladder_json(&key, &text),
+            Ok(Some(text)) => ladder_json(dir, &key, &text),
             Ok(None) => return false,
             Err(e) => {
                 tracing::warn!("{key}: cannot be read now: {e}");
@@ -451,16 +499,97 @@ impl Watcher {
         if let Some(problem) = doc["problem"].as_str() {
             tracing::warn!("{problem}");
         }
-        self.ladder = Some((entry.size, doc));
+        self.ladders.insert(dir.to_string(), (entry.size, doc));
         true
+    }
+
+    /// Each match of the ladder folder `dir` (`<dir>/<match>/results.jsonl`) with the
+    /// named player's (the first of `<a>-vs-<b>`) wins, draws and losses, in natural order.
+    fn ladder_matches(&self, dir: &str) -> Vec<Value> {
+        let prefix = format!("{dir}/");
+        let mut out: Vec<(&String, Value)> = self
+            .match_results
+            .iter()
+            .filter_map(|(d, (_, games))| {
+                let name = d.strip_prefix(&prefix)?.trim_end_matches('/');
+                (!name.contains('/')).then(|| (d, match_tally(name, games.values())))
+            })
+            .collect();
+        out.sort_by(|a, b| natural_cmp(a.0, b.0));
+        out.into_iter().map(|(_, v)| v).collect()
     }
 }
 
-/// The ladder's report for the page: `report` (`ladder.json` as written), `svg` (the address
+/// `name` (`step-800-vs-step-0`) and what its games say of its first player: `a`, `b`
+/// (the two sides of `-vs-`), `wins`, `draws`, `losses` of `a`, `games`.
+fn match_tally<'a>(name: &str, games: impl Iterator<Item = &'a Value>) -> Value {
+    let (a, b) = name.split_once("-vs-").unwrap_or((name, ""));
+    let (mut w, mut d, mut l, mut n) = (0u64, 0u64, 0u64, 0u64);
+    for g in games {
+        n += 1;
+        match g["a_result"].as_i64() {
+            Some(1) => w += 1,
+            Some(-1) => l += 1,
+            Some(_) => d += 1,
+            None => {}
+        }
+    }
+    json!({"match": name, "a": a, "b": b, "wins": w, "draws": d, "losses": l, "games": n})
+}
+
+/// The step of a ladder player's name (`step-800` -> 800).
+fn step_of(player: &str) -> Option<u64> {
+    player.strip_prefix("step-")?.parse().ok()
+}
+
+/// Compares names with their runs of digits as numbers: `step-800` < `step-1600` <
+/// `step-12597`, `ladder-600` < `ladder-600-seed2`.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(p), Some(q)) if p.is_ascii_digit() && q.is_ascii_digit() => {
+                let dx = x.iter().take_while(|c| c.is_ascii_digit()).count();
+                let dy = y.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (nx, ny) = (&x[..dx], &y[..dy]);
+                // Leading zeros aside, a longer run of digits is a larger number.
+                let tx = &nx[nx.iter().take_while(|c| **c == b'0').count()..];
+                let ty = &ny[ny.iter().take_while(|c| **c == b'0').count()..];
+                let o = tx.len().cmp(&ty.len()).then_with(|| tx.cmp(ty)).then(dx.cmp(&dy));
+                if o != Ordering::Equal {
+                    return o;
+                }
+                x = &x[dx..];
+                y = &y[dy..];
+            }
+            (Some(p), Some(q)) => {
+                if p != q {
+                    return p.cmp(q);
+                }
+                x = &x[1..];
+                y = &y[1..];
+            }
+        }
+    }
+}
+
+/// What the loss log last said of the run's games and rows and when.
+#[derive(Clone, Copy, Debug, Default)]
+struct Logged {
+    games_seen: Option<f64>,
+    rows_seen: Option<f64>,
+    unix_time: Option<f64>,
+}
+
+/// A ladder's report for the page: `report` (`ladder.json` as written), `svg` (the address
 /// of its chart) and `problem` (why the report cannot be shown, else null).
-fn ladder_json(key: &str, text: &str) -> Value {
+fn ladder_json(dir: &str, key: &str, text: &str) -> Value {
     use tengu_arena::ladder::{LadderReport, LADDER_REPORT_VERSION};
-    let svg = format!("/run/{LADDER_DIR}/ladder.svg");
+    let svg = format!("/run/{dir}/ladder.svg");
     match serde_json::from_str::<LadderReport>(text) {
         Ok(r) if r.version == LADDER_REPORT_VERSION => {
             json!({"report": r, "svg": svg, "problem": null})
@@ -488,6 +617,9 @@ fn match_game_json(r: &tengu_arena::matches::GameResult) -> Value {
         "result": result,
         "plies": r.plies,
         "termination": r.termination,
+        // The match's first player (the rung, the checkpoint rated) and its result.
+        "a_result": r.result,
+        "a_is_black": r.a_is_black,
     })
 }
 
@@ -664,6 +796,9 @@ impl Watcher {
                 self.unnamed_shards
             ));
         }
+        let trainer = self.trainer_json();
+        let workers = self.workers_json(now_s);
+        let activity = self.activity(&trainer, &workers);
         let now = json!({
             "location": location,
             "problem": problem,
@@ -681,8 +816,15 @@ impl Watcher {
             "games_per_hour": games_per_hour,
             "rows_per_hour": rows_per_hour,
             "cpu_hours": self.cpu_seconds / 3600.0,
-            "trainer": self.trainer_json(),
-            "workers": self.workers_json(now_s),
+            "trainer": trainer,
+            "workers": workers,
+            "logged": {
+                "step": self.last_step,
+                "games_seen": self.logged.games_seen,
+                "rows_seen": self.logged.rows_seen,
+                "unix_time": self.logged.unix_time,
+            },
+            "activity": activity,
         });
         let address = |key: &str| match &self.store {
             Some(s) => s.address_of(key),
@@ -690,6 +832,48 @@ impl Watcher {
         };
         let local = matches!(self.location, Location::Local(_));
         let mut readable = Readable::default();
+        // The ladders, `ladder` first: each folder's report and its matches' tallies.
+        let ladders: Vec<Value> = self
+            .ladder_dirs
+            .iter()
+            .map(|dir| {
+                let mut doc = match self.ladders.get(dir) {
+                    Some((_, doc)) => {
+                        for name in ["ladder.svg", "ladder.txt", "ladder.json"] {
+                            readable.files.insert(format!("{dir}/{name}"));
+                        }
+                        doc.clone()
+                    }
+                    None => json!({"report": null, "svg": null, "problem": null}),
+                };
+                doc["dir"] = json!(dir);
+                doc["matches"] = json!(self.ladder_matches(dir));
+                doc
+            })
+            .filter(|d| !d["report"].is_null() || !d["problem"].is_null() || d["matches"].as_array().is_some_and(|m| !m.is_empty()))
+            .collect();
+        // What the ladders say of each checkpoint: its rung's Elo in each report, and each
+        // match it played as the named player.
+        let mut rated: HashMap<u64, Vec<Value>> = HashMap::new();
+        for l in &ladders {
+            let dir = &l["dir"];
+            let zero = &l["report"]["opponents"][0];
+            for rung in l["report"]["rungs"].as_array().into_iter().flatten() {
+                if let Some(step) = rung["step"].as_u64() {
+                    rated.entry(step).or_default().push(json!({
+                        "ladder": dir, "elo": rung["elo"], "elo_low": rung["elo_low"],
+                        "elo_high": rung["elo_high"], "cpu_hours": rung["cpu_hours"], "zero": zero,
+                    }));
+                }
+            }
+            for m in l["matches"].as_array().into_iter().flatten() {
+                if let Some(step) = m["a"].as_str().and_then(step_of) {
+                    let mut m = m.clone();
+                    m["ladder"] = dir.clone();
+                    rated.entry(step).or_default().push(m);
+                }
+            }
+        }
         let checkpoints: Vec<Value> = self
             .checkpoints
             .iter()
@@ -702,6 +886,7 @@ impl Watcher {
                 readable.checkpoints.insert(manifest.clone());
                 let arena: Vec<&EloRecord> =
                     self.elo.iter().filter(|l| l.step == m.step).collect();
+                let ladder = rated.get(&m.step).cloned().unwrap_or_default();
                 let xboard = if local {
                     format!("tengu xboard --checkpoint {}", address(&weights))
                 } else {
@@ -721,6 +906,7 @@ impl Watcher {
                     "parent": m.parent,
                     "lease": m.lease,
                     "arena": arena,
+                    "ladder": ladder,
                     "xboard": xboard,
                     "download": format!("/download/{weights}"),
                     "manifest": format!("/download/{manifest}"),
@@ -784,12 +970,8 @@ impl Watcher {
                 game
             })
             .collect();
-        let ladder = self.ladder.as_ref().map(|(_, doc)| {
-            for name in ["ladder.svg", "ladder.txt", "ladder.json"] {
-                readable.files.insert(format!("{LADDER_DIR}/{name}"));
-            }
-            doc.clone()
-        });
+        // `ladder`: the default folder's report (as before several ladders were shown).
+        let ladder = self.ladders.get(LADDER_DIR).map(|(_, doc)| doc.clone());
         let books: Vec<Value> = self
             .books
             .iter()
@@ -822,7 +1004,7 @@ impl Watcher {
             curves: self.curves.clone(),
             checkpoints: Value::from(checkpoints).to_string().into(),
             games: json!({"selfplay": selfplay, "arena": arena}).to_string().into(),
-            ladder: json!({"ladder": ladder}).to_string().into(),
+            ladder: json!({"ladder": ladder, "ladders": ladders}).to_string().into(),
             books: Value::from(books).to_string().into(),
             readable: Arc::new(readable),
         }
@@ -852,11 +1034,46 @@ impl Watcher {
         seen
     }
 
+    /// Whether anything runs: `live` (a trainer alive or being watched, a worker seen
+    /// lately, a game in progress), `stopped` (none of these) or `archived` (a kept copy of
+    /// a run: a loss log but no trainer lease and no shards), with `last_unix`, the newest
+    /// time the run shows (a shard, a loss-log line, a checkpoint, a game in progress).
+    fn activity(&self, trainer: &Value, workers: &[Value]) -> Value {
+        let alive = matches!(
+            trainer["state"].as_str(),
+            Some("training" | "waiting for rows" | "unknown")
+        );
+        let playing = self.live.values().any(|l| !l.stale && l.shown.is_ok());
+        let last_unix = [
+            self.shards.iter().map(|s| s.unix_ms).max().map(|ms| ms as f64 / 1000.0),
+            self.logged.unix_time,
+            self.checkpoints.last().map(|c| c.manifest.unix_time),
+            self.live.values().filter(|l| l.shown.is_ok()).map(|l| l.unix_s).reduce(f64::max),
+        ]
+        .into_iter()
+        .flatten()
+        .reduce(f64::max);
+        let state = if alive || playing || !workers.is_empty() {
+            "live"
+        } else if self.trainer_state.is_none() && self.shards.is_empty() && self.last_step.is_some() {
+            "archived"
+        } else {
+            "stopped"
+        };
+        json!({"state": state, "last_unix": last_unix})
+    }
+
     /// The trainer's state: `not started` (no lease yet), `stopped` (released, or no
-    /// heartbeat for its lease time), `training` (the step moved lately), `waiting for
-    /// rows` (alive, the step stands still), `unknown` (watching the heartbeat).
+    /// heartbeat for its lease time, or a loss log without a lease: a kept copy of a run),
+    /// `training` (the step moved lately), `waiting for rows` (alive, the step stands
+    /// still), `unknown` (watching the heartbeat).
     fn trainer_json(&self) -> Value {
         let Some(o) = &self.trainer_state else {
+            if let Some(step) = self.last_step {
+                return json!({"state": "stopped", "detail": format!(
+                    "its loss log ends at step {step}; no trainer lease in this run (a kept copy)"
+                )});
+            }
             return json!({"state": "not started", "detail": "no trainer has taken this run's lease"});
         };
         let who = o.record.as_ref().map_or_else(
@@ -1006,12 +1223,21 @@ fn session_starts(walls: &[(i64, f64)]) -> Vec<i64> {
 /// run's start), `sessions` (the steps that start a resumed trainer session: no line is
 /// drawn across them), `heads` (the network's heads by loss name, in `desc::HEADS`' order:
 /// the page draws a loss chart for each whose tags it has) and the newest training step.
-fn curves_json(scalars: &[crate::tensorboard::Scalar]) -> (Value, Option<u64>) {
+fn curves_json(scalars: &[crate::tensorboard::Scalar]) -> (Value, Option<u64>, Logged) {
     let mut series: BTreeMap<&str, Vec<[f64; 2]>> = BTreeMap::new();
     // step -> (wall time, CPU-hours), from the loss log's tags.
     let mut at: BTreeMap<i64, (Option<f64>, Option<f64>)> = BTreeMap::new();
     let mut last_step = None;
+    let mut logged = Logged::default();
     for s in scalars {
+        match s.tag.as_str() {
+            "run/games_seen" => logged.games_seen = Some(f64::from(s.value)),
+            "run/rows_seen" => logged.rows_seen = Some(f64::from(s.value)),
+            _ => {}
+        }
+        if s.wall_time > 0.0 && s.tag.starts_with("loss/") {
+            logged.unix_time = Some(logged.unix_time.map_or(s.wall_time, |t| t.max(s.wall_time)));
+        }
         series
             .entry(s.tag.as_str())
             .or_default()
@@ -1047,7 +1273,11 @@ fn curves_json(scalars: &[crate::tensorboard::Scalar]) -> (Value, Option<u64>) {
         .collect();
     // The network's heads in their table's order: one loss chart each, after the policy's.
     let heads: Vec<&str> = tengu_model::desc::HEADS.iter().map(|h| h.loss_name).collect();
-    (json!({"series": series, "axes": axes, "sessions": sessions, "heads": heads}), last_step)
+    (
+        json!({"series": series, "axes": axes, "sessions": sessions, "heads": heads}),
+        last_step,
+        logged,
+    )
 }
 
 /// The f64 whose shortest decimal form is the f32's (0.9f32 -> 0.9, not 0.8999999761581421):

@@ -169,6 +169,9 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
     let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/dai-dai-cpu-2026-11-25");
     copy_dir(&baseline.join("ladder"), &run.join("ladder"));
     std::fs::copy(baseline.join("elo.jsonl"), run.join("elo.jsonl")).unwrap();
+    // One line of the tactics suite: a chart of one point, whose ticks must still differ.
+    let suite = std::fs::read_to_string(baseline.join("suite.jsonl")).unwrap();
+    std::fs::write(run.join("suite.jsonl"), format!("{}\n", suite.lines().next().unwrap())).unwrap();
     let ladder_file = baseline.join("ladder/ladder.json");
     let ladder = tengu_trainer::records::read_ladder(
         &ladder_file.display().to_string(),
@@ -296,6 +299,103 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
         "browser test of tengu serve failed:\n{text}\nserve's log:\n{log}"
     );
     assert!(!log.contains("panicked"), "{log}");
+    eprintln!("{text}");
+}
+
+/// The kept run served as it is (read-only): said to be archived with the loss log's counts
+/// and a grey dot, every ladder folder shown (those with a report by rung, the others by
+/// match), the matches in step order with the rung's own results, the ladders' ratings in
+/// the checkpoint table, a 300-ply game's moves scrolling beside the board, and every
+/// chart's tick labels readable (scripts/browser-test.sh --serve).
+#[test]
+fn an_archived_run_says_so_and_shows_every_ladder_in_step_order() {
+    if std::env::var_os("TENGU_SKIP_BROWSER").is_some() {
+        eprintln!("TENGU_SKIP_BROWSER is set: the page is not checked in a browser");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/dai-dai-cpu-2026-11-25");
+    // The loss log's last count of games.
+    let mut logs: Vec<_> = std::fs::read_dir(run.join("train"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    logs.sort();
+    let last = std::fs::read_to_string(logs.last().unwrap()).unwrap();
+    let line: serde_json::Value = serde_json::from_str(last.lines().last().unwrap()).unwrap();
+    let games_seen = line["games_seen"].as_u64().unwrap();
+    // Every ladder folder: its report's rungs, else its matches.
+    let mut ladders = Vec::new();
+    let mut rated = Vec::new();
+    let mut names: Vec<String> = std::fs::read_dir(&run)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("ladder") && run.join(n).is_dir())
+        .collect();
+    names.sort();
+    for name in &names {
+        let report = run.join(name).join("ladder.json");
+        if report.exists() {
+            let r = tengu_trainer::records::read_ladder(
+                &report.display().to_string(),
+                &std::fs::read_to_string(&report).unwrap(),
+            )
+            .unwrap();
+            rated.extend(r.rungs.iter().map(|rung| serde_json::json!([rung.rung.step, name])));
+            ladders.push(serde_json::json!({"dir": name, "rungs": r.rungs.len()}));
+        } else {
+            let matches = std::fs::read_dir(run.join(name))
+                .unwrap()
+                .filter(|e| e.as_ref().unwrap().path().join("results.jsonl").exists())
+                .count();
+            ladders.push(serde_json::json!({"dir": name, "matches": matches}));
+        }
+    }
+    assert!(ladders.len() >= 4, "{ladders:?}");
+    // What the rung did in one match, and a game of it near the ply cap.
+    let matched = "step-12597-vs-alphabeta_600000_2";
+    let results = std::fs::read_to_string(run.join("ladder").join(matched).join("results.jsonl")).unwrap();
+    let (mut w, mut d, mut l, mut long) = (0, 0, 0, None);
+    for r in results.lines() {
+        let r: serde_json::Value = serde_json::from_str(r).unwrap();
+        match r["result"].as_i64().unwrap() {
+            1 => w += 1,
+            -1 => l += 1,
+            _ => d += 1,
+        }
+        if r["plies"].as_u64().unwrap() >= 250 && long.is_none() {
+            long = Some(r["index"].as_u64().unwrap());
+        }
+    }
+    let long = long.expect("a game of 250 plies or more");
+    let expect = serde_json::json!({
+        "archived": {"games_seen": games_seen},
+        "charts": true,
+        "ladders": ladders,
+        "summary": {"match": format!("ladder / {matched}"), "text": format!("step-12597: +{w} ={d} \u{2212}{l}")},
+        "rated": rated,
+        "long_game": format!("ladder/{matched}/games/game-{long:05}.record"),
+    });
+    let expect_file = dir.path().join("expect.json");
+    std::fs::write(&expect_file, expect.to_string()).unwrap();
+    let (server, addr) = serve(&run, &dir.path().join("serve.log"));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/browser-test.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .args(["--serve", &format!("http://{addr}/"), &p(&expect_file)])
+        .output()
+        .unwrap();
+    stop(server);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
+    assert!(
+        out.status.success() && text.contains(" passed, 0 failed"),
+        "browser test of the archived run failed:\n{text}\nserve's log:\n{log}"
+    );
     eprintln!("{text}");
 }
 

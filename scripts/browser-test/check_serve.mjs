@@ -13,7 +13,14 @@
 //           "damaged": {"key": "games/...", "games": 2, "line": 3},     a file with a torn line
 //           "unreadable": "games/...",                      a file with no intact game
 //           "live": true,                                   a worker is playing on
-//           "publish": {"step": 1000, "marker": "/tmp/.../ready"} }
+//           "publish": {"step": 1000, "marker": "/tmp/.../ready"},
+//           "charts": true,                                 check every chart's ticks and width
+//           "archived": {"games_seen": 845},                a kept run: grey dot, loss-log counts
+//           "ladders": [{"dir": "ladder-600", "rungs": 5}, {"dir": "ladder-to-the-end", "matches": 4}],
+//           "summary": {"match": "ladder / step-...", "text": "step-12597: +0 =28 −2"},
+//           "rated": [[800, "ladder"], ...],                steps the ladders rated
+//           "long_game": "ladder/.../game-00000.record" }   a game of 250+ plies
+// Every key is optional; each names the checks below it runs.
 // Checks: the ladder's table and chart; the curves show the loss log's last value, smoothed,
 // held-out on top, a loss chart for each head of the network that has a series, tick labels, no line across the pause between trainer sessions, the Elo
 // chart without the chain's own matches and with intervals, hover values that go when the
@@ -25,7 +32,12 @@
 // worker's game in progress appears in the Live panel with its last move marked, moves on
 // without a reload, and its worker is seen in Now; then writes the marker file, and the
 // test publishes checkpoint `step`, which must appear in Now and in the checkpoint table
-// without a reload. Without EXPECT it only loads the page. With SHOTS=FILE it saves a PNG of
+// without a reload. Every chart's tick labels are distinct, uncut and no longer than their
+// spacing needs, its card as wide as the others; an archived run says so with a grey dot and
+// the loss log's games; every ladder folder is shown, its matches in step order, a group
+// summed up as its rung's results, the ladders' ratings beside their checkpoints; opening
+// every group moves no board, a long game's moves scroll beside the board, and the live
+// and replayed move lists say their values are Black's. Without EXPECT it only loads the page. With SHOTS=FILE it saves a PNG of
 // the page (the game at its end). Prints what it checked; exits 1 with a FAIL line on the
 // first failure.
 
@@ -46,6 +58,34 @@ function check(cond, what) {
   passed++;
 }
 function log(msg) { console.log(msg); }
+
+/// Every chart: tick labels with only the digits their spacing needs ("80", not "80.000"),
+/// distinct on each axis (a one-point series too), inside their chart (the last x tick not
+/// cut off); every card as wide as the others.
+async function checkCharts(page) {
+  const charts = await page.locator('.chart').evaluateAll((cs) => cs.map((c) => {
+    const box = c.querySelector('svg').getBoundingClientRect();
+    const axis = (k) => Array.from(c.querySelectorAll('text.tick.' + k)).map((t) => {
+      const r = t.getBoundingClientRect();
+      return { text: t.textContent, inside: r.left >= box.left - 0.5 && r.right <= box.right + 0.5 };
+    });
+    return { name: c.dataset.chart, width: c.getBoundingClientRect().width, x: axis('x'), y: axis('y') };
+  }));
+  check(charts.length >= 3, `curves: ${charts.length} charts`);
+  for (const c of charts) {
+    for (const k of ['x', 'y']) {
+      const labels = c[k].map((t) => t.text);
+      check(new Set(labels).size === labels.length, `curves: ${c.name}: ${k} tick labels repeat: ${labels.join(' ')}`);
+      const decimals = labels.filter((t) => t.includes('.'));
+      check(!decimals.length || decimals.some((t) => !/0[kM]?$/.test(t)), `curves: ${c.name}: ${k} tick labels with digits they do not need: ${labels.join(' ')}`);
+      check(c[k].every((t) => t.inside), `curves: ${c.name}: a ${k} tick label is cut off: ${labels.join(' ')}`);
+    }
+  }
+  const widths = new Set(charts.map((c) => Math.round(c.width)));
+  check(widths.size === 1, `curves: chart cards of widths ${[...widths].join(', ')} px`);
+  log(`ok  curves: ${charts.length} charts of one width, tick labels distinct, uncut and as short as their spacing allows ` +
+    `(e.g. ${charts.map((c) => c.name + ': ' + c.y.map((t) => t.text).join(' ')).slice(-2).join('; ')})`);
+}
 
 async function main() {
   const [url, expectFile] = process.argv.slice(2);
@@ -80,12 +120,12 @@ async function main() {
 
     if (expect && expect.ladder) {
       // The ladder: one row per rung of ladder.json, its chart served, its games listed.
-      const rows = page.locator('#ladder-table tr[data-step]');
+      const rows = page.locator('.ladder[data-dir="ladder"] .ladder-table tr[data-step]');
       await rows.first().waitFor();
       check(await rows.count() === expect.ladder.rungs, `ladder: ${await rows.count()} rungs shown, ladder.json has ${expect.ladder.rungs}`);
       const elo = Number(await rows.first().getAttribute('data-elo'));
       check(Math.abs(elo - expect.ladder.first_elo) < 1e-6, `ladder: first rung Elo ${elo}, ladder.json says ${expect.ladder.first_elo}`);
-      await page.waitForFunction(() => { const i = document.querySelector('#ladder-svg'); return i.complete && i.naturalWidth > 0; })
+      await page.waitForFunction(() => { const i = document.querySelector('.ladder[data-dir="ladder"] .ladder-svg'); return i.complete && i.naturalWidth > 0; })
         .catch(() => { throw new Fail('ladder: the chart ladder.svg did not load'); });
       await page.waitForSelector('#arena-games li[data-key^="ladder/"]', { state: 'attached' });
       const listed = await page.locator('#arena-games li[data-key^="ladder/"]').count();
@@ -95,7 +135,12 @@ async function main() {
       log(`ok  ladder: ${expect.ladder.rungs} rungs (first at Elo ${elo.toFixed(1)}), chart loaded, ${listed} games listed ("${label}")`);
     }
 
-    if (expect) {
+    if (expect && expect.charts) {
+      await page.waitForSelector('.chart text.tick.x');
+      await checkCharts(page);
+    }
+
+    if (expect && expect.loss) {
       // Curves: the loss log's last value in the legend, hover values in the tooltip.
       const last = page.locator(`.chart-legend span.last[data-tag="${expect.loss.tag}"]`);
       await last.waitFor();
@@ -119,6 +164,7 @@ async function main() {
       check(firstHeld > 0 && order.slice(firstHeld).every((t) => t.startsWith('heldout/')), `curves: held-out lines are not drawn last: ${order.join(' ')}`);
       const xt = await c.locator('text.tick.x').count(), yt = await c.locator('text.tick.y').count();
       check(xt >= 3 && yt >= 3, `curves: ${xt} x and ${yt} y tick labels`);
+      await checkCharts(page);
       // One loss chart per head of the network that has a series (the server's `heads`).
       const curves = await page.evaluate(async () => (await fetch('/api/curves')).json());
       const heads = curves.heads || [];
@@ -142,6 +188,9 @@ async function main() {
       await page.locator('#x-axis').selectOption('step');
       log(`ok  curves: smoothed, ${expect.loss.sessions} sessions apart, held-out on top, ${xt}/${yt} ticks, Elo with intervals and without the chain's matches; the tooltip goes with the axis; a loss chart per head with a series (${drawnHeads.join(', ')})`);
 
+    }
+
+    if (expect && expect.game) {
       // The game: chosen from the list, replayed to its end, compared with tengu show.
       const g = expect.game;
       await page.locator(`#selfplay-games li[data-key="${g.key}"][data-index="${g.index}"]`).click();
@@ -174,6 +223,7 @@ async function main() {
         const mv = Number(await page.locator('#ply-value').getAttribute('data-mover-value'));
         check(Math.abs(mv - g.last_value) <= 1e-6, `game ${g.key}: the last move's value ${mv}, the records file says ${g.last_value}`);
         check(Math.abs(v - g.last_black_value) <= 1e-6, `game ${g.key}: the last move shows ${v} for Black, expected ${g.last_black_value}`);
+        check((await page.locator('#viewer .moves-note').textContent()).includes('for Black'), 'game: the move list does not say whose view its values are');
         log(`ok  game ${g.key}: the last move shows the search's value "${await page.locator('#ply-value').textContent()}"`);
         // The value graph: a click in its middle goes to the middle of the game.
         const graph = page.locator('#value-graph');
@@ -259,11 +309,106 @@ async function main() {
         .catch(() => { throw new Fail('the game in progress did not move on within 30 s'); });
       const second = { ms: await live.getAttribute('data-unix-ms'), plies: Number(await live.getAttribute('data-plies')) };
       check(await page.evaluate(() => window.__tenguNoReload === true), 'the page was reloaded');
+      // Its values are Black's, as in the game viewer, and the list says so.
+      const lv = await page.locator('#live-value').evaluate((e) => [e.dataset.value, e.dataset.moverValue, e.dataset.mover]);
+      if (lv[0] !== '') {
+        const want = lv[2] === 'Black' ? Number(lv[1]) : -Number(lv[1]);
+        check(Math.abs(Number(lv[0]) - want) < 1e-9, `live: the last move's value ${lv[0]} is not Black's view of ${lv[2]}'s ${lv[1]}`);
+        check((await page.locator('#live-value').textContent()).includes('for Black'), 'live: the last value does not say it is Black\'s');
+      }
+      check((await page.locator('#live-viewer .moves-note').textContent()).includes('for Black'), 'live: the move list does not say whose view its values are');
+      check(await page.locator('#live-moves li').count() === second.plies, 'live: the move list does not hold every move');
       await page.waitForSelector('#now-workers .worker[data-playing="1"]', { timeout: 10000 })
         .catch(() => { throw new Fail('Now does not count the worker playing in the Live panel'); });
       log(`ok  live: ${await live.getAttribute('data-key')} at ply ${first.plies}, then ply ${second.plies} ` +
         `(${(Number(second.ms) - Number(first.ms)) / 1000} s later) without a reload; "${await page.locator('#live-status').textContent()}"`);
       noErrors('live');
+    }
+
+    if (expect && expect.archived) {
+      // A kept run: grey dot saying archived, the trainer stopped, the loss log's counts.
+      const a = expect.archived;
+      await page.waitForSelector('#live[data-state="archived"]', { timeout: 10000 }).catch(() => { throw new Fail('archived run: the dot does not say archived'); });
+      const dot = await page.locator('#live').evaluate((e) => [e.textContent, getComputedStyle(e).color]);
+      check(dot[0].includes('archived') && !/rgb\(119, 204, 119\)/.test(dot[1]), `archived run: the dot says "${dot[0]}" in ${dot[1]}`);
+      check((await page.locator('#now-trainer').getAttribute('data-state')) === 'stopped', 'archived run: the trainer is not said to be stopped');
+      const games = Number(await page.locator('#now-selfplay').getAttribute('data-games'));
+      check(games === a.games_seen, `archived run: ${games} games said, the loss log saw ${a.games_seen}`);
+      check(!(await page.locator('#now-rates').textContent()).includes('not measured yet'), 'archived run: rates "not measured yet" as if it were running');
+      log(`ok  archived run: "${dot[0].trim()}" (grey), trainer "${await page.locator('#now-trainer').textContent()}", "${await page.locator('#now-selfplay').textContent()}"`);
+    }
+
+    if (expect && expect.ladders) {
+      // Every ladder folder: its report's rungs, or its matches where it has no report.
+      for (const l of expect.ladders) {
+        const div = page.locator(`.ladder[data-dir="${l.dir}"]`);
+        await div.waitFor().catch(() => { throw new Fail(`ladders: the folder ${l.dir}/ is not shown`); });
+        if (l.rungs != null) {
+          const n = await div.locator('tr[data-step]').count();
+          check(n === l.rungs, `ladders: ${l.dir}/ shows ${n} rungs, its ladder.json has ${l.rungs}`);
+        } else {
+          const n = await div.locator('tr[data-match]').count();
+          check(n === l.matches, `ladders: ${l.dir}/ shows ${n} matches, it has ${l.matches}`);
+        }
+      }
+      log(`ok  ladders: ${expect.ladders.map((l) => l.dir + '/ (' + (l.rungs != null ? l.rungs + ' rungs' : l.matches + ' matches') + ')').join(', ')}`);
+      // Groups by step as numbers (800 before 1600 before 12597), per folder.
+      const ids = await page.locator('#arena-games li[data-match]').evaluateAll((ls) => ls.map((l) => l.dataset.match));
+      const bySource = {};
+      ids.forEach((id) => { const [src, m] = id.split(' / '); (bySource[src] = bySource[src] || []).push(m); });
+      for (const [src, ms] of Object.entries(bySource)) {
+        const steps = ms.map((m) => Number((/^step-(\d+)/.exec(m) || [0, NaN])[1])).filter((x) => !isNaN(x));
+        check(steps.every((x, i) => i === 0 || steps[i - 1] <= x), `games: ${src}'s matches are not in step order: ${ms.join(', ')}`);
+      }
+      for (const l of expect.ladders) check(bySource[l.dir], `games: no games of ${l.dir}/ listed`);
+      log(`ok  games: every folder's matches in step order (${bySource.ladder.slice(0, 4).join(', ')}, ...)`);
+    }
+
+    if (expect && expect.summary) {
+      // A group says what the named player did, not how often each colour won.
+      const t = await page.locator(`#arena-games li[data-match="${expect.summary.match}"] summary`).textContent();
+      check(t.includes(expect.summary.text), `games: the group says "${t}", expected "${expect.summary.text}"`);
+      log(`ok  games: the group's summary "${t}"`);
+    }
+
+    if (expect && expect.rated) {
+      // The checkpoint table names what the ladders say of each rung.
+      for (const [step, dir] of expect.rated) {
+        const n = await page.locator(`#checkpoint-table tr[data-step="${step}"] .ladder-rating[data-ladder="${dir}"]`).count();
+        check(n >= 1, `checkpoints: step ${step} shows nothing of ${dir}/, which rated it`);
+      }
+      const t = await page.locator(`#checkpoint-table tr[data-step="${expect.rated[0][0]}"] td:nth-child(5)`).textContent();
+      check(!t.startsWith('\u2013'), `checkpoints: a rated rung says "${t}"`);
+      log(`ok  checkpoints: ${expect.rated.length} ladder ratings shown beside their checkpoints ("${t.slice(0, 90)}")`);
+    }
+
+    if (expect && expect.long_game) {
+      // Opening a long group moves nothing but its own pane; a long game's moves scroll beside the board.
+      const lists = page.locator('#games .game-lists');
+      const first = page.locator(`#arena-games li[data-key="${expect.long_game}"]`);
+      await first.evaluate((e) => { e.closest('details').open = true; });
+      await first.click();
+      await page.waitForSelector(`#viewer[data-key="${expect.long_game}"]:not([data-failed="1"]) #board`);
+      const top = () => page.evaluate(() => document.querySelector('#board').getBoundingClientRect().top + window.scrollY);
+      const before = await top();
+      await page.evaluate(() => document.querySelectorAll('#arena-games details').forEach((d) => { d.open = true; }));
+      const after = await top();
+      const pane = await lists.evaluate((e) => [e.getBoundingClientRect().height, e.scrollHeight, window.innerHeight]);
+      check(Math.abs(after - before) < 1, `games: opening every group moved the board from ${before} to ${after} px`);
+      check(pane[0] <= pane[2] && pane[1] > pane[0], `games: the lists are ${pane[0]} px high (${pane[1]} px of content) in a ${pane[2]} px window`);
+      const plies = Number(await page.locator('#viewer').getAttribute('data-plies'));
+      const geo = await page.evaluate(() => {
+        const b = document.querySelector('#board').getBoundingClientRect(), l = document.querySelector('#move-list');
+        const r = l.getBoundingClientRect(), cur = l.querySelector('li.current').getBoundingClientRect();
+        return { boardBottom: b.bottom, boardRight: b.right, listTop: r.top, listBottom: r.bottom, listLeft: r.left,
+          scroll: l.scrollHeight, client: l.clientHeight, curTop: cur.top, curBottom: cur.bottom };
+      });
+      check(plies >= 200, `games: the long game has only ${plies} plies`);
+      check(geo.listBottom <= geo.boardBottom + 20 && geo.listLeft >= geo.boardRight, `games: the move list (top ${geo.listTop}, bottom ${geo.listBottom}, left ${geo.listLeft}) is not beside the board (bottom ${geo.boardBottom}, right ${geo.boardRight})`);
+      check(geo.scroll > geo.client, 'games: the long move list does not scroll');
+      check(geo.curTop >= geo.listTop - 1 && geo.curBottom <= geo.listBottom + 1, 'games: the current move is not in sight in its list');
+      log(`ok  games: opening every group left the board at y ${after}; the ${plies}-ply list is ${geo.client} px beside a board ending at ${geo.boardBottom.toFixed(0)} px, scrolled to the current move`);
+      noErrors('layout');
     }
 
     if (process.env.SHOTS) {

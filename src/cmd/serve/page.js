@@ -11,7 +11,11 @@
 // (see board.js; each piece's <title> and its square's name it), game lists
 // li[data-key][data-index], #checkpoint-table tr[data-step], #live-list li[data-key][data-stale],
 // #live-viewer[data-key][data-plies][data-unix-ms][data-stale] with #live-board (a second
-// board.js board) and #live-value[data-value].
+// board.js board) and #live-value[data-value] (Black's view)[data-mover-value][data-mover],
+// #live-moves li[data-ply][data-value] (Black's view), .ladder[data-dir] with
+// .ladder-table tr[data-step] (a report's rungs) or tr[data-match] (a folder without one),
+// #arena-games li[data-match] (source / match), #checkpoint-table .ladder-rating[data-ladder],
+// #live[data-state] (live, stopped, archived), #now-selfplay[data-games].
 (function () {
   'use strict';
   var POLL_MS = 2000;
@@ -46,6 +50,8 @@
   }
   /// A search value (from the view of the side that moved) as text: "+0.231".
   function signed(v) { return (v > 0 ? '+' : v < 0 ? '\u2212' : '\u00b1') + Math.abs(v).toFixed(3); }
+  /// A count with thousands separated: 204,567.
+  function count(n) { return typeof n === 'number' ? Math.round(n).toLocaleString('en-US') : '\u2013'; }
   function other(c) { return c === 'Black' ? 'White' : 'Black'; }
   /// The side that played move `ply` (1-based) of game `g`.
   function moverOf(g, ply) { return (ply - 1) % 2 === 0 ? g.start_stm : other(g.start_stm); }
@@ -79,10 +85,28 @@
     var t = now.trainer || {}, td = $('now-trainer');
     td.textContent = (t.state || '\u2013') + (t.detail ? ': ' + t.detail : '');
     td.dataset.state = t.state || '';
-    $('now-selfplay').textContent = (now.games || 0) + ' games, ' + (now.rows || 0) + ' rows in ' +
-      (now.shards || 0) + ' shards';
-    $('now-rates').textContent = now.games_per_hour == null ? 'not measured yet (under a minute of shards in the last hour)'
-      : num(now.games_per_hour, 0) + ' games, ' + num(now.rows_per_hour, 0) + ' rows an hour (last hour)';
+    var logged = now.logged || {}, act = now.activity || {}, running = !act.state || act.state === 'live';
+    var sp = $('now-selfplay');
+    if (!now.shards && typeof logged.games_seen === 'number') {
+      // No shards here (a kept copy keeps none): the trainer's last count is the run's.
+      sp.textContent = count(logged.games_seen) + ' games, ' + count(logged.rows_seen) + ' rows seen by the trainer ' +
+        '(its loss log at step ' + logged.step + ', ' + when(logged.unix_time) + '; no shards in this run)';
+    } else {
+      sp.textContent = count(now.games || 0) + ' games, ' + count(now.rows || 0) + ' rows in ' + count(now.shards || 0) + ' shards';
+    }
+    sp.dataset.games = !now.shards && typeof logged.games_seen === 'number' ? logged.games_seen : (now.games || 0);
+    $('now-rates').textContent = now.games_per_hour != null
+      ? num(now.games_per_hour, 0) + ' games, ' + num(now.rows_per_hour, 0) + ' rows an hour (last hour)'
+      : running ? 'not measured yet (under a minute of shards in the last hour)'
+      : 'none: the run is ' + act.state;
+    // The dot: green while something runs, grey for a stopped or archived run.
+    var dot = $('live');
+    dot.dataset.state = act.state || '';
+    $('live-text').textContent = running ? 'live'
+      : act.state + (act.last_unix ? ' (last activity ' + when(act.last_unix) + ')' : '');
+    dot.title = (running ? 'a trainer, worker or game in progress is active in this run'
+      : act.state === 'archived' ? 'a kept copy of a run: no process works on it'
+      : 'nothing runs in this run now') + '; the page asks the server what is new every two seconds';
     $('now-cpu').textContent = num(now.cpu_hours, 3);
     var w = now.workers || [], wd = $('now-workers');
     wd.textContent = w.length ? '' : 'none in the last 15 minutes';
@@ -99,7 +123,7 @@
 
   function poll() {
     get('/api/now').then(function (now) {
-      $('live').className = '';
+      $('live').classList.remove('stale');
       showNow(now);
       if (now.version !== state.version) {
         state.version = now.version;
@@ -110,7 +134,8 @@
         get('/api/live').then(showLive).catch(report);
       }
     }).catch(function (e) {
-      $('live').className = 'stale';
+      $('live').classList.add('stale');
+      $('live-text').textContent = 'no answer';
       var p = $('problem');
       p.hidden = false;
       p.textContent = 'The server does not answer: ' + e.message;
@@ -130,39 +155,63 @@
     ul.appendChild(el('li', {}, e.message));
   }
 
-  // ---- Ladder ----
+  // ---- Ladders ----
+  /// Every ladder folder of the run (`ladder/`, `ladder-600/`, ...): its report (chart and
+  /// rungs) where it has one, else its matches with the named player's results.
   function showLadder(doc) {
-    var l = doc.ladder, legend = $('ladder-legend'), layout = document.querySelector('.ladder-layout');
-    var body = document.querySelector('#ladder-table tbody');
-    body.textContent = '';
-    if (!l || !l.report) {
-      layout.hidden = true;
-      legend.className = l && l.problem ? 'problem' : 'legend';
-      legend.textContent = l && l.problem ? l.problem
-        : 'No compute ladder in this run yet: tengu ladder --run RUN writes one.';
+    var box = $('ladders'), list = doc.ladders || (doc.ladder ? [Object.assign({ dir: 'ladder', matches: [] }, doc.ladder)] : []);
+    box.textContent = '';
+    if (!list.length) {
+      box.appendChild(el('p', { 'class': 'legend' }, 'No compute ladder in this run yet: tengu ladder --run RUN writes one.'));
       return;
     }
-    var r = l.report;
-    layout.hidden = false;
-    legend.className = 'legend';
-    legend.textContent = r.game + ': each rung is the checkpoint nearest to a CPU-hours target, rated against ' +
-      r.opponents.join(', ') + ' and the rung before (' + r.games_per_match + ' games a match, ' + r.visits +
-      ' visits, ' + r.max_plies + ' plies at most); Elo by maximum likelihood, ' + r.opponents[0] + ' = 0, with 95% intervals.';
-    // A new report is a new picture: the address changes with it.
-    $('ladder-svg').src = l.svg + '?rungs=' + r.rungs.length + '&e=' + r.rungs.map(function (x) { return Math.round(x.elo); }).join('_');
-    r.rungs.forEach(function (rung) {
-      var tr = el('tr', { 'data-step': rung.step, 'data-elo': rung.elo });
-      tr.appendChild(el('td', {}, num(rung.cpu_hours, 2) + ' (target ' + rung.target_hours + ')'));
-      tr.appendChild(el('td', {}, String(rung.step)));
-      tr.appendChild(el('td', {}, (rung.elo >= 0 ? '+' : '') + num(rung.elo, 0) + ' (' + num(rung.elo_low, 0) + ' .. ' + num(rung.elo_high, 0) + ')'));
-      var m = el('td');
-      rung.matches.forEach(function (x) {
-        m.appendChild(el('div', {}, 'vs ' + x.opponent + ': +' + x.wins + ' =' + x.draws + ' \u2212' + x.losses +
-          ', score ' + num(x.score, 3)));
+    list.forEach(function (l) {
+      var div = el('div', { 'class': 'ladder', 'data-dir': l.dir });
+      div.appendChild(el('h3', {}, l.dir + '/'));
+      box.appendChild(div);
+      var r = l.report;
+      if (!r) {
+        div.appendChild(el('p', { 'class': l.problem ? 'problem' : 'legend' }, l.problem ||
+          'No report (ladder.json) in this folder: its matches, each with the first player\u2019s wins (+), draws (=) and losses (\u2212); the games are under Games.'));
+        var t = el('table', { 'class': 'ladder-table' });
+        t.appendChild(el('thead')).appendChild(el('tr')).innerHTML = '<th>match</th><th>games</th><th>result of the first player</th>';
+        var tb = t.appendChild(el('tbody'));
+        (l.matches || []).forEach(function (m) {
+          var tr = el('tr', { 'data-match': m.match, 'data-wins': m.wins, 'data-draws': m.draws, 'data-losses': m.losses });
+          tr.appendChild(el('td', {}, m.a + ' vs ' + m.b));
+          tr.appendChild(el('td', {}, String(m.games)));
+          tr.appendChild(el('td', {}, m.a + ' +' + m.wins + ' =' + m.draws + ' \u2212' + m.losses));
+          tb.appendChild(tr);
+        });
+        div.appendChild(t);
+        return;
+      }
+      div.appendChild(el('p', { 'class': 'legend' }, r.game + ': each rung is the checkpoint nearest to a CPU-hours target, rated against ' +
+        r.opponents.join(', ') + (r.rungs.some(function (x) { return x.matches.length > r.opponents.length; }) ? ' and the rung before' : '') +
+        ' (' + r.games_per_match + ' games a match, ' + r.visits + ' visits, ' + r.max_plies + ' plies at most); Elo by maximum likelihood, ' +
+        r.opponents[0] + ' = 0, with 95% intervals.'));
+      var layout = div.appendChild(el('div', { 'class': 'ladder-layout' }));
+      // A new report is a new picture: the address changes with it.
+      layout.appendChild(el('img', { 'class': 'ladder-svg', alt: 'the ladder\u2019s chart: Elo against CPU-hours with 95% intervals',
+        src: l.svg + '?rungs=' + r.rungs.length + '&e=' + r.rungs.map(function (x) { return Math.round(x.elo); }).join('_') }));
+      var table = layout.appendChild(el('table', { 'class': 'ladder-table' }));
+      table.appendChild(el('thead')).appendChild(el('tr')).innerHTML = '<th>CPU-hours</th><th>step</th><th>Elo (95% interval)</th>' +
+        '<th>matches (+ wins, = draws, &minus; losses, score)</th><th>value loss (held-out)</th>';
+      var body = table.appendChild(el('tbody'));
+      r.rungs.forEach(function (rung) {
+        var tr = el('tr', { 'data-step': rung.step, 'data-elo': rung.elo });
+        tr.appendChild(el('td', {}, num(rung.cpu_hours, 2) + ' (target ' + rung.target_hours + ')'));
+        tr.appendChild(el('td', {}, String(rung.step)));
+        tr.appendChild(el('td', {}, (rung.elo >= 0 ? '+' : '') + num(rung.elo, 0) + ' (' + num(rung.elo_low, 0) + ' .. ' + num(rung.elo_high, 0) + ')'));
+        var m = el('td');
+        rung.matches.forEach(function (x) {
+          m.appendChild(el('div', {}, 'vs ' + x.opponent + ': +' + x.wins + ' =' + x.draws + ' \u2212' + x.losses +
+            ', score ' + num(x.score, 3)));
+        });
+        tr.appendChild(m);
+        tr.appendChild(el('td', {}, num(rung.value_loss, 3) + ' (' + num(rung.heldout_value_loss, 3) + ')'));
+        body.appendChild(tr);
       });
-      tr.appendChild(m);
-      tr.appendChild(el('td', {}, num(rung.value_loss, 3) + ' (' + num(rung.heldout_value_loss, 3) + ')'));
-      body.appendChild(tr);
     });
   }
 
@@ -233,16 +282,37 @@
     return parts;
   }
 
-  /// About `count` round tick values covering [lo, hi].
-  function ticks(lo, hi, count) {
+  /// About `count` round tick values covering [lo, hi], at least `least` apart (1 for
+  /// training steps): the values and their spacing, which sets their labels' digits.
+  function ticks(lo, hi, count, least) {
     var span = hi - lo;
-    if (!(span > 0)) return [lo];
+    if (!(span > 0)) return { values: [lo], step: least || 1 };
     var step = Math.pow(10, Math.floor(Math.log10(span / count)));
     var err = span / count / step;
     if (err >= 7.5) step *= 10; else if (err >= 3.5) step *= 5; else if (err >= 1.5) step *= 2;
+    if (least && step < least) step = least;
     var out = [];
-    for (var v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
-    return out;
+    for (var i = Math.ceil(lo / step - 1e-9); i * step <= hi + step * 1e-9; i++) out.push(i === 0 ? 0 : i * step);
+    return { values: out, step: step };
+  }
+  /// A tick's label with the digits its spacing needs: 80 (not "80.000"), 0.25, 12000, 150k,
+  /// 12M, 1.5e-6.
+  function tickText(v, step) {
+    var a = Math.abs(v), unit = '', scale = 1;
+    if (v === 0) return '0';
+    // Tiny values (a loss near 0) in powers of ten: 5e-7, 1.0e-6, 1.5e-6.
+    if (step < 1e-3 && a < 1e-2) {
+      var e = Math.floor(Math.log10(step) + 1e-9), d = Math.max(0, Math.floor(Math.log10(a) + 1e-9) - e);
+      return v.toExponential(Math.min(d, 6)).replace('-', v < 0 ? '\u2212' : '-');
+    }
+    if (step >= 1e6 || (a >= 1e7 && step >= 1e5)) { unit = 'M'; scale = 1e6; }
+    else if (step >= 1e4 || (a >= 1e5 && step >= 1e3)) { unit = 'k'; scale = 1e3; }
+    var s = step / scale, digits = s >= 1 ? 0 : Math.min(8, Math.ceil(-Math.log10(s) - 1e-9));
+    // 2.5-spaced ticks (0.25) need one digit more than their power of ten says.
+    if (Math.abs(Math.round(s * Math.pow(10, digits)) - s * Math.pow(10, digits)) > 1e-6) digits++;
+    var t = (v / scale).toFixed(digits);
+    if (/^-0(\.0*)?$/.test(t)) t = t.slice(1);
+    return t.replace('-', '\u2212') + unit;
   }
 
   function drawCurves() {
@@ -285,27 +355,36 @@
       s.points.forEach(function (p) { xs.push(p[0]); ys.push(p[1]); });
       s.band.forEach(function (b) { xs.push(b[0]); ys.push(b[1], b[2]); });
     });
-    function range(v) {
+    // One value (a series of one point) gets a range around it: never below 0 for an
+    // axis of steps, hours or CPU-hours that starts there.
+    function range(v, atLeastZero) {
       var lo = Math.min.apply(null, v), hi = Math.max.apply(null, v);
       if (!isFinite(lo)) return [0, 1];
-      if (hi - lo < 1e-12) return [lo - 0.5, hi + 0.5];
+      if (hi - lo < 1e-12) {
+        var pad = Math.max(Math.abs(lo) * 0.1, !atLeastZero ? 0.5 : axis === 'step' ? 1 : 0.1);
+        return atLeastZero && lo >= 0 && lo - pad < 0 ? [0, hi + pad] : [lo - pad, hi + pad];
+      }
       return [lo, hi];
     }
-    var rx = range(xs), ry = range(ys);
+    var rx = range(xs, true), ry = range(ys, false);
     function sx(x) { return L + (x - rx[0]) / (rx[1] - rx[0]) * (W - L - R); }
     function sy(y) { return H - B - (y - ry[0]) / (ry[1] - ry[0]) * (H - T - B); }
     var wrap = el('div', { 'class': 'chart', 'data-chart': title });
     var svg = sv('svg', { width: W, height: H, viewBox: '0 0 ' + W + ' ' + H });
     svg.appendChild(sv('text', { 'class': 'title', x: L, y: 15 }, title));
     var label = { step: 'training step', hours: 'hours', cpu: 'CPU-hours' }[axis];
-    ticks(ry[0], ry[1], 5).forEach(function (v) {
+    var ty = ticks(ry[0], ry[1], 5);
+    ty.values.forEach(function (v) {
       svg.appendChild(sv('line', { 'class': 'grid', x1: L, x2: W - R, y1: sy(v), y2: sy(v) }));
-      svg.appendChild(sv('text', { 'class': 'tick y', x: L - 4, y: sy(v) + 3, 'text-anchor': 'end' }, num(v)));
+      svg.appendChild(sv('text', { 'class': 'tick y', x: L - 4, y: sy(v) + 3, 'text-anchor': 'end' }, tickText(v, ty.step)));
     });
-    ticks(rx[0], rx[1], 5).forEach(function (v) {
+    var tx = ticks(rx[0], rx[1], 5, axis === 'step' ? 1 : 0);
+    tx.values.forEach(function (v) {
       svg.appendChild(sv('line', { 'class': 'grid', x1: sx(v), x2: sx(v), y1: T, y2: H - B }));
-      svg.appendChild(sv('text', { 'class': 'tick x', x: sx(v), y: H - B + 13, 'text-anchor': 'middle' },
-        axis === 'step' ? String(Math.round(v)) : num(v)));
+      // A label at the right edge ends there (centred it would be cut off).
+      var edge = sx(v) > W - R - 16;
+      svg.appendChild(sv('text', { 'class': 'tick x', x: edge ? W - 2 : sx(v), y: H - B + 13, 'text-anchor': edge ? 'end' : 'middle' },
+        tickText(v, tx.step)));
     });
     svg.appendChild(sv('rect', { 'class': 'frame', x: L, y: T, width: W - L - R, height: H - T - B }));
     svg.appendChild(sv('text', { 'class': 'tick', x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle' }, label));
@@ -392,6 +471,22 @@
     return prefix + result + (players ? ' \u2013 ' + players : '');
   }
 
+  /// What a match's games say of its named player (the first of `<a>-vs-<b>`, the rung or
+  /// the checkpoint rated): " (step-800: +3 =2 \u22125)"; colours only where no result says
+  /// who played which side.
+  function tally(match, list) {
+    var name = String(match || '').split('-vs-')[0], w = 0, d = 0, l = 0, known = 0, colours = {};
+    list.forEach(function (x) {
+      if (typeof x.a_result === 'number') {
+        known++;
+        if (x.a_result > 0) w++; else if (x.a_result < 0) l++; else d++;
+      } else if (x.result) colours[x.result] = (colours[x.result] || 0) + 1;
+    });
+    if (known) return ' (' + name + ': +' + w + ' =' + d + ' \u2212' + l + ')';
+    if (!Object.keys(colours).length) return '';
+    return ' (Black won ' + (colours['1-0'] || 0) + ', White won ' + (colours['0-1'] || 0) + ', drawn ' + (colours['1/2-1/2'] || 0) + ')';
+  }
+
   function showGames(g) {
     function item(ul, key, index, text) {
       var li = el('li', { 'data-key': key, 'data-index': index }, text);
@@ -430,12 +525,9 @@
     });
     groups.forEach(function (id) {
       var list = byMatch[id], li = el('li', { 'class': 'file', 'data-match': id });
-      var score = list.reduce(function (a, x) { a[x.result] = (a[x.result] || 0) + 1; return a; }, {});
       var d = el('details');
       if (list.some(function (x) { return x.key === state.chosen; })) d.open = true;
-      d.appendChild(el('summary', {}, id + ' \u2013 ' + list.length + ' games' +
-        (score['1-0'] != null || score['0-1'] != null || score['1/2-1/2'] != null
-          ? ' (1-0: ' + (score['1-0'] || 0) + ', 0-1: ' + (score['0-1'] || 0) + ', draws: ' + (score['1/2-1/2'] || 0) + ')' : '')));
+      d.appendChild(el('summary', {}, id + ' \u2013 ' + list.length + ' games' + tally(list[0].match, list)));
       var games = el('ul');
       list.forEach(function (x) {
         item(games, x.key, 0, gameLabel(x, (x.index != null ? 'game ' + (x.index + 1) : x.file) + ': '));
@@ -507,6 +599,10 @@
         li.addEventListener('click', function () { showPly(i + 1); });
         ol.appendChild(li);
       });
+      // Whose view the values are, where the game has any.
+      var known = g.moves.some(function (m) { return typeof m.value === 'number'; });
+      document.querySelector('#viewer .moves-note').innerHTML = known
+        ? 'moves, each with the search\u2019s value <b>for Black</b> (+1: Black wins)' : 'moves';
       var v = $('viewer');
       v.dataset.key = key;
       v.dataset.index = g.index;
@@ -575,6 +671,7 @@
     box.textContent = '';
     box.appendChild(tenguBoard({ size: g.size, stm: stm, files: g.files, ranks: g.ranks, board: board, last: last }));
     namePieces(g);
+    fitMoves($('move-list'), box);
     $('viewer').dataset.ply = ply;
     $('ply').value = ply;
     $('ply-label').textContent = 'ply ' + ply + ' / ' + g.moves.length + (ply > 0 ? ': ' + g.moves[ply - 1].hodges : '') +
@@ -590,9 +687,26 @@
       cur.setAttribute('x1', x);
       cur.setAttribute('x2', x);
     }
+    var current = null;
     Array.prototype.forEach.call(document.querySelectorAll('#move-list li'), function (li) {
       li.className = Number(li.dataset.ply) === ply ? 'current' : '';
+      if (li.className) current = li;
     });
+    reveal($('move-list'), current);
+  }
+
+  /// A move list as tall as the board beside it: it scrolls, the page does not grow.
+  function fitMoves(list, boardBox) {
+    var board = boardBox.querySelector('svg') || boardBox;
+    var room = board.getBoundingClientRect().bottom - list.getBoundingClientRect().top;
+    if (room > 150) list.style.maxHeight = Math.floor(room) + 'px';
+  }
+  /// Scrolls `list` (only it, never the page) so that `li` is in sight.
+  function reveal(list, li) {
+    if (!li) return;
+    var top = li.offsetTop - list.offsetTop, bottom = top + li.offsetHeight;
+    if (top < list.scrollTop) list.scrollTop = top;
+    else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight;
   }
 
   $('first').addEventListener('click', function () { showPly(0); });
@@ -673,14 +787,22 @@
     var st = $('live-status'), known = last && typeof last.value === 'number';
     st.textContent = 'ply ' + n + (last ? ', last move ' + last.hodges : '') + ', ' + stm +
       ' to move; written ' + when(g.unix_ms / 1000) + ' ';
-    st.appendChild(el('span', { id: 'live-value', 'data-value': known ? last.value : '' },
-      known ? '(search value ' + signed(last.value) + ' for ' + moverOf(g, n) + ')' : ''));
-    var ol = $('live-moves'), from = Math.max(0, n - 12);
+    // Values from Black's view, as the game viewer shows them (the records keep the mover's).
+    var lastBlack = known ? blackValue(g, n) : null;
+    st.appendChild(el('span', { id: 'live-value', 'data-value': known ? lastBlack : '', 'data-mover-value': known ? last.value : '',
+      'data-mover': n ? moverOf(g, n) : '' },
+      known ? '(search value ' + signed(lastBlack) + ' for Black)' : ''));
+    var ol = $('live-moves');
     ol.textContent = '';
-    g.moves.slice(from).forEach(function (m, i) {
-      ol.appendChild(el('li', { value: from + i + 1 },
-        m.hodges + (typeof m.value === 'number' ? ' ' + signed(m.value) : '')));
+    g.moves.forEach(function (m, i) {
+      var bv = blackValue(g, i + 1);
+      var li = el('li', { value: i + 1, 'data-ply': i + 1, 'data-value': bv == null ? '' : bv,
+        title: m.text + (bv != null ? ': search value ' + signed(bv) + ' for Black' : '') }, m.hodges);
+      if (bv != null) li.appendChild(el('span', { 'class': 'value' }, ' ' + signed(bv)));
+      ol.appendChild(li);
     });
+    fitMoves(ol, box);
+    ol.scrollTop = ol.scrollHeight;
     var v = $('live-viewer');
     v.dataset.key = g.key;
     v.dataset.plies = n;
@@ -709,12 +831,21 @@
       w.appendChild(el('a', { href: c.manifest }, 'manifest'));
       tr.appendChild(w);
       var a = el('td');
-      if (!c.arena.length) a.textContent = '\u2013';
+      var rated = c.ladder || [];
+      if (!c.arena.length && !rated.length) a.textContent = '\u2013';
       c.arena.forEach(function (r) {
         var text = r.opponent != null
           ? 'vs ' + r.opponent + ': Elo ' + num(r.elo, 0) + (typeof r.score === 'number' ? ', score ' + num(r.score, 3) : '')
           : typeof r.rating === 'number' ? 'rating chain: ' + num(r.rating, 0) : JSON.stringify(r);
         a.appendChild(el('div', {}, text));
+      });
+      // What the ladders say of it: its rung's Elo in each report, each match it played.
+      rated.forEach(function (r) {
+        var text = r.match != null
+          ? r.ladder + '/' + r.match + ': +' + r.wins + ' =' + r.draws + ' \u2212' + r.losses + ' vs ' + r.b
+          : r.ladder + ': Elo ' + (r.elo >= 0 ? '+' : '') + num(r.elo, 0) + ' (' + num(r.elo_low, 0) + ' .. ' + num(r.elo_high, 0) +
+            '; ' + r.zero + ' = 0) at ' + num(r.cpu_hours, 2) + ' CPU-hours';
+        a.appendChild(el('div', { 'class': 'ladder-rating', 'data-ladder': r.ladder }, text));
       });
       tr.appendChild(a);
       tr.appendChild(el('td')).appendChild(el('code', {}, c.xboard));

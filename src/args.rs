@@ -871,8 +871,9 @@ pub struct ShowArgs {
 /// The engine behind `tengu xboard` and `tengu play`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct EngineArgs {
-    /// A checkpoint to play with (MCTS). Default: the trained network shipped for the game
-    /// (`networks/`, with the search it was measured with), else alpha-beta.
+    /// A checkpoint to play with (MCTS), under any rule set of its game (a warning names the
+    /// options that differ from its training rules). Default: the trained network shipped
+    /// for the game (`networks/`, with the search it was measured with), else alpha-beta.
     #[arg(long, conflicts_with = "alphabeta")]
     pub checkpoint: Option<std::path::PathBuf>,
     /// Play with alpha-beta (material and mobility, --movetime a move) instead of a network.

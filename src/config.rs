@@ -47,7 +47,9 @@ pub struct NetworkConfig {
     pub encode_threads: usize,
     /// A checkpoint a new run's first network starts from (fine-tuning, e.g. the shipped
     /// `networks/dai-dai.safetensors`): its weights and architecture replace `preset`; it
-    /// must be of the run's game and input planes. A run with checkpoints resumes from its
+    /// must be of the run's game and input planes, under any rule set of the game (a
+    /// warning names the options that differ; where the piece types differ its input planes
+    /// are mapped to the run's, docs/network.md). A run with checkpoints resumes from its
     /// own and ignores it. Relative to the directory tengu starts in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub init: Option<String>,

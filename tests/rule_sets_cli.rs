@@ -297,3 +297,41 @@ fn a_match_plays_a_checkpoint_under_another_rule_set_and_refuses_the_other_game(
         "{err}"
     );
 }
+
+/// A run under the `sz` preset (no Great Elephant: one piece type less) starts from the
+/// shipped Dai Dai network, trained under the default rules: one warning names the options
+/// that differ, and its first checkpoint is of the run's rule set and input layout (it loads
+/// under the run's rules with no warning).
+#[test]
+fn network_init_takes_a_network_of_another_rule_set_of_the_game() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("sz.toml");
+    let init = p(&root.join("networks/dai-dai.safetensors"));
+    std::fs::write(
+        &config,
+        format!("game = \"dai-dai\"\n[rules]\npreset = \"sz\"\n[network]\ninit = \"{init}\"\n"),
+    )
+    .unwrap();
+    let run = dir.path().join("sz");
+    let (ok, _, err) = tengu(&[
+        "train", "--run", &p(&run), "--config", &p(&config), "--max-steps", "0",
+    ]);
+    assert!(ok, "{err}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("WARN")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].contains("dai-dai.safetensors was trained under the rules dai-dai")
+            && warnings[0].contains("LION_DOG_PROMOTES_DD=NO (not DEFAULT)"),
+        "{err}"
+    );
+    let key = tengu_rules::RuleSet::preset("dai-dai", "sz").unwrap().canonical();
+    let variant = tengu_rules::Variant::by_key(&key).unwrap();
+    let first = run.join("models/model-000000000.safetensors");
+    let meta = tengu_model::checkpoint::read_meta(&first).unwrap();
+    assert_eq!(meta.game, key);
+    let shipped = tengu_model::checkpoint::read_meta(&root.join("networks/dai-dai.safetensors")).unwrap();
+    assert_eq!(meta.config.planes, shipped.config.planes - 2);
+    assert!(tengu_model::checkpoint::OtherRules::of_file(&first, &key).unwrap().is_none());
+    tengu_model::backend::check_planes(&first, &variant).unwrap();
+}

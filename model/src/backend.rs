@@ -216,8 +216,11 @@ impl Backend {
                     Some(o) if o.planes.is_some() => {
                         let cpu = burn::tensor::Device::default();
                         let (mapped, meta) = checkpoint::load(path, variant.id(), &cpu)?;
+                        static LOADS: std::sync::atomic::AtomicUsize =
+                            std::sync::atomic::AtomicUsize::new(0);
+                        let n = LOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let tmp = std::env::temp_dir().join(format!(
-                            "tengu-{}-{}.safetensors",
+                            "tengu-{}-{n}-step-{}.safetensors",
                             std::process::id(),
                             stored.step
                         ));

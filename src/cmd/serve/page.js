@@ -355,14 +355,15 @@
       s.points.forEach(function (p) { xs.push(p[0]); ys.push(p[1]); });
       s.band.forEach(function (b) { xs.push(b[0]); ys.push(b[1], b[2]); });
     });
-    // One value (a series of one point) gets a range around it: never below 0 for an
-    // axis of steps, hours or CPU-hours that starts there.
+    // One value (a series of one point, a constant) gets a range around it, never below 0
+    // for a value of 0 or more.
     function range(v, atLeastZero) {
       var lo = Math.min.apply(null, v), hi = Math.max.apply(null, v);
       if (!isFinite(lo)) return [0, 1];
       if (hi - lo < 1e-12) {
         var pad = Math.max(Math.abs(lo) * 0.1, !atLeastZero ? 0.5 : axis === 'step' ? 1 : 0.1);
-        return atLeastZero && lo >= 0 && lo - pad < 0 ? [0, hi + pad] : [lo - pad, hi + pad];
+        // A constant count, loss or CPU-hours of 0 does not reach below 0.
+        return lo >= 0 && lo - pad < 0 ? [0, hi + pad] : [lo - pad, hi + pad];
       }
       return [lo, hi];
     }
@@ -500,7 +501,7 @@
     if (!g.selfplay.length) ul.appendChild(el('li', { 'class': 'none' }, 'none yet'));
     g.selfplay.forEach(function (f) {
       var damaged = f.damaged || [];
-      var head = (f.unix_ms ? when(f.unix_ms / 1000) : f.stem) + (f.games != null ? ' \u2013 ' + f.games + ' games' : '');
+      var head = (f.unix_ms ? when(f.unix_ms / 1000) : f.stem) + (f.games != null ? ' \u2013 ' + f.games + (f.games === 1 ? ' game' : ' games') : '');
       var li = el('li', { 'class': 'file', 'data-file': f.key }, head);
       if (damaged.length) {
         li.appendChild(el('div', { 'class': 'damaged', title: damaged.join('\n') },

@@ -14,12 +14,10 @@
 //! usage: cargo run --profile test --example other_rules -- CHECKPOINT PRESET POSITIONS
 //!        VISITS RECORD_FILE...
 //!
-//! The table of docs/network.md came from
-//! `... networks/dai-dai.safetensors tsa 600 64 cpu-runs/dai-dai-to-the-end/games/*.records
-//! runs/dai-dai-to-the-end/games/*.records` (and `qboard`), and for Maka Dai Dai Shogi
-//! `... networks/maka-dai-dai.safetensors tsa 600 64 $(find
-//! baselines/maka-dai-dai-cpu-2026-11-26 -name '*.record')` (and `qboard`,
-//! `japanese-revival`).
+//! The table of docs/network.md came from `... networks/dai-dai.safetensors tsa 600 64
+//! $(git ls-files 'cpu-runs/dai-dai-to-the-end/games/*.records')` (and `qboard`), and for
+//! Maka Dai Dai Shogi `... networks/maka-dai-dai.safetensors tsa 600 64 $(git ls-files
+//! 'baselines/maka-dai-dai-cpu-2026-11-26/*.record')` (and `qboard`, `japanese-revival`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -129,6 +127,8 @@ fn main() {
     let (mut prior_unseen, mut fair_unseen) = (0f64, 0f64);
     let (mut target_unseen, mut best_unseen, mut top_prior_unseen) = (0f64, 0usize, 0usize);
     let mut unreadable = 0usize;
+    // Unseen moves in positions whose side to move is in check under one rule set only.
+    let (mut check_differs, mut unseen_check_differs) = (0usize, 0usize);
     let mut by_piece: std::collections::BTreeMap<String, usize> = Default::default();
     let mut best_by_piece: std::collections::BTreeMap<String, usize> = Default::default();
     let mut examples: Vec<String> = Vec::new();
@@ -157,6 +157,10 @@ fn main() {
             continue;
         }
         with_unseen += 1;
+        if trained_pos.in_check() != pos.in_check() {
+            check_differs += 1;
+            unseen_check_differs += count;
+        }
         for (m, _) in moves.iter().zip(&unseen).filter(|(_, &u)| u) {
             let piece = pos.piece_at(m.from()).expect("a mover");
             let code = playing.kinds()[playing.piece_types()[piece.ty].kind]
@@ -220,6 +224,9 @@ fn main() {
         share(moves_unseen, moves_all)
     );
     println!("unseen moves by piece: {by_piece:?}");
+    println!(
+        "of those, in {check_differs} positions ({unseen_check_differs} unseen moves) the side to move is in check under one rule set only"
+    );
     let per = |x: f64| x / with_unseen.max(1) as f64;
     println!(
         "in those positions: prior on unseen moves {:.4} (their share of the legal moves {:.4}); the top prior move unseen in {top_prior_unseen}; search ({visits} visits) target on unseen moves {:.4}; its move unseen in {best_unseen} ({:.1}% of those positions, {:.1}% of all) by piece {best_by_piece:?}",

@@ -167,16 +167,35 @@ pub fn safe_thresholds(
     let mut moves: Vec<u32> = cells.iter().map(|c| c.consecutive).collect();
     moves.sort_unstable();
     moves.dedup();
-    moves
+    smallest_passing(
+        cells,
+        moves,
+        |c| c.consecutive,
+        |c| c.resigned >= min_games && c.false_share().is_some_and(|s| s <= share),
+        |c| c.threshold,
+    )
+}
+
+/// For each of `groups` (in that order), the smallest `value` among the `cells` of that
+/// `group` that `pass`, if any: what [`safe_ratios`] and [`safe_thresholds`] both ask.
+fn smallest_passing<C>(
+    cells: &[C],
+    groups: Vec<u32>,
+    group: impl Fn(&C) -> u32,
+    pass: impl Fn(&C) -> bool,
+    value: impl Fn(&C) -> f32,
+) -> Vec<(u32, Option<f32>)> {
+    groups
         .into_iter()
-        .map(|k| {
+        .map(|g| {
             let best = cells
                 .iter()
-                .filter(|c| c.consecutive == k && c.resigned >= min_games)
-                .filter(|c| c.false_share().is_some_and(|s| s <= share))
-                .map(|c| c.threshold)
-                .fold(None, |acc: Option<f32>, t| Some(acc.map_or(t, |a| a.min(t))));
-            (k, best)
+                .filter(|c| group(c) == g && pass(c))
+                .map(&value)
+                .fold(None, |acc: Option<f32>, v| {
+                    Some(acc.map_or(v, |a| a.min(v)))
+                });
+            (g, best)
         })
         .collect()
 }
@@ -249,20 +268,13 @@ pub fn safe_ratios(
 ) -> Vec<(u32, Option<f32>)> {
     let mut plies: Vec<u32> = cells.iter().map(|c| c.ply).collect();
     plies.dedup();
-    plies
-        .into_iter()
-        .map(|ply| {
-            let best = cells
-                .iter()
-                .filter(|c| c.ply == ply && c.ahead >= min_games)
-                .filter(|c| c.won_share().is_some_and(|s| s >= share))
-                .map(|c| c.ratio)
-                .fold(None, |acc: Option<f32>, r| {
-                    Some(acc.map_or(r, |a| a.min(r)))
-                });
-            (ply, best)
-        })
-        .collect()
+    smallest_passing(
+        cells,
+        plies,
+        |c| c.ply,
+        |c| c.ahead >= min_games && c.won_share().is_some_and(|s| s >= share),
+        |c| c.ratio,
+    )
 }
 
 #[cfg(test)]
@@ -270,12 +282,10 @@ mod tests {
     use super::*;
     use tengu_rules::Variant;
 
-    #[test]
-    fn a_game_counts_at_the_plies_it_reached_for_the_side_ahead() {
-        let variant = Variant::dai_dai();
-        let values = tengu_rules::values::piece_values(&variant);
-        let mut game = Game::new(Position::initial(variant));
-        for _ in 0..6 {
+    /// A Dai Dai game of `plies` quiet moves from the start (material stays even).
+    fn quiet_game(plies: usize) -> Game {
+        let mut game = Game::new(Position::initial(Variant::dai_dai()));
+        for _ in 0..plies {
             let m = game
                 .legal_move_list()
                 .into_iter()
@@ -283,6 +293,13 @@ mod tests {
                 .unwrap();
             game.play(m).unwrap();
         }
+        game
+    }
+
+    #[test]
+    fn a_game_counts_at_the_plies_it_reached_for_the_side_ahead() {
+        let values = tengu_rules::values::piece_values(&Variant::dai_dai());
+        let game = quiet_game(6);
         let games = [
             PlayedOut {
                 game: game.clone(),
@@ -325,16 +342,7 @@ mod tests {
 
     #[test]
     fn resignations_replay_the_values_and_count_the_false_ones() {
-        let variant = Variant::dai_dai();
-        let mut game = Game::new(Position::initial(variant));
-        for _ in 0..8 {
-            let m = game
-                .legal_move_list()
-                .into_iter()
-                .find(|m| !m.is_capture())
-                .unwrap();
-            game.play(m).unwrap();
-        }
+        let game = quiet_game(8);
         // Black moves at even plies: low at plies 2, 4 and 6 (three moves in a row), White
         // never low; a restart's first ply was not searched.
         let values = vec![
@@ -386,6 +394,9 @@ mod tests {
         assert_eq!(at(0.99, 3).resigned, 0);
         assert_eq!(at(0.99, 3).false_share(), None);
         assert_eq!(safe_thresholds(&cells, 0.05, 1), vec![(3, None), (4, None)]);
-        assert_eq!(safe_thresholds(&cells, 0.7, 3), vec![(3, Some(0.9)), (4, None)]);
+        assert_eq!(
+            safe_thresholds(&cells, 0.7, 3),
+            vec![(3, Some(0.9)), (4, None)]
+        );
     }
 }

@@ -18,7 +18,7 @@ use tengu_rules::{Game, Move};
 use crate::config::SearchConfig;
 use crate::driver::{evaluate_pending, Descent, RootPlan, Search};
 use crate::leaf::LeafTerms;
-use crate::tree::{terminal_value, Tree, NONE};
+use crate::tree::{terminal_value, Tree};
 
 /// What a search may spend on one move. Every field caps the search; `None` leaves that
 /// side open (with nothing set, a player uses its own default budget).
@@ -394,19 +394,7 @@ pub fn search_excluding(
 fn thought(tree: &Tree, rng: &mut rand::rngs::SmallRng, start: Instant) -> Thought {
     let root = tree.root().expect("an evaluated root");
     let best_edge = tree.choose_move(None, rng);
-    let mut pv = vec![root.moves[best_edge]];
-    let mut node = root.child[best_edge];
-    while node != NONE && pv.len() < 32 {
-        let n = &tree.nodes[node as usize];
-        let Some(e) = (0..n.moves.len())
-            .filter(|&e| n.visits[e] > 0)
-            .max_by_key(|&e| n.visits[e])
-        else {
-            break;
-        };
-        pv.push(n.moves[e]);
-        node = n.child[e];
-    }
+    let pv = tree.principal_variation(best_edge, 32);
     Thought {
         best: root.moves[best_edge],
         score: value_to_centipawns(root.mean_value()),

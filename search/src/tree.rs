@@ -135,6 +135,27 @@ impl Tree {
         self.nodes.first()
     }
 
+    /// The line through root edge `edge`: its move, then from its child on the most visited
+    /// move of each node (ties to the later edge), at most `plies` moves. Needs an evaluated
+    /// root.
+    pub fn principal_variation(&self, edge: usize, plies: usize) -> Vec<Move> {
+        let root = self.root().expect("an evaluated root");
+        let mut pv = vec![root.moves[edge]];
+        let mut node = root.child[edge];
+        while node != NONE && pv.len() < plies {
+            let n = &self.nodes[node as usize];
+            let Some(e) = (0..n.moves.len())
+                .filter(|&e| n.visits[e] > 0)
+                .max_by_key(|&e| n.visits[e])
+            else {
+                break;
+            };
+            pv.push(n.moves[e]);
+            node = n.child[e];
+        }
+        pv
+    }
+
     /// Visits of the root (0 before its evaluation).
     pub fn root_visits(&self) -> u32 {
         self.root().map_or(0, |n| n.total)

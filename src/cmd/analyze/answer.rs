@@ -8,7 +8,7 @@
 use serde::Serialize;
 use tengu_model::Evaluation;
 use tengu_rules::{Color, Game, Move, Position};
-use tengu_search::tree::{Tree, NONE};
+use tengu_search::tree::Tree;
 
 use super::query::{QueryError, QueryId, Report};
 
@@ -328,23 +328,11 @@ impl Setting<'_> {
     }
 }
 
-/// Root edge `edge`'s move, then from its child on the most visited move of each node
-/// (as the single-position search's report does), at most `plies` moves.
+/// Root edge `edge`'s line ([`Tree::principal_variation`]), at most `plies` moves, as move
+/// texts (they depend only on the board size, the same all along the line).
 fn principal_variation(tree: &Tree, edge: usize, plies: usize, pos: &Position) -> Vec<String> {
-    let root = tree.root().expect("an evaluated root");
-    let mut pv = vec![pos.move_text(root.moves[edge])];
-    let mut node = root.child[edge];
-    while node != NONE && pv.len() < plies {
-        let n = &tree.nodes[node as usize];
-        let Some(e) = (0..n.moves.len())
-            .filter(|&e| n.visits[e] > 0)
-            .max_by_key(|&e| n.visits[e])
-        else {
-            break;
-        };
-        // Move texts depend only on the board size, the same all along the line.
-        pv.push(pos.move_text(n.moves[e]));
-        node = n.child[e];
-    }
-    pv
+    tree.principal_variation(edge, plies)
+        .into_iter()
+        .map(|m| pos.move_text(m))
+        .collect()
 }

@@ -545,8 +545,13 @@ fn a_tournament_numbers_repeated_players_and_shows_rating_intervals() {
         out.contains("95% interval") && out.contains("anchor"),
         "{out}"
     );
-    // Every player but the first has an interval `low .. high`.
-    assert_eq!(out.matches(" .. ").count(), 2, "{out}");
+    // Every player but the first has an interval `low .. high` in the standings; the
+    // endings per pairing follow them (their ply spans also read `a .. b`).
+    let (standings, endings) = out
+        .split_once("how the games ended")
+        .unwrap_or_else(|| panic!("no endings per pairing: {out}"));
+    assert_eq!(standings.matches(" .. ").count(), 2, "{out}");
+    assert_eq!(endings.matches(" vs ").count(), 3, "one line per pairing: {out}");
     let (ok, out, err) = tengu(&[
         "tournament",
         "greedy",

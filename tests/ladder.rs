@@ -73,7 +73,8 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
     );
     for r in rungs {
         for m in &r.matches {
-            assert_eq!(m.wins + m.draws + m.losses, 2, "{m:?}");
+            assert_eq!(m.outcome.counts.map(|s| s.games()), Some(2), "{m:?}");
+            assert_eq!(m.outcome.games, 2, "{m:?}");
         }
         assert!(r.elo_low <= r.elo && r.elo <= r.elo_high, "{r:?}");
     }

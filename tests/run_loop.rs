@@ -406,6 +406,7 @@ fn run_evaluates_new_checkpoints_in_the_arena() {
     let text = std::fs::read_to_string(run.join("elo.jsonl")).unwrap();
     let lines: Vec<tengu_trainer::records::EloRecord> =
         tengu_trainer::records::read_lines("elo.jsonl", &text).unwrap();
+    let games = |l: &tengu_trainer::records::EloRecord| l.outcome.as_ref().map(|o| o.games);
     assert_eq!(
         lines[0].rating,
         Some(0.0),
@@ -414,22 +415,22 @@ fn run_evaluates_new_checkpoints_in_the_arena() {
     assert!(
         lines
             .iter()
-            .any(|l| l.opponent.as_deref() == Some("random") && l.games == Some(2)),
+            .any(|l| l.opponent.as_deref() == Some("random") && games(l) == Some(2)),
         "{text}"
     );
     // Each match line carries the checkpoint's end-of-game material share.
     assert!(
         lines
             .iter()
-            .filter(|l| l.games.is_some())
-            .all(|l| l.material_share.is_some_and(|m| (0.0..=1.0).contains(&m))),
+            .filter_map(|l| l.outcome.as_ref())
+            .all(|o| (0.0..=1.0).contains(&o.material_share)),
         "{text}"
     );
     assert!(
         lines
             .iter()
             .skip(1)
-            .any(|l| l.rating.is_some() && l.games == Some(2)),
+            .any(|l| l.rating.is_some() && games(l) == Some(2)),
         "a vs-previous match: {text}"
     );
     // TensorBoard's event file (its format is checked in tests/tensorboard_cli.rs).

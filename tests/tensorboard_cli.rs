@@ -112,7 +112,10 @@ fn a_runs_scalars_read_back_in_tensorboard_with_the_runs_numbers() {
         .collect();
     assert_eq!(
         tag(&read, "elo/vs_greedy"),
-        series(&vs_greedy, |r| (r.step, r.elo))
+        series(&vs_greedy, |r| (
+            r.step,
+            r.outcome.as_ref().and_then(|o| o.elo)
+        ))
     );
     let suite = records::<SuiteRecord>(&run.join("suite.jsonl"));
     assert_eq!(

@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use crate::outcome::MatchOutcome;
 use crate::tournament::escape;
 
 /// A published checkpoint and the compute spent on the run when it was published.
@@ -84,23 +85,10 @@ pub fn select_rungs(checkpoints: &[CheckpointAt], targets: &[f64], tolerance: f6
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RungMatch {
     pub opponent: String,
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
-    pub score: f64,
-    /// Elo of the match alone with its 95% interval (None: unbounded after a perfect or a
-    /// zero score).
-    pub elo: Option<f64>,
-    pub elo_low: Option<f64>,
-    pub elo_high: Option<f64>,
-    /// The rung's mean end-of-game share of the material and its standard error.
-    pub material_share: f64,
-    pub material_share_se: f64,
+    #[serde(flatten)]
+    pub outcome: MatchOutcome,
     /// Games that reached the ply cap.
     pub capped: u64,
-    /// How the games ended; empty in reports written before it was kept.
-    #[serde(default)]
-    pub endings: Vec<crate::matches::EndingCount>,
 }
 
 /// One rung of the report.
@@ -172,12 +160,13 @@ impl LadderReport {
                     out,
                     "{head}  {:<28} {:>10} {:>6.3} {:>7.3}",
                     m.opponent,
-                    format!("+{} ={} -{}", m.wins, m.draws, m.losses),
-                    m.score,
-                    m.material_share
+                    m.outcome.counts_text(),
+                    m.outcome.score,
+                    m.outcome.material_share
                 );
-                if !m.endings.is_empty() {
-                    let ended: Vec<String> = m.endings.iter().map(|e| e.to_string()).collect();
+                if !m.outcome.endings.is_empty() {
+                    let ended: Vec<String> =
+                        m.outcome.endings.iter().map(|e| e.to_string()).collect();
                     let _ = writeln!(out, "{:>48}  ended: {}", "", ended.join("; "));
                 }
             }

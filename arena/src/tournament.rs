@@ -8,7 +8,8 @@ use std::path::Path;
 use tengu_search::players::Player;
 
 use crate::elo::Score;
-use crate::matches::{self, EndingCount, MatchOptions, MatchSummary};
+use crate::matches::{self, MatchOptions, MatchSummary};
+use crate::outcome::MatchOutcome;
 use crate::pairs::Pentanomial;
 
 /// The result of one pairing, from `a`'s view.
@@ -16,13 +17,10 @@ use crate::pairs::Pentanomial;
 pub struct Pairing {
     pub a: usize,
     pub b: usize,
-    pub score: Score,
+    /// `a`'s results, Elo, material share and how the games ended.
+    pub outcome: MatchOutcome,
     /// Game-pair statistics of the pairing's match (see [`crate::pairs`]).
     pub pairs: Pentanomial,
-    /// How the pairing's games ended ([`matches::endings`]); empty where not known.
-    pub endings: Vec<EndingCount>,
-    /// `a`'s mean share of both sides' material at the games' ends, where known.
-    pub material_share: Option<f64>,
 }
 
 impl Pairing {
@@ -31,11 +29,26 @@ impl Pairing {
         Pairing {
             a,
             b,
-            score: summary.score,
+            outcome: MatchOutcome::new(summary),
             pairs: summary.pairs(),
-            endings: summary.endings(),
-            material_share: (!summary.results.is_empty()).then(|| summary.material_share().0),
         }
+    }
+
+    /// A pairing known by its wins, draws and losses alone (no games to measure the
+    /// material share, the endings or the pairs on).
+    pub fn of_score(a: usize, b: usize, score: Score) -> Pairing {
+        let summary = MatchSummary {
+            score,
+            results: Vec::new(),
+            sprt: None,
+        };
+        Pairing::from_match(a, b, &summary)
+    }
+
+    /// `a`'s wins, draws and losses (a pairing's outcome comes from a match, whose counts
+    /// are known).
+    pub fn score(&self) -> Score {
+        self.outcome.counts.unwrap_or_default()
     }
 }
 
@@ -49,8 +62,9 @@ pub fn fit_ratings(players: usize, pairings: &[Pairing]) -> Vec<f64> {
     let games: Vec<(usize, usize, f64, f64)> = pairings
         .iter()
         .map(|p| {
-            let n = p.score.games() as f64 + 1.0;
-            let points = p.score.wins as f64 + 0.5 * p.score.draws as f64 + 0.5;
+            let score = p.score();
+            let n = score.games() as f64 + 1.0;
+            let points = score.wins as f64 + 0.5 * score.draws as f64 + 0.5;
             (p.a, p.b, n, points)
         })
         .collect();
@@ -113,7 +127,7 @@ pub fn rating_half_widths(players: usize, pairings: &[Pairing]) -> Vec<f64> {
     // The information matrix over the connected players but player 0, in natural units.
     let mut info = vec![vec![0.0f64; free.len()]; free.len()];
     for p in pairings.iter().filter(|p| p.a != p.b) {
-        let n = p.score.games() as f64 + 1.0;
+        let n = p.score().games() as f64 + 1.0;
         let e = 1.0 / (1.0 + (r[p.b] - r[p.a]).exp());
         let w = n * e * (1.0 - e);
         for (i, j, sign) in [
@@ -228,7 +242,7 @@ impl Standings {
             .map(|i| {
                 let (mut games, mut points) = (0u64, 0.0f64);
                 for p in &self.pairings {
-                    let s = p.score;
+                    let s = p.score();
                     if p.a == i {
                         games += s.games();
                         points += s.wins as f64 + 0.5 * s.draws as f64;
@@ -289,24 +303,20 @@ impl Standings {
     /// its material share at the games' ends and how the games ended, so a score of draws
     /// says whether they were repetitions or games stopped at the cap.
     fn write_pairings(&self, out: &mut String) {
-        if self.pairings.iter().all(|p| p.endings.is_empty()) {
+        if self.pairings.iter().all(|p| p.outcome.endings.is_empty()) {
             return;
         }
         let _ = writeln!(out, "\nhow the games ended (first player's results):");
         for p in &self.pairings {
-            let s = p.score;
-            let share = p
-                .material_share
-                .map_or(String::new(), |m| format!(", material share {m:.3}"));
-            let ended: Vec<String> = p.endings.iter().map(|e| e.to_string()).collect();
+            let o = &p.outcome;
+            let ended: Vec<String> = o.endings.iter().map(|e| e.to_string()).collect();
             let _ = writeln!(
                 out,
-                "  {} vs {}: +{} ={} -{}{share}; {}",
+                "  {} vs {}: {}, material share {:.3}; {}",
                 self.names[p.a],
                 self.names[p.b],
-                s.wins,
-                s.draws,
-                s.losses,
+                o.counts_text(),
+                o.material_share,
                 ended.join("; ")
             );
         }
@@ -321,8 +331,13 @@ impl Standings {
                 serde_json::json!({"player": row.name, "elo": row.elo, "elo_low": number(low), "elo_high": number(high), "games": row.games, "score": row.score})
             }).collect::<Vec<_>>(),
             "pairings": self.pairings.iter().map(|p| {
-                let mut row = serde_json::json!({"a": self.names[p.a], "b": self.names[p.b], "wins": p.score.wins, "draws": p.score.draws, "losses": p.score.losses, "endings": p.endings, "material_share": p.material_share});
-                row.as_object_mut().expect("an object").extend(p.pairs.to_json());
+                let mut row = serde_json::json!({"a": self.names[p.a], "b": self.names[p.b]});
+                let row_keys = row.as_object_mut().expect("an object");
+                match serde_json::to_value(&p.outcome) {
+                    Ok(serde_json::Value::Object(outcome)) => row_keys.extend(outcome),
+                    _ => unreachable!("an outcome is a JSON object"),
+                }
+                row_keys.extend(p.pairs.to_json());
                 row
             }).collect::<Vec<_>>(),
         })

@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use tengu_arena::elo::{score_from_elo, Score};
 use tengu_arena::matches::MatchOptions;
-use tengu_arena::pairs::Pentanomial;
 use tengu_arena::tournament::{
     self, distinct_names, fit_ratings, rating_half_widths, Pairing, Standings,
 };
@@ -19,18 +18,15 @@ fn the_fit_recovers_the_ratings_behind_the_results() {
         for b in a + 1..truth.len() {
             // 100,000 games scoring exactly the expected score, no draws.
             let wins = (score_from_elo(truth[a] - truth[b]) * 100_000.0).round() as u64;
-            pairings.push(Pairing {
+            pairings.push(Pairing::of_score(
                 a,
                 b,
-                score: Score {
+                Score {
                     wins,
                     draws: 0,
                     losses: 100_000 - wins,
                 },
-                pairs: Pentanomial::default(),
-                endings: Vec::new(),
-                material_share: None,
-            });
+            ));
         }
     }
     let fitted = fit_ratings(truth.len(), &pairings);
@@ -40,18 +36,15 @@ fn the_fit_recovers_the_ratings_behind_the_results() {
     // A clean sweep gives a large but finite gap.
     let sweep = fit_ratings(
         2,
-        &[Pairing {
-            a: 0,
-            b: 1,
-            score: Score {
+        &[Pairing::of_score(
+            0,
+            1,
+            Score {
                 wins: 10,
                 draws: 0,
                 losses: 0,
             },
-            pairs: Pentanomial::default(),
-            endings: Vec::new(),
-            material_share: None,
-        }],
+        )],
     );
     assert!(sweep[1] < -200.0 && sweep[1].is_finite(), "{sweep:?}");
 }
@@ -65,17 +58,16 @@ fn a_gauntlet_rates_each_opponent_by_its_own_pairing() {
     let pairings: Vec<Pairing> = results
         .iter()
         .enumerate()
-        .map(|(i, &(wins, draws, losses))| Pairing {
-            a: 0,
-            b: i + 1,
-            score: Score {
-                wins,
-                draws,
-                losses,
-            },
-            pairs: Pentanomial::default(),
-            endings: Vec::new(),
-            material_share: None,
+        .map(|(i, &(wins, draws, losses))| {
+            Pairing::of_score(
+                0,
+                i + 1,
+                Score {
+                    wins,
+                    draws,
+                    losses,
+                },
+            )
         })
         .collect();
     let fitted = fit_ratings(results.len() + 1, &pairings);
@@ -166,18 +158,15 @@ fn checkpoint_tournaments_are_drawn_by_training_step() {
             "model-000000000.safetensors step 0 (8 visits)".into(),
             "model-000000400.safetensors step 400 (8 visits)".into(),
         ],
-        pairings: vec![Pairing {
-            a: 0,
-            b: 1,
-            score: Score {
+        pairings: vec![Pairing::of_score(
+            0,
+            1,
+            Score {
                 wins: 2,
                 draws: 4,
                 losses: 4,
             },
-            pairs: Pentanomial::default(),
-            endings: Vec::new(),
-            material_share: None,
-        }],
+        )],
         ratings: vec![0.0, 70.0],
     };
     let svg = standings
@@ -192,18 +181,15 @@ fn checkpoint_tournaments_are_drawn_by_training_step() {
 }
 
 fn pairing(a: usize, b: usize, wins: u64, draws: u64, losses: u64) -> Pairing {
-    Pairing {
+    Pairing::of_score(
         a,
         b,
-        score: Score {
+        Score {
             wins,
             draws,
             losses,
         },
-        pairs: Pentanomial::default(),
-        endings: Vec::new(),
-        material_share: None,
-    }
+    )
 }
 
 #[test]

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use tengu_arena::elo::elo_interval;
 use tengu_arena::ladder::{select_rungs, CheckpointAt, LadderReport, Rung, RungMatch, RungReport};
 use tengu_arena::matches::{self, MatchOptions, MatchSummary};
+use tengu_arena::outcome::MatchOutcome;
 use tengu_arena::tournament::{fit_ratings, rating_half_widths, Pairing};
 use tengu_model::Backend;
 use tengu_rules::{EndPolicy, Variant};
@@ -256,23 +256,11 @@ pub fn run(args: LadderArgs) -> Result<()> {
         }
         let mut matches_of_rung = Vec::new();
         for (opponent, name, summary) in played {
-            let s = summary.score;
             pairings.push(Pairing::from_match(fixed + k, opponent, &summary));
-            let (lo, elo, hi) = elo_interval(&s).to_json();
-            let (share, share_se) = summary.material_share();
             matches_of_rung.push(RungMatch {
                 opponent: name,
-                wins: s.wins,
-                draws: s.draws,
-                losses: s.losses,
-                score: s.mean(),
-                elo: elo.as_f64(),
-                elo_low: lo.as_f64(),
-                elo_high: hi.as_f64(),
-                material_share: share,
-                material_share_se: share_se,
+                outcome: MatchOutcome::new(&summary),
                 capped: summary.results.iter().filter(|r| r.capped()).count() as u64,
-                endings: summary.endings(),
             });
         }
         reports.push((*rung, matches_of_rung));

@@ -284,13 +284,13 @@ fn elo_scalars(lines: &[EloRecord]) -> Vec<Scalar> {
         if let Some(rating) = line.rating {
             out.push(at("elo/chain".into(), rating));
         }
-        let Some(opponent) = &line.opponent else {
+        let (Some(opponent), Some(outcome)) = (&line.opponent, &line.outcome) else {
             continue;
         };
         for (value, group) in [
-            (line.elo, "elo"),
-            (line.score, "score"),
-            (line.material_share, "material_share"),
+            (outcome.elo, "elo"),
+            (Some(outcome.score), "score"),
+            (Some(outcome.material_share), "material_share"),
         ] {
             if let Some(v) = value {
                 out.push(at(format!("{group}/vs_{opponent}"), v));
@@ -358,7 +358,7 @@ mod tests {
             "elo.jsonl",
             concat!(
                 "{\"checkpoint\":\"m\",\"rating\":12.5,\"step\":200}\n",
-                "{\"checkpoint\":\"m\",\"opponent\":\"alphabeta:600000:2\",\"elo\":-30,\"score\":0.45,\"step\":200,\"unix_time\":5}\n",
+                "{\"checkpoint\":\"m\",\"opponent\":\"alphabeta:600000:2\",\"games\":10,\"elo\":-30,\"score\":0.45,\"material_share\":0.48,\"material_share_se\":0.01,\"step\":200,\"unix_time\":5}\n",
             ),
         )
         .unwrap();
@@ -369,7 +369,8 @@ mod tests {
             [
                 "elo/chain",
                 "elo/vs_alphabeta:600000:2",
-                "score/vs_alphabeta:600000:2"
+                "score/vs_alphabeta:600000:2",
+                "material_share/vs_alphabeta:600000:2"
             ]
         );
         // The chain's line has no time: it takes its step's (else the run's earliest).
@@ -382,9 +383,9 @@ mod tests {
         });
         fill_wall_times(&mut timed);
         let times: Vec<f64> = timed.iter().map(|s| s.wall_time).collect();
-        assert_eq!(times, [5.0, 5.0, 5.0, 5.0]);
+        assert_eq!(times, [5.0, 5.0, 5.0, 5.0, 5.0]);
         let mut exported = Exported::default();
-        assert_eq!(exported.new_scalars(e.clone()).len(), 3);
+        assert_eq!(exported.new_scalars(e.clone()).len(), 4);
         assert!(exported.new_scalars(e).is_empty(), "nothing twice");
     }
 }

@@ -164,7 +164,7 @@ pub fn write(run: &RunStore) -> Result<(), ReadError> {
     let vs_greedy: Vec<(Point, f64)> = elo
         .iter()
         .filter(|v| v.opponent.as_deref() == Some("greedy"))
-        .filter_map(|v| Some((place(v.step)?, v.elo?)))
+        .filter_map(|v| Some((place(v.step)?, v.outcome.as_ref()?.elo?)))
         .collect();
     let suite: Vec<(Point, f64)> = or_warn(
         read_store::<SuiteRecord>(run, layout::SUITE_LOG),

@@ -14,11 +14,13 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tengu_arena::ladder::{LadderReport, LADDER_REPORT_VERSION};
+use tengu_arena::outcome::MatchOutcome;
 use tengu_model::desc::{HEADS, HEAD_COUNT};
 
-/// The version of the records this build writes; it reads this one and version 1 (the
-/// same keys without `"version"`).
-pub const RECORD_VERSION: u32 = 2;
+/// The version of the records this build writes; it reads this one and the versions before
+/// it: version 1 (the keys of version 2 without `"version"`), version 2 (a rating line's
+/// match without wins, draws, losses and endings).
+pub const RECORD_VERSION: u32 = 3;
 
 /// The version of a line without `"version"`: written before the records had types.
 const UNVERSIONED: u32 = 1;
@@ -282,7 +284,7 @@ pub fn finite(v: f64) -> Option<f64> {
 /// One evaluation match of a checkpoint (`elo.jsonl`), written by `tengu run`'s supervisor:
 /// against the previously evaluated checkpoint (then `rating` chains the results from the
 /// first checkpoint) or a baseline (`opponent` its name). The first line of a run is the
-/// first checkpoint's rating 0 alone (no match: `opponent` and the match fields absent).
+/// first checkpoint's rating 0 alone (no match: `opponent` and the match's keys absent).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EloRecord {
@@ -297,23 +299,10 @@ pub struct EloRecord {
     /// The opponent: a baseline's label or the previous checkpoint's stem.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opponent: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub games: Option<u64>,
-    /// Score of the checkpoint, 0..1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub score: Option<f64>,
-    /// Elo difference and its 95% interval (null: unbounded after a perfect score).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub elo: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub elo_low: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub elo_high: Option<f64>,
-    /// The checkpoint's share of the material at the games' ends, and its standard error.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub material_share: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub material_share_se: Option<f64>,
+    /// The match from the checkpoint's view, its keys flat in the line; lines of version 2
+    /// and before kept `games` but not the wins, draws and losses, nor the endings.
+    #[serde(flatten, deserialize_with = "tengu_arena::outcome::optional")]
+    pub outcome: Option<MatchOutcome>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unix_time: Option<f64>,
 }
@@ -334,13 +323,7 @@ impl EloRecord {
             step,
             rating: Some(0.0),
             opponent: None,
-            games: None,
-            score: None,
-            elo: None,
-            elo_low: None,
-            elo_high: None,
-            material_share: None,
-            material_share_se: None,
+            outcome: None,
             unix_time: None,
         }
     }
@@ -358,13 +341,7 @@ impl EloRecord {
             step,
             rating: None,
             opponent: Some(opponent.into()),
-            games: Some(report.games),
-            score: Some(report.score),
-            elo: report.elo,
-            elo_low: report.elo_low,
-            elo_high: report.elo_high,
-            material_share: Some(report.material_share),
-            material_share_se: Some(report.material_share_se),
+            outcome: Some(report.outcome.clone()),
             unix_time: Some(now()),
         }
     }
@@ -601,8 +578,50 @@ mod tests {
         let old = baseline("elo.jsonl");
         let read: Vec<EloRecord> = check("elo.jsonl", &old);
         assert_eq!(read[0].rating, Some(0.0));
-        assert_eq!(read[0].opponent, None);
+        assert_eq!(
+            (read[0].opponent.as_ref(), read[0].outcome.as_ref()),
+            (None, None)
+        );
         assert_eq!(read[1].opponent.as_deref(), Some("greedy"));
+        // A match line of version 1: games and score, no wins, draws and losses.
+        let outcome = read[1]
+            .outcome
+            .as_ref()
+            .expect("a match line has its outcome");
+        assert_eq!(
+            (outcome.games, outcome.counts, outcome.score),
+            (10, None, 0.5)
+        );
+        assert!(
+            (outcome.material_share - 0.5312).abs() < 1e-4,
+            "{outcome:?}"
+        );
+        // A renamed key of the match is refused, not read as a line without a match.
+        let renamed = old.lines().nth(1).unwrap().replace("elo_low", "elo_lo");
+        let e = read_lines::<EloRecord>("elo.jsonl", &renamed).unwrap_err();
+        assert!(e.to_string().contains("elo_lo"), "{e}");
+        let cut = old.lines().nth(1).unwrap().replace("\"score\":0.5,", "");
+        let e = read_lines::<EloRecord>("elo.jsonl", &cut).unwrap_err();
+        assert!(e.to_string().contains("`score`"), "{e}");
+        // A line of this version keeps the counts and the endings.
+        let report = tengu_arena::report::MatchReport::new(
+            "a",
+            "b",
+            &tengu_arena::matches::MatchSummary {
+                score: tengu_arena::elo::Score {
+                    wins: 1,
+                    draws: 2,
+                    losses: 3,
+                },
+                results: Vec::new(),
+                sprt: None,
+            },
+            None,
+        );
+        let line = to_line(&EloRecord::of_match("m.safetensors", 5, "greedy", &report));
+        assert!(line.contains(r#""wins":1,"draws":2,"losses":3"#), "{line}");
+        let back: Vec<EloRecord> = read_lines("elo.jsonl", &line).unwrap();
+        assert_eq!(back[0].outcome.as_ref(), Some(&report.outcome));
     }
 
     #[test]
@@ -612,6 +631,16 @@ mod tests {
         let text = std::fs::read_to_string(path).unwrap();
         let report = read_ladder("ladder.json", &text).unwrap();
         assert!(!report.rungs.is_empty());
+        // Written before the outcome had a type: no games key, counted from the results.
+        assert!(
+            !text.contains("\"games\""),
+            "the baseline's report predates the key"
+        );
+        for m in report.rungs.iter().flat_map(|r| &r.matches) {
+            let counts = m.outcome.counts.expect("a rung's match has its counts");
+            assert_eq!(m.outcome.games, counts.games());
+            assert!(m.outcome.games > 0 && m.capped <= m.outcome.games, "{m:?}");
+        }
         let older = text.replacen("\"version\": 1", "\"version\": 0", 1);
         assert_ne!(older, text, "the baseline's report has version 1");
         let e = read_ladder("ladder.json", &older).unwrap_err();

@@ -646,7 +646,7 @@ fn evaluate(
                     // After a perfect (zero) score the estimate and one end of the interval
                     // are unbounded (null); the rating chain then moves by the finite end,
                     // the smallest difference the results support.
-                    let elo = r.chain_elo().unwrap_or(0.0);
+                    let elo = r.outcome.chain_elo().unwrap_or(0.0);
                     let mut line =
                         EloRecord::of_match(&eval.checkpoint, eval.step, &label(&eval), &r);
                     if let Some(prev) = previous {

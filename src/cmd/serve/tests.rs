@@ -154,7 +154,7 @@ fn endpoints_show_the_run_and_refuse_damage_and_keys_outside_it() {
     store
         .put(
             "elo.jsonl",
-            format!("{}\n", json!({"checkpoint": "model-000000100.safetensors", "opponent": "greedy", "step": 100, "elo": 42.5, "score": 0.56})).into_bytes(),
+            format!("{}\n", json!({"checkpoint": "model-000000100.safetensors", "opponent": "greedy", "step": 100, "games": 10, "elo": 42.5, "score": 0.56, "material_share": 0.55, "material_share_se": 0.01})).into_bytes(),
         )
         .unwrap();
     let played = game(12);
@@ -491,8 +491,8 @@ fn a_damaged_line_leaves_the_other_games_and_the_ladder_intervals_sessions_and_w
     // The rating chain (its first line without an interval) and a baseline match.
     let elo = [
         json!({"checkpoint": "model-000000000.safetensors", "rating": 0.0, "step": 0}),
-        json!({"checkpoint": "model-000000002.safetensors", "opponent": "model-000000000", "rating": 30.0, "elo": 20.0, "elo_low": -10.0, "elo_high": 50.0, "step": 2, "unix_time": 1100.0}),
-        json!({"checkpoint": "model-000000002.safetensors", "opponent": "greedy", "elo": 100.0, "elo_low": 60.0, "elo_high": 140.0, "score": 0.6, "step": 2, "unix_time": 1100.0}),
+        json!({"checkpoint": "model-000000002.safetensors", "opponent": "model-000000000", "rating": 30.0, "games": 10, "score": 0.53, "elo": 20.0, "elo_low": -10.0, "elo_high": 50.0, "material_share": 0.5, "material_share_se": 0.01, "step": 2, "unix_time": 1100.0}),
+        json!({"checkpoint": "model-000000002.safetensors", "opponent": "greedy", "games": 10, "elo": 100.0, "elo_low": 60.0, "elo_high": 140.0, "score": 0.6, "material_share": 0.6, "material_share_se": 0.01, "step": 2, "unix_time": 1100.0}),
     ];
     let elo: String = elo.iter().map(|l| format!("{l}\n")).collect();
     store.put("elo.jsonl", elo.into_bytes()).unwrap();

@@ -1177,9 +1177,15 @@ fn workers(shards: &[ShardName], now_s: f64) -> Vec<Value> {
 fn elo_intervals(lines: &[EloRecord]) -> Value {
     let mut out: BTreeMap<String, Vec<[f64; 3]>> = BTreeMap::new();
     for line in lines {
-        let (step, Some(elo), Some(low), Some(high)) =
-            (line.step as f64, line.elo, line.elo_low, line.elo_high)
-        else {
+        let Some(outcome) = &line.outcome else {
+            continue;
+        };
+        let (step, Some(elo), Some(low), Some(high)) = (
+            line.step as f64,
+            outcome.elo,
+            outcome.elo_low,
+            outcome.elo_high,
+        ) else {
             continue;
         };
         match (line.rating, line.opponent.as_deref()) {

@@ -125,22 +125,12 @@ pub enum BookError {
         path: String,
         source: std::io::Error,
     },
-    #[error("{path}: not a tengu book (bad magic bytes)")]
-    NotABook { path: String },
-    #[error("{path}: book format version {found}, this build reads version {expected}")]
-    Version {
-        path: String,
-        found: u32,
-        expected: u32,
-    },
-    #[error("{path}: truncated: {problem}")]
-    Truncated { path: String, problem: String },
-    #[error("{path}: corrupt: checksum {found:08x} does not match the stored {stored:08x}")]
-    Checksum {
-        path: String,
-        found: u32,
-        stored: u32,
-    },
+    /// Not a sound book: the frame's magic bytes, format version, lengths or checksum, or
+    /// its header or nodes do not decode.
+    #[error("{path}: {frame}")]
+    Frame { path: String, frame: FrameError },
+    /// A sound frame whose nodes do not make a book (a key that does not match its path, a
+    /// move that is not legal, a value out of range).
     #[error("{path}: corrupt: {problem}")]
     Corrupt { path: String, problem: String },
     /// A book has at least its root (the start position); a file without one was cut
@@ -170,37 +160,6 @@ struct NodeRecord {
     edges: Vec<(String, u32, f32)>,
     own: Option<OwnRecord>,
     terminal: Option<f32>,
-}
-
-impl BookError {
-    /// The error of a bad frame of the book at `path`.
-    fn frame(path: &str, e: FrameError) -> BookError {
-        let path = path.to_string();
-        match e {
-            FrameError::BadMagic { .. } => BookError::NotABook { path },
-            FrameError::Version {
-                found, expected, ..
-            } => BookError::Version {
-                path,
-                found,
-                expected,
-            },
-            FrameError::Truncated { problem } => BookError::Truncated { path, problem },
-            FrameError::Checksum { found, stored } => BookError::Checksum {
-                path,
-                found,
-                stored,
-            },
-            FrameError::Trailing { bytes } => BookError::Corrupt {
-                path,
-                problem: format!("{bytes} bytes after the checksum"),
-            },
-            FrameError::Decode { part, problem } => BookError::Corrupt {
-                path,
-                problem: format!("{part}: {problem}"),
-            },
-        }
-    }
 }
 
 /// Identity of a game's piece-type table and start position.
@@ -299,8 +258,12 @@ pub fn from_bytes(
     bytes: &[u8],
     path: &str,
 ) -> Result<(BookHeader, Arc<Variant>, Graph), BookError> {
-    let frame = FORMAT.open(bytes).map_err(|e| BookError::frame(path, e))?;
-    let header: BookHeader = frame.header().map_err(|e| BookError::frame(path, e))?;
+    let bad_frame = |frame| BookError::Frame {
+        path: path.into(),
+        frame,
+    };
+    let frame = FORMAT.open(bytes).map_err(bad_frame)?;
+    let header: BookHeader = frame.header().map_err(bad_frame)?;
     let corrupt = |problem: String| BookError::Corrupt {
         path: path.into(),
         problem,
@@ -333,7 +296,7 @@ pub fn from_bytes(
         .costs
         .validate()
         .map_err(|e| corrupt(format!("header: {e}")))?;
-    let records: Vec<NodeRecord> = frame.payload().map_err(|e| BookError::frame(path, e))?;
+    let records: Vec<NodeRecord> = frame.payload().map_err(bad_frame)?;
     if records.is_empty() {
         return Err(BookError::Empty { path: path.into() });
     }

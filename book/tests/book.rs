@@ -12,6 +12,7 @@ use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
 use tengu_rules::hash::splitmix64;
 use tengu_rules::{Game, Move, Position, Variant};
 use tengu_search::SearchConfig;
+use tengu_store::framed::FrameError;
 
 /// Policy and value from a hash of the position and each move: deterministic per position
 /// (unlike a seeded random evaluator, whose answers depend on the order of calls), so a
@@ -142,22 +143,34 @@ fn damaged_truncated_and_foreign_books_are_refused_by_name() {
     flipped[bytes.len() / 2] ^= 0x40;
     assert!(matches!(
         check(&flipped, "checksum"),
-        BookError::Checksum { .. }
+        BookError::Frame {
+            frame: FrameError::Checksum { .. },
+            ..
+        }
     ));
     assert!(matches!(
         check(&bytes[..bytes.len() - 9], "truncated"),
-        BookError::Truncated { .. }
+        BookError::Frame {
+            frame: FrameError::Truncated { .. },
+            ..
+        }
     ));
     check(&bytes[..5], "truncated");
     assert!(matches!(
         check(b"TENGUSHD and then something", "not a tengu book"),
-        BookError::NotABook { .. }
+        BookError::Frame {
+            frame: FrameError::BadMagic { kind: "book" },
+            ..
+        }
     ));
     let mut version = bytes.clone();
     version[8] = 99;
     assert!(matches!(
         check(&version, "version 99"),
-        BookError::Version { .. }
+        BookError::Frame {
+            frame: FrameError::Version { found: 99, .. },
+            ..
+        }
     ));
     let missing = Book::load(&dir.path().join("missing.tbk")).unwrap_err();
     assert!(missing.to_string().contains("missing.tbk"));

@@ -28,7 +28,10 @@ use crate::{f32_bytes, i64_bytes, CheckpointError, ShardError, ShardVersionError
 /// A Rust shard error as the Python exception of its kind.
 pub(crate) fn shard_err(e: tengu_shard::ShardError) -> PyErr {
     match e {
-        tengu_shard::ShardError::Version { .. } => ShardVersionError::new_err(e.to_string()),
+        tengu_shard::ShardError::Frame {
+            frame: tengu_store::framed::FrameError::Version { .. },
+            ..
+        } => ShardVersionError::new_err(e.to_string()),
         tengu_shard::ShardError::Store(s) => StoreError::new_err(s.to_string()),
         other => ShardError::new_err(other.to_string()),
     }

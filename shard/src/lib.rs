@@ -107,59 +107,17 @@ pub enum ShardError {
         path: String,
         source: std::io::Error,
     },
-    #[error("{path}: not a tengu shard (bad magic bytes)")]
-    NotAShard { path: String },
-    #[error("{path}: shard format version {found}, this build reads version {expected}")]
-    Version {
-        path: String,
-        found: u32,
-        expected: u32,
-    },
-    #[error("{path}: truncated: {problem}")]
-    Truncated { path: String, problem: String },
-    #[error("{path}: corrupt: checksum {found:08x} does not match the stored {stored:08x}")]
-    Checksum {
-        path: String,
-        found: u32,
-        stored: u32,
-    },
+    /// Not a sound shard: the frame's magic bytes, format version, lengths or checksum, or
+    /// its header or rows do not decode.
+    #[error("{path}: {frame}")]
+    Frame { path: String, frame: FrameError },
+    /// A sound frame whose header and rows disagree.
     #[error("{path}: corrupt: {problem}")]
     Corrupt { path: String, problem: String },
     #[error(transparent)]
     Store(#[from] tengu_store::StoreError),
     #[error("{path}: no such shard")]
     Missing { path: String },
-}
-
-impl ShardError {
-    /// The error of a bad frame of the shard at `path`.
-    fn frame(path: &str, e: FrameError) -> ShardError {
-        let path = path.to_string();
-        match e {
-            FrameError::BadMagic { .. } => ShardError::NotAShard { path },
-            FrameError::Version {
-                found, expected, ..
-            } => ShardError::Version {
-                path,
-                found,
-                expected,
-            },
-            FrameError::Truncated { problem } => ShardError::Truncated { path, problem },
-            FrameError::Checksum { found, stored } => ShardError::Checksum {
-                path,
-                found,
-                stored,
-            },
-            FrameError::Trailing { bytes } => ShardError::Corrupt {
-                path,
-                problem: format!("{bytes} bytes after the checksum"),
-            },
-            FrameError::Decode { part, problem } => ShardError::Corrupt {
-                path,
-                problem: format!("{part}: {problem}"),
-            },
-        }
-    }
 }
 
 /// Serialises a shard to bytes.
@@ -226,22 +184,23 @@ fn parse(
     path: &str,
     rows: bool,
 ) -> Result<(ShardHeader, Option<Vec<Row>>), ShardError> {
-    let (frame, version) = match FORMAT.open(bytes) {
-        Err(FrameError::Version { found: 2, .. }) => (
-            FORMAT_2.open(bytes).map_err(|e| ShardError::frame(path, e))?,
-            2,
-        ),
-        other => (other.map_err(|e| ShardError::frame(path, e))?, FORMAT_VERSION),
+    let bad_frame = |frame| ShardError::Frame {
+        path: path.into(),
+        frame,
     };
-    let header: ShardHeader = frame.header().map_err(|e| ShardError::frame(path, e))?;
+    let (frame, version) = match FORMAT.open(bytes) {
+        Err(FrameError::Version { found: 2, .. }) => (FORMAT_2.open(bytes).map_err(bad_frame)?, 2),
+        other => (other.map_err(bad_frame)?, FORMAT_VERSION),
+    };
+    let header: ShardHeader = frame.header().map_err(bad_frame)?;
     if !rows {
         return Ok((header, None));
     }
     let decoded: Vec<Row> = if version == 2 {
-        let old: Vec<RowV2> = frame.payload().map_err(|e| ShardError::frame(path, e))?;
+        let old: Vec<RowV2> = frame.payload().map_err(bad_frame)?;
         old.into_iter().map(Row::from).collect()
     } else {
-        frame.payload().map_err(|e| ShardError::frame(path, e))?
+        frame.payload().map_err(bad_frame)?
     };
     if decoded.len() as u64 != header.rows {
         return Err(ShardError::Corrupt {

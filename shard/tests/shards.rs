@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use tengu_shard::{Row, ShardError, ShardHeader};
+use tengu_store::framed::FrameError;
 
 fn sample() -> (ShardHeader, Vec<Row>) {
     let rows: Vec<Row> = (0..50)
@@ -79,7 +80,10 @@ fn every_truncation_is_rejected() {
         assert!(
             matches!(
                 e,
-                ShardError::Truncated { .. } | ShardError::NotAShard { .. }
+                ShardError::Frame {
+                    frame: FrameError::Truncated { .. } | FrameError::BadMagic { .. },
+                    ..
+                }
             ),
             "cut at {cut}: {e}"
         );
@@ -101,9 +105,12 @@ fn every_flipped_bit_is_rejected() {
         assert!(
             matches!(
                 e,
-                ShardError::Checksum { .. }
-                    | ShardError::Truncated { .. }
-                    | ShardError::Corrupt { .. }
+                ShardError::Frame {
+                    frame: FrameError::Checksum { .. }
+                        | FrameError::Truncated { .. }
+                        | FrameError::Decode { .. },
+                    ..
+                } | ShardError::Corrupt { .. }
             ),
             "flip at {at}: {e}"
         );
@@ -118,7 +125,10 @@ fn wrong_magic_version_and_trailing_bytes_are_named() {
     let p = write_bytes(d.path(), "text.shard", b"hello, this is not a shard at all");
     assert!(matches!(
         tengu_shard::read(&p),
-        Err(ShardError::NotAShard { .. })
+        Err(ShardError::Frame {
+            frame: FrameError::BadMagic { kind: "shard" },
+            ..
+        })
     ));
     // A shard of the previous format (version 1, rows without future targets) is refused
     // by name, never misread.
@@ -129,9 +139,12 @@ fn wrong_magic_version_and_trailing_bytes_are_named() {
     assert!(
         matches!(
             e,
-            ShardError::Version {
-                found: 1,
-                expected: tengu_shard::FORMAT_VERSION,
+            ShardError::Frame {
+                frame: FrameError::Version {
+                    found: 1,
+                    expected: tengu_shard::FORMAT_VERSION,
+                    ..
+                },
                 ..
             }
         ),
@@ -143,7 +156,10 @@ fn wrong_magic_version_and_trailing_bytes_are_named() {
     let p = write_bytes(d.path(), "long.shard", &long);
     assert!(matches!(
         tengu_shard::read(&p),
-        Err(ShardError::Corrupt { .. })
+        Err(ShardError::Frame {
+            frame: FrameError::Trailing { bytes: 2 },
+            ..
+        })
     ));
     let missing = d.path().join("missing.shard");
     assert!(matches!(

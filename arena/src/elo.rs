@@ -52,6 +52,11 @@ impl Score {
     }
 }
 
+/// `Some(x)` for a finite `x`: what JSON can hold (an unbounded Elo end is null).
+pub fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
 /// Elo difference for an expected score: -infinity at 0, +infinity at 1.
 pub fn elo_from_score(score: f64) -> f64 {
     let s = score.clamp(0.0, 1.0);
@@ -79,14 +84,8 @@ pub struct EloInterval {
 impl EloInterval {
     /// The three values for JSON: a number, or `null` for an unbounded end.
     pub fn to_json(&self) -> (serde_json::Value, serde_json::Value, serde_json::Value) {
-        let finite = |x: f64| {
-            if x.is_finite() {
-                serde_json::json!(x)
-            } else {
-                serde_json::Value::Null
-            }
-        };
-        (finite(self.low), finite(self.elo), finite(self.high))
+        let value = |x: f64| serde_json::json!(finite(x));
+        (value(self.low), value(self.elo), value(self.high))
     }
 }
 

@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::elo::{elo_interval, Score};
+use crate::elo::{elo_interval, finite, Score};
 use crate::matches::{EndingCount, MatchSummary};
 
 /// A finished match from one side's view (A, the side whose results these are).
@@ -39,11 +39,6 @@ pub struct MatchOutcome {
     /// How the games ended, in `GameEnd::all`'s order; empty in files written before it
     /// was kept.
     pub endings: Vec<EndingCount>,
-}
-
-/// `Some(x)` for a finite `x`: what JSON can hold.
-pub(crate) fn finite(x: f64) -> Option<f64> {
-    x.is_finite().then_some(x)
 }
 
 impl MatchOutcome {

@@ -31,7 +31,9 @@
 
 use std::fmt;
 
-use crate::elo::{elo_from_score, EloInterval};
+use serde::{Deserialize, Serialize};
+
+use crate::elo::{elo_from_score, finite, EloInterval};
 
 /// 95% two-sided normal quantile.
 const Z95: f64 = 1.959964;
@@ -172,7 +174,7 @@ impl Pentanomial {
     /// `pair_elo`, `pair_elo_low`, `pair_elo_high` (null where unbounded), `nelo` and
     /// `nelo_error` (null where undefined).
     pub fn to_json(&self) -> serde_json::Map<String, serde_json::Value> {
-        match serde_json::to_value(crate::report::PairReport::new(self)) {
+        match serde_json::to_value(PairReport::new(self)) {
             Ok(serde_json::Value::Object(map)) => map,
             _ => unreachable!("a pair report is a JSON object"),
         }
@@ -223,6 +225,47 @@ impl fmt::Display for Pentanomial {
         match (self.nelo(), self.nelo_error()) {
             (Some(nelo), Some(error)) => write!(f, ", nElo {nelo:+.1} +- {error:.1}"),
             _ => write!(f, ", nElo undefined (no variance)"),
+        }
+    }
+}
+
+/// Game-pair (pentanomial) statistics, as keys of a report (`tengu match --json`, each pairing
+/// of `tengu tournament --json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairReport {
+    pub pairs: u64,
+    pub unpaired: u64,
+    /// Pairs by A's pair score: `[LL, LD, DD + WL, WD, WW]`.
+    pub pentanomial: [u64; 5],
+    pub pair_score: f64,
+    pub pair_score_se: f64,
+    pub pair_variance: f64,
+    pub per_game_variance_pairs: f64,
+    /// Elo from the pairs and its 95% interval; null where unbounded.
+    pub pair_elo: Option<f64>,
+    pub pair_elo_low: Option<f64>,
+    pub pair_elo_high: Option<f64>,
+    /// Normalized Elo and its error; null where undefined.
+    pub nelo: Option<f64>,
+    pub nelo_error: Option<f64>,
+}
+
+impl PairReport {
+    pub fn new(p: &Pentanomial) -> PairReport {
+        let interval = p.elo_interval();
+        PairReport {
+            pairs: p.pairs(),
+            unpaired: p.unpaired,
+            pentanomial: p.counts,
+            pair_score: p.mean(),
+            pair_score_se: p.std_error(),
+            pair_variance: p.pair_variance(),
+            per_game_variance_pairs: p.per_game_variance(),
+            pair_elo: finite(interval.elo),
+            pair_elo_low: finite(interval.low),
+            pair_elo_high: finite(interval.high),
+            nelo: p.nelo().and_then(finite),
+            nelo_error: p.nelo_error().and_then(finite),
         }
     }
 }

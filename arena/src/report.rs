@@ -11,10 +11,10 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::elo::{Sprt, SprtDecision};
+use crate::elo::{finite, Sprt, SprtDecision};
 use crate::matches::MatchSummary;
-use crate::outcome::{finite, MatchOutcome};
-use crate::pairs::Pentanomial;
+use crate::outcome::MatchOutcome;
+use crate::pairs::PairReport;
 use tengu_search::players::PlayerSpec;
 
 /// What `tengu match --json` prints: the players, A's [`MatchOutcome`] (results, Elo with
@@ -32,47 +32,6 @@ pub struct MatchReport {
     pub llr: Option<f64>,
     #[serde(flatten)]
     pub pairs: PairReport,
-}
-
-/// Game-pair (pentanomial) statistics, as keys of a report (`tengu match --json`, each pairing
-/// of `tengu tournament --json`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PairReport {
-    pub pairs: u64,
-    pub unpaired: u64,
-    /// Pairs by A's pair score: `[LL, LD, DD + WL, WD, WW]`.
-    pub pentanomial: [u64; 5],
-    pub pair_score: f64,
-    pub pair_score_se: f64,
-    pub pair_variance: f64,
-    pub per_game_variance_pairs: f64,
-    /// Elo from the pairs and its 95% interval; null where unbounded.
-    pub pair_elo: Option<f64>,
-    pub pair_elo_low: Option<f64>,
-    pub pair_elo_high: Option<f64>,
-    /// Normalized Elo and its error; null where undefined.
-    pub nelo: Option<f64>,
-    pub nelo_error: Option<f64>,
-}
-
-impl PairReport {
-    pub fn new(p: &Pentanomial) -> PairReport {
-        let interval = p.elo_interval();
-        PairReport {
-            pairs: p.pairs(),
-            unpaired: p.unpaired,
-            pentanomial: p.counts,
-            pair_score: p.mean(),
-            pair_score_se: p.std_error(),
-            pair_variance: p.pair_variance(),
-            per_game_variance_pairs: p.per_game_variance(),
-            pair_elo: finite(interval.elo),
-            pair_elo_low: finite(interval.low),
-            pair_elo_high: finite(interval.high),
-            nelo: p.nelo().and_then(finite),
-            nelo_error: p.nelo_error().and_then(finite),
-        }
-    }
 }
 
 impl MatchReport {

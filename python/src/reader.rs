@@ -95,7 +95,7 @@ pub(crate) fn decode_row(
     index: &PolicyIndex,
     mix: ValueTargetMix,
 ) -> Result<Decoded, String> {
-    let ex = Example::from_row_mixed(row, variant, mix, future_value)?;
+    let ex = Example::from_row_mixed(row, variant, mix, future_value).map_err(|e| e.to_string())?;
     let mut planes = vec![0.0f32; encoder.len()];
     encoder.encode(&ex.position, ex.repetitions, &mut planes);
     let slots = ex

@@ -387,6 +387,7 @@ impl RunWindow {
                     .row_at(k)
                     .ok_or_else(|| format!("row {k} is not in the window"))?;
                 tengu_trainer::window::Example::from_row_mixed(row, &self.variant, self.mix, future)
+                    .map_err(|e| e.to_string())
             })
             .collect()
     }

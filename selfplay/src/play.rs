@@ -164,6 +164,17 @@ pub struct PlayStats {
     pub label_seconds: f64,
 }
 
+/// An opening that reaches `selfplay.max_plies`: its game would be over before any move
+/// is searched ([`SelfPlay::set_openings`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: the opening has {plies} plies; selfplay.max_plies is {max_plies}, so no move would be searched")]
+pub struct OpeningTooLong {
+    /// The opening's line in its file.
+    pub line: usize,
+    pub plies: usize,
+    pub max_plies: u32,
+}
+
 /// The self-play engine of one worker.
 pub struct SelfPlay {
     variant: Arc<Variant>,
@@ -236,19 +247,18 @@ impl SelfPlay {
 
     /// Sets the openings that a share `selfplay.opening_share` of new games start from
     /// (uniformly at random). Openings are refused when one already reaches
-    /// `selfplay.max_plies` (its game would be over before any search); the message names
+    /// `selfplay.max_plies` (its game would be over before any search); the error names
     /// its line.
-    pub fn set_openings(&mut self, openings: Vec<Opening>) -> Result<(), String> {
+    pub fn set_openings(&mut self, openings: Vec<Opening>) -> Result<(), OpeningTooLong> {
         if let Some(long) = openings
             .iter()
             .find(|o| o.moves.len() >= self.config.max_plies as usize)
         {
-            return Err(format!(
-                "line {}: the opening has {} plies; selfplay.max_plies is {}, so no move would be searched",
-                long.line,
-                long.moves.len(),
-                self.config.max_plies
-            ));
+            return Err(OpeningTooLong {
+                line: long.line,
+                plies: long.moves.len(),
+                max_plies: self.config.max_plies,
+            });
         }
         self.openings = openings;
         Ok(())

@@ -136,7 +136,12 @@ fn openings_as_long_as_the_ply_cap_are_refused() {
     let err = play
         .set_openings(parse_openings(&variant, BOOK).unwrap())
         .unwrap_err();
-    assert!(err.starts_with("line 2: the opening has 3 plies"), "{err}");
+    assert_eq!((err.line, err.plies, err.max_plies), (2, 3, 3), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("line 2: the opening has 3 plies"),
+        "{err}"
+    );
 }
 
 #[test]

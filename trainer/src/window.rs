@@ -324,10 +324,24 @@ pub struct Example {
     pub targets: RowTargets,
 }
 
+/// A shard row that does not fit the game's rules (a shard of other rules, or damaged).
+#[derive(Debug, thiserror::Error)]
+pub enum RowError {
+    #[error("row position: {0}")]
+    Position(tengu_rules::ParseError),
+    #[error("row policy move {text}: {problem}")]
+    PolicyMove {
+        text: String,
+        problem: tengu_rules::ParseError,
+    },
+    #[error("row policy move {text} is not legal")]
+    IllegalPolicyMove { text: String },
+}
+
 impl Example {
-    /// Decodes a row with the game result as the value target; the message says what
-    /// does not fit the game's rules.
-    pub fn from_row(row: &Row, variant: &Arc<Variant>) -> Result<Example, String> {
+    /// Decodes a row with the game result as the value target; the error says what does
+    /// not fit the game's rules.
+    pub fn from_row(row: &Row, variant: &Arc<Variant>) -> Result<Example, RowError> {
         Example::from_row_mixed(row, variant, ValueTargetMix::default(), 0.0)
     }
 
@@ -338,20 +352,23 @@ impl Example {
         variant: &Arc<Variant>,
         mix: ValueTargetMix,
         future_value: f32,
-    ) -> Result<Example, String> {
-        let position = Position::parse_for(variant.clone(), &row.position)
-            .map_err(|e| format!("row position: {e}"))?;
+    ) -> Result<Example, RowError> {
+        let position =
+            Position::parse_for(variant.clone(), &row.position).map_err(RowError::Position)?;
         let moves = position.legal_move_list();
         let mut policy = vec![0.0f32; moves.len()];
         if row.full_search {
             for (text, weight) in &row.policy {
                 let m = position
                     .parse_move(text)
-                    .map_err(|e| format!("row policy move {text}: {e}"))?;
+                    .map_err(|problem| RowError::PolicyMove {
+                        text: text.clone(),
+                        problem,
+                    })?;
                 let i = moves
                     .iter()
                     .position(|&x| x == m)
-                    .ok_or_else(|| format!("row policy move {text} is not legal"))?;
+                    .ok_or_else(|| RowError::IllegalPolicyMove { text: text.clone() })?;
                 policy[i] = *weight;
             }
         }

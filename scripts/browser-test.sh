@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Real-browser test of a static HTML opening book: scripts/browser-test.sh DIR
 # or of `tengu serve`'s page:                        scripts/browser-test.sh --serve URL [EXPECT]
+# or of its play page:                               scripts/browser-test.sh --play URL EXPECT
 #
 # DIR is what `tengu book export BOOK --html DIR` (book/src/html.rs) wrote. Installs, once,
 # Debian's chromium (apt; we run as root) and playwright-core (npm ci from the committed
 # lock file into scripts/browser-test/node_modules), then runs check_book_html.mjs, which
 # opens file://DIR/index.html in headless Chromium and clicks three levels into the book,
 # checking every page (see that file); with --serve, check_serve.mjs opens the page of a
-# running `tengu serve` and checks it against EXPECT (see that file). No network is needed
+# running `tengu serve` and checks it against EXPECT (see that file); with --play,
+# check_play.mjs plays a game of each game on its play page by clicks. No network is needed
 # once installed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-usage="usage: scripts/browser-test.sh DIR (an HTML book from tengu book export --html) | --serve URL [EXPECT]"
+usage="usage: scripts/browser-test.sh DIR (an HTML book from tengu book export --html) | --serve URL [EXPECT] | --play URL EXPECT"
 dir="${1:?$usage}"
-if [ "$dir" = "--serve" ]; then
+if [ "$dir" = "--serve" ] || [ "$dir" = "--play" ]; then
     [ -n "${2:-}" ] || { echo "$usage" >&2; exit 2; }
 else
     [ -f "$dir/index.html" ] || { echo "browser-test: $dir/index.html does not exist" >&2; exit 2; }
@@ -31,5 +33,8 @@ if [ ! -d "$here/browser-test/node_modules/playwright-core" ]; then
 fi
 if [ "$dir" = "--serve" ]; then
     exec node "$here/browser-test/check_serve.mjs" "${@:2}"
+fi
+if [ "$dir" = "--play" ]; then
+    exec node "$here/browser-test/check_play.mjs" "${@:2}"
 fi
 exec node "$here/browser-test/check_book_html.mjs" "$dir"

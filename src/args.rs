@@ -557,6 +557,10 @@ pub enum BenchWhat {
     /// `tengu serve`'s endpoints on a synthetic run (shards, checkpoints, loss log, games):
     /// latency of each, and the server's CPU time under many polling viewers.
     Serve(BenchServeArgs),
+    /// `tengu serve`'s play page under load on localhost: games in play against a shipped
+    /// network and concurrent analysis queries; the median and worst response times, the
+    /// refusals over the caps, the process's peak memory.
+    Play(BenchPlayArgs),
     /// The judge's teacher (alpha-beta with the exchange count at its horizon): labels per
     /// second and per CPU-hour at each depth, nodes a label, and how far its score moves
     /// from one leaf's count, on positions of random games.
@@ -606,6 +610,30 @@ pub struct BenchServeArgs {
 }
 
 #[derive(clap::Args, Debug)]
+pub struct BenchPlayArgs {
+    /// Games played at once against the shipped network, 1 to 1,000.
+    #[arg(long, default_value_t = 10, value_parser = crate::ranges::whole::<usize>(1, 1000))]
+    pub games: usize,
+    /// Your moves in each game (each followed by the opponent's), 1 to 1,000.
+    #[arg(long, default_value_t = 5, value_parser = crate::ranges::whole::<usize>(1, 1000))]
+    pub moves: usize,
+    /// The opponent's visits a move, 1 to 100,000.
+    #[arg(long, default_value_t = 8, value_parser = crate::ranges::whole::<u32>(1, 100_000))]
+    pub opponent_visits: u32,
+    /// Analysis queries sent at once while the games go on, 1 to 10,000.
+    #[arg(long, default_value_t = 50, value_parser = crate::ranges::whole::<usize>(1, 10_000))]
+    pub queries: usize,
+    /// Visits of each analysis query, 1 to 100,000.
+    #[arg(long, default_value_t = 16, value_parser = crate::ranges::whole::<u32>(1, 100_000))]
+    pub visits: u32,
+    /// Game: dai-dai or maka-dai-dai.
+    #[arg(long, default_value = "dai-dai")]
+    pub game: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(clap::Args, Debug)]
 pub struct ServeArgs {
     /// The run: a directory, file://, s3://, gs:// or az:// location. Only read; one that
     /// does not exist yet is watched until it does.
@@ -618,6 +646,42 @@ pub struct ServeArgs {
     /// for an object store, where every look costs a few requests).
     #[arg(long, value_parser = crate::ranges::real(crate::ranges::Real::closed(0.2, 3600.0)))]
     pub poll: Option<f64>,
+    #[command(flatten)]
+    pub play: PlayServeArgs,
+}
+
+/// The play page of `tengu serve` (`/play`): what it offers and what it may spend.
+#[derive(clap::Args, Debug, Clone)]
+pub struct PlayServeArgs {
+    /// Directory the play page saves its games to, one record file a game (created on the
+    /// first move; `tengu show --record` reads them).
+    #[arg(long, default_value = "tengu-play", value_name = "DIR")]
+    pub play_dir: std::path::PathBuf,
+    /// A checkpoint the play page offers as an opponent and for analysis besides the run's
+    /// checkpoints and the shipped networks (any game; repeat for more).
+    #[arg(long = "checkpoint", value_name = "PATH")]
+    pub checkpoints: Vec<std::path::PathBuf>,
+    /// Games in play at once, 1 to 1,000 (a new game past it is refused with 429 until one
+    /// ends).
+    #[arg(long, default_value_t = 16, value_parser = crate::ranges::whole::<usize>(1, 1000))]
+    pub max_games: usize,
+    /// Analysis queries in flight at once, 1 to 10,000 (one more is refused with 429).
+    #[arg(long, default_value_t = 64, value_parser = crate::ranges::whole::<usize>(1, 10_000))]
+    pub max_queries: usize,
+    /// Most visits one request may ask for (an opponent's visits per move, an analysis), 1
+    /// to 1,000,000.
+    #[arg(long, default_value_t = 4000, value_parser = crate::ranges::whole::<u32>(1, 1_000_000))]
+    pub max_visits: u32,
+    /// Most milliseconds one analysis may think (`max_ms`) and alpha-beta may spend on a
+    /// move, 1 to 600,000.
+    #[arg(long, default_value_t = 20_000, value_parser = crate::ranges::whole::<u64>(1, 600_000))]
+    pub max_ms: u64,
+    /// Deepest alpha-beta opponent, 1 to 64 plies.
+    #[arg(long, default_value_t = 4, value_parser = crate::ranges::whole::<u32>(1, 64))]
+    pub max_depth: u32,
+    /// Network backend of the opponents and the analysis.
+    #[arg(long, default_value = "burn")]
+    pub backend: String,
 }
 
 #[derive(clap::Args, Debug)]

@@ -38,8 +38,14 @@ poll_seconds = 0.5
 
 /// `tengu serve RUN` on a free port: the child and its address (from its first line).
 fn serve(run: &Path, stderr: &Path) -> (Child, String) {
+    serve_with(run, stderr, &[])
+}
+
+/// [`serve`] with more flags.
+fn serve_with(run: &Path, stderr: &Path, extra: &[&str]) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
         .args(["serve", &p(run), "--addr", "127.0.0.1:0", "--poll", "0.5"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(std::fs::File::create(stderr).unwrap())
         .spawn()
@@ -450,4 +456,85 @@ fn a_location_that_is_not_a_run_is_said_in_the_log_and_on_the_page() {
     // A location that cannot be one is refused at once, by name.
     let (ok, _, err) = tengu(&["serve", "foo://x"]);
     assert!(!ok && err.contains("unknown scheme \"foo\""), "{err}");
+}
+
+/// The step-0 checkpoint of a new tiny-network run of `game` under `dir`.
+fn tiny_checkpoint(dir: &Path, game: &str) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let config = dir.join("tiny.toml");
+    std::fs::write(&config, format!("game = \"{game}\"\n[network]\npreset = \"tiny\"\n")).unwrap();
+    let run = dir.join("run");
+    let (ok, _, err) = tengu(&["train", "--run", &p(&run), "--config", &p(&config), "--max-steps", "0", "--quiet"]);
+    assert!(ok, "{err}");
+    common::step_zero(&run)
+}
+
+/// The play page in headless Chromium (scripts/browser-test.sh --play, which lists every
+/// check): a short game of Dai Dai Shogi against the run's tiny checkpoint and one of Maka
+/// Dai Dai Shogi against a tiny checkpoint given with --checkpoint, each from a composed
+/// position, by clicks: a lion's double move square by square, a take-back, a promotion
+/// declined and one taken, analysis arrows with visits and values, resigned; then the
+/// records saved in --play-dir are read by `tengu show`.
+#[test]
+fn the_play_page_plays_a_short_game_of_each_game_by_clicks() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = common::tiny_run(dir.path(), "");
+    let maka = tiny_checkpoint(&dir.path().join("maka"), "maka-dai-dai");
+    let played = dir.path().join("played");
+    let log_file = dir.path().join("serve.log");
+    let (server, addr) = serve_with(&run, &log_file, &["--checkpoint", &p(&maka), "--play-dir", &p(&played)]);
+    let setup = get(&addr, "/api/play/setup");
+    assert!(setup.contains(r#""id":"run:0""#) && setup.contains(r#""id":"file:1""#), "{setup}");
+    if std::env::var_os("TENGU_SKIP_BROWSER").is_some() {
+        eprintln!("TENGU_SKIP_BROWSER is set: the play page is not checked in a browser");
+        stop(server);
+        return;
+    }
+    // Black's Lion beside a White Pawn it can take and go on from; in Maka Dai Dai a Rook
+    // too, whose capture may promote.
+    let dai_dai = "9,k,7/17/17/17/17/17/17/17/9,p,7/8,LN,8/17/17/17/17/17/17/8,K,8 b -";
+    let maka_dai_dai = "9,k,9/19/19/19/19/19/19/19/10,p,8/9,LN,9/19/14,p,4/19/19/19/19/19/19/9,K,4,R,4 b -";
+    let expect = serde_json::json!({"games": [
+        {"game": "dai-dai", "opponent": "run:0", "visits": 2, "position": dai_dai,
+         "hover": {"square": "9j", "name": "Lion"},
+         "steps": [{"move": "9j>8h{8i}", "double": true, "takeback": true}, {"move": "9q>9p"}],
+         "analysis": {"visits": 16}},
+        {"game": "maka-dai-dai", "opponent": "file:1", "visits": 2, "position": maka_dai_dai,
+         "hover": {"square": "10j", "name": "Lion"},
+         "steps": [{"move": "10j>9h{9i}", "double": true, "promotion": "="}, {"promotion": "+"}],
+         "analysis": {"visits": 16}, "shot": true},
+    ]});
+    let expect_file = dir.path().join("expect.json");
+    std::fs::write(&expect_file, expect.to_string()).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/browser-test.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .args(["--play", &format!("http://{addr}/"), &p(&expect_file)])
+        .env("SHOTS", dir.path().join("play.png"))
+        .output()
+        .unwrap();
+    stop(server);
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let log = std::fs::read_to_string(&log_file).unwrap();
+    assert!(
+        out.status.success() && text.contains(" passed, 0 failed"),
+        "browser test of the play page failed:\n{text}\nserve's log:\n{log}"
+    );
+    assert!(!log.contains("panicked"), "{log}");
+    eprintln!("{text}");
+    // Each game was saved as a record that tengu show reads, ending in the resignation.
+    let mut records: Vec<_> = std::fs::read_dir(&played).unwrap().map(|e| e.unwrap().path()).collect();
+    records.sort();
+    assert_eq!(records.len(), 2, "{records:?}");
+    let texts: Vec<String> = records.iter().map(|r| std::fs::read_to_string(r).unwrap()).collect();
+    for (record, text) in records.iter().zip(&texts) {
+        assert!(text.contains("[Result \"0-1\"]") && text.contains("[Termination \"resignation\"]"), "{text}");
+        let (ok, out, err) = tengu(&["show", "--record", &p(record)]);
+        assert!(ok && out.contains("resignation"), "{out}{err}");
+    }
+    assert!(texts.iter().any(|t| t.contains("Dai Dai Shogi") && t.contains(" 9j>8h{8i} ")), "{texts:?}");
+    assert!(texts.iter().any(|t| t.contains("Maka Dai Dai Shogi") && t.contains(" 10j>9h{9i}= ") && t.contains("}+")), "{texts:?}");
+    if let Ok(shot) = std::env::var("TENGU_PLAY_SHOT") {
+        std::fs::copy(dir.path().join("play.png"), shot).unwrap();
+    }
 }

@@ -26,6 +26,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         BenchWhat::Book(a) => book(a),
         BenchWhat::Store(a) => store(a),
         BenchWhat::Serve(a) => super::serve::bench::run(a),
+        BenchWhat::Play(a) => super::serve::play::bench::run(a),
         BenchWhat::Teacher(a) => teacher(a),
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod bench;
 mod http;
+pub mod play;
 pub mod view;
 
 use std::io::{Read, Write};
@@ -27,12 +28,27 @@ pub fn run(args: ServeArgs) -> Result<()> {
         // An object store bills requests: a look every 15 s is about 6 requests a time.
         Location::Url(_) => 15.0,
     }));
+    let play = play::PlayConfig {
+        play_dir: args.play.play_dir.clone(),
+        checkpoints: args.play.checkpoints.clone(),
+        max_games: args.play.max_games,
+        max_queries: args.play.max_queries,
+        max_visits: args.play.max_visits,
+        max_ms: args.play.max_ms,
+        max_depth: args.play.max_depth,
+        backend: args.play.backend.parse().map_err(anyhow::Error::msg)?,
+    };
     let stop = super::stop_flag("stopping the server")?;
-    let server = Server::start(location, args.addr, poll, stop.clone())?;
+    let server = Server::start(location, args.addr, poll, stop.clone(), play)?;
     if !server.addr.ip().is_loopback() {
         tracing::warn!(addr = %server.addr, "serving beyond this machine: anyone who reaches the address sees the run");
     }
-    outln!("tengu serve: {} on http://{}/ (Ctrl-C stops)", server.location, server.addr)?;
+    outln!(
+        "tengu serve: {} on http://{}/ (Ctrl-C stops); play on http://{}/play",
+        server.location,
+        server.addr,
+        server.addr
+    )?;
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(200));
     }
@@ -50,22 +66,25 @@ pub struct Server {
 }
 
 impl Server {
-    /// Binds `addr`, takes a first look at the run and starts serving; returns at once.
-    /// A run that is missing or damaged still serves (the page says what is wrong); an
-    /// address that cannot be bound is an error.
+    /// Binds `addr`, takes a first look at the run and starts serving, the play page with
+    /// `play`; returns at once. A run that is missing or damaged still serves (the page says
+    /// what is wrong); an address that cannot be bound, or a `--checkpoint` that cannot be
+    /// read, is an error.
     pub fn start(
         location: Location,
         addr: SocketAddr,
         poll: Duration,
         stop: Arc<AtomicBool>,
+        play: play::PlayConfig,
     ) -> Result<Server> {
         let listener = std::net::TcpListener::bind(addr)
             .with_context(|| format!("cannot listen on {addr} (--addr)"))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let shown = location.display();
-        let shared = view::watch(location, poll, stop.clone())
+        let shared = view::watch(location.clone(), poll, stop.clone())
             .context("cannot start the watcher thread")?;
+        let play = play::Play::new(play, shared.clone(), location)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("serve-http")
@@ -76,7 +95,7 @@ impl Server {
             let _inside = runtime.enter();
             tokio::net::TcpListener::from_std(listener)?
         };
-        let app = http::router(shared);
+        let app = http::router(shared).merge(play::router(play));
         runtime.spawn(async move {
             if let Err(e) = axum::serve(listener, app).await {
                 tracing::error!("the HTTP server stopped: {e}");
@@ -101,11 +120,32 @@ impl Server {
 /// A GET of `path` from a server at `addr` over plain HTTP/1.1 (the bench's and the tests'
 /// client): the status code and the body.
 pub fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<(u16, Vec<u8>)> {
+    http_request(addr, "GET", path, None)
+}
+
+/// A POST of `json` to `path` (as `application/json`): the status code and the body.
+pub fn http_post(addr: SocketAddr, path: &str, json: &str) -> std::io::Result<(u16, Vec<u8>)> {
+    http_request(addr, "POST", path, Some(("application/json", json)))
+}
+
+/// A request with an optional body (content type, text): the status code and the body.
+pub fn http_request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<(&str, &str)>,
+) -> std::io::Result<(u16, Vec<u8>)> {
     let mut stream = TcpStream::connect(addr)?;
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    stream.set_read_timeout(Some(Duration::from_secs(120)))?;
+    let (kind, text) = body.unwrap_or(("text/plain", ""));
+    let head = if body.is_some() {
+        format!("Content-Type: {kind}\r\nContent-Length: {}\r\n", text.len())
+    } else {
+        String::new()
+    };
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{head}Connection: close\r\n\r\n{text}"
     )?;
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw)?;

@@ -208,7 +208,7 @@ fn checkpoints(paths: &[PathBuf]) -> Result<Vec<(String, PathBuf)>> {
 /// one of its game (the first given), else the one shipped for it (`networks/`), searching
 /// with the settings of `search` (`--search-config`, else the checkpoint's own). A network
 /// of other rules of the game warns once, naming the options that differ.
-fn loader(
+pub(crate) fn loader(
     given: Vec<(String, PathBuf)>,
     search: super::CheckpointSearch,
     backend: Backend,

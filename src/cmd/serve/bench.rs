@@ -46,6 +46,7 @@ pub fn run(args: BenchServeArgs) -> Result<()> {
         "127.0.0.1:0".parse().expect("an address"),
         Duration::from_secs(2),
         stop.clone(),
+        super::play::PlayConfig::new(dir.join("play")),
     )?;
     let addr = server.addr;
     let games: serde_json::Value = serde_json::from_slice(&get_ok(addr, "/api/games")?)?;

@@ -20,6 +20,7 @@ fn start(dir: &Path) -> Server {
         "127.0.0.1:0".parse().unwrap(),
         Duration::from_millis(200),
         Arc::new(AtomicBool::new(false)),
+        super::play::PlayConfig::new(dir.join("play")),
     )
     .unwrap()
 }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tengu_rules::{Color, Piece, Position, Record, Square};
+use tengu_rules::{Color, Piece, Position, Record, Square, Variant};
 use tengu_store::layout::{self, ShardName};
 use tengu_store::{Location, RunStore, StoreError};
 use tengu_trainer::records::EloRecord;
@@ -99,6 +99,9 @@ pub struct Readable {
     pub books: Vec<String>,
     /// Other files the page shows (the ladder's chart and report).
     pub files: std::collections::HashSet<String>,
+    /// The run's game (its configuration's `game`), whose committed checkpoints the play
+    /// page offers.
+    pub game: Option<String>,
 }
 
 /// A checkpoint as the page lists it.
@@ -831,7 +834,10 @@ impl Watcher {
             None => key.to_string(),
         };
         let local = matches!(self.location, Location::Local(_));
-        let mut readable = Readable::default();
+        let mut readable = Readable {
+            game: self.game.clone(),
+            ..Readable::default()
+        };
         // The ladders, `ladder` first: each folder's report and its matches' tallies.
         let ladders: Vec<Value> = self
             .ladder_dirs
@@ -1300,16 +1306,39 @@ pub fn board_tokens(pos: &Position) -> Vec<String> {
     Square::all(pos.size())
         .map(|s| match pos.piece_at(s) {
             None => String::new(),
-            Some(p) => {
-                let token = tengu_rules::notation::piece_token(
-                    v,
-                    Piece {
-                        color: Color::Black,
-                        ty: p.ty,
-                    },
-                );
-                format!("{}{token}", if p.color == Color::Black { 'b' } else { 'w' })
-            }
+            Some(p) => piece_cell(v, p),
+        })
+        .collect()
+}
+
+/// A piece as [`board_tokens`] writes it: `b`/`w` and its token without colour (`bLN`).
+pub fn piece_cell(variant: &Variant, p: Piece) -> String {
+    let token = tengu_rules::notation::piece_token(
+        variant,
+        Piece {
+            color: Color::Black,
+            ty: p.ty,
+        },
+    );
+    format!("{}{token}", if p.color == Color::Black { 'b' } else { 'w' })
+}
+
+/// The name of each piece token of `variant` (without colour), for hovering: `+LN` ->
+/// `Lion (promoted)`.
+pub fn piece_names(variant: &Variant) -> BTreeMap<String, String> {
+    (0..variant.piece_types().len())
+        .map(|ty| {
+            let piece = Piece {
+                color: Color::Black,
+                ty,
+            };
+            let name = &variant.kinds()[variant.piece_types()[ty].kind].name;
+            let name = if variant.plus_marked(ty) {
+                format!("{name} (promoted)")
+            } else {
+                name.clone()
+            };
+            (tengu_rules::notation::piece_token(variant, piece), name)
         })
         .collect()
 }
@@ -1352,22 +1381,7 @@ pub fn game_json(record: &Record, values: Option<&[Option<f32>]>) -> Value {
         }));
     }
     // The name of each piece token the board may show, for hovering.
-    let variant = start.variant();
-    let names: BTreeMap<String, String> = (0..variant.piece_types().len())
-        .map(|ty| {
-            let piece = Piece {
-                color: Color::Black,
-                ty,
-            };
-            let name = &variant.kinds()[variant.piece_types()[ty].kind].name;
-            let name = if variant.plus_marked(ty) {
-                format!("{name} (promoted)")
-            } else {
-                name.clone()
-            };
-            (tengu_rules::notation::piece_token(variant, piece), name)
-        })
-        .collect();
+    let names = piece_names(start.variant());
     let files: Vec<String> = (1..=size).rev().map(|f| f.to_string()).collect();
     let ranks: Vec<String> = (0..size).map(|r| ((b'a' + r as u8) as char).to_string()).collect();
     let stm = |c: Color| if c == Color::Black { "Black" } else { "White" };

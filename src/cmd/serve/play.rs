@@ -1,0 +1,662 @@
+//! The play page of `tengu serve` (`/play`): a game against a network of the run, a
+//! checkpoint given with `--checkpoint`, a shipped network or alpha-beta, entered by clicks,
+//! with the analysis engine of `tengu analyze` beside the board on request.
+//!
+//! - `games`: the games in play, the opponent's thinking, the state the page draws (every
+//!   legal move with the squares it is clicked by, so the page never applies a rule) and the
+//!   record each game is saved as.
+//! - `networks`: the networks offered and the players built from them.
+//! - `analysis`: a thread running `tengu analyze`'s engine (`crate::cmd::analyze::engine`)
+//!   for the page's queries, one engine per network.
+//!
+//! | route | answer |
+//! |---|---|
+//! | `GET /play`, `/assets/play.js`, `/assets/play.css` | the page |
+//! | `GET /api/play/setup` | games, presets, networks, caps, what is in flight |
+//! | `POST /api/play/new` | a new game: its state |
+//! | `GET /api/play/game/{id}` | a game's state |
+//! | `POST /api/play/game/{id}/move` | `{"move": "9j>9h{9i}", "ply": 0}`: the state after it |
+//! | `POST /api/play/game/{id}/takeback`, `/resign`, `/close` | the state after it |
+//! | `GET /api/play/game/{id}/record` | the game's record, as a download |
+//! | `POST /api/play/analyze` | a `tengu analyze` query without `id` (one ply), `network` |
+//!
+//! Every refusal is JSON `{"error": why, "cause": what, "field": the field at fault}` with
+//! its status: 400 not JSON, 404 no such game or network, 409 not now (another ply, the
+//! opponent's turn, over), 413 too large, 415 not `application/json` (a page of another
+//! site cannot post to the server without asking first), 422 a bad field or a budget over
+//! the server's caps, 429 too many games or queries in flight, 503 a network that cannot
+//! be loaded.
+
+mod analysis;
+pub mod bench;
+mod games;
+mod networks;
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde_json::{json, Map, Value};
+use tengu_model::Backend;
+use tengu_store::Location;
+
+use super::view::Shared;
+
+const PLAY_HTML: &str = include_str!("play/play.html");
+const PLAY_JS: &str = include_str!("play/play.js");
+const PLAY_CSS: &str = include_str!("play/play.css");
+
+/// What the play page offers and may spend (`tengu serve`'s play flags).
+#[derive(Clone, Debug)]
+pub struct PlayConfig {
+    /// Where each game is saved as a record (created on the first save).
+    pub play_dir: PathBuf,
+    /// Checkpoints offered besides the run's and the shipped networks.
+    pub checkpoints: Vec<PathBuf>,
+    pub max_games: usize,
+    pub max_queries: usize,
+    /// Most visits one request may ask for.
+    pub max_visits: u32,
+    /// Most milliseconds an analysis or an alpha-beta move may take.
+    pub max_ms: u64,
+    pub max_depth: u32,
+    pub backend: Backend,
+}
+
+impl PlayConfig {
+    /// The flags' defaults, games saved to `play_dir`.
+    pub fn new(play_dir: PathBuf) -> PlayConfig {
+        PlayConfig {
+            play_dir,
+            checkpoints: Vec::new(),
+            max_games: 16,
+            max_queries: 64,
+            max_visits: 4000,
+            max_ms: 20_000,
+            max_depth: 4,
+            backend: Backend::Burn,
+        }
+    }
+}
+
+/// Why a request of the play page is refused; the answer names the cause and the field.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PlayError {
+    #[error("the body is not a JSON object: {0}")]
+    NotJson(String),
+    #[error("the body is larger than the server reads: {0}")]
+    TooLarge(String),
+    #[error("send the body as Content-Type: application/json")]
+    ContentType,
+    #[error("{field}: {problem}")]
+    Field { field: String, problem: String },
+    #[error("{field} {asked} is over the server's cap of {cap} a request ({flag})")]
+    OverBudget {
+        field: &'static str,
+        asked: u64,
+        cap: u64,
+        flag: &'static str,
+    },
+    #[error("{count} {what} already ({flag} {limit}): try again when one ends")]
+    TooMany {
+        what: &'static str,
+        count: usize,
+        limit: usize,
+        flag: &'static str,
+    },
+    #[error("no game {0:?} in play (it ended, was closed, or the server restarted)")]
+    NoGame(String),
+    #[error("{0}")]
+    NotNow(String),
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+impl PlayError {
+    fn field(field: impl Into<String>, problem: impl Into<String>) -> PlayError {
+        PlayError::Field {
+            field: field.into(),
+            problem: problem.into(),
+        }
+    }
+
+    fn status(&self) -> StatusCode {
+        match self {
+            PlayError::NotJson(_) => StatusCode::BAD_REQUEST,
+            PlayError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            PlayError::ContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            PlayError::Field { .. } | PlayError::OverBudget { .. } => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
+            PlayError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
+            PlayError::NoGame(_) => StatusCode::NOT_FOUND,
+            PlayError::NotNow(_) => StatusCode::CONFLICT,
+            PlayError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    /// The cause in one word, for a client to act on.
+    fn cause(&self) -> &'static str {
+        match self {
+            PlayError::NotJson(_) => "not_json",
+            PlayError::TooLarge(_) => "too_large",
+            PlayError::ContentType => "content_type",
+            PlayError::Field { .. } => "bad_field",
+            PlayError::OverBudget { .. } => "over_budget",
+            PlayError::TooMany { what, .. } if what.starts_with("game") => "too_many_games",
+            PlayError::TooMany { .. } => "too_many_queries",
+            PlayError::NoGame(_) => "no_game",
+            PlayError::NotNow(_) => "not_now",
+            PlayError::Unavailable(_) => "unavailable",
+        }
+    }
+
+    fn field_name(&self) -> Option<&str> {
+        match self {
+            PlayError::Field { field, .. } => Some(field),
+            PlayError::OverBudget { field, .. } => Some(field),
+            _ => None,
+        }
+    }
+}
+
+impl IntoResponse for PlayError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        tracing::warn!(
+            status = status.as_u16(),
+            cause = self.cause(),
+            "play: {self}"
+        );
+        let body =
+            json!({"error": self.to_string(), "cause": self.cause(), "field": self.field_name()});
+        (
+            status,
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            body.to_string(),
+        )
+            .into_response()
+    }
+}
+
+/// The play page's state shared by its handlers.
+pub struct Play {
+    config: PlayConfig,
+    shared: Arc<Shared>,
+    location: Location,
+    games: Mutex<games::Table>,
+    analysis: analysis::Analysis,
+    networks: networks::Given,
+    next_game: AtomicU64,
+}
+
+impl Play {
+    /// The play page over the run the server watches; the `--checkpoint`s are read now (one
+    /// that cannot be read is an error).
+    pub fn new(
+        config: PlayConfig,
+        shared: Arc<Shared>,
+        location: Location,
+    ) -> anyhow::Result<Arc<Play>> {
+        let networks = networks::Given::read(&config.checkpoints)?;
+        let analysis = analysis::Analysis::start(config.backend, config.max_queries)?;
+        Ok(Arc::new(Play {
+            config,
+            shared,
+            location,
+            games: Mutex::new(games::Table::default()),
+            analysis,
+            networks,
+            next_game: AtomicU64::new(1),
+        }))
+    }
+
+    fn table(&self) -> std::sync::MutexGuard<'_, games::Table> {
+        self.games.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The networks offered now (the run's checkpoints change as it goes).
+    fn networks(&self) -> Vec<networks::Network> {
+        networks::offered(
+            &self.shared.snapshot().readable,
+            &self.location,
+            &self.networks,
+        )
+    }
+}
+
+/// The routes of the play page.
+pub fn router(play: Arc<Play>) -> Router {
+    Router::new()
+        .route(
+            "/play",
+            get(|| async { text(PLAY_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/assets/play.js",
+            get(|| async { text(PLAY_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route("/assets/play.css", get(play_css))
+        .route("/api/play/setup", get(setup))
+        .route("/api/play/new", post(new_game))
+        .route("/api/play/game/{id}", get(state))
+        .route("/api/play/game/{id}/move", post(play_move))
+        .route("/api/play/game/{id}/takeback", post(take_back))
+        .route("/api/play/game/{id}/resign", post(resign))
+        .route("/api/play/game/{id}/close", post(close))
+        .route("/api/play/game/{id}/record", get(record))
+        .route("/api/play/analyze", post(analyze))
+        .with_state(play)
+}
+
+fn text(body: &'static str, content_type: &'static str) -> Response {
+    (
+        [(header::CONTENT_TYPE, HeaderValue::from_static(content_type))],
+        body,
+    )
+        .into_response()
+}
+
+async fn play_css() -> Response {
+    let css = format!("{}{PLAY_CSS}", tengu_book::html::BOARD_CSS);
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/css; charset=utf-8"),
+        )],
+        css,
+    )
+        .into_response()
+}
+
+fn ok(value: Value) -> Response {
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        value.to_string(),
+    )
+        .into_response()
+}
+
+/// A POST body as a JSON object: the content type checked first (a form of another site
+/// cannot send JSON without the browser asking the server first).
+fn body(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Map<String, Value>, PlayError> {
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("application/json"));
+    if !json {
+        return Err(PlayError::ContentType);
+    }
+    let bytes = body.map_err(|e| match e {
+        BytesRejection::FailedToBufferBody(e) => PlayError::TooLarge(e.to_string()),
+        other => PlayError::NotJson(other.to_string()),
+    })?;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(PlayError::NotJson(format!("found {}", kind(&other)))),
+        Err(e) => Err(PlayError::NotJson(e.to_string())),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Refuses a field not in `known` by name (a misspelt field would otherwise be ignored).
+fn known_fields(map: &Map<String, Value>, known: &[&str]) -> Result<(), PlayError> {
+    match map.keys().find(|k| !known.contains(&k.as_str())) {
+        Some(k) => Err(PlayError::field(
+            k.clone(),
+            format!("unknown field; this request reads {}", known.join(", ")),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A whole number field in `1..=cap` (over the cap: [`PlayError::OverBudget`]).
+fn budget(
+    map: &Map<String, Value>,
+    field: &'static str,
+    cap: u64,
+    flag: &'static str,
+) -> Result<Option<u64>, PlayError> {
+    let Some(v) = map.get(field) else {
+        return Ok(None);
+    };
+    match v.as_u64() {
+        Some(0) | None => Err(PlayError::field(
+            field,
+            format!("a whole number from 1 to {cap}, found {v}"),
+        )),
+        Some(n) if n > cap => Err(PlayError::OverBudget {
+            field,
+            asked: n,
+            cap,
+            flag,
+        }),
+        Some(n) => Ok(Some(n)),
+    }
+}
+
+fn string<'a>(
+    map: &'a Map<String, Value>,
+    field: &'static str,
+) -> Result<Option<&'a str>, PlayError> {
+    match map.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(v) => Err(PlayError::field(
+            field,
+            format!("a string, found {}", kind(v)),
+        )),
+    }
+}
+
+async fn setup(State(play): State<Arc<Play>>) -> Response {
+    let networks: Vec<Value> = play
+        .networks()
+        .iter()
+        .map(networks::Network::json)
+        .collect();
+    let c = &play.config;
+    let in_play = play.table().len();
+    ok(json!({
+        "games": games::games_json(),
+        "networks": networks,
+        "caps": {"visits": c.max_visits, "ms": c.max_ms, "depth": c.max_depth,
+                 "games": c.max_games, "queries": c.max_queries},
+        "in_flight": {"games": in_play, "queries": play.analysis.in_flight()},
+        "play_dir": c.play_dir.display().to_string(),
+    }))
+}
+
+/// Fields of a new game.
+const NEW_FIELDS: &[&str] = &[
+    "game", "preset", "side", "opponent", "visits", "depth", "position", "record",
+];
+
+async fn new_game(
+    State(play): State<Arc<Play>>,
+    headers: HeaderMap,
+    raw: Result<Bytes, BytesRejection>,
+) -> Response {
+    match start_game(&play, headers, raw).await {
+        Ok(v) => ok(v),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn start_game(
+    play: &Arc<Play>,
+    headers: HeaderMap,
+    raw: Result<Bytes, BytesRejection>,
+) -> Result<Value, PlayError> {
+    let map = body(&headers, raw)?;
+    known_fields(&map, NEW_FIELDS)?;
+    let c = &play.config;
+    let request = games::NewGame::read(&map)?;
+    let opponent = match string(&map, "opponent")?.unwrap_or("alphabeta") {
+        "alphabeta" => networks::Opponent::AlphaBeta {
+            depth: budget(&map, "depth", c.max_depth.into(), "--max-depth")?.unwrap_or(2) as u32,
+            ms: c.max_ms,
+        },
+        id => {
+            let network = play
+                .networks()
+                .into_iter()
+                .find(|n| n.id == id)
+                .ok_or_else(|| {
+                    PlayError::field(
+                        "opponent",
+                        format!(
+                            "no network {id:?} is offered (see /api/play/setup), nor alphabeta"
+                        ),
+                    )
+                })?;
+            network.check_game(request.start.start().variant(), "opponent")?;
+            networks::Opponent::Network {
+                network,
+                visits: budget(&map, "visits", c.max_visits.into(), "--max-visits")?
+                    .map(|v| v as u32),
+            }
+        }
+    };
+    // Room for the game is checked before its network loads, and again when it is added.
+    play.table().make_room(c.max_games)?;
+    let seed = play.next_game.fetch_add(1, Ordering::Relaxed);
+    let id = format!("g{seed}");
+    let variant = request.start.start().variant().clone();
+    let backend = c.backend;
+    let location = play.location.clone();
+    let (player, label) =
+        tokio::task::spawn_blocking(move || opponent.player(&variant, backend, &location, seed))
+            .await
+            .map_err(|e| {
+                PlayError::Unavailable(format!("the opponent could not be built: {e}"))
+            })??;
+    let mut table = play.table();
+    table.make_room(c.max_games)?;
+    let game = games::PlayGame::new(id.clone(), request, player, label, &c.play_dir);
+    tracing::info!(game = %id, opponent = %game.opponent, "play: a new game");
+    let g = table.insert(game);
+    games::start_thinking(play, g);
+    Ok(g.state())
+}
+
+/// Runs `f` on game `id` and answers with its state after.
+fn with_game(
+    play: &Arc<Play>,
+    id: &str,
+    f: impl FnOnce(&mut games::PlayGame) -> Result<(), PlayError>,
+) -> Response {
+    let mut table = play.table();
+    let Some(g) = table.get_mut(id) else {
+        return PlayError::NoGame(id.to_string()).into_response();
+    };
+    match f(g) {
+        Ok(()) => {
+            games::start_thinking(play, g);
+            ok(g.state())
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn state(State(play): State<Arc<Play>>, Path(id): Path<String>) -> Response {
+    with_game(&play, &id, |_| Ok(()))
+}
+
+async fn play_move(
+    State(play): State<Arc<Play>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    raw: Result<Bytes, BytesRejection>,
+) -> Response {
+    let map = match body(&headers, raw).and_then(|m| known_fields(&m, &["move", "ply"]).map(|_| m))
+    {
+        Ok(m) => m,
+        Err(e) => return e.into_response(),
+    };
+    with_game(&play, &id, |g| {
+        let text = string(&map, "move")?.ok_or_else(|| PlayError::field("move", "missing"))?;
+        let ply = match map.get("ply") {
+            None => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .ok_or_else(|| PlayError::field("ply", format!("a whole number, found {v}")))?,
+            ),
+        };
+        g.human_move(text, ply)
+    })
+}
+
+async fn take_back(
+    State(play): State<Arc<Play>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    raw: Result<Bytes, BytesRejection>,
+) -> Response {
+    if let Err(e) = body(&headers, raw).and_then(|m| known_fields(&m, &[])) {
+        return e.into_response();
+    }
+    with_game(&play, &id, games::PlayGame::take_back)
+}
+
+async fn resign(
+    State(play): State<Arc<Play>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    raw: Result<Bytes, BytesRejection>,
+) -> Response {
+    if let Err(e) = body(&headers, raw).and_then(|m| known_fields(&m, &[])) {
+        return e.into_response();
+    }
+    with_game(&play, &id, games::PlayGame::resign)
+}
+
+async fn close(
+    State(play): State<Arc<Play>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    raw: Result<Bytes, BytesRejection>,
+) -> Response {
+    if let Err(e) = body(&headers, raw).and_then(|m| known_fields(&m, &[])) {
+        return e.into_response();
+    }
+    match play.table().remove(&id) {
+        Some(g) => {
+            g.stop_thinking();
+            ok(json!({"closed": id}))
+        }
+        None => PlayError::NoGame(id).into_response(),
+    }
+}
+
+async fn record(State(play): State<Arc<Play>>, Path(id): Path<String>) -> Response {
+    let table = play.table();
+    let Some(g) = table.get(&id) else {
+        return PlayError::NoGame(id).into_response();
+    };
+    let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{}\"", g.file_name()))
+        .unwrap_or_else(|_| HeaderValue::from_static("attachment"));
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            ),
+            (header::CONTENT_DISPOSITION, disposition),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        g.record().to_string(),
+    )
+        .into_response()
+}
+
+async fn analyze(
+    State(play): State<Arc<Play>>,
+    headers: HeaderMap,
+    raw: Result<Bytes, BytesRejection>,
+) -> Response {
+    match analyse(&play, headers, raw).await {
+        Ok(v) => ok(v),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn analyse(
+    play: &Arc<Play>,
+    headers: HeaderMap,
+    raw: Result<Bytes, BytesRejection>,
+) -> Result<Value, PlayError> {
+    let mut map = body(&headers, raw)?;
+    let c = &play.config;
+    // The budget first: a request over the caps is refused as such, not as a bad field.
+    budget(&map, "visits", c.max_visits.into(), "--max-visits")?;
+    budget(&map, "max_ms", c.max_ms, "--max-ms")?;
+    if map.contains_key("id") || map.contains_key("analyze_plies") {
+        return Err(PlayError::field(
+            if map.contains_key("id") {
+                "id"
+            } else {
+                "analyze_plies"
+            },
+            "the play page's analysis names no id and analyses the last ply of its line",
+        ));
+    }
+    let network = string(&map, "network")?.map(str::to_string);
+    map.remove("network");
+    let caps = crate::cmd::analyze::query::Caps {
+        visits: c.max_visits,
+        time: Duration::from_millis(c.max_ms),
+        plies: 1,
+    };
+    let id = play.analysis.next_id();
+    map.insert("id".into(), Value::String(id));
+    let query = match crate::cmd::analyze::query::request(&map, &caps) {
+        Ok(crate::cmd::analyze::query::Request::Analyze(q)) => *q,
+        Ok(_) => {
+            return Err(PlayError::field(
+                "action",
+                "the play page's analysis takes queries only",
+            ))
+        }
+        Err(e) => {
+            return Err(PlayError::field(
+                e.field().unwrap_or("query"),
+                e.to_string(),
+            ))
+        }
+    };
+    let offered = play.networks();
+    let network = match network {
+        Some(id) => offered.into_iter().find(|n| n.id == id).ok_or_else(|| {
+            PlayError::field(
+                "network",
+                format!("no network {id:?} is offered (see /api/play/setup)"),
+            )
+        })?,
+        None => networks::default_for(offered, query.variant()).ok_or_else(|| {
+            PlayError::field(
+                "network",
+                format!("no network plays {}", query.variant().id()),
+            )
+        })?,
+    };
+    network.check_game(query.variant(), "network")?;
+    let ticket = play.analysis.ticket()?;
+    let location = play.location.clone();
+    let reply = play.analysis.submit(network, location, query, ticket)?;
+    reply
+        .await
+        .map_err(|_| PlayError::Unavailable("the analysis thread stopped".into()))?
+}

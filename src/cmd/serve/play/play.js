@@ -1,0 +1,501 @@
+// tengu play: the play page of `tengu serve` (src/cmd/serve/play.rs). The server owns the
+// rules: every state it sends lists the legal moves with the squares each is clicked by
+// (`path`, board indices), and the page only matches clicks against those paths.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+// The board's drawing (tenguBoard, book/src/html.rs): squares of 32 units after a margin.
+const CELL = 32, LEFT = 20, TOP = 16;
+const SVG = 'http://www.w3.org/2000/svg';
+
+let setup = null;        // /api/play/setup
+let state = null;        // the game in play, as the server last sent it
+let flipped = false;
+let prefix = [];         // squares clicked so far of the move being entered
+let promotionChoice = null; // the two moves (promote, decline) of a completed path
+let analysis = null;     // {id, ply, data}: the last analysis, shown while its ply is on the board
+let pollTimer = null;
+
+// For the browser test and the curious: what the page shows.
+window.tenguPlay = { get state() { return state; }, get analysis() { return analysis; } };
+
+async function api(method, path, body) {
+  const options = { method, headers: {} };
+  if (body !== undefined) {
+    options.headers['Content-Type'] = 'application/json';
+    options.body = JSON.stringify(body);
+  }
+  const r = await fetch(path, options);
+  const j = await r.json().catch(() => ({ error: `the server answered ${r.status}` }));
+  if (!r.ok) {
+    const e = new Error(j.error || `HTTP ${r.status}`);
+    e.cause = j.cause;
+    e.field = j.field;
+    throw e;
+  }
+  return j;
+}
+
+function sv(tag, attrs, text) {
+  const e = document.createElementNS(SVG, tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  if (text != null) e.textContent = text;
+  return e;
+}
+
+function fmt(v) { return (v >= 0 ? '+' : '') + v.toFixed(2); }
+
+// ---- setup ----
+
+async function loadSetup() {
+  setup = await api('GET', '/api/play/setup');
+  const game = $('game');
+  game.replaceChildren(...setup.games.map((g) => new Option(g.name, g.id)));
+  const c = setup.caps;
+  $('caps').textContent = `This server allows ${c.visits} visits a request, alpha-beta to depth ${c.depth}, ` +
+    `${c.games} games and ${c.queries} analyses at once; games are saved to ${setup.play_dir}.`;
+  $('visits').max = c.visits;
+  $('depth').max = c.depth;
+  $('analysis-visits').max = c.visits;
+  onGameChosen();
+}
+
+function onGameChosen() {
+  const g = setup.games.find((x) => x.id === $('game').value);
+  $('preset').replaceChildren(...g.presets.map((p) => {
+    const o = new Option(p.name, p.name);
+    o.title = p.doc;
+    return o;
+  }));
+  const nets = setup.networks.filter((n) => n.game === g.id);
+  $('opponent').replaceChildren(...nets.map((n) => new Option(n.label, n.id)), new Option('alpha-beta', 'alphabeta'));
+  $('analysis-network').replaceChildren(...nets.map((n) => new Option(n.label, n.id)));
+  onOpponentChosen();
+}
+
+function onOpponentChosen() {
+  const ab = $('opponent').value === 'alphabeta';
+  $('visits-label').hidden = ab;
+  $('depth-label').hidden = !ab;
+}
+
+function onStartKind() {
+  const kind = $('start-kind').value;
+  $('start-text').hidden = kind === 'initial';
+  $('start-text').placeholder = kind === 'record' ? 'a game record (tengu show reads the same)' : 'e.g. 9,k,7/17/.../8,K,8 b -';
+}
+
+async function newGame(ev) {
+  ev.preventDefault();
+  $('setup-error').textContent = '';
+  const body = { game: $('game').value, preset: $('preset').value, side: $('side').value, opponent: $('opponent').value };
+  if (body.opponent === 'alphabeta') body.depth = Number($('depth').value);
+  else body.visits = Number($('visits').value);
+  const kind = $('start-kind').value;
+  if (kind !== 'initial') body[kind] = $('start-text').value;
+  if (state && !state.over) {
+    // The game left behind is closed: it no longer takes one of the server's places.
+    await api('POST', `/api/play/game/${state.id}/close`, {}).catch(() => {});
+  }
+  $('start').disabled = true;
+  try {
+    const s = await api('POST', '/api/play/new', body);
+    flipped = s.human === 'white';
+    analysis = null;
+    show(s);
+  } catch (e) {
+    $('setup-error').textContent = (e.field ? `${e.field}: ` : '') + e.message;
+  } finally {
+    $('start').disabled = false;
+  }
+}
+
+// ---- the game ----
+
+function show(s) {
+  const moved = !state || state.id !== s.id || state.ply !== s.ply;
+  state = s;
+  if (moved) {
+    prefix = [];
+    promotionChoice = null;
+  }
+  render();
+  clearTimeout(pollTimer);
+  if (state.thinking) pollTimer = setTimeout(poll, 300);
+}
+
+async function poll() {
+  if (!state) return;
+  const id = state.id;
+  try {
+    const s = await api('GET', `/api/play/game/${id}`);
+    if (state && state.id === id) show(s);
+  } catch (e) {
+    $('status').textContent = e.message;
+  }
+}
+
+async function act(what) {
+  if (!state) return;
+  try {
+    show(await api('POST', `/api/play/game/${state.id}/${what}`, {}));
+  } catch (e) {
+    $('status').textContent = e.message;
+  }
+}
+
+async function send(text) {
+  prefix = [];
+  promotionChoice = null;
+  try {
+    show(await api('POST', `/api/play/game/${state.id}/move`, { move: text, ply: state.ply }));
+  } catch (e) {
+    render();
+    $('status').textContent = `${text}: ${e.message}`;
+  }
+}
+
+const samePath = (m, p) => m.path.length === p.length && p.every((s, k) => m.path[k] === s);
+const startsWith = (m, p) => m.path.length >= p.length && p.every((s, k) => m.path[k] === s);
+
+/// A click on square i (a board index) while a move is entered.
+function clickSquare(i) {
+  if (!state || !state.legal.length || promotionChoice) return;
+  const legal = state.legal;
+  const own = legal.some((m) => m.path[0] === i);
+  if (!prefix.length) {
+    if (own) prefix = [i];
+    render();
+    return;
+  }
+  if (prefix.length === 1 && i === prefix[0]) {
+    prefix = [];
+    render();
+    return;
+  }
+  // The square just clicked again: the move ends there (where it may).
+  if (prefix.length >= 2 && i === prefix[prefix.length - 1] && legal.some((m) => samePath(m, prefix))) {
+    finish(prefix);
+    return;
+  }
+  const next = prefix.concat([i]);
+  const matches = legal.filter((m) => startsWith(m, next));
+  if (!matches.length) {
+    prefix = own ? [i] : [];
+    render();
+    return;
+  }
+  if (matches.every((m) => m.path.length === next.length)) {
+    finish(next);
+    return;
+  }
+  prefix = next;
+  render();
+}
+
+function finish(path) {
+  const moves = state.legal.filter((m) => samePath(m, path));
+  if (moves.length > 1) {
+    promotionChoice = moves;
+    prefix = path;
+    render();
+    return;
+  }
+  if (moves.length === 1) send(moves[0].text);
+}
+
+function choosePromotion(mark) {
+  const m = promotionChoice && promotionChoice.find((x) => x.promotion === mark);
+  if (m) send(m.text);
+}
+
+// ---- drawing ----
+
+/// Board index <-> drawn index (the same map both ways).
+function drawn(i) { return flipped ? state.size * state.size - 1 - i : i; }
+
+function centre(i) {
+  const d = drawn(i), n = state.size;
+  return [LEFT + (d % n + 0.5) * CELL, TOP + (Math.floor(d / n) + 0.5) * CELL];
+}
+
+/// The board index of a square name (`9j`): files from N on the left, ranks from a on top.
+function squareIndex(name) {
+  const m = /^(\d+)([a-z])/.exec(name);
+  if (!m) return null;
+  const n = state.size;
+  return (m[2].charCodeAt(0) - 97) * n + (n - Number(m[1]));
+}
+
+/// From and to of a move in coordinate notation (`9j>9h{9i}`).
+function moveSquares(text) {
+  const [from, rest] = text.split('>');
+  return [squareIndex(from), squareIndex(rest || '')];
+}
+
+function render() {
+  const s = state;
+  const playing = s && !s.over;
+  $('takeback').disabled = !s || !s.moves.length;
+  $('resign').disabled = !playing;
+  $('analyse').disabled = !s;
+  if (!s) return;
+  $('status').className = s.over ? 'over' : '';
+  $('status').textContent = statusText(s);
+  const dl = $('download');
+  dl.hidden = false;
+  dl.href = `/api/play/game/${s.id}/record`;
+  dl.setAttribute('download', '');
+  $('saved').textContent = s.saved ? `saved as ${s.saved}` : '';
+  drawBoard();
+  drawMoves();
+  drawCaptures();
+  drawLegend();
+  drawAnalysisTable();
+  const canPass = prefix.length === 1 && s.legal.some((m) => samePath(m, [prefix[0], prefix[0]]));
+  $('pass').hidden = !canPass;
+  $('promotion').hidden = !promotionChoice;
+  if (promotionChoice) {
+    const token = s.board[promotionChoice[0].path[0]].slice(1);
+    $('promotion-text').textContent = `${s.names[token] || token}: promote?`;
+  }
+}
+
+function statusText(s) {
+  const you = s.human === 'black' ? 'Black' : 'White';
+  if (s.problem) return s.problem;
+  if (s.over) {
+    const how = s.termination ? ` (${s.termination})` : '';
+    return `Game over: ${s.result}${how}`;
+  }
+  if (s.thinking) return `${s.opponent} is thinking...`;
+  return `Your move (${you})${s.in_check ? ': check!' : ''}`;
+}
+
+function drawBoard() {
+  const s = state, n = s.size;
+  const board = new Array(n * n);
+  s.board.forEach((t, i) => { board[drawn(i)] = t; });
+  const last = s.moves.length ? s.moves[s.moves.length - 1] : null;
+  const lastSquares = last ? [last.from, last.to].concat(last.captures).map(drawn) : [];
+  const files = flipped ? s.files.slice().reverse() : s.files;
+  const ranks = flipped ? s.ranks.slice().reverse() : s.ranks;
+  const svg = tenguBoard({ size: n, stm: s.stm, files, ranks, board, last: lastSquares });
+  svg.querySelectorAll('rect.square').forEach((r) => {
+    const i = drawn(Number(r.dataset.square));
+    r.dataset.index = i;
+    const t = s.board[i];
+    const title = r.querySelector('title');
+    if (t && title) title.textContent += `: ${t[0] === 'b' ? 'Black' : 'White'} ${s.names[t.slice(1)] || t.slice(1)}`;
+  });
+  if (flipped) {
+    // Each side's pieces point away from it: the side at the bottom points up.
+    svg.querySelectorAll('g.piece').forEach((g) => {
+      if (g.getAttribute('transform')) g.removeAttribute('transform');
+      else {
+        const d = Number(g.dataset.square);
+        g.setAttribute('transform', `rotate(180 ${LEFT + (d % n + 0.5) * CELL} ${TOP + (Math.floor(d / n) + 0.5) * CELL})`);
+      }
+    });
+  }
+  const overlay = sv('g', { 'class': 'overlay' });
+  const mark = (i, cls) => {
+    const d = drawn(i);
+    overlay.appendChild(sv('rect', { 'class': 'mark ' + cls, x: LEFT + (d % n) * CELL, y: TOP + Math.floor(d / n) * CELL,
+      width: CELL, height: CELL, 'data-index': i }));
+  };
+  const shown = analysis && analysis.id === s.id && analysis.ply === s.ply ? analysis.data : null;
+  if (shown && shown.policy && $('heat').checked) drawHeat(overlay, shown.policy);
+  if (prefix.length) {
+    mark(prefix[0], 'picked');
+    const matches = s.legal.filter((m) => startsWith(m, prefix));
+    const next = new Set(matches.filter((m) => m.path.length > prefix.length).map((m) => m.path[prefix.length]));
+    next.forEach((i) => mark(i, 'target'));
+    if (prefix.length >= 2 && matches.some((m) => m.path.length === prefix.length)) mark(prefix[prefix.length - 1], 'stop');
+  }
+  if (shown) drawArrows(overlay, shown);
+  svg.appendChild(overlay);
+  svg.addEventListener('click', (ev) => {
+    const r = ev.target.closest('rect.square');
+    if (r) clickSquare(Number(r.dataset.index));
+  });
+  svg.addEventListener('mouseover', (ev) => {
+    const r = ev.target.closest('rect.square');
+    if (r) hover(Number(r.dataset.index));
+  });
+  $('board-box').replaceChildren(svg);
+}
+
+function hover(i) {
+  const s = state, t = s.board[i];
+  const name = s.files[i % s.size] + s.ranks[Math.floor(i / s.size)];
+  document.querySelectorAll('#legend tr.hovered').forEach((r) => r.classList.remove('hovered'));
+  if (!t) {
+    $('hover').textContent = name;
+    return;
+  }
+  const token = t.slice(1);
+  const entry = s.legend.find((k) => k.token === token);
+  $('hover').textContent = `${name}: ${t[0] === 'b' ? 'Black' : 'White'} ${s.names[token] || token} (${token})` +
+    (entry ? `, moves ${entry.betza}` + (entry.promotes ? `, promotes to ${entry.promotes}` : '') : '');
+  const row = document.querySelector(`#legend tr[data-token="${CSS.escape(token)}"]`);
+  if (row) row.classList.add('hovered');
+}
+
+function drawHeat(overlay, policy) {
+  const n = state.size, byTo = new Map();
+  for (const p of policy) {
+    const [, to] = moveSquares(p.move);
+    if (to != null) byTo.set(to, (byTo.get(to) || 0) + p.prior);
+  }
+  const top = Math.max(...byTo.values(), 1e-9);
+  byTo.forEach((prior, i) => {
+    const d = drawn(i);
+    overlay.appendChild(sv('rect', { 'class': 'heat', x: LEFT + (d % n) * CELL, y: TOP + Math.floor(d / n) * CELL,
+      width: CELL, height: CELL, 'fill-opacity': (0.5 * Math.sqrt(prior / top)).toFixed(3), 'data-index': i,
+      'data-prior': prior.toFixed(4) }));
+  });
+}
+
+function drawArrows(overlay, a) {
+  const black = a.side_to_move === 'black' ? 1 : -1;
+  const moves = a.moves.slice(0, 5);
+  const most = Math.max(1, ...moves.map((m) => m.visits));
+  moves.forEach((m, k) => {
+    const [from, to] = moveSquares(m.move);
+    if (from == null || to == null) return;
+    const [x1, y1] = centre(from), [x2, y2] = centre(to);
+    const width = 2 + 5 * m.visits / most;
+    const g = sv('g', { 'class': 'arrow-group', 'data-move': m.move });
+    if (from === to) {
+      g.appendChild(sv('circle', { 'class': 'arrow' + (k ? '' : ' best'), cx: x1, cy: y1, r: 11, 'stroke-width': width / 2 }));
+    } else {
+      const len = Math.hypot(x2 - x1, y2 - y1), ux = (x2 - x1) / len, uy = (y2 - y1) / len;
+      const hx = x2 - ux * 10, hy = y2 - uy * 10;
+      g.appendChild(sv('line', { 'class': 'arrow' + (k ? '' : ' best'), x1, y1, x2: hx, y2: hy, 'stroke-width': width }));
+      g.appendChild(sv('polygon', { 'class': 'arrow-head', points: [x2, y2, hx - uy * 6, hy + ux * 6, hx + uy * 6, hy - ux * 6].join(' ') }));
+    }
+    // Visits over value on the destination square, so neighbouring arrows' labels do not meet.
+    const label = sv('text', { 'class': 'arrow-label', x: x2, y: y2 - 5, 'data-label': `${m.visits} ${fmt(black * m.value)}` });
+    label.appendChild(sv('tspan', { x: x2, dy: 0 }, String(m.visits)));
+    label.appendChild(sv('tspan', { x: x2, dy: 10 }, fmt(black * m.value)));
+    g.appendChild(label);
+    overlay.appendChild(g);
+  });
+}
+
+function drawMoves() {
+  const ol = $('moves');
+  ol.replaceChildren(...state.moves.map((m, k) => {
+    const li = document.createElement('li');
+    li.className = m.by + (k === state.moves.length - 1 ? ' last' : '');
+    li.textContent = m.text;
+    li.title = m.hodges + (m.captured.length ? `, takes ${m.captured.map((t) => state.names[t.slice(1)] || t).join(', ')}` : '');
+    return li;
+  }));
+  if (ol.lastChild) ol.lastChild.scrollIntoView({ block: 'nearest' });
+}
+
+function drawCaptures() {
+  const chips = (list) => list.map((t) => {
+    const span = document.createElement('span');
+    span.className = 'chip ' + (t[0] === 'b' ? 'black' : 'white');
+    span.textContent = t.slice(1);
+    span.title = state.names[t.slice(1)] || t.slice(1);
+    return span;
+  });
+  const line = (who, list) => {
+    const p = document.createElement('p');
+    p.append(`${who} took ${list.length}: `, ...chips(list));
+    return p;
+  };
+  $('captures').replaceChildren(line('Black', state.captured.black), line('White', state.captured.white));
+}
+
+let legendOf = null;
+function drawLegend() {
+  const body = document.querySelector('#legend tbody');
+  if (legendOf !== state.game) {
+    legendOf = state.game;
+    body.replaceChildren(...state.legend.map((k) => {
+      const tr = document.createElement('tr');
+      tr.dataset.token = k.token;
+      for (const [cls, text] of [['token', k.token], ['name', k.name], ['betza', k.betza], ['promotes', k.promotes || '']]) {
+        const td = document.createElement('td');
+        td.className = cls;
+        td.textContent = text;
+        tr.appendChild(td);
+      }
+      return tr;
+    }));
+  }
+  const onBoard = new Set(state.board.filter((t) => t).map((t) => t.slice(1)));
+  body.querySelectorAll('tr').forEach((tr) => tr.classList.toggle('on-board', onBoard.has(tr.dataset.token)));
+}
+
+// ---- analysis ----
+
+async function analyse() {
+  if (!state) return;
+  const s = state;
+  const body = { game: s.game, position: s.start, moves: s.moves.map((m) => m.text),
+    visits: Number($('analysis-visits').value), include_policy: $('heat').checked, max_moves: 8, pv_plies: 6 };
+  const net = $('analysis-network').value;
+  if (net) body.network = net;
+  $('analysis-status').textContent = 'analysing...';
+  $('analyse').disabled = true;
+  try {
+    const a = await api('POST', '/api/play/analyze', body);
+    analysis = { id: s.id, ply: s.ply, data: a };
+    const black = a.side_to_move === 'black' ? 1 : -1;
+    $('analysis-status').textContent = `ply ${a.ply}: ${a.visits} visits in ${a.time_ms} ms; value for Black ` +
+      `${fmt(black * a.value)}` + (a.network ? ` (the network alone ${fmt(black * a.network.value)})` : '') +
+      (a.best ? `; best ${a.best}` : '');
+    render();
+  } catch (e) {
+    $('analysis-status').textContent = (e.field ? `${e.field}: ` : '') + e.message;
+  } finally {
+    $('analyse').disabled = false;
+  }
+}
+
+function drawAnalysisTable() {
+  const body = document.querySelector('#analysis-table tbody');
+  const a = analysis && analysis.id === state.id && analysis.ply === state.ply ? analysis.data : null;
+  if (!a) {
+    body.replaceChildren();
+    return;
+  }
+  const black = a.side_to_move === 'black' ? 1 : -1;
+  body.replaceChildren(...a.moves.map((m) => {
+    const tr = document.createElement('tr');
+    for (const [cls, text] of [['mv', m.move], ['visits', String(m.visits)], ['value', fmt(black * m.value)],
+      ['prior', m.prior.toFixed(3)], ['pv', m.pv.slice(1).join(' ')]]) {
+      const td = document.createElement('td');
+      td.className = cls;
+      td.textContent = text;
+      tr.appendChild(td);
+    }
+    return tr;
+  }));
+}
+
+// ---- wiring ----
+
+$('game').addEventListener('change', onGameChosen);
+$('opponent').addEventListener('change', onOpponentChosen);
+$('start-kind').addEventListener('change', onStartKind);
+$('new-game').addEventListener('submit', newGame);
+$('flip').addEventListener('click', () => { flipped = !flipped; if (state) render(); });
+$('takeback').addEventListener('click', () => act('takeback'));
+$('resign').addEventListener('click', () => act('resign'));
+$('pass').addEventListener('click', () => { if (prefix.length === 1) finish([prefix[0], prefix[0]]); });
+$('promote').addEventListener('click', () => choosePromotion('+'));
+$('decline').addEventListener('click', () => choosePromotion('='));
+$('cancel-promotion').addEventListener('click', () => { promotionChoice = null; prefix = []; render(); });
+$('analyse').addEventListener('click', analyse);
+$('heat').addEventListener('change', () => { if (state) render(); });
+document.addEventListener('keydown', (ev) => {
+  if (ev.key === 'Escape' && state) { prefix = []; promotionChoice = null; render(); }
+});
+loadSetup().catch((e) => { $('setup-error').textContent = `cannot load the setup: ${e.message}`; });

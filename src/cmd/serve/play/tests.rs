@@ -1,0 +1,541 @@
+//! The play page's endpoints over HTTP: bad requests refused by name and cause, the budget
+//! caps, the limits on games and queries in flight, a game played, taken back, resigned
+//! and saved, an analysis by `tengu analyze`'s engine; and the click paths of every legal
+//! move.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
+use tengu_rules::{Game, Position, Record, RuleSet, Variant};
+use tengu_store::Location;
+
+use super::games::click_path;
+use super::PlayConfig;
+use crate::cmd::serve::{http_get, http_post, http_request, Server};
+
+fn start(dir: &Path, tune: impl FnOnce(&mut PlayConfig)) -> Server {
+    let mut config = PlayConfig::new(dir.join("play"));
+    tune(&mut config);
+    Server::start(
+        Location::Local(dir.join("no-run")),
+        "127.0.0.1:0".parse().unwrap(),
+        Duration::from_millis(200),
+        Arc::new(AtomicBool::new(false)),
+        config,
+    )
+    .unwrap()
+}
+
+fn parse(status: u16, body: &[u8]) -> (u16, Value) {
+    let v = serde_json::from_slice(body)
+        .unwrap_or_else(|e| panic!("{status}: {e}: {}", String::from_utf8_lossy(body)));
+    (status, v)
+}
+
+fn get(server: &Server, path: &str) -> (u16, Value) {
+    let (status, body) = http_get(server.addr, path).unwrap();
+    parse(status, &body)
+}
+
+fn post(server: &Server, path: &str, body: Value) -> (u16, Value) {
+    let (status, bytes) = http_post(server.addr, path, &body.to_string()).unwrap();
+    parse(status, &bytes)
+}
+
+/// A refusal's status, cause and field.
+fn refusal(answer: &(u16, Value)) -> (u16, &str, Option<&str>) {
+    let (status, v) = answer;
+    assert!(v["error"].as_str().is_some_and(|e| !e.is_empty()), "{v}");
+    (
+        *status,
+        v["cause"].as_str().unwrap_or(""),
+        v["field"].as_str(),
+    )
+}
+
+/// Polls game `id` until the opponent has moved (a hang fails after a minute).
+fn wait_for_reply(server: &Server, id: &str) -> Value {
+    let t = Instant::now();
+    loop {
+        let (status, s) = get(server, &format!("/api/play/game/{id}"));
+        assert_eq!(status, 200, "{s}");
+        if !s["thinking"].as_bool().unwrap() {
+            return s;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the opponent never moved: {s}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn setup_lists_the_games_their_presets_the_networks_and_the_caps() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), |c| c.max_visits = 77);
+    let (status, s) = get(&server, "/api/play/setup");
+    assert_eq!(status, 200);
+    let games: Vec<&str> = s["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(games, ["dai-dai", "maka-dai-dai"]);
+    let presets = |g: usize| -> Vec<String> {
+        s["games"][g]["presets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for g in 0..2 {
+        let names = presets(g);
+        assert!(
+            names[0] == "default" && names.contains(&"tsa".to_string()),
+            "{s}"
+        );
+    }
+    let networks: Vec<&str> = s["networks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(networks, ["shipped:dai-dai", "shipped:maka-dai-dai"]);
+    assert_eq!(s["caps"]["visits"], 77);
+    assert_eq!(s["in_flight"], json!({"games": 0, "queries": 0}));
+    let (status, page) = http_get(server.addr, "/play").unwrap();
+    assert!(status == 200 && String::from_utf8_lossy(&page).contains("<title>tengu play</title>"));
+    server.stop();
+}
+
+#[test]
+fn a_new_game_with_a_bad_field_is_refused_by_name_and_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), |c| {
+        c.max_visits = 100;
+        c.max_depth = 3;
+    });
+    let cases = [
+        (json!({"game": "chess"}), 422, "bad_field", Some("game")),
+        (
+            json!({"preset": "nonsense"}),
+            422,
+            "bad_field",
+            Some("preset"),
+        ),
+        (json!({"side": "red"}), 422, "bad_field", Some("side")),
+        (json!({"colour": "black"}), 422, "bad_field", Some("colour")),
+        (
+            json!({"opponent": "run:5"}),
+            422,
+            "bad_field",
+            Some("opponent"),
+        ),
+        (
+            json!({"opponent": "shipped:maka-dai-dai"}),
+            422,
+            "bad_field",
+            Some("opponent"),
+        ),
+        (
+            json!({"opponent": "shipped:dai-dai", "visits": 101}),
+            422,
+            "over_budget",
+            Some("visits"),
+        ),
+        (
+            json!({"opponent": "shipped:dai-dai", "visits": 0}),
+            422,
+            "bad_field",
+            Some("visits"),
+        ),
+        (json!({"depth": 4}), 422, "over_budget", Some("depth")),
+        (
+            json!({"position": "17/17 b -"}),
+            422,
+            "bad_field",
+            Some("position"),
+        ),
+        (
+            json!({"record": "1. 9l>9k"}),
+            422,
+            "bad_field",
+            Some("record"),
+        ),
+        (
+            json!({"game": "maka-dai-dai", "position": Position::initial(Variant::dai_dai()).to_string()}),
+            422,
+            "bad_field",
+            Some("position"),
+        ),
+        (json!({"game": 17}), 422, "bad_field", Some("game")),
+    ];
+    for (body, status, cause, field) in cases {
+        let answer = post(&server, "/api/play/new", body.clone());
+        assert_eq!(
+            refusal(&answer),
+            (status, cause, field),
+            "{body}: {}",
+            answer.1
+        );
+    }
+    let not_json = http_post(server.addr, "/api/play/new", "{").unwrap();
+    assert_eq!(
+        refusal(&parse(not_json.0, &not_json.1)),
+        (400, "not_json", None)
+    );
+    let array = http_post(server.addr, "/api/play/new", "[1]").unwrap();
+    assert_eq!(refusal(&parse(array.0, &array.1)), (400, "not_json", None));
+    let plain = http_request(
+        server.addr,
+        "POST",
+        "/api/play/new",
+        Some(("text/plain", "{}")),
+    )
+    .unwrap();
+    assert_eq!(
+        refusal(&parse(plain.0, &plain.1)),
+        (415, "content_type", None)
+    );
+    assert_eq!(
+        refusal(&get(&server, "/api/play/game/g99")),
+        (404, "no_game", None)
+    );
+    // Nothing was started, nothing saved.
+    assert_eq!(get(&server, "/api/play/setup").1["in_flight"]["games"], 0);
+    assert!(!dir.path().join("play").exists());
+    server.stop();
+}
+
+#[test]
+fn a_game_is_played_by_paths_taken_back_resigned_and_saved_as_a_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), |_| {});
+    let (status, s) = post(
+        &server,
+        "/api/play/new",
+        json!({"opponent": "alphabeta", "depth": 1}),
+    );
+    assert_eq!(status, 200, "{s}");
+    let id = s["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        (
+            s["ply"].as_u64(),
+            s["human"].as_str(),
+            s["thinking"].as_bool()
+        ),
+        (Some(0), Some("black"), Some(false))
+    );
+    // Every legal move of the start, with the path of its squares.
+    let start = Position::initial(Variant::dai_dai());
+    let legal = s["legal"].as_array().unwrap();
+    assert_eq!(legal.len(), start.legal_move_list().len());
+    let size = start.size();
+    for entry in legal {
+        let m = start.parse_move(entry["text"].as_str().unwrap()).unwrap();
+        let path: Vec<usize> = click_path(m)
+            .iter()
+            .map(|s| s.row() * size + s.col())
+            .collect();
+        assert_eq!(entry["path"], json!(path));
+    }
+    let path = format!("/api/play/game/{id}");
+    // A move the rules refuse, and one made on a board that has moved on.
+    let bad = post(
+        &server,
+        &format!("{path}/move"),
+        json!({"move": "9l>9i", "ply": 0}),
+    );
+    assert_eq!(refusal(&bad), (422, "bad_field", Some("move")));
+    let stale = post(
+        &server,
+        &format!("{path}/move"),
+        json!({"move": "9l>9k", "ply": 3}),
+    );
+    assert_eq!(refusal(&stale), (409, "not_now", None));
+    let (status, s) = post(
+        &server,
+        &format!("{path}/move"),
+        json!({"move": "9l>9k", "ply": 0}),
+    );
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(s["moves"][0]["text"], "9l>9k");
+    let s = wait_for_reply(&server, &id);
+    assert_eq!(s["ply"], 2, "{s}");
+    assert!(!s["legal"].as_array().unwrap().is_empty());
+    // The record was saved after each move, and is the one served for download.
+    let saved = s["saved"].as_str().expect("saved").to_string();
+    assert!(
+        saved.starts_with(&dir.path().join("play").display().to_string()),
+        "{saved}"
+    );
+    // Taking back returns to the human's move.
+    let (status, s) = post(&server, &format!("{path}/takeback"), json!({}));
+    assert_eq!((status, s["ply"].as_u64()), (200, Some(0)), "{s}");
+    assert_eq!(
+        refusal(&post(&server, &format!("{path}/takeback"), json!({}))),
+        (409, "not_now", None)
+    );
+    let (status, _) = post(&server, &format!("{path}/move"), json!({"move": "8l>8k"}));
+    assert_eq!(status, 200);
+    wait_for_reply(&server, &id);
+    let (status, s) = post(&server, &format!("{path}/resign"), json!({}));
+    assert_eq!(status, 200);
+    assert_eq!(
+        (
+            s["over"].as_bool(),
+            s["result"].as_str(),
+            s["termination"].as_str()
+        ),
+        (Some(true), Some("0-1"), Some("resignation"))
+    );
+    assert_eq!(
+        refusal(&post(
+            &server,
+            &format!("{path}/move"),
+            json!({"move": "9l>9k"})
+        )),
+        (409, "not_now", None)
+    );
+    let (status, text) = http_get(server.addr, &format!("{path}/record")).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(std::fs::read_to_string(&saved).unwrap(), text);
+    let record = Record::parse(&text).unwrap();
+    assert_eq!(record.game.len(), 2);
+    let first = record.game.moves().next().unwrap();
+    assert_eq!(record.game.start().move_text(first), "8l>8k");
+    assert_eq!(
+        (
+            record.tag("Result"),
+            record.tag("Termination"),
+            record.tag("Black")
+        ),
+        (Some("0-1"), Some("resignation"), Some("you"))
+    );
+    let (status, closed) = post(&server, &format!("{path}/close"), json!({}));
+    assert_eq!(
+        (status, closed["closed"].as_str()),
+        (200, Some(id.as_str()))
+    );
+    assert_eq!(refusal(&get(&server, &path)), (404, "no_game", None));
+    server.stop();
+}
+
+#[test]
+fn games_in_play_are_limited_and_a_finished_one_makes_room() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), |c| c.max_games = 2);
+    let new = || {
+        post(
+            &server,
+            "/api/play/new",
+            json!({"opponent": "alphabeta", "depth": 1}),
+        )
+    };
+    let first = new();
+    assert_eq!(first.0, 200);
+    assert_eq!(new().0, 200);
+    let refused = new();
+    assert_eq!(refusal(&refused), (429, "too_many_games", None));
+    assert!(
+        refused.1["error"]
+            .as_str()
+            .unwrap()
+            .contains("--max-games 2"),
+        "{}",
+        refused.1
+    );
+    let id = first.1["id"].as_str().unwrap();
+    assert_eq!(
+        post(&server, &format!("/api/play/game/{id}/resign"), json!({})).0,
+        200
+    );
+    let third = new();
+    assert_eq!(third.0, 200, "{}", third.1);
+    assert_eq!(
+        refusal(&get(&server, &format!("/api/play/game/{id}"))),
+        (404, "no_game", None)
+    );
+    server.stop();
+}
+
+#[test]
+fn analysis_is_the_analyze_engines_within_the_servers_caps() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), |c| c.max_visits = 50);
+    let cases = [
+        (json!({"visits": 51}), 422, "over_budget", Some("visits")),
+        (
+            json!({"max_ms": 20_001}),
+            422,
+            "over_budget",
+            Some("max_ms"),
+        ),
+        (json!({"moves": ["9l>9l"]}), 422, "bad_field", Some("moves")),
+        (json!({"id": "mine"}), 422, "bad_field", Some("id")),
+        (
+            json!({"analyze_plies": "all"}),
+            422,
+            "bad_field",
+            Some("analyze_plies"),
+        ),
+        (
+            json!({"network": "shipped:nope"}),
+            422,
+            "bad_field",
+            Some("network"),
+        ),
+        (
+            json!({"network": "shipped:maka-dai-dai"}),
+            422,
+            "bad_field",
+            Some("network"),
+        ),
+        (json!({"vists": 5}), 422, "bad_field", Some("vists")),
+    ];
+    for (body, status, cause, field) in cases {
+        let answer = post(&server, "/api/play/analyze", body.clone());
+        assert_eq!(
+            refusal(&answer),
+            (status, cause, field),
+            "{body}: {}",
+            answer.1
+        );
+    }
+    let (status, a) = post(
+        &server,
+        "/api/play/analyze",
+        json!({"moves": ["9l>9k"], "visits": 12, "include_policy": true, "max_moves": 4}),
+    );
+    assert_eq!(status, 200, "{a}");
+    assert_eq!(
+        (
+            a["ply"].as_u64(),
+            a["visits"].as_u64(),
+            a["side_to_move"].as_str()
+        ),
+        (Some(1), Some(12), Some("white"))
+    );
+    let moves = a["moves"].as_array().unwrap();
+    assert!(!moves.is_empty() && moves.len() <= 4, "{a}");
+    assert!(
+        moves.iter().all(|m| m["value"]
+            .as_f64()
+            .is_some_and(|v| (-1.0..=1.0).contains(&v))),
+        "{a}"
+    );
+    let policy = a["policy"].as_array().unwrap();
+    assert_eq!(policy.len() as u64, a["legal_moves"].as_u64().unwrap());
+    assert_eq!(get(&server, "/api/play/setup").1["in_flight"]["queries"], 0);
+    server.stop();
+}
+
+#[test]
+fn analysis_queries_in_flight_are_limited() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), |c| c.max_queries = 1);
+    let addr = server.addr;
+    // A query that thinks for two seconds holds the one place.
+    let long = std::thread::spawn(move || {
+        http_post(addr, "/api/play/analyze", r#"{"max_ms": 2000}"#).unwrap()
+    });
+    let t = Instant::now();
+    while get(&server, "/api/play/setup").1["in_flight"]["queries"] != 1 {
+        assert!(
+            !long.is_finished() && t.elapsed() < Duration::from_secs(60),
+            "the query never was in flight"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let refused = post(&server, "/api/play/analyze", json!({"visits": 1}));
+    assert_eq!(refusal(&refused), (429, "too_many_queries", None));
+    let (status, body) = long.join().unwrap();
+    let (_, a) = parse(status, &body);
+    assert_eq!((status, a["stopped"].as_str()), (200, Some("time")), "{a}");
+    assert_eq!(
+        post(&server, "/api/play/analyze", json!({"visits": 2})).0,
+        200
+    );
+    server.stop();
+}
+
+/// Positions of random games under `rules` (a preset and options).
+fn random_positions(game: &str, options: &[&str], seed: u64) -> Vec<Position> {
+    let mut rules = RuleSet::preset(game, "default").unwrap();
+    for o in options {
+        rules.assign(o).unwrap();
+    }
+    let variant = Variant::by_key(&rules.canonical()).unwrap();
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    for _ in 0..3 {
+        let mut g = Game::new(Position::initial(variant.clone()));
+        for _ in 0..120 {
+            let moves = g.legal_move_list();
+            if moves.is_empty() || g.outcome().is_some() {
+                break;
+            }
+            // Captures first, so lions, hooks and the Emperor meet pieces.
+            let captures: Vec<_> = moves.iter().copied().filter(|m| m.is_capture()).collect();
+            let pool = if !captures.is_empty() && rng.gen_bool(0.7) {
+                &captures
+            } else {
+                &moves
+            };
+            g.play_unchecked(pool[rng.gen_range(0..pool.len())]);
+            out.push(g.position().clone());
+        }
+    }
+    out
+}
+
+#[test]
+fn every_legal_move_has_a_click_path_of_its_own() {
+    let pos =
+        Position::parse("9,k,7/17/17/17/17/17/17/17/8,p,8/8,LN,8/17/17/17/17/17/17/8,K,8 b -")
+            .unwrap();
+    let path = |text: &str| -> Vec<String> {
+        click_path(pos.parse_move(text).unwrap())
+            .iter()
+            .map(|s| pos.square_name(*s))
+            .collect()
+    };
+    assert_eq!(path("9j>9h{9i}"), ["9j", "9i", "9h"]);
+    assert_eq!(path("9j>9j{9i}"), ["9j", "9i", "9j"]);
+    assert_eq!(path("9j>9j"), ["9j", "9j"]);
+    assert_eq!(path("9j>9i{9i}"), ["9j", "9i"]);
+    let mut multi = 0;
+    for (game, options) in [
+        ("dai-dai", &[][..]),
+        ("dai-dai", &["HM=TWO_CAPTURES"][..]),
+        ("maka-dai-dai", &[][..]),
+        ("maka-dai-dai", &["CA=TWO_CAPTURES"][..]),
+    ] {
+        for pos in random_positions(game, options, 7) {
+            let mut seen = std::collections::HashMap::new();
+            for m in pos.legal_move_list() {
+                let p = click_path(m);
+                assert_eq!((p[0], *p.last().unwrap()), (m.from(), m.to()));
+                multi += usize::from(p.len() > 2);
+                let key = (p, m.promotion_optional().then(|| m.promotes()));
+                if let Some(other) = seen.insert(key, m) {
+                    panic!(
+                        "{game} {options:?}: {} and {} share a path in {pos}",
+                        pos.move_text(other),
+                        pos.move_text(m)
+                    );
+                }
+            }
+        }
+    }
+    assert!(multi > 0, "no multi-step move met");
+}

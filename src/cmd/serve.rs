@@ -84,7 +84,7 @@ impl Server {
         let shown = location.display();
         let shared = view::watch(location.clone(), poll, stop.clone())
             .context("cannot start the watcher thread")?;
-        let play = play::Play::new(play, shared.clone(), location)?;
+        let play = play::Play::new(play, shared.clone(), location, addr)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("serve-http")

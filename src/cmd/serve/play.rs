@@ -22,7 +22,8 @@
 //!
 //! Every refusal is JSON `{"error": why, "cause": what, "field": the field at fault}` with
 //! its status: 400 not JSON, 404 no such game or network, 409 not now (another ply, the
-//! opponent's turn, over), 413 too large, 415 not `application/json` (a page of another
+//! opponent's turn, over), 403 a host other than this machine's when it answers this
+//! machine only, 413 too large, 415 not `application/json` (a page of another
 //! site cannot post to the server without asking first), 422 a bad field or a budget over
 //! the server's caps, 429 too many games or queries in flight, 503 a network that cannot
 //! be loaded.
@@ -98,6 +99,8 @@ pub enum PlayError {
     TooLarge(String),
     #[error("send the body as Content-Type: application/json")]
     ContentType,
+    #[error("a request for host {0:?}: this server answers this machine only (localhost, 127.0.0.1, [::1])")]
+    Host(String),
     #[error("{field}: {problem}")]
     Field { field: String, problem: String },
     #[error("{field} {asked} is over the server's cap of {cap} a request ({flag})")]
@@ -135,6 +138,7 @@ impl PlayError {
             PlayError::NotJson(_) => StatusCode::BAD_REQUEST,
             PlayError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             PlayError::ContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            PlayError::Host(_) => StatusCode::FORBIDDEN,
             PlayError::Field { .. } | PlayError::OverBudget { .. } => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
@@ -151,6 +155,7 @@ impl PlayError {
             PlayError::NotJson(_) => "not_json",
             PlayError::TooLarge(_) => "too_large",
             PlayError::ContentType => "content_type",
+            PlayError::Host(_) => "host",
             PlayError::Field { .. } => "bad_field",
             PlayError::OverBudget { .. } => "over_budget",
             PlayError::TooMany { what, .. } if what.starts_with("game") => "too_many_games",
@@ -201,15 +206,19 @@ pub struct Play {
     analysis: analysis::Analysis,
     networks: networks::Given,
     next_game: AtomicU64,
+    /// Whether the server answers this machine only: then a POST must name a loopback host.
+    local_only: bool,
 }
 
 impl Play {
     /// The play page over the run the server watches; the `--checkpoint`s are read now (one
     /// that cannot be read is an error).
+    /// The play page over the run the server watches, served on `addr`.
     pub fn new(
         config: PlayConfig,
         shared: Arc<Shared>,
         location: Location,
+        addr: std::net::SocketAddr,
     ) -> anyhow::Result<Arc<Play>> {
         let networks = networks::Given::read(&config.checkpoints)?;
         let analysis = analysis::Analysis::start(config.backend, config.max_queries)?;
@@ -221,6 +230,7 @@ impl Play {
             analysis,
             networks,
             next_game: AtomicU64::new(1),
+            local_only: addr.ip().is_loopback(),
         }))
     }
 
@@ -296,12 +306,23 @@ fn ok(value: Value) -> Response {
         .into_response()
 }
 
-/// A POST body as a JSON object: the content type checked first (a form of another site
-/// cannot send JSON without the browser asking the server first).
+/// A POST body as a JSON object. The host and content type are checked first: a form of
+/// another site cannot send JSON without the browser asking the server first, and a site
+/// whose name was pointed at this machine (DNS rebinding) names its own host.
 fn body(
+    play: &Play,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Map<String, Value>, PlayError> {
+    if play.local_only {
+        let host = headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        if !is_loopback_host(host) {
+            return Err(PlayError::Host(host.to_string()));
+        }
+    }
     let json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -318,6 +339,18 @@ fn body(
         Ok(other) => Err(PlayError::NotJson(format!("found {}", kind(&other)))),
         Err(e) => Err(PlayError::NotJson(e.to_string())),
     }
+}
+
+/// Whether a `Host` header names this machine: `localhost`, a loopback address, any port.
+fn is_loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 fn kind(value: &Value) -> &'static str {
@@ -420,7 +453,7 @@ async fn start_game(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> Result<Value, PlayError> {
-    let map = body(&headers, raw)?;
+    let map = body(&play, &headers, raw)?;
     known_fields(&map, NEW_FIELDS)?;
     let c = &play.config;
     let request = games::NewGame::read(&map)?;
@@ -501,7 +534,8 @@ async fn play_move(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let map = match body(&headers, raw).and_then(|m| known_fields(&m, &["move", "ply"]).map(|_| m))
+    let map = match body(&play, &headers, raw)
+        .and_then(|m| known_fields(&m, &["move", "ply"]).map(|_| m))
     {
         Ok(m) => m,
         Err(e) => return e.into_response(),
@@ -525,7 +559,7 @@ async fn take_back(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> Response {
-    if let Err(e) = body(&headers, raw).and_then(|m| known_fields(&m, &[])) {
+    if let Err(e) = body(&play, &headers, raw).and_then(|m| known_fields(&m, &[])) {
         return e.into_response();
     }
     with_game(&play, &id, games::PlayGame::take_back)
@@ -537,7 +571,7 @@ async fn resign(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> Response {
-    if let Err(e) = body(&headers, raw).and_then(|m| known_fields(&m, &[])) {
+    if let Err(e) = body(&play, &headers, raw).and_then(|m| known_fields(&m, &[])) {
         return e.into_response();
     }
     with_game(&play, &id, games::PlayGame::resign)
@@ -549,7 +583,7 @@ async fn close(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> Response {
-    if let Err(e) = body(&headers, raw).and_then(|m| known_fields(&m, &[])) {
+    if let Err(e) = body(&play, &headers, raw).and_then(|m| known_fields(&m, &[])) {
         return e.into_response();
     }
     match play.table().remove(&id) {
@@ -598,7 +632,7 @@ async fn analyse(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> Result<Value, PlayError> {
-    let mut map = body(&headers, raw)?;
+    let mut map = body(&play, &headers, raw)?;
     let c = &play.config;
     // The budget first: a request over the caps is refused as such, not as a bad field.
     budget(&map, "visits", c.max_visits.into(), "--max-visits")?;

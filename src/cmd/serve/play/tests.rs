@@ -212,7 +212,29 @@ fn a_new_game_with_a_bad_field_is_refused_by_name_and_cause() {
     // Nothing was started, nothing saved.
     assert_eq!(get(&server, "/api/play/setup").1["in_flight"]["games"], 0);
     assert!(!dir.path().join("play").exists());
+    // A page whose name was pointed at this machine names its own host.
+    let evil = post_with_host(&server, "evil.example:8080");
+    assert_eq!(refusal(&evil), (403, "host", None));
+    assert_eq!(post_with_host(&server, "[::1]:80").0, 200);
+    assert_eq!(post_with_host(&server, "localhost").0, 200);
     server.stop();
+}
+
+/// POST `{}` to /api/play/new naming `host` in the Host header.
+fn post_with_host(server: &Server, host: &str) -> (u16, Value) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(server.addr).unwrap();
+    write!(
+        s,
+        "POST /api/play/new HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+         Content-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+    )
+    .unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    let status = raw.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let (_, body) = raw.split_once("\r\n\r\n").unwrap();
+    parse(status, body.as_bytes())
 }
 
 #[test]
@@ -327,6 +349,46 @@ fn a_game_is_played_by_paths_taken_back_resigned_and_saved_as_a_record() {
         (200, Some(id.as_str()))
     );
     assert_eq!(refusal(&get(&server, &path)), (404, "no_game", None));
+    server.stop();
+}
+
+#[test]
+fn playing_white_the_opponent_moves_first_and_a_record_is_played_on_from_its_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), |_| {});
+    let (status, s) = post(
+        &server,
+        "/api/play/new",
+        json!({"side": "white", "opponent": "alphabeta", "depth": 1}),
+    );
+    assert_eq!(status, 200, "{s}");
+    assert!(s["legal"].as_array().unwrap().is_empty(), "{s}");
+    let s = wait_for_reply(&server, s["id"].as_str().unwrap());
+    assert_eq!(
+        (s["ply"].as_u64(), s["stm"].as_str()),
+        (Some(1), Some("white")),
+        "{s}"
+    );
+    assert!(!s["legal"].as_array().unwrap().is_empty());
+    let mut game = Game::new(Position::initial(Variant::maka_dai_dai()));
+    for text in ["10n>10m", "10f>10g"] {
+        let m = game.position().parse_move(text).unwrap();
+        game.play(m).unwrap();
+    }
+    let record = Record::new(game, &[]).to_string();
+    let (status, s) = post(
+        &server,
+        "/api/play/new",
+        json!({"game": "maka-dai-dai", "record": record, "opponent": "alphabeta", "depth": 1}),
+    );
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(
+        (s["ply"].as_u64(), s["moves"][1]["text"].as_str()),
+        (Some(2), Some("10f>10g"))
+    );
+    assert!(!s["legal"].as_array().unwrap().is_empty());
+    let wrong = post(&server, "/api/play/new", json!({"record": record}));
+    assert_eq!(refusal(&wrong), (422, "bad_field", Some("record")));
     server.stop();
 }
 

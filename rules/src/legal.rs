@@ -6,8 +6,9 @@
 //! royal, makes one, captures off its destination (lion-type moves can open lines), or starts
 //! on a square that may be shielding the royal from a ranging or hook attack.
 
-use crate::attack::{can_capture_on, in_check, non_emperor_attacks_with, Vacated};
+use crate::attack::{can_capture_on, non_emperor_attacks_with, Vacated};
 use crate::board::{Board, SquareSet};
+use crate::check::in_check;
 use crate::config::LegalityRule;
 use crate::movegen::pseudo_legal;
 use crate::types::{Color, Move, Square};

@@ -6,6 +6,7 @@
 mod attack;
 pub mod betza;
 mod board;
+mod check;
 pub mod config;
 pub mod diagram;
 pub mod end;

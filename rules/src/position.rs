@@ -3,9 +3,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::attack::{can_capture_on, in_check};
+use crate::attack::can_capture_on;
 use crate::board::Board;
 use crate::board::WHITE_TO_MOVE_KEY as WHITE_KEY;
+use crate::check::in_check;
 use crate::legal::Legality;
 use crate::movegen::{piece_moves, pseudo_legal};
 use crate::types::{Color, Move, Square};

@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::atomic::write_atomic;
+use crate::error::StoreError;
 use crate::layout;
-use crate::store::{RunStore, StoreError};
+use crate::store::RunStore;
 
 /// Version of the manifest format.
 pub const MANIFEST_VERSION: u32 = 1;

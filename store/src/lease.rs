@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::{RunStore, StoreError};
+use crate::error::StoreError;
+use crate::store::RunStore;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LeaseRecord {

@@ -13,6 +13,7 @@
 pub mod atomic;
 pub mod checkpoint;
 pub mod cpu;
+mod error;
 pub mod framed;
 pub mod layout;
 pub mod lease;
@@ -21,4 +22,5 @@ pub mod requests;
 mod store;
 
 pub use location::Location;
-pub use store::{Entry, RequestCounts, RunStore, StoreError};
+pub use error::StoreError;
+pub use store::{Entry, RequestCounts, RunStore};

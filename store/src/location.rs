@@ -8,7 +8,7 @@ use object_store::memory::InMemory;
 use object_store::path::Path as ObjPath;
 use object_store::ObjectStore;
 
-use crate::store::StoreError;
+use crate::error::StoreError;
 
 /// URL schemes a run location may have.
 const KNOWN_SCHEMES: [&str; 7] = ["file", "s3", "s3a", "gs", "az", "abfs", "memory"];

@@ -8,29 +8,8 @@ use futures_util::TryStreamExt;
 use object_store::path::Path as ObjPath;
 use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
 
+use crate::error::StoreError;
 use crate::location::{connect, Location};
-
-/// A run location that cannot be used, or an operation on it that failed.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("run location {location:?}: {problem}")]
-    Location { location: String, problem: String },
-    #[error("{location}/{key}: {source}")]
-    Request {
-        location: String,
-        key: String,
-        source: object_store::Error,
-    },
-    #[error("{location}/{key}: {problem}")]
-    Invalid {
-        location: String,
-        key: String,
-        problem: String,
-    },
-    /// Another writer holds what we wanted (a trainer lease, a committed checkpoint).
-    #[error("{0}")]
-    Conflict(String),
-}
 
 /// An object of a run: its key relative to the run (`shards/x.shard`) and size in bytes.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

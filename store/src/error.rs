@@ -1,0 +1,24 @@
+//! [`StoreError`]: what goes wrong with a run location or with one of its objects. It sits
+//! below both the location's parser and [`crate::RunStore`], which report it.
+
+/// A run location that cannot be used, or an operation on it that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("run location {location:?}: {problem}")]
+    Location { location: String, problem: String },
+    #[error("{location}/{key}: {source}")]
+    Request {
+        location: String,
+        key: String,
+        source: object_store::Error,
+    },
+    #[error("{location}/{key}: {problem}")]
+    Invalid {
+        location: String,
+        key: String,
+        problem: String,
+    },
+    /// Another writer holds what we wanted (a trainer lease, a committed checkpoint).
+    #[error("{0}")]
+    Conflict(String),
+}

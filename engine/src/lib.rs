@@ -3,7 +3,7 @@
 //! terminal (`terminal`).
 //!
 //! The search itself is the shared [`tengu_search::players::Player`] interface
-//! with its [`Limits`](tengu_search::search::Limits): the same players the arena uses.
+//! with its [`Limits`](tengu_search::limits::Limits): the same players the arena uses.
 
 pub mod clock;
 pub mod fen;

@@ -5,8 +5,8 @@
 use std::io::{BufRead, Write};
 
 use tengu_rules::{Color, Game, Move, Position};
+use tengu_search::limits::{Limits, Stop};
 use tengu_search::players::Player;
-use tengu_search::search::{Limits, Stop};
 
 /// Finds the move a human typed, in any of the three notations. The error explains why
 /// nothing matched.

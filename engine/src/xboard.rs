@@ -13,8 +13,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tengu_rules::{Color, Game, Move, Position, RuleSet, Square, Variant};
+use tengu_search::limits::{Limits, Stop, StopReason};
 use tengu_search::players::{AlphaBetaPlayer, Player};
-use tengu_search::search::{Limits, Stop, StopReason, Thought};
+use tengu_search::thought::Thought;
 
 use crate::clock::{parse_base, parse_centiseconds, parse_seconds, Clock, Control};
 use crate::fen;

@@ -6,9 +6,9 @@
 use rand::Rng;
 
 use crate::config::SearchConfig;
+use crate::node::Node;
 use crate::noise::gumbel_noise;
 use crate::root_ranking::{captures_by_prior, ranked_moves};
-use crate::tree::Node;
 
 /// The state of a Gumbel root during one search.
 #[derive(Clone, Debug)]

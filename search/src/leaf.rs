@@ -79,7 +79,7 @@ pub fn material_term(
 }
 
 /// [`material_term`], and with exchanges the capture that starts the mover's best exchange
-/// (a node's [`crate::tree::Node::lead`]), both from one capture search.
+/// (a node's [`crate::node::Node::lead`]), both from one capture search.
 fn material_term_and_lead(
     out: &Evaluation,
     config: &SearchConfig,
@@ -138,7 +138,7 @@ pub fn leaf_value(
 }
 
 /// [`leaf_value`], and with `leaf_material = "exchange"` the move that takes the node's
-/// first visit ([`crate::tree::Node::lead`]): the capture that starts the mover's best
+/// first visit ([`crate::node::Node::lead`]): the capture that starts the mover's best
 /// exchange, if one wins material (found by the same search as the material term).
 pub fn leaf_value_and_lead(
     out: &Evaluation,

@@ -5,7 +5,7 @@ use tengu_rules::{Move, Position};
 
 use crate::config::SearchConfig;
 use crate::leaf::LeafTerms;
-use crate::tree::Node;
+use crate::node::Node;
 
 /// The capture edges of `node`, the most probable first (ties in move order).
 pub fn captures_by_prior(node: &Node) -> Vec<usize> {

@@ -1,134 +1,26 @@
-//! Search under a budget: what one move may cost ([`Limits`]: time, visits, depth, excluded
-//! root moves), how another thread stops a search ([`Stop`]), what a search reports
-//! ([`Thought`]), and MCTS of one position with time control and root move exclusion
-//! ([`search`]), which the XBoard engine, terminal play, the arena players and the
-//! opening-book builder share.
+//! MCTS of one position under a budget ([`search`], asked by a [`SearchRequest`]): time
+//! control, a stop flag and root move exclusion, which the XBoard engine, terminal play,
+//! the arena players and the opening-book builder share; and the searches of a fixed
+//! number of visits that read the tree (`search_game`: a policy target, `search_excluding`:
+//! the book builder's).
 //!
 //! It runs the one driver ([`crate::driver`]) with one search: self-play runs the same
 //! driver with a search per game in flight, their leaves evaluated in one batch.
 
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use tengu_model::{EvalError, EvalInput, Evaluator};
+use tengu_model::{EvalError, EvalInput, Evaluation, Evaluator};
 use tengu_rules::{Game, Move};
 
 use crate::config::SearchConfig;
 use crate::driver::{evaluate_pending, Descent, RootPlan, Search};
 use crate::leaf::LeafTerms;
+use crate::limits::{Limits, Stop};
+use crate::mate::mate_by_checks;
+use crate::thought::Thought;
 use crate::tree::{terminal_value, Tree};
-
-/// What a search may spend on one move. Every field caps the search; `None` leaves that
-/// side open (with nothing set, a player uses its own default budget).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Limits {
-    /// Wall-clock time for the whole move: the search returns by then.
-    pub time: Option<Duration>,
-    /// Root visits (MCTS; alpha-beta ignores it).
-    pub visits: Option<u32>,
-    /// Plies of full-width search (alpha-beta; MCTS ignores it).
-    pub depth: Option<u32>,
-    /// Root moves the search must not play (a book builder's "second best", or moves a
-    /// caller has ruled out).
-    pub exclude: Vec<Move>,
-}
-
-impl Limits {
-    pub fn time(time: Duration) -> Limits {
-        Limits {
-            time: Some(time),
-            ..Limits::default()
-        }
-    }
-
-    pub fn visits(visits: u32) -> Limits {
-        Limits {
-            visits: Some(visits),
-            ..Limits::default()
-        }
-    }
-
-    /// Whether nothing caps the search (it runs until stopped, or to its own defaults).
-    pub fn is_open(&self) -> bool {
-        self.time.is_none() && self.visits.is_none() && self.depth.is_none()
-    }
-}
-
-/// Why a running search was asked to end.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum StopReason {
-    /// Return the best move found so far (XBoard `?`).
-    MoveNow,
-    /// Return at once; the caller discards the result (a command that ends the search).
-    Abort,
-}
-
-/// A flag another thread sets to end a search early; clones share it.
-#[derive(Clone, Debug, Default)]
-pub struct Stop(Arc<AtomicU8>);
-
-impl Stop {
-    pub fn new() -> Stop {
-        Stop::default()
-    }
-
-    /// Asks the search to end. An `Abort` is never downgraded to `MoveNow`.
-    pub fn request(&self, reason: StopReason) {
-        let code = match reason {
-            StopReason::MoveNow => 1,
-            StopReason::Abort => 2,
-        };
-        self.0.fetch_max(code, Ordering::SeqCst);
-    }
-
-    pub fn is_set(&self) -> bool {
-        self.0.load(Ordering::Relaxed) != 0
-    }
-
-    pub fn reason(&self) -> Option<StopReason> {
-        match self.0.load(Ordering::SeqCst) {
-            0 => None,
-            1 => Some(StopReason::MoveNow),
-            _ => Some(StopReason::Abort),
-        }
-    }
-
-    pub fn clear(&self) {
-        self.0.store(0, Ordering::SeqCst);
-    }
-}
-
-/// A search's report on one position: its move, score, effort and principal variation.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Thought {
-    pub best: Move,
-    /// Score from the side to move's view in centipawn-like units (alpha-beta: material
-    /// times 100; MCTS: the root value mapped as lc0 does, 0 = even).
-    pub score: i32,
-    /// Completed depth (alpha-beta), or the length of the principal variation (MCTS).
-    pub depth: u32,
-    /// Nodes searched (alpha-beta) or root visits (MCTS).
-    pub nodes: u64,
-    pub elapsed: Duration,
-    /// The expected line, `best` first.
-    pub pv: Vec<Move>,
-}
-
-impl Thought {
-    /// A move without a search behind it.
-    pub fn just(best: Move) -> Thought {
-        Thought {
-            best,
-            score: 0,
-            depth: 0,
-            nodes: 0,
-            elapsed: Duration::ZERO,
-            pv: vec![best],
-        }
-    }
-}
 
 /// [`Thought::score`] of a forced mate found by the mate search (`search.mate_search`).
 pub const MATE_SCORE: i32 = 100_000;
@@ -139,28 +31,45 @@ pub fn value_to_centipawns(value: f32) -> i32 {
     (111.714 * (1.562_069 * v).tan()).round() as i32
 }
 
-/// Searches the current position of `game` with MCTS, one evaluation at a time, within
-/// `limits`: until `limits.visits` root visits (or `config.visits` when neither visits nor
-/// time is given), until `limits.time` has passed, or until `stop` is set, whichever comes
-/// first; at least the root is evaluated. Root moves in `limits.exclude` are removed
-/// before the search. `info` hears about progress about twice a second.
+/// One position to search with MCTS and how ([`search`]).
+#[derive(Clone, Copy, Debug)]
+pub struct SearchRequest<'a> {
+    /// The game whose current position is searched (its history counts for repetitions).
+    pub game: &'a Game,
+    pub config: &'a SearchConfig,
+    /// What the search may spend, and the root moves it must not play.
+    pub limits: &'a Limits,
+    /// Ends the search early when another thread sets it.
+    pub stop: &'a Stop,
+    /// The ply count at which a game is a draw for the search (`u32::MAX`: none).
+    pub max_plies: u32,
+    /// Seeds the search's random choices.
+    pub seed: u64,
+}
+
+/// Searches the current position of `request.game` with MCTS, one evaluation at a time,
+/// within `request.limits`: until `limits.visits` root visits (or `config.visits` when
+/// neither visits nor time is given), until `limits.time` has passed, or until `stop` is
+/// set, whichever comes first; at least the root is evaluated. Root moves in
+/// `limits.exclude` are removed before the search. `info` hears about progress about twice
+/// a second.
 ///
 /// `Ok(None)` when the game is over or every legal move is excluded.
-#[allow(clippy::too_many_arguments)]
 pub fn search(
-    game: &Game,
+    request: &SearchRequest<'_>,
     eval: &mut dyn Evaluator,
-    config: &SearchConfig,
-    limits: &Limits,
-    stop: &Stop,
-    max_plies: u32,
-    seed: u64,
     info: &mut dyn FnMut(&Thought),
 ) -> Result<Option<Thought>, EvalError> {
     let start = Instant::now();
+    let SearchRequest {
+        game,
+        config,
+        limits,
+        ..
+    } = *request;
     if let Some(m) = config
         .mate_limits()
-        .and_then(|mate| crate::mate::mate_by_checks(game, mate))
+        .and_then(|mate| mate_by_checks(game, mate))
         .filter(|m| !limits.exclude.contains(m))
     {
         let t = Thought {
@@ -174,19 +83,11 @@ pub fn search(
         info(&t);
         return Ok(Some(t));
     }
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-    let tree = search_tree(
-        game,
-        eval,
-        config,
-        limits,
-        stop,
-        max_plies,
-        &mut rng,
-        &mut |tree, rng| info(&thought(tree, rng, start)),
-    )?;
-    Ok(tree.map(|found| {
-        let t = thought(&found.tree, &mut rng, start);
+    let found = search_tree(request, eval, &mut |tree, rng| {
+        info(&thought(tree, rng, start))
+    })?;
+    Ok(found.map(|mut found| {
+        let t = thought(&found.tree, &mut found.rng, start);
         info(&t);
         t
     }))
@@ -214,9 +115,15 @@ pub fn search_game(
     max_plies: u32,
     seed: u64,
 ) -> Result<Option<SearchResult>, EvalError> {
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-    let Some(RootSearch { tree, .. }) =
-        search_visits(game, eval, config, visits, &[], max_plies, &mut rng)?
+    let request = SearchRequest {
+        game,
+        config,
+        limits: &Limits::visits(visits),
+        stop: &Stop::new(),
+        max_plies,
+        seed,
+    };
+    let Some(RootSearch { tree, mut rng, .. }) = search_tree(&request, eval, &mut |_, _| {})?
     else {
         return Ok(None);
     };
@@ -235,19 +142,22 @@ pub fn search_game(
     }))
 }
 
-/// The tree of a search of `game` under `limits` (see [`search`]); `progress` is called
-/// about twice a second. `None` when the game is over or every legal move is excluded.
-#[allow(clippy::too_many_arguments)]
+/// The tree of a search under `request` (see [`search`]); `progress` is called about twice
+/// a second. `None` when the game is over or every legal move is excluded.
 fn search_tree(
-    game: &Game,
+    request: &SearchRequest<'_>,
     eval: &mut dyn Evaluator,
-    config: &SearchConfig,
-    limits: &Limits,
-    stop: &Stop,
-    max_plies: u32,
-    rng: &mut rand::rngs::SmallRng,
-    progress: &mut dyn FnMut(&Tree, &mut rand::rngs::SmallRng),
+    progress: &mut dyn FnMut(&Tree, &mut SmallRng),
 ) -> Result<Option<RootSearch>, EvalError> {
+    let SearchRequest {
+        game,
+        config,
+        limits,
+        stop,
+        max_plies,
+        seed,
+    } = *request;
+    let mut rng = SmallRng::seed_from_u64(seed);
     let start = Instant::now();
     if terminal_value(game, max_plies).is_some() {
         return Ok(None);
@@ -293,7 +203,7 @@ fn search_tree(
         *moves = kept;
         *prior = kept_prior;
     };
-    search.expand_pending(raw.clone(), config, &terms, &mut exclude, rng);
+    search.expand_pending(raw.clone(), config, &terms, &mut exclude, &mut rng);
     let mut last_info = start;
     while search.tree.root_visits() < visits {
         if stop.is_set() || deadline.is_some_and(|d| Instant::now() >= d) {
@@ -301,49 +211,28 @@ fn search_tree(
         }
         if search.descend(game, config, max_plies) == Descent::Pending {
             let out = evaluate_pending(&[(0, &search)], &mut evaluate)?.remove(0);
-            search.expand_pending(out, config, &terms, &mut exclude, rng);
+            search.expand_pending(out, config, &terms, &mut exclude, &mut rng);
         }
         if last_info.elapsed() >= Duration::from_millis(500) {
             last_info = Instant::now();
-            progress(&search.tree, rng);
+            progress(&search.tree, &mut rng);
         }
     }
-    let tree = search.tree;
-    Ok(Some(RootSearch { tree, raw, legal }))
-}
-
-/// A search of `visits` root visits without `exclude`, no time limit, no progress reports.
-fn search_visits(
-    game: &Game,
-    eval: &mut dyn Evaluator,
-    config: &SearchConfig,
-    visits: u32,
-    exclude: &[Move],
-    max_plies: u32,
-    rng: &mut rand::rngs::SmallRng,
-) -> Result<Option<RootSearch>, EvalError> {
-    let limits = Limits {
-        exclude: exclude.to_vec(),
-        ..Limits::visits(visits)
-    };
-    search_tree(
-        game,
-        eval,
-        config,
-        &limits,
-        &Stop::new(),
-        max_plies,
+    Ok(Some(RootSearch {
+        tree: search.tree,
+        raw,
+        legal,
         rng,
-        &mut |_, _| {},
-    )
+    }))
 }
 
 /// A finished search tree with the network's raw evaluation of the root over every legal
-/// move (exclusions ignored).
+/// move (exclusions ignored), and the search's random numbers where it left them.
 struct RootSearch {
     tree: Tree,
-    raw: tengu_model::Evaluation,
+    raw: Evaluation,
     legal: Vec<Move>,
+    rng: SmallRng,
 }
 
 /// What the opening-book builder needs from a search of one position with some root moves
@@ -375,14 +264,24 @@ pub fn search_excluding(
     max_plies: u32,
     seed: u64,
 ) -> Result<Option<ExcludingSearch>, EvalError> {
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-    let Some(found) = search_visits(game, eval, config, visits, exclude, max_plies, &mut rng)?
-    else {
+    let limits = Limits {
+        exclude: exclude.to_vec(),
+        ..Limits::visits(visits)
+    };
+    let request = SearchRequest {
+        game,
+        config,
+        limits: &limits,
+        stop: &Stop::new(),
+        max_plies,
+        seed,
+    };
+    let Some(mut found) = search_tree(&request, eval, &mut |_, _| {})? else {
         return Ok(None);
     };
     let root = found.tree.root().expect("root");
     Ok(Some(ExcludingSearch {
-        best: root.moves[found.tree.choose_move(None, &mut rng)],
+        best: root.moves[found.tree.choose_move(None, &mut found.rng)],
         value: root.mean_value(),
         draw: found.raw.wdl[1],
         visits: root.total,
@@ -391,7 +290,7 @@ pub fn search_excluding(
 }
 
 /// The report of a tree: the chosen move, the root value, the most visited line.
-fn thought(tree: &Tree, rng: &mut rand::rngs::SmallRng, start: Instant) -> Thought {
+fn thought(tree: &Tree, rng: &mut SmallRng, start: Instant) -> Thought {
     let root = tree.root().expect("an evaluated root");
     let best_edge = tree.choose_move(None, rng);
     let pv = tree.principal_variation(best_edge, 32);
@@ -408,6 +307,7 @@ fn thought(tree: &Tree, rng: &mut rand::rngs::SmallRng, start: Instant) -> Thoug
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::StopReason;
     use tengu_model::UniformEvaluator;
     use tengu_rules::{Position, Variant};
 
@@ -427,13 +327,15 @@ mod tests {
             ..Limits::default()
         };
         let t = search(
-            &g,
+            &SearchRequest {
+                game: &g,
+                config: &config,
+                limits: &limits,
+                stop: &Stop::new(),
+                max_plies: u32::MAX,
+                seed: 1,
+            },
             &mut eval,
-            &config,
-            &limits,
-            &Stop::new(),
-            u32::MAX,
-            1,
             &mut |_| {},
         )
         .unwrap()
@@ -445,13 +347,15 @@ mod tests {
             ..Limits::visits(10)
         };
         let none = search(
-            &g,
+            &SearchRequest {
+                game: &g,
+                config: &config,
+                limits: &limits,
+                stop: &Stop::new(),
+                max_plies: u32::MAX,
+                seed: 1,
+            },
             &mut eval,
-            &config,
-            &limits,
-            &Stop::new(),
-            u32::MAX,
-            1,
             &mut |_| {},
         );
         assert!(none.unwrap().is_none(), "every move excluded");
@@ -465,13 +369,15 @@ mod tests {
         stop.request(StopReason::MoveNow);
         assert_eq!(stop.reason(), Some(StopReason::MoveNow));
         let t = search(
-            &g,
+            &SearchRequest {
+                game: &g,
+                config: &SearchConfig::default(),
+                limits: &Limits::default(),
+                stop: &stop,
+                max_plies: u32::MAX,
+                seed: 1,
+            },
             &mut UniformEvaluator,
-            &SearchConfig::default(),
-            &Limits::default(),
-            &stop,
-            u32::MAX,
-            1,
             &mut |_| {},
         )
         .unwrap()
@@ -488,13 +394,15 @@ mod tests {
         let g = game();
         let limits = Limits::time(Duration::from_millis(100));
         let t = search(
-            &g,
+            &SearchRequest {
+                game: &g,
+                config: &SearchConfig::default(),
+                limits: &limits,
+                stop: &Stop::new(),
+                max_plies: u32::MAX,
+                seed: 1,
+            },
             &mut UniformEvaluator,
-            &SearchConfig::default(),
-            &limits,
-            &Stop::new(),
-            u32::MAX,
-            1,
             &mut |_| {},
         )
         .unwrap()

@@ -2,7 +2,7 @@
 //! first-play urgency (FPU) of unvisited moves.
 
 use crate::config::SearchConfig;
-use crate::tree::Node;
+use crate::node::Node;
 
 /// The edge of `node` that a simulation follows: its lead while the lead is unvisited (see
 /// [`Node::lead`]), else the highest Q + U, where Q is the edge's mean value in [-1, 1]

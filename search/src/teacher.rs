@@ -10,12 +10,11 @@
 //! The labels cost CPU in the process that makes them, so the run's ledger counts them.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use tengu_rules::values::piece_values;
 use tengu_rules::{Position, Variant};
 
-use crate::players::{AlphaBetaPlayer, Horizon};
+use crate::alphabeta::{AlphaBeta, Horizon};
 
 /// Scores beyond this many piece units (a won or lost position) are clamped to it: the
 /// value's scale ([`tengu_model::desc::MATERIAL_SCALE`]) maps it to within 1e-8 of +-1.
@@ -36,7 +35,7 @@ pub struct Label {
 
 /// Alpha-beta to a fixed depth with the leaves' exchange count at its horizon.
 pub struct Teacher {
-    search: AlphaBetaPlayer,
+    search: AlphaBeta,
     depth: u32,
 }
 
@@ -54,8 +53,7 @@ impl Teacher {
     /// (`tengu_rules::values::piece_values`, which costs move generations to compute).
     pub fn with_values(values: Vec<f32>, depth: u32, exchange_depth: u32) -> Teacher {
         Teacher {
-            search: AlphaBetaPlayer::with_values(values, Duration::MAX, depth, 0)
-                .with_horizon(Horizon::Exchange { exchange_depth }),
+            search: AlphaBeta::new(values).with_horizon(Horizon::Exchange { exchange_depth }),
             depth,
         }
     }

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use tengu_rules::{Color, Position};
-use tengu_search::search::Limits;
+use tengu_search::limits::Limits;
 
 use crate::args::PlayArgs;
 

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 use tengu_rules::ruleset::PRESETS;
 use tengu_rules::{Color, Game, Move, Position, Record, RuleSet, Square, Variant};
+use tengu_search::limits::{Limits, Stop, StopReason};
 use tengu_search::players::Player;
-use tengu_search::search::{Limits, Stop, StopReason};
 
 use super::super::view::{board_tokens, piece_cell, piece_names};
 use super::{string, Play, PlayError};

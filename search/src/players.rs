@@ -2,8 +2,8 @@
 //! gain), classical alpha-beta ([`AlphaBeta`]: material and mobility, iterative deepening),
 //! the raw policy and MCTS with a network ([`search`]). One interface for the arena, the
 //! XBoard engine and terminal play: `choose` plays with the player's own budget, `think`
-//! within the caller's [`Limits`], stoppable and with a report ([`Thought`]). Each player
-//! only holds its budget and its seed; the searches live below.
+//! within the caller's [`Limits`], stoppable and with a report ([`Thought`]). Alpha-beta
+//! and MCTS live below; their players hold a budget and a seed around them.
 
 use std::sync::Arc;
 use std::time::Duration;

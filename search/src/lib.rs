@@ -11,6 +11,44 @@
 //! `exchange`, `config`, `noise`, `limits`, `thought`; `alphabeta`, `teacher` (its fixed-depth
 //! search), `leaf`; `node`, `selection`, `root_ranking`, `gumbel`, `tree`; `driver`,
 //! `search`; `players` on top (`tests/module_graph.rs` fails on any circle).
+//!
+//! Searching the opening position of Dai Dai Shogi with the uniform evaluator (every move
+//! alike, value 0) for 16 root visits, and reading the best move and the policy target:
+//!
+//! ```
+//! use tengu_model::UniformEvaluator;
+//! use tengu_rules::{Game, Position, Variant};
+//! use tengu_search::limits::{Limits, Stop};
+//! use tengu_search::search::{search, search_game, SearchRequest};
+//! use tengu_search::SearchConfig;
+//!
+//! let game = Game::new(Position::initial(Variant::dai_dai()));
+//! let config = SearchConfig::default();
+//! let request = SearchRequest {
+//!     game: &game,
+//!     config: &config,
+//!     limits: &Limits::visits(16),
+//!     stop: &Stop::new(),
+//!     max_plies: u32::MAX,
+//!     seed: 1,
+//! };
+//! let thought = search(&request, &mut UniformEvaluator, &mut |_| {})
+//!     .unwrap()
+//!     .expect("the opening position has legal moves");
+//! assert_eq!(thought.nodes, 16, "root visits");
+//! assert!(game.position().is_legal(thought.best));
+//! assert_eq!(thought.pv.first(), Some(&thought.best));
+//! println!("best {}", game.position().move_text(thought.best));
+//!
+//! // The fixed-visit search self-play uses: a policy target over the searched moves.
+//! let result = search_game(&game, &mut UniformEvaluator, &config, 16, u32::MAX, 1)
+//!     .unwrap()
+//!     .expect("the opening position has legal moves");
+//! assert_eq!(result.visits, 16);
+//! let total: f32 = result.policy.iter().map(|(_, weight)| weight).sum();
+//! assert!((total - 1.0).abs() < 1e-4, "policy weights sum to 1, not {total}");
+//! assert!(result.policy.iter().all(|(m, _)| game.position().is_legal(*m)));
+//! ```
 
 pub mod alphabeta;
 pub mod config;

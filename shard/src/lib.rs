@@ -6,6 +6,54 @@
 //! Workers put shards into the run's store under unique names carrying their game and row
 //! counts (`tengu_store::layout::ShardName`); a store put is atomic, so a reader never sees a
 //! partial shard. Local files (`write`, `read`) remain for tools and tests.
+//!
+//! Writing a shard of one three-ply game to a directory and reading it back:
+//!
+//! ```
+//! use tengu_shard::{Row, ShardError, ShardHeader};
+//!
+//! let rows: Vec<Row> = (0..3u32)
+//!     .map(|ply| Row {
+//!         // The position as text (RULES.md §12.2); the shard does not parse it.
+//!         position: format!("position at ply {ply}"),
+//!         repetitions: 0,
+//!         policy: vec![("9l>9k".into(), 0.75), ("1l>1k".into(), 0.25)],
+//!         result: if ply % 2 == 0 { 1 } else { -1 },
+//!         search_value: 0.1,
+//!         full_search: true,
+//!         game: 0,
+//!         ply,
+//!         game_plies: 3,
+//!         material_future: [0.0, 1.0],
+//!         occupancy_future: vec![0; 2 * 17 * 17],
+//!         teacher: None,
+//!     })
+//!     .collect();
+//! let header = ShardHeader {
+//!     encoder_version: 1,
+//!     game: "dai-dai".into(),
+//!     model: "uniform".into(),
+//!     rows: rows.len() as u64,
+//!     games: 1,
+//!     created_unix: 1_800_000_000,
+//!     writer: "example".into(),
+//! };
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let path = dir.path().join(format!("game.{}", tengu_shard::EXTENSION));
+//! tengu_shard::write(&path, &header, &rows).unwrap();
+//! assert_eq!(tengu_shard::list(dir.path()).unwrap(), vec![path.clone()]);
+//! assert_eq!(tengu_shard::read_header(&path).unwrap().rows, 3);
+//! let (read_header, read_rows) = tengu_shard::read(&path).unwrap();
+//! assert_eq!((read_header, read_rows), (header.clone(), rows.clone()));
+//!
+//! // A damaged shard is refused, and the error says so.
+//! let mut bytes = tengu_shard::to_bytes(&header, &rows);
+//! let middle = bytes.len() / 2;
+//! bytes[middle] ^= 1;
+//! let damaged = tengu_shard::from_bytes(&bytes, "damaged");
+//! assert!(matches!(damaged, Err(ShardError::Frame { .. })), "{damaged:?}");
+//! ```
 
 use std::path::{Path, PathBuf};
 

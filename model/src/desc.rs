@@ -16,6 +16,38 @@
 //! Dependencies inside the crate run one way: this module imports none of the others; the
 //! encoder and the policy index import this one; the networks, evaluators and checkpoints
 //! import those.
+//!
+//! The description of the `tiny` preset for Dai Dai Shogi, and the shapes of its heads'
+//! weights in a checkpoint:
+//!
+//! ```
+//! use tengu_model::desc::{parameter_shapes, HeadInput, NetConfig, HEADS, VALUE_HIDDEN};
+//! use tengu_model::Encoder;
+//! use tengu_rules::Variant;
+//!
+//! let variant = Variant::dai_dai();
+//! let planes = Encoder::new(&variant).planes();
+//! let config = NetConfig::from_preset("tiny", planes, variant.size()).unwrap();
+//! assert_eq!((config.blocks, config.channels, config.size), (2, 16, 17));
+//!
+//! let shapes = parameter_shapes(&config);
+//! let shape = |name: &str| shapes.iter().find(|(n, _)| n == name).map(|(_, s)| s.clone());
+//! // The stem: a 1x1 convolution from the input planes to the tower's channels.
+//! assert_eq!(shape("stem.weight"), Some(vec![16, planes as i64, 1, 1]));
+//! for head in HEADS {
+//!     let outputs = head.outputs as i64;
+//!     let weight = match head.input {
+//!         // A 1x1 convolution on the tower: `[outputs, C, 1, 1]`.
+//!         HeadInput::Squares | HeadInput::SquaresSummed => vec![outputs, 16, 1, 1],
+//!         // A linear layer on the value trunk's hidden layer: `[VALUE_HIDDEN, outputs]`.
+//!         HeadInput::ValueHidden => vec![VALUE_HIDDEN as i64, outputs],
+//!     };
+//!     assert_eq!(shape(&format!("{}.weight", head.layer)), Some(weight), "{}", head.layer);
+//!     assert_eq!(shape(&format!("{}.bias", head.layer)), Some(vec![outputs]));
+//! }
+//! // A preset outside the size limits is refused, saying why.
+//! assert!(NetConfig::from_preset("b99c16", planes, 17).is_err());
+//! ```
 
 use tengu_rules::{Move, Position};
 

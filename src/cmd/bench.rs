@@ -3,7 +3,6 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use serde_json::json;
 use tengu_model::backend::Backend;
 use tengu_model::desc::NetConfig;
 use tengu_model::desc::TrainExample;
@@ -15,7 +14,12 @@ use tengu_selfplay::{SelfPlay, SelfplayConfig};
 use crate::args::{
     BenchAgreeArgs, BenchArgs, BenchNnArgs, BenchSearchArgs, BenchTrainArgs, BenchWhat,
 };
-use crate::output::outln;
+use report::{
+    AgreePair, AgreeReport, BackendSeconds, BookReport, NnForward, NnPreset, NnReport, Requests,
+    SearchReport, SelfplayRate, StoreReport, TeacherDepth, TeacherReport, TrainReport, TrainResult,
+};
+
+pub mod report;
 
 pub fn run(args: BenchArgs) -> Result<()> {
     match args.what {
@@ -133,50 +137,30 @@ fn store(args: crate::args::BenchStoreArgs) -> Result<()> {
     let total_rows = (args.shards * rows.len()) as f64;
     let rows_per_second = total_rows / ingest_seconds.max(1e-9);
     let machines = rows_per_second * 3600.0 / args.machine_rows_per_hour;
-    let report = serde_json::json!({
-        "run": location,
-        "game": variant.id(),
-        "shards": args.shards,
-        "rows_per_shard": rows.len(),
-        "shard_bytes": shard_bytes,
-        "write_shards_per_second": args.shards as f64 / write_seconds.max(1e-9),
-        "ingest_rows_per_second": rows_per_second,
-        "ingest_megabytes_per_second": shard_bytes as f64 * args.shards as f64 / 1e6 / ingest_seconds.max(1e-9),
-        "ingest_requests": {"list": ingest.list - before.list, "get": ingest.get - before.get},
-        "empty_poll_ms": poll_ms,
-        "empty_poll_requests": {"list": poll.list - ingest.list, "get": poll.get - ingest.get},
-        "machine_rows_per_hour": args.machine_rows_per_hour,
-        "self_play_machines_one_trainer_can_ingest": machines,
-    });
-    if args.json {
-        outln!("{report}")?;
-        return Ok(());
-    }
-    outln!(
-        "store {}: {} shards of {} rows ({:.1} kB each)",
-        location,
-        args.shards,
-        rows.len(),
-        shard_bytes as f64 / 1e3
-    )?;
-    outln!(
-        "write: {:.1} shards/s; ingest (list, get, checksum, decode): {:.0} rows/s, {:.1} MB/s, {} list + {} get requests",
-        args.shards as f64 / write_seconds.max(1e-9),
-        rows_per_second,
-        report["ingest_megabytes_per_second"].as_f64().unwrap_or(0.0),
-        ingest.list - before.list,
-        ingest.get - before.get
-    )?;
-    outln!(
-        "incremental poll with nothing new: {poll_ms:.1} ms, {} list request(s), {} get",
-        poll.list - ingest.list,
-        poll.get - ingest.get
-    )?;
-    outln!(
-        "one trainer ingests the rows of {machines:.0} self-play machines at {:.0} rows/hour each",
-        args.machine_rows_per_hour
-    )?;
-    Ok(())
+    let report = StoreReport {
+        run: location,
+        game: variant.id().to_string(),
+        shards: args.shards,
+        rows_per_shard: rows.len(),
+        shard_bytes,
+        write_shards_per_second: args.shards as f64 / write_seconds.max(1e-9),
+        ingest_rows_per_second: rows_per_second,
+        ingest_megabytes_per_second: shard_bytes as f64 * args.shards as f64
+            / 1e6
+            / ingest_seconds.max(1e-9),
+        ingest_requests: Requests {
+            list: ingest.list - before.list,
+            get: ingest.get - before.get,
+        },
+        empty_poll_ms: poll_ms,
+        empty_poll_requests: Requests {
+            list: poll.list - ingest.list,
+            get: poll.get - ingest.get,
+        },
+        machine_rows_per_hour: args.machine_rows_per_hour,
+        self_play_machines_one_trainer_can_ingest: machines,
+    };
+    report::print(&report, args.json, false)
 }
 
 /// A fresh temporary directory.
@@ -269,71 +253,41 @@ fn agree(args: BenchAgreeArgs) -> Result<()> {
             value = value.max((a.value() as f64 - b.value() as f64).abs());
         }
         worst = worst.max(policy).max(wdl).max(material);
-        pairs.push(json!({
-            "reference": args.backends[0],
-            "backend": args.backends[k],
-            "policy_max_abs": policy,
-            "policy_mean_abs": policy_sum / policy_n.max(1) as f64,
-            "wdl_max_abs": wdl,
-            "value_max_abs": value,
-            "material_max_abs": material,
-            "top1_agreement": top1_same as f64 / reference.len().max(1) as f64,
-        }));
+        pairs.push(AgreePair {
+            reference: args.backends[0].clone(),
+            backend: args.backends[k].clone(),
+            policy_max_abs: policy,
+            policy_mean_abs: policy_sum / policy_n.max(1) as f64,
+            wdl_max_abs: wdl,
+            value_max_abs: value,
+            material_max_abs: material,
+            top1_agreement: top1_same as f64 / reference.len().max(1) as f64,
+        });
     }
-    let timings: Vec<serde_json::Value> = args
+    let timings = args
         .backends
         .iter()
         .zip(&seconds)
-        .map(|(b, s)| json!({"backend": b, "seconds": s}))
+        .map(|(b, &s)| BackendSeconds {
+            backend: b.clone(),
+            seconds: s,
+        })
         .collect();
     let within = args.tolerance.map(|t| worst <= t);
-    let report = json!({
-        "checkpoint": args.checkpoint.display().to_string(),
-        "game": variant.id(),
-        "step": meta.step,
-        "preset": format!("b{}c{}", meta.config.blocks, meta.config.channels),
-        "positions": positions.len(),
-        "batch": batch,
-        "pairs": pairs,
-        "max_abs": worst,
-        "tolerance": args.tolerance,
-        "within_tolerance": within,
-        "timings": timings,
-    });
-    if args.json {
-        outln!("{report}")?;
-    } else {
-        outln!(
-            "{} ({}, step {}), {} positions in batches of {}",
-            args.checkpoint.display(),
-            variant.id(),
-            meta.step,
-            positions.len(),
-            batch
-        )?;
-        outln!(
-            "{:<13} {:<13} {:>10} {:>10} {:>10} {:>10} {:>6}",
-            "reference",
-            "backend",
-            "policy",
-            "wdl",
-            "value",
-            "material",
-            "top1"
-        )?;
-        for p in &pairs {
-            outln!(
-                "{:<13} {:<13} {:>10.2e} {:>10.2e} {:>10.2e} {:>10.2e} {:>5.1}%",
-                p["reference"].as_str().unwrap_or(""),
-                p["backend"].as_str().unwrap_or(""),
-                p["policy_max_abs"].as_f64().unwrap_or(0.0),
-                p["wdl_max_abs"].as_f64().unwrap_or(0.0),
-                p["value_max_abs"].as_f64().unwrap_or(0.0),
-                p["material_max_abs"].as_f64().unwrap_or(0.0),
-                100.0 * p["top1_agreement"].as_f64().unwrap_or(0.0)
-            )?;
-        }
-    }
+    let report = AgreeReport {
+        checkpoint: args.checkpoint.display().to_string(),
+        game: variant.id().to_string(),
+        step: meta.step,
+        preset: format!("b{}c{}", meta.config.blocks, meta.config.channels),
+        positions: positions.len(),
+        batch,
+        pairs,
+        max_abs: worst,
+        tolerance: args.tolerance,
+        within_tolerance: within,
+        timings,
+    };
+    report::print(&report, args.json, false)?;
     if within == Some(false) {
         bail!(
             "largest difference {worst:.3e} exceeds the tolerance {:.3e}",
@@ -371,7 +325,7 @@ fn selfplay_rate(
     variant: &std::sync::Arc<Variant>,
     args: &BenchSearchArgs,
     eval: &mut dyn Evaluator,
-) -> Result<serde_json::Value> {
+) -> Result<SelfplayRate> {
     let search = SearchConfig {
         visits: args.visits,
         ..super::search_config(args.search_config.as_deref())?
@@ -392,23 +346,21 @@ fn selfplay_rate(
     let total = start.elapsed().as_secs_f64();
     let sims = play.stats.simulations as f64 / total;
     let positions = play.stats.moves as f64 / total;
-    Ok(json!({
-        "evaluator": timed.name(),
-        "simulations_per_second": sims,
-        "evaluations_per_second": play.stats.evaluations as f64 / total,
-        "positions_per_second": positions,
-        "positions_per_hour": positions * 3600.0,
-        "share_outside_evaluator": 1.0 - timed.seconds / total,
-        "games_finished": play.stats.games,
-        // Seconds per stage inside the evaluator, for those that measure it (tch: encode,
-        // device, softmax).
-        "evaluator_seconds": timed
+    Ok(SelfplayRate {
+        evaluator: timed.name(),
+        simulations_per_second: sims,
+        evaluations_per_second: play.stats.evaluations as f64 / total,
+        positions_per_second: positions,
+        positions_per_hour: positions * 3600.0,
+        share_outside_evaluator: 1.0 - timed.seconds / total,
+        games_finished: play.stats.games,
+        evaluator_seconds: timed
             .inner
             .profile()
             .into_iter()
-            .map(|(stage, seconds)| (stage.to_string(), json!(seconds)))
-            .collect::<serde_json::Map<_, _>>(),
-    }))
+            .map(|(stage, seconds)| (stage.to_string(), seconds))
+            .collect(),
+    })
 }
 
 fn search(args: BenchSearchArgs) -> Result<()> {
@@ -418,48 +370,24 @@ fn search(args: BenchSearchArgs) -> Result<()> {
     let config = NetConfig::from_preset(&args.preset, encoder.planes(), encoder.size())
         .context("--preset")?;
     let uniform = if args.network_only {
-        serde_json::Value::Null
+        None
     } else {
         let uniform = selfplay_rate(&variant, &args, &mut UniformEvaluator)?;
-        tracing::info!(%uniform, "uniform evaluator");
-        uniform
+        tracing::info!(?uniform, "uniform evaluator");
+        Some(uniform)
     };
     let mut net =
         backend.new_evaluator(&variant, &config, &format!("{backend} {}", args.preset))?;
     let network = selfplay_rate(&variant, &args, net.as_mut())?;
-    tracing::info!(%network, "network");
-    let report = json!({
-        "game": variant.id(),
-        "games_in_flight": args.games,
-        "visits": args.visits,
-        "uniform": uniform,
-        "network": network,
-    });
-    if args.json {
-        outln!("{report}")?;
-        return Ok(());
-    }
-    outln!(
-        "game {}, {} games in flight, {} visits per full search",
-        variant.id(),
-        args.games,
-        args.visits
-    )?;
-    for key in ["uniform", "network"] {
-        let r = &report[key];
-        if r.is_null() {
-            continue;
-        }
-        outln!(
-            "{:<16} {:>10.0} simulations/s {:>8.1} positions/s ({:>9.0}/hour), {:>5.1}% of time outside the evaluator",
-            r["evaluator"].as_str().unwrap_or(""),
-            r["simulations_per_second"].as_f64().unwrap_or(0.0),
-            r["positions_per_second"].as_f64().unwrap_or(0.0),
-            r["positions_per_hour"].as_f64().unwrap_or(0.0),
-            100.0 * r["share_outside_evaluator"].as_f64().unwrap_or(0.0)
-        )?;
-    }
-    Ok(())
+    tracing::info!(?network, "network");
+    let report = SearchReport {
+        game: variant.id().to_string(),
+        games_in_flight: args.games,
+        visits: args.visits,
+        uniform,
+        network,
+    };
+    report::print(&report, args.json, false)
 }
 
 /// The judge's teacher at each depth on the same positions (every 4th of random 80-ply
@@ -497,33 +425,29 @@ fn teacher(args: crate::args::BenchTeacherArgs) -> Result<()> {
         let seconds = start.elapsed().as_secs_f64();
         let cpu_seconds = tengu_store::cpu::process_seconds() - cpu;
         let n = positions.len() as f64;
-        let row = serde_json::json!({
-            "depth": depth,
-            "positions": positions.len(),
-            "seconds": seconds,
-            "labels_per_second": n / seconds.max(1e-9),
-            "labels_per_cpu_hour": 3600.0 * n / cpu_seconds.max(1e-9),
-            "nodes_per_label": nodes as f64 / n,
-            "mean_abs_score_minus_base": moved / n,
-            "share_moved_half_a_piece": changed as f64 / n,
-        });
+        let row = TeacherDepth {
+            depth,
+            positions: positions.len(),
+            seconds,
+            labels_per_second: n / seconds.max(1e-9),
+            labels_per_cpu_hour: 3600.0 * n / cpu_seconds.max(1e-9),
+            nodes_per_label: nodes as f64 / n,
+            mean_abs_score_minus_base: moved / n,
+            share_moved_half_a_piece: changed as f64 / n,
+        };
+        // Each depth's line as it finishes: the deeper ones take minutes.
         if !args.json {
-            println!(
-                "depth {depth}: {:.1} labels/s, {:.0} labels a CPU-hour, {:.0} nodes a label; |score - leaf count| {:.2} piece units on average, {:.0}% of positions moved by more than half a piece",
-                row["labels_per_second"].as_f64().unwrap_or(0.0),
-                row["labels_per_cpu_hour"].as_f64().unwrap_or(0.0),
-                row["nodes_per_label"].as_f64().unwrap_or(0.0),
-                moved / n,
-                100.0 * changed as f64 / n,
-            );
+            row.print_text()?;
         }
         rows.push(row);
     }
     if args.json {
-        println!(
-            "{}",
-            serde_json::json!({"game": variant.id(), "exchange_depth": args.exchange_depth, "depths": rows})
-        );
+        let report = TeacherReport {
+            game: variant.id().to_string(),
+            exchange_depth: args.exchange_depth,
+            depths: rows,
+        };
+        report::print_json(&report)?;
     }
     Ok(())
 }
@@ -637,21 +561,15 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                     positions_per_second = per_second,
                     "forward"
                 );
-                let stages = eval.profile();
-                let total: f64 = stages.iter().map(|(_, s)| s).sum();
-                let profile: Vec<serde_json::Value> = stages
-                    .iter()
-                    .map(|(stage, s)| json!({"stage": stage, "share": s / total.max(1e-12)}))
-                    .collect();
                 let gflops = per_second * inference_gflop;
-                forward.push(json!({
-                    "batch": batch,
-                    "positions_per_second": per_second,
-                    "gflops": gflops,
-                    "peak_share": gflops / peak,
-                    "encoder_share": per_second / encode_rate,
-                    "profile": profile,
-                }));
+                forward.push(NnForward {
+                    batch,
+                    positions_per_second: per_second,
+                    gflops,
+                    peak_share: gflops / peak,
+                    encoder_share: per_second / encode_rate,
+                    profile: report::stage_shares(&eval.profile()),
+                });
             }
             let targets: Vec<Vec<f32>> = moves
                 .iter()
@@ -687,84 +605,27 @@ fn nn(args: BenchNnArgs) -> Result<()> {
                 })?;
                 Some(steps * args.train_batch as f64)
             };
-            results.push(json!({
-                "backend": name,
-                "preset": preset,
-                "gflop_per_position": inference_gflop,
-                "train_gflop_per_position": gflop,
-                "forward": forward,
-                "train_samples_per_second": samples,
-                "train_gflops": samples.map(|s| s * config.train_flops() / 1e9),
-            }));
+            results.push(NnPreset {
+                backend: name.clone(),
+                preset: preset.clone(),
+                gflop_per_position: inference_gflop,
+                train_gflop_per_position: gflop,
+                forward,
+                train_samples_per_second: samples,
+                train_gflops: samples.map(|s| s * config.train_flops() / 1e9),
+            });
         }
     }
-    let report = json!({
-        "game": variant.id(),
-        "threads": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-        "encoder_positions_per_second": encode_rate,
-        "kernel_peak_gflops_one_core": peak,
-        "presets": results,
-    });
-    if args.json {
-        outln!("{report}")?;
-        return Ok(());
-    }
-    outln!(
-        "game {}, encoder {:.0} positions/s, matrix kernel peak {:.1} GFLOP/s on one core (512^3 product)",
-        variant.id(),
-        encode_rate,
-        peak
-    )?;
-    outln!("GFLOP/p: multiply-adds x 2 a position needs for inference (tower and the heads search reads)")?;
-    outln!(
-        "{:<13} {:<8} {:>8} {:>6} {:>12} {:>9} {:>6} {:>9}",
-        "backend",
-        "preset",
-        "GFLOP/p",
-        "batch",
-        "positions/s",
-        "GFLOP/s",
-        "peak%",
-        "encoder%"
-    )?;
-    for r in report["presets"].as_array().unwrap() {
-        for f in r["forward"].as_array().unwrap() {
-            outln!(
-                "{:<13} {:<8} {:>8.3} {:>6} {:>12.1} {:>9.2} {:>5.1}% {:>8.2}%",
-                r["backend"].as_str().unwrap(),
-                r["preset"].as_str().unwrap(),
-                r["gflop_per_position"].as_f64().unwrap(),
-                f["batch"],
-                f["positions_per_second"].as_f64().unwrap(),
-                f["gflops"].as_f64().unwrap(),
-                100.0 * f["peak_share"].as_f64().unwrap(),
-                100.0 * f["encoder_share"].as_f64().unwrap()
-            )?;
-            if args.profile {
-                for stage in f["profile"].as_array().into_iter().flatten() {
-                    outln!(
-                        "    {:<24} {:>5.1}%",
-                        stage["stage"].as_str().unwrap_or(""),
-                        100.0 * stage["share"].as_f64().unwrap_or(0.0)
-                    )?;
-                }
-            }
-        }
-        let (Some(samples), Some(gflops)) = (
-            r["train_samples_per_second"].as_f64(),
-            r["train_gflops"].as_f64(),
-        ) else {
-            continue;
-        };
-        outln!(
-            "{:<13} {:<8} training: {:.1} samples/s ({:.2} GFLOP/s)",
-            r["backend"].as_str().unwrap(),
-            r["preset"].as_str().unwrap(),
-            samples,
-            gflops
-        )?;
-    }
-    Ok(())
+    let report = NnReport {
+        game: variant.id().to_string(),
+        threads: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        encoder_positions_per_second: encode_rate,
+        kernel_peak_gflops_one_core: peak,
+        presets: results,
+    };
+    report::print(&report, args.json, args.profile)
 }
 
 /// `tengu bench train`: the trainer's step at the run's batch size on synthetic self-play
@@ -854,80 +715,30 @@ fn train(args: BenchTrainArgs) -> Result<()> {
         let &(decode, step, steps) = order[order.len() / 2];
         let samples = rate(&(decode, step, steps));
         let step_samples = (steps * args.batch as u64) as f64 / step;
-        let profile = trainers[k].profile();
-        let total: f64 = profile.iter().map(|(_, s)| s).sum();
-        results.push(json!({
-            "backend": backend.name(),
-            "samples_per_second": samples,
-            "samples_per_second_each_round": rounds[k].iter().map(rate).collect::<Vec<f64>>(),
-            "step_ms": 1e3 * step / steps as f64,
-            "decode_ms": 1e3 * decode / steps as f64,
-            "gflops": step_samples * flops / 1e9,
-            "peak_share": step_samples * flops / 1e9 / peak,
-            "profile": profile
-                .iter()
-                .map(|(stage, s)| json!({"stage": stage, "share": s / total.max(1e-12)}))
-                .collect::<Vec<_>>(),
-        }));
+        results.push(TrainResult {
+            backend: backend.name().to_string(),
+            samples_per_second: samples,
+            samples_per_second_each_round: rounds[k].iter().map(rate).collect(),
+            step_ms: 1e3 * step / steps as f64,
+            decode_ms: 1e3 * decode / steps as f64,
+            gflops: step_samples * flops / 1e9,
+            peak_share: step_samples * flops / 1e9 / peak,
+            profile: report::stage_shares(&trainers[k].profile()),
+        });
     }
-    let report = json!({
-        "game": variant.id(),
-        "preset": args.preset,
-        "blocks": config.blocks,
-        "channels": config.channels,
-        "batch": args.batch,
-        "rounds": args.rounds,
-        "seconds_per_round": args.seconds,
-        "train_gflop_per_sample": flops / 1e9,
-        "kernel_peak_gflops_one_core": peak,
-        "results": results,
-    });
-    if args.json {
-        outln!("{report}")?;
-        return Ok(());
-    }
-    outln!(
-        "{} {} (b{}c{}), batch {}: {:.4} GFLOP a sample (forward + backward); matrix kernel peak {:.1} GFLOP/s on one core; median of {} rounds of {} s",
-        variant.id(),
-        args.preset,
-        config.blocks,
-        config.channels,
-        args.batch,
-        flops / 1e9,
-        peak,
-        args.rounds,
-        args.seconds
-    )?;
-    outln!(
-        "{:<13} {:>10} {:>9} {:>10} {:>9} {:>6}",
-        "backend",
-        "samples/s",
-        "step ms",
-        "decode ms",
-        "GFLOP/s",
-        "peak%"
-    )?;
-    for r in report["results"].as_array().into_iter().flatten() {
-        outln!(
-            "{:<13} {:>10.1} {:>9.1} {:>10.2} {:>9.2} {:>5.1}%",
-            r["backend"].as_str().unwrap_or(""),
-            r["samples_per_second"].as_f64().unwrap_or(0.0),
-            r["step_ms"].as_f64().unwrap_or(0.0),
-            r["decode_ms"].as_f64().unwrap_or(0.0),
-            r["gflops"].as_f64().unwrap_or(0.0),
-            100.0 * r["peak_share"].as_f64().unwrap_or(0.0)
-        )?;
-        if args.profile {
-            for stage in r["profile"].as_array().into_iter().flatten() {
-                outln!(
-                    "    {:<24} {:>5.1}%",
-                    stage["stage"].as_str().unwrap_or(""),
-                    100.0 * stage["share"].as_f64().unwrap_or(0.0)
-                )?;
-            }
-        }
-    }
-    Ok(())
+    let report = TrainReport {
+        game: variant.id().to_string(),
+        preset: args.preset.clone(),
+        blocks: config.blocks,
+        channels: config.channels,
+        batch: args.batch,
+        rounds: args.rounds,
+        seconds_per_round: args.seconds,
+        train_gflop_per_sample: flops / 1e9,
+        kernel_peak_gflops_one_core: peak,
+        results,
+    };
+    report::print(&report, args.json, args.profile)
 }
 
 /// Builds a book in memory and reports its building rate and file figures.
@@ -986,39 +797,22 @@ fn book(args: crate::args::BenchBookArgs) -> Result<()> {
     }
     let probe_us = t.elapsed().as_secs_f64() * 1e6 / (rounds * positions.len()) as f64;
     let per_min = book.len() as f64 / (build_s / 60.0);
-    let report = serde_json::json!({
-        "game": variant.id(),
-        "checkpoint": args.checkpoint.display().to_string(),
-        "visits": args.visits,
-        "positions": book.len(),
-        "expansions": book.header.expansions,
-        "searches": searches + 1,
-        "build_seconds": build_s,
-        "positions_per_minute": per_min,
-        "evaluations_per_second": (searches + 1) as f64 * args.visits as f64 / build_s,
-        "bytes": bytes.len(),
-        "bytes_per_position": bytes.len() as f64 / book.len() as f64,
-        "load_seconds": load_s,
-        "probe_microseconds": probe_us,
-        "book_moves_probed": found / rounds,
-    });
-    if args.json {
-        outln!("{report}")?;
-    } else {
-        outln!(
-            "{} book, {} visits per search: {} positions in {:.1} s = {:.0} positions/min \
-             ({:.0} evaluations/s); {} bytes ({:.0} B/position); load {:.1} ms; probe {:.1} us",
-            variant.name(),
-            args.visits,
-            book.len(),
-            build_s,
-            per_min,
-            (searches + 1) as f64 * args.visits as f64 / build_s,
-            bytes.len(),
-            bytes.len() as f64 / book.len() as f64,
-            load_s * 1e3,
-            probe_us
-        )?;
-    }
-    Ok(())
+    let report = BookReport {
+        game: variant.id().to_string(),
+        game_name: variant.name().to_string(),
+        checkpoint: args.checkpoint.display().to_string(),
+        visits: args.visits,
+        positions: book.len(),
+        expansions: book.header.expansions,
+        searches: searches + 1,
+        build_seconds: build_s,
+        positions_per_minute: per_min,
+        evaluations_per_second: (searches + 1) as f64 * args.visits as f64 / build_s,
+        bytes: bytes.len(),
+        bytes_per_position: bytes.len() as f64 / book.len() as f64,
+        load_seconds: load_s,
+        probe_microseconds: probe_us,
+        book_moves_probed: found / rounds,
+    };
+    report::print(&report, args.json, false)
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tengu_rules::{Game, Position, Record, Variant};
 use tengu_store::layout::{self, ShardName};
@@ -19,6 +20,7 @@ use tengu_trainer::records::{to_line, HeadLosses, LossRecord};
 
 use super::{http_get, view, Server};
 use crate::args::BenchServeArgs;
+use crate::cmd::bench::report::{self, Report};
 use crate::output::outln;
 
 pub fn run(args: BenchServeArgs) -> Result<()> {
@@ -49,11 +51,13 @@ pub fn run(args: BenchServeArgs) -> Result<()> {
         super::play::PlayConfig::new(dir.join("play")),
     )?;
     let addr = server.addr;
-    let games: serde_json::Value = serde_json::from_slice(&get_ok(addr, "/api/games")?)?;
-    let newest_game = games["selfplay"][0]["key"]
-        .as_str()
+    let games: ListedGames = serde_json::from_slice(&get_ok(addr, "/api/games")?)?;
+    let newest_game = games
+        .selfplay
+        .into_iter()
+        .next()
         .context("no game listed")?
-        .to_string();
+        .key;
     let manifest = layout::manifest_key(args.checkpoints as u64 * 100);
     // The first request of a game parses its record (later ones are cached): timed apart.
     let t = Instant::now();
@@ -80,9 +84,13 @@ pub fn run(args: BenchServeArgs) -> Result<()> {
         }
         ms.sort_by(f64::total_cmp);
         let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
-        rows.push(json!({
-            "path": path, "bytes": bytes, "p50_ms": at(0.5), "p95_ms": at(0.95), "max_ms": at(1.0),
-        }));
+        rows.push(EndpointTiming {
+            path: path.clone(),
+            bytes,
+            p50_ms: at(0.5),
+            p95_ms: at(0.95),
+            max_ms: at(1.0),
+        });
     }
 
     // Viewers against a CPU-bound stand-in for the trainer; then the viewers alone, for the
@@ -105,60 +113,111 @@ pub fn run(args: BenchServeArgs) -> Result<()> {
     server.stop();
     let _ = std::fs::remove_dir_all(&dir);
 
-    let report = json!({
-        "shards": args.shards,
-        "checkpoints": args.checkpoints,
-        "arena_games": arena_games,
-        "run_made_seconds": made_s,
-        "look_cold_ms": cold_ms,
-        "look_incremental_ms": warm_ms,
-        "game_first_request_ms": game_cold_ms,
-        "endpoints": rows,
-        "viewers": args.viewers,
-        "viewer_failures": failures.load(Ordering::Relaxed),
-        "stand_in_rate_alone": alone,
-        "stand_in_rate_with_viewers": loaded,
-        "viewers_and_server_cpu_seconds_per_second": cpu_per_s,
-    });
-    if args.json {
-        outln!("{report}")?;
-        return Ok(());
-    }
-    outln!(
-        "synthetic run: {} shards, {} checkpoints, {arena_games} arena games (made in {made_s:.1} s)",
-        args.shards,
-        args.checkpoints
-    )?;
-    outln!("watcher look: first {cold_ms:.1} ms, incremental {warm_ms:.1} ms; first request of a game {game_cold_ms:.1} ms")?;
-    outln!(
-        "{:<60} {:>9} {:>8} {:>8} {:>8}",
-        "endpoint",
-        "bytes",
-        "p50 ms",
-        "p95 ms",
-        "max ms"
-    )?;
-    for r in report["endpoints"].as_array().expect("rows") {
-        let path = r["path"].as_str().unwrap_or("");
-        let short: String = path.chars().take(60).collect();
+    let report = ServeReport {
+        shards: args.shards,
+        checkpoints: args.checkpoints,
+        arena_games,
+        run_made_seconds: made_s,
+        look_cold_ms: cold_ms,
+        look_incremental_ms: warm_ms,
+        game_first_request_ms: game_cold_ms,
+        endpoints: rows,
+        viewers: args.viewers,
+        viewer_failures: failures.load(Ordering::Relaxed),
+        stand_in_rate_alone: alone,
+        stand_in_rate_with_viewers: loaded,
+        viewers_and_server_cpu_seconds_per_second: cpu_per_s,
+    };
+    report::print(&report, args.json, false)
+}
+
+/// The part of `/api/games` the bench reads: the newest self-play game first.
+#[derive(Deserialize)]
+struct ListedGames {
+    selfplay: Vec<ListedGame>,
+}
+
+#[derive(Deserialize)]
+struct ListedGame {
+    key: String,
+}
+
+/// `tengu bench serve`'s result.
+#[derive(Debug, Serialize)]
+struct ServeReport {
+    shards: usize,
+    checkpoints: usize,
+    arena_games: usize,
+    run_made_seconds: f64,
+    /// The watcher's first look (every manifest read) and a later one (a listing).
+    look_cold_ms: f64,
+    look_incremental_ms: f64,
+    /// The first request of a game, which parses its record.
+    game_first_request_ms: f64,
+    endpoints: Vec<EndpointTiming>,
+    viewers: usize,
+    viewer_failures: u64,
+    /// Loops a second of the CPU-bound stand-in for a trainer, alone and with viewers.
+    stand_in_rate_alone: f64,
+    stand_in_rate_with_viewers: f64,
+    viewers_and_server_cpu_seconds_per_second: f64,
+}
+
+/// One endpoint over `--requests` requests.
+#[derive(Debug, Serialize)]
+struct EndpointTiming {
+    path: String,
+    /// The body's size, in bytes.
+    bytes: usize,
+    p50_ms: f64,
+    p95_ms: f64,
+    max_ms: f64,
+}
+
+impl Report for ServeReport {
+    fn print_text(&self, _profile: bool) -> std::io::Result<()> {
         outln!(
-            "{short:<60} {:>9} {:>8.2} {:>8.2} {:>8.2}",
-            r["bytes"],
-            r["p50_ms"].as_f64().unwrap_or(0.0),
-            r["p95_ms"].as_f64().unwrap_or(0.0),
-            r["max_ms"].as_f64().unwrap_or(0.0)
+            "synthetic run: {} shards, {} checkpoints, {} arena games (made in {:.1} s)",
+            self.shards,
+            self.checkpoints,
+            self.arena_games,
+            self.run_made_seconds
         )?;
+        outln!(
+            "watcher look: first {:.1} ms, incremental {:.1} ms; first request of a game {:.1} ms",
+            self.look_cold_ms,
+            self.look_incremental_ms,
+            self.game_first_request_ms
+        )?;
+        outln!(
+            "{:<60} {:>9} {:>8} {:>8} {:>8}",
+            "endpoint",
+            "bytes",
+            "p50 ms",
+            "p95 ms",
+            "max ms"
+        )?;
+        for r in &self.endpoints {
+            let short: String = r.path.chars().take(60).collect();
+            outln!(
+                "{short:<60} {:>9} {:>8.2} {:>8.2} {:>8.2}",
+                r.bytes,
+                r.p50_ms,
+                r.p95_ms,
+                r.max_ms
+            )?;
+        }
+        let (alone, loaded) = (self.stand_in_rate_alone, self.stand_in_rate_with_viewers);
+        outln!(
+            "{} viewers polling every 2 s: stand-in trainer {:.0} -> {:.0} loops/s ({:+.1}%); server and viewers alone take {:.3} CPU-s/s; {} failed requests",
+            self.viewers,
+            alone,
+            loaded,
+            (loaded / alone - 1.0) * 100.0,
+            self.viewers_and_server_cpu_seconds_per_second,
+            self.viewer_failures
+        )
     }
-    outln!(
-        "{} viewers polling every 2 s: stand-in trainer {:.0} -> {:.0} loops/s ({:+.1}%); server and viewers alone take {:.3} CPU-s/s; {} failed requests",
-        args.viewers,
-        alone,
-        loaded,
-        (loaded / alone - 1.0) * 100.0,
-        cpu_per_s,
-        failures.load(Ordering::Relaxed)
-    )?;
-    Ok(())
 }
 
 fn tempfile_dir() -> Result<std::path::PathBuf> {

@@ -99,6 +99,27 @@ fn bad_input_gets_a_message_not_a_panic() {
     assert!(!err.contains("panicked"));
 }
 
+/// `tengu bench serve` on fewer checkpoints than its ten arena games each need (it once
+/// subtracted past zero), with a synthetic `elo.jsonl` the run's reader accepts (else the
+/// curves endpoint measured an empty answer).
+#[test]
+fn bench_serve_runs_on_a_small_synthetic_run_with_its_curves() {
+    let (ok, out, err) = tengu(&[
+        "bench", "serve", "--checkpoints", "3", "--shards", "5", "--requests", "3",
+        "--viewers", "2", "--seconds", "1", "--json",
+    ]);
+    assert!(ok, "{err}");
+    assert!(!err.contains("cannot be read"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let curves = v["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["path"] == "/api/curves")
+        .unwrap_or_else(|| panic!("no /api/curves row: {out}"));
+    assert!(curves["bytes"].as_u64().unwrap() > 1000, "{curves}");
+}
+
 #[test]
 fn bench_nn_reports_json_per_backend_and_preset() {
     let (ok, out, err) = tengu(&[

@@ -368,7 +368,7 @@ fn synthetic_run(dir: &std::path::Path, shards: usize, checkpoints: usize) -> Re
         }
         store.put(&layout::train_log_key(step - 100), segment.into_bytes())?;
         elo.push_str(&format!("{}\n", json!({"checkpoint": layout::weights_name(step), "step": step, "rating": c as f64 * 3.0})));
-        elo.push_str(&format!("{}\n", json!({"checkpoint": layout::weights_name(step), "opponent": "greedy", "step": step, "elo": c as f64 * 2.0 - 50.0, "score": 0.5})));
+        elo.push_str(&format!("{}\n", json!({"checkpoint": layout::weights_name(step), "opponent": "greedy", "step": step, "games": 10, "elo": c as f64 * 2.0 - 50.0, "score": 0.5, "material_share": 0.5, "material_share_se": 0.01})));
         suite.push_str(&format!("{}\n", json!({"checkpoint": layout::weights_name(step), "step": step, "top1": 0.1 + c as f64 / 1e3, "top3": 0.2, "value_sign": 0.6, "positions": 100, "unix_time": t0})));
     }
     store.put(layout::ELO_LOG, elo.into_bytes())?;
@@ -378,7 +378,8 @@ fn synthetic_run(dir: &std::path::Path, shards: usize, checkpoints: usize) -> Re
     for g in 0..arena_games {
         let key = format!(
             "arena/model-{:09}-vs-greedy/games/game-{:05}.record",
-            (checkpoints as u64 - g as u64 / 10) * 100,
+            // Ten games a checkpoint, the newest first; fewer checkpoints take turns.
+            (checkpoints as u64 - (g as u64 / 10) % checkpoints as u64) * 100,
             g % 10
         );
         store.put(&key, records[g % records.len()].clone().into_bytes())?;

@@ -4,9 +4,10 @@
 //! Unknown keys are rejected; missing keys take the defaults.
 
 use serde::{Deserialize, Serialize};
+use tengu_run::ArenaConfig;
 use tengu_search::SearchConfig;
 use tengu_selfplay::SelfplayConfig;
-use tengu_trainer::config::{ArenaConfig, TrainConfig};
+use tengu_trainer::config::TrainConfig;
 
 /// A whole run configuration file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,5 +1,6 @@
 //! The crate graph, read from the `Cargo.toml` files: only selfplay and the binary depend on
-//! tengu-selfplay, the engine and the book builder depend on tengu-search, the side-by-side
+//! tengu-selfplay, only the binary and the Python package on tengu-run (not the trainer it
+//! supervises), the engine and the book builder depend on tengu-search, the side-by-side
 //! crates import none of each other, and `docs/crates.md` lists what the files say.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -103,6 +104,28 @@ fn only_selfplay_and_the_binary_depend_on_selfplay() {
             assert!(
                 !deps.contains("tengu-selfplay"),
                 "{}/Cargo.toml [{table}] depends on tengu-selfplay: only selfplay and the binary may",
+                c.dir
+            );
+        }
+    }
+}
+
+#[test]
+fn only_the_binary_and_the_python_package_depend_on_the_run() {
+    let crates = crates();
+    assert_eq!(by_dir(&crates, "run").name, "tengu-run");
+    assert!(
+        by_dir(&crates, "run").normal().contains("tengu-trainer"),
+        "run/Cargo.toml [dependencies] lacks tengu-trainer: the run is built on the trainer"
+    );
+    for c in &crates {
+        if ["run", "src", "python"].contains(&c.dir.as_str()) {
+            continue;
+        }
+        for (table, deps) in &c.tables {
+            assert!(
+                !deps.contains("tengu-run"),
+                "{}/Cargo.toml [{table}] depends on tengu-run: only the binary and the Python package may (the trainer is below the run)",
                 c.dir
             );
         }

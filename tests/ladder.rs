@@ -54,7 +54,7 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
     let (ok, out, err) = tengu(&args);
     assert!(ok, "{err}");
     // Read through the report's type, as serve and the curves read ladder.json.
-    let report = tengu_trainer::records::read_ladder("tengu ladder --json", &out).unwrap();
+    let report = tengu_run::records::read_ladder("tengu ladder --json", &out).unwrap();
     let rungs = &report.rungs;
     // 0.25 -> step 100 (0.2 h), 1 -> step 300 (1.1 h); nothing near 8 CPU-hours yet.
     let steps: Vec<u64> = rungs.iter().map(|r| r.rung.step).collect();
@@ -107,7 +107,7 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
     let (ok, again, err) = tengu(&args);
     assert!(ok, "{err}");
     assert_eq!(
-        tengu_trainer::records::read_ladder("tengu ladder --json", &again)
+        tengu_run::records::read_ladder("tengu ladder --json", &again)
             .unwrap()
             .rungs,
         report.rungs
@@ -127,7 +127,7 @@ fn ladder_rates_the_checkpoints_nearest_to_each_cpu_hour_target() {
     let (ok, _, err) = tengu(&other);
     assert!(ok, "{err}");
     let other_file = elsewhere.join("ladder.json");
-    let other_report = tengu_trainer::records::read_ladder(
+    let other_report = tengu_run::records::read_ladder(
         &p(&other_file),
         &std::fs::read_to_string(&other_file).unwrap(),
     )

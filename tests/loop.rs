@@ -63,7 +63,10 @@ fn selfplay(run: &str, games: u64, seed: u64) -> worker::WorkerProgress {
     worker::run(&options, &mut |_| {}).unwrap()
 }
 
+/// Trains `run` to `steps`, redrawing the curves at each checkpoint the trainer reports
+/// as `tengu train` does; the checkpoints reported are those it published after step 0.
 fn train_to(run: &str, steps: u64) -> train::TrainProgress {
+    let before = committed(run);
     let options = TrainOptions {
         run: open(run),
         config_text: None,
@@ -87,7 +90,23 @@ fn train_to(run: &str, steps: u64) -> train::TrainProgress {
         max_steps: Some(steps),
         stop: Arc::new(AtomicBool::new(false)),
     };
-    train::run(&options, &mut |_| {}).unwrap()
+    let mut reported = Vec::new();
+    let mut on_publish = |p: &train::TrainProgress| {
+        if p.published {
+            reported.push(p.last_checkpoint.clone());
+            tengu_run::curves::write(&options.run).unwrap();
+        }
+    };
+    let done = train::run(&options, &mut on_publish).unwrap();
+    on_publish(&done);
+    let new: Vec<String> = committed(run)
+        .into_iter()
+        // A new run's step 0 is published before the first report.
+        .filter(|s| *s > 0 && !before.contains(s))
+        .map(layout::weights_name)
+        .collect();
+    assert_eq!(reported, new, "each published checkpoint is reported once");
+    done
 }
 
 fn held_out_loss(checkpoint: &Path, examples: &[Example]) -> f64 {
@@ -141,7 +160,7 @@ fn selfplay_then_training_gives_better_checkpoints_that_workers_use() {
     assert_eq!(logged, (1..=170).collect::<Vec<_>>());
     let meta = tengu_model::checkpoint::read_meta(&checkpoint(run, 170)).unwrap();
     assert_eq!(meta.parent.as_deref(), Some("model-000000150.safetensors"));
-    // The curves are drawn as a picture beside the data.
+    // The curves are drawn as a picture beside the data (at the checkpoints reported).
     let svg = open(run).get_text("curves.svg").unwrap().unwrap();
     // Four loss rows (policy, value, ownership, material) against four x axes, each with
     // its train line; held-out lines beside them where held-out games exist.

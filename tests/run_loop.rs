@@ -404,9 +404,9 @@ fn run_evaluates_new_checkpoints_in_the_arena() {
     );
     // Read through the record's type, as serve, curves and TensorBoard read it.
     let text = std::fs::read_to_string(run.join("elo.jsonl")).unwrap();
-    let lines: Vec<tengu_trainer::records::EloRecord> =
+    let lines: Vec<tengu_run::records::EloRecord> =
         tengu_trainer::records::read_lines("elo.jsonl", &text).unwrap();
-    let games = |l: &tengu_trainer::records::EloRecord| l.outcome.as_ref().map(|o| o.games);
+    let games = |l: &tengu_run::records::EloRecord| l.outcome.as_ref().map(|o| o.games);
     assert_eq!(
         lines[0].rating,
         Some(0.0),

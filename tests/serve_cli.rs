@@ -179,7 +179,7 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
     let suite = std::fs::read_to_string(baseline.join("suite.jsonl")).unwrap();
     std::fs::write(run.join("suite.jsonl"), format!("{}\n", suite.lines().next().unwrap())).unwrap();
     let ladder_file = baseline.join("ladder/ladder.json");
-    let ladder = tengu_trainer::records::read_ladder(
+    let ladder = tengu_run::records::read_ladder(
         &ladder_file.display().to_string(),
         &std::fs::read_to_string(&ladder_file).unwrap(),
     )
@@ -342,7 +342,7 @@ fn an_archived_run_says_so_and_shows_every_ladder_in_step_order() {
     for name in &names {
         let report = run.join(name).join("ladder.json");
         if report.exists() {
-            let r = tengu_trainer::records::read_ladder(
+            let r = tengu_run::records::read_ladder(
                 &report.display().to_string(),
                 &std::fs::read_to_string(&report).unwrap(),
             )

@@ -11,7 +11,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{p, tengu};
-use tengu_trainer::records::{read_lines, EloRecord, LossRecord, Record, SuiteRecord};
+use tengu_run::records::{EloRecord, SuiteRecord};
+use tengu_trainer::records::{read_lines, LossRecord, Record};
 
 /// The run kept in the repository as the compute ladder's baseline (a real run's files).
 fn baseline() -> std::path::PathBuf {

@@ -8,7 +8,7 @@
 //! * [`run`]: run configs, checkpoints (`tengu_model::checkpoint`), the trainer lease and
 //!   checkpoint publication (`tengu_store`), the Rust evaluator;
 //! * [`window`]: `RunWindow`, `TrainLog`, `CpuLedger`: a run followed as the Rust trainer
-//!   follows it (`tengu_trainer::window`, `log`, `curves`; `tengu_store::cpu`).
+//!   follows it (`tengu_trainer::window`, `log`; `tengu_run::curves`; `tengu_store::cpu`).
 //!
 //! Errors become Python exceptions of the classes below, each naming its cause; no input
 //! makes the interpreter crash (a Rust panic would surface as `pyo3.PanicException`).

@@ -2,8 +2,9 @@
 //! (`tengu_trainer::train::run`), for the PyTorch trainer: the sliding window of the newest
 //! rows (`tengu_trainer::window::Window`: incremental listing, held-out games kept apart,
 //! the ingest state saved with each checkpoint), batches drawn as the Rust trainer draws
-//! them, the loss log (`tengu_trainer::log::TrainLog`), `curves.svg` and the CPU ledger.
-//! Nothing here is a second implementation: each method calls the Rust trainer's code.
+//! them, the loss log (`tengu_trainer::log::TrainLog`), `curves.svg` (`tengu_run::curves`)
+//! and the CPU ledger. Nothing here is a second implementation: each method calls the Rust
+//! trainer's or the run's code.
 
 use std::sync::Arc;
 
@@ -492,11 +493,11 @@ pub fn read_loss_log(py: Python<'_>, run: &str) -> PyResult<String> {
 }
 
 /// Draws the run's `curves.svg` from its loss log, ratings and suite results
-/// (`tengu_trainer::curves::write`).
+/// (`tengu_run::curves::write`).
 #[pyfunction]
 pub fn write_curves(py: Python<'_>, run: &str) -> PyResult<()> {
     let store = open_store(run)?;
-    py.allow_threads(|| tengu_trainer::curves::write(&store))
+    py.allow_threads(|| tengu_run::curves::write(&store))
         .map_err(store_err)
 }
 

@@ -323,7 +323,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
             json.clone().into_bytes(),
         )?;
     }
-    tengu_trainer::curves::write(&store).context("redrawing curves.svg")?;
+    tengu_run::curves::write(&store).context("redrawing curves.svg")?;
     if args.json {
         outln!("{}", json.trim_end())?;
     } else {

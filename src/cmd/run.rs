@@ -4,7 +4,7 @@ use std::io::IsTerminal as _;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use tengu_trainer::supervise::{self, RunOptions, TrainerProcess};
+use tengu_run::supervise::{self, RunOptions, TrainerProcess};
 
 use crate::args::RunArgs;
 use crate::cmd::selfplay::stop_flag;

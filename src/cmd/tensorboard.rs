@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+use tengu_run::records::{EloRecord, SuiteRecord};
 use tengu_store::RunStore;
-use tengu_trainer::records::{EloRecord, LossRecord, SuiteRecord};
+use tengu_trainer::records::LossRecord;
 
 use crate::args::TensorboardArgs;
 use crate::output::outln;
@@ -160,8 +161,8 @@ impl Exported {
 }
 
 /// Every scalar of the run, each tag in step order. The records are read through their
-/// types (`tengu_trainer::records`): a damaged or unknown line stops the export, naming
-/// its file and line.
+/// types (`tengu_trainer::records`, `tengu_run::records`): a damaged or unknown line stops
+/// the export, naming its file and line.
 pub fn run_scalars(store: &RunStore) -> Result<Vec<Scalar>> {
     use tengu_store::layout;
     use tengu_trainer::records::read_store;

@@ -53,6 +53,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let bar = crate::cmd::spinner(args.quiet);
     let min_rows = config.train.min_rows;
     let done = train::run(&options, &mut |p| {
+        if p.published {
+            redraw_curves(&options.run);
+        }
         let state = if p.waiting && p.window_rows < min_rows {
             format!(
                 "waiting for {} more rows (train.min_rows = {min_rows})",
@@ -83,8 +86,23 @@ pub fn run(args: TrainArgs) -> Result<()> {
         bar.tick();
     })?;
     bar.finish_and_clear();
+    if done.published {
+        // The last checkpoint of a clean stop.
+        redraw_curves(&options.run);
+    }
     tracing::info!(step = done.step, checkpoint = %done.last_checkpoint, "trainer stopped");
     Ok(())
+}
+
+/// Redraws the run's `curves.svg` (from the loss log and the run's records) after a
+/// checkpoint; a failure is a warning, not a stop of the training.
+fn redraw_curves(store: &tengu_store::RunStore) {
+    if let Err(e) = tengu_run::curves::write(store) {
+        tracing::warn!(
+            "cannot draw {}: {e}",
+            store.address_of(tengu_store::layout::CURVES)
+        );
+    }
 }
 
 /// `--config-only`: the checked config becomes the run's `config.toml`, written while this

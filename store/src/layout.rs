@@ -32,12 +32,12 @@ pub const LIVE: &str = "live";
 /// The compute ladder's report (`tengu ladder`), drawn into `curves.svg`.
 pub const LADDER_REPORT: &str = "ladder/ladder.json";
 /// The ratings of the run's checkpoints, one line per evaluation match (`tengu run`;
-/// `tengu_trainer::records::EloRecord`).
+/// `tengu_run::records::EloRecord`).
 pub const ELO_LOG: &str = "elo.jsonl";
 /// The run's checkpoints' tactics suite scores, one line each (`tengu run`;
-/// `tengu_trainer::records::SuiteRecord`).
+/// `tengu_run::records::SuiteRecord`).
 pub const SUITE_LOG: &str = "suite.jsonl";
-/// The run's curves (`tengu_trainer::curves`), drawn from the loss log and the records.
+/// The run's curves (`tengu_run::curves`), drawn from the loss log and the records.
 pub const CURVES: &str = "curves.svg";
 /// Extension of shards.
 pub const SHARD_EXTENSION: &str = "shard";

@@ -1,14 +1,13 @@
 //! The trainer: a sliding window of the newest replay shards, sampled into batches for the
 //! backend's training step, with checkpoints published into the run directory; its `[train]`
-//! settings and `tengu run`'s supervisor with its `[arena]` settings, which starts this
-//! trainer or the PyTorch one (`python`).
+//! settings, the loss log it writes with the record types every run file shares (`records`,
+//! `log`), and the PyTorch trainer's command line (`python`). The run around it (`tengu
+//! run`'s supervisor, the other records, the curves) is `tengu-run`.
 
 pub mod config;
-pub mod curves;
 pub mod log;
 pub mod python;
 pub mod records;
-pub mod supervise;
 pub mod train;
 pub mod window;
 

@@ -82,6 +82,9 @@ pub struct TrainProgress {
     pub rows_seen: u64,
     pub waiting: bool,
     pub last_checkpoint: String,
+    /// Whether `last_checkpoint` was published since the last report (where `tengu train`
+    /// redraws the run's curves).
+    pub published: bool,
 }
 
 /// Mean cross-entropy of `eval`'s policy against the targets of the policy rows of
@@ -683,6 +686,7 @@ pub fn run(
         }
         if wait_before(&training.window, t, training.step, t.batch_size).is_some() {
             progress.waiting = true;
+            progress.published = false;
             progress.window_rows = training.window.len();
             progress.rows_seen = training.window.rows_seen;
             on_progress(&progress);
@@ -711,6 +715,7 @@ pub fn run(
             rows_seen: training.window.rows_seen,
             waiting: false,
             last_checkpoint: training.last.clone(),
+            published: false,
         };
         let held_out = training.held_out()?;
         let squares = batch
@@ -745,17 +750,18 @@ pub fn run(
         if step % t.steps_per_checkpoint == 0 {
             training.publish()?;
             progress.last_checkpoint = training.last.clone();
-            if let Err(e) = crate::curves::write(store) {
-                tracing::warn!("cannot draw {}: {e}", store.address_of(layout::CURVES));
-            }
+            progress.published = true;
         }
         on_progress(&progress);
     }
     training.cpu.record(store, true);
+    // The returned progress reports only a publish the last report did not.
+    progress.published = false;
     // A last checkpoint so no step is lost on a clean stop.
     if layout::weights_name(training.step) != training.last {
         training.publish()?;
         progress.last_checkpoint = training.last.clone();
+        progress.published = true;
     }
     training.log.flush(store)?;
     tengu_store::log_requests!(store, started.elapsed().as_secs_f64());

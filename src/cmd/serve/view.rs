@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tengu_rules::{Color, Piece, Position, Record, Square, Variant};
+use tengu_run::records::EloRecord;
 use tengu_store::layout::{self, ShardName};
 use tengu_store::{Location, RunStore, StoreError};
-use tengu_trainer::records::EloRecord;
 
 /// Seconds over which games and rows per hour are measured (the last hour).
 const RATE_WINDOW_S: f64 = 3600.0;

@@ -9,9 +9,8 @@
 use std::fmt::Write as _;
 use tengu_store::{layout, RunStore};
 
-use crate::records::{
-    read_store, read_store_ladder, EloRecord, LossRecord, ReadError, SuiteRecord,
-};
+use crate::records::{read_store_ladder, EloRecord, SuiteRecord};
+use tengu_trainer::records::{read_store, LossRecord, ReadError};
 
 /// One panel: one or two series of (x, y) points with axis labels.
 struct Panel<'a> {
@@ -116,11 +115,11 @@ type Point = [f64; 4];
 
 /// Draws the curves of the loss log (`train/`), `elo.jsonl`, `suite.jsonl` and the compute
 /// ladder into `curves.svg` of the run. Nothing to draw: no file. The records are read
-/// through their types ([`crate::records`]): a damaged loss log is an error naming its file
-/// and line; a refused ratings, suite or ladder file is left out with a warning that names
-/// it.
+/// through their types ([`crate::records`], `tengu_trainer::records`): a damaged loss log
+/// is an error naming its file and line; a refused ratings, suite or ladder file is left
+/// out with a warning that names it.
 pub fn write(run: &RunStore) -> Result<(), ReadError> {
-    let rows: Vec<LossRecord> = crate::log::read_records(run)?;
+    let rows: Vec<LossRecord> = tengu_trainer::log::read_records(run)?;
     if rows.is_empty() {
         return Ok(());
     }

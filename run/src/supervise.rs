@@ -20,7 +20,7 @@ pub enum TrainerProcess {
     /// `tengu train` of the same binary.
     Rust,
     /// The PyTorch trainer, `python -m tengu.train`, run by this interpreter (checked with
-    /// [`crate::python::check`] before the run is written).
+    /// [`tengu_trainer::python::check`] before the run is written).
     Python { python: String },
 }
 
@@ -166,10 +166,13 @@ enum Job {
 /// starts (a rating chain continued from a misread file would be wrong from then on).
 fn read_ratings(
     store: &RunStore,
-) -> Result<(Vec<(String, f64)>, std::collections::BTreeSet<String>), crate::records::ReadError> {
+) -> Result<
+    (Vec<(String, f64)>, std::collections::BTreeSet<String>),
+    tengu_trainer::records::ReadError,
+> {
     let mut ratings = Vec::new();
     let mut evaluated = std::collections::BTreeSet::new();
-    for r in crate::records::read_store::<EloRecord>(store, layout::ELO_LOG)? {
+    for r in tengu_trainer::records::read_store::<EloRecord>(store, layout::ELO_LOG)? {
         evaluated.insert(r.checkpoint.clone());
         if let Some(rating) = r.rating {
             ratings.push((r.checkpoint, rating));
@@ -236,7 +239,7 @@ pub fn status(store: &RunStore, started: Instant) -> RunStatus {
     // The loss log's last line, unless it is behind the newest checkpoint (a trainer that
     // wrote no log for its steps, as the PyTorch trainer's `--epochs` once did): then the
     // step is the checkpoint's, without the losses of an older step beside it.
-    if let Some(r) = crate::log::last_line(store).filter(|r| r.step >= s.step) {
+    if let Some(r) = tengu_trainer::log::last_line(store).filter(|r| r.step >= s.step) {
         s.step = r.step;
         s.policy_loss = r.policy_loss;
         s.value_loss = r.heads.step("value");
@@ -368,7 +371,7 @@ pub fn run(
         }
         TrainerProcess::Python { python } => (
             PathBuf::from(python),
-            crate::python::args(&run_arg, options.max_steps),
+            tengu_trainer::python::args(&run_arg, options.max_steps),
         ),
     };
     // The time limit counts from here: waiting for step 0 is part of the run.
@@ -619,7 +622,11 @@ fn evaluate(
                 Ok(report) => {
                     let record = SuiteRecord::of_report(&eval.checkpoint, eval.step, report);
                     tracing::info!(checkpoint = %eval.checkpoint, top1 = record.top1, "tactics suite");
-                    append_jsonl(store, layout::SUITE_LOG, &crate::records::to_line(&record))?;
+                    append_jsonl(
+                        store,
+                        layout::SUITE_LOG,
+                        &tengu_trainer::records::to_line(&record),
+                    )?;
                     if let Err(e) = crate::curves::write(store) {
                         tracing::warn!("cannot draw curves: {e}");
                     }
@@ -805,7 +812,11 @@ fn decided_targets(targets: &[f64], tolerance: f64, hours: f64) -> Vec<f64> {
 }
 
 fn append_elo(store: &RunStore, record: &EloRecord) -> std::io::Result<()> {
-    append_jsonl(store, layout::ELO_LOG, &crate::records::to_line(record))
+    append_jsonl(
+        store,
+        layout::ELO_LOG,
+        &tengu_trainer::records::to_line(record),
+    )
 }
 
 #[cfg(test)]
@@ -873,11 +884,11 @@ mod tests {
             .unwrap()
         };
         let line = |step: u64| {
-            let r = crate::records::LossRecord {
-                heads: crate::records::HeadLosses::default().with_step("value", 0.5),
-                ..crate::records::LossRecord::at(step, 0.0)
+            let r = tengu_trainer::records::LossRecord {
+                heads: tengu_trainer::records::HeadLosses::default().with_step("value", 0.5),
+                ..tengu_trainer::records::LossRecord::at(step, 0.0)
             };
-            format!("{}\n", crate::records::to_line(&r))
+            format!("{}\n", tengu_trainer::records::to_line(&r))
         };
         // Four logged steps, then a trainer that published step 10 without logging.
         store

@@ -672,8 +672,8 @@ pub struct PlayServeArgs {
     /// to 1,000,000.
     #[arg(long, default_value_t = 4000, value_parser = crate::ranges::whole::<u32>(1, 1_000_000))]
     pub max_visits: u32,
-    /// Most milliseconds one analysis may think (`max_ms`) and alpha-beta may spend on a
-    /// move, 1 to 600,000.
+    /// Most milliseconds one analysis or one opponent's move may ask for (`max_ms`), and
+    /// alpha-beta's time a move when a game names none, 1 to 600,000.
     #[arg(long, default_value_t = 20_000, value_parser = crate::ranges::whole::<u64>(1, 600_000))]
     pub max_ms: u64,
     /// Deepest alpha-beta opponent, 1 to 64 plies.

@@ -17,6 +17,8 @@
 // square, a promotion asked and answered, the move list then naming it with its mark; the
 // opponent's reply awaited; a take-back returning the board as it was; the analysis asked for, its
 // arrows with visits and values drawn on the board, a heat map of the policy and the table;
+// the value graph with a point for each of the opponent's moves and one for the analysis, a
+// click on its first point showing that position (then back to the game);
 // the board flipped and back; the record downloaded holding every move; then resigned, the
 // result shown. With SHOTS=FILE it saves a PNG of the page (the last game's analysis).
 // Prints what it checked; exits 1 with a FAIL line on the first failure.
@@ -174,6 +176,31 @@ async function playGame(page, url, g) {
   const said = await page.locator('#analysis-status').textContent();
   log(`ok  ${what}: analysis of ${a.visits} visits: ${labels.length} arrows (${labels.join(', ')}), heat on ${heat} squares, ` +
     `${rows} rows; "${said}"`);
+
+  // The value graph: a point for each of the opponent's searches and one for the analysis;
+  // a click on the first point shows the position after that ply.
+  await page.waitForFunction((p) => window.tenguPlay.state.values.some((v) => v.source === 'analysis' && v.ply === p),
+    s.ply, { timeout: 20000 }).catch(() => { throw new Fail(`${what}: the analysis is not on the value graph`); });
+  s = await state(page);
+  const points = await page.locator('#value-graph circle.point').count();
+  const byOpponent = s.values.filter((v) => v.source === 'opponent').length;
+  check(points === s.values.length && byOpponent === s.ply / 2,
+    `${what}: ${points} points drawn of ${s.values.length}; ${byOpponent} by the opponent in ${s.ply} plies`);
+  check(await page.locator(`#value-graph circle.point.analysis[data-ply="${s.ply}"]`).count() === 1,
+    `${what}: no analysis point at ply ${s.ply}`);
+  await page.locator('#value-graph circle.point[data-ply="1"]').first().click();
+  await page.waitForSelector('#review:not([hidden])').catch(() => { throw new Fail(`${what}: a click on ply 1 shows no earlier position`); });
+  const review = await page.evaluate(() => window.tenguPlay.review);
+  const firstTo = s.moves[0].to;
+  check(review.ply === 1 && review.data.last.to === firstTo && review.data.stm === 'white' &&
+    await page.locator(`#board rect.square.last[data-index="${firstTo}"]`).count() === 1,
+  `${what}: the position shown after a click on ply 1 is not the one after ${s.moves[0].text}`);
+  const reviewText = await page.locator('#review-text').textContent();
+  await page.click('#back-to-game');
+  check(await page.evaluate(() => window.tenguPlay.review) === null && await page.locator('#review').isHidden(),
+    `${what}: back to the game still shows ply 1`);
+  log(`ok  ${what}: the value graph has ${points} points (${byOpponent} of the opponent's searches, the analysis at ply ${s.ply}); ` +
+    `a click on ply 1 showed it ("${reviewText}"), then back to the game`);
 
   // Flip and back: the square under the same piece keeps its index.
   await page.click('#flip');

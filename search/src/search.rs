@@ -31,6 +31,16 @@ pub fn value_to_centipawns(value: f32) -> i32 {
     (111.714 * (1.562_069 * v).tan()).round() as i32
 }
 
+/// The inverse of [`value_to_centipawns`]: a [`Thought::score`] as a value in [-1, 1] from
+/// the same side's view; a mate score (at least [`MATE_SCORE`] in size) is ±1. Alpha-beta's
+/// material scores come out on the same curve (a lead of 100 is about 0.47).
+pub fn centipawns_to_value(score: i32) -> f32 {
+    if score.abs() >= MATE_SCORE {
+        return score.signum() as f32;
+    }
+    ((score as f32 / 111.714).atan() / 1.562_069).clamp(-1.0, 1.0)
+}
+
 /// One position to search with MCTS and how ([`search`]).
 #[derive(Clone, Copy, Debug)]
 pub struct SearchRequest<'a> {
@@ -310,6 +320,17 @@ mod tests {
     use crate::limits::StopReason;
     use tengu_model::UniformEvaluator;
     use tengu_rules::{Position, Variant};
+
+    #[test]
+    fn centipawns_map_back_to_the_value_they_came_from() {
+        for v in [-0.9f32, -0.5, -0.1, 0.0, 0.2, 0.6, 0.95] {
+            let back = centipawns_to_value(value_to_centipawns(v));
+            assert!((back - v).abs() < 0.01, "{v} -> {back}");
+        }
+        assert_eq!(centipawns_to_value(MATE_SCORE + 3), 1.0);
+        assert_eq!(centipawns_to_value(-MATE_SCORE), -1.0);
+        assert!((centipawns_to_value(100) - 0.47).abs() < 0.01);
+    }
 
     fn game() -> Game {
         Game::new(Position::initial(Variant::dai_dai()))

@@ -15,10 +15,11 @@
 //! | `GET /api/play/setup` | games, presets, networks, caps, what is in flight |
 //! | `POST /api/play/new` | a new game: its state |
 //! | `GET /api/play/game/{id}` | a game's state |
+//! | `GET /api/play/game/{id}/ply/{ply}` | the board after the game's first `ply` moves |
 //! | `POST /api/play/game/{id}/move` | `{"move": "9j>9h{9i}", "ply": 0}`: the state after it |
 //! | `POST /api/play/game/{id}/takeback`, `/resign`, `/close` | the state after it |
 //! | `GET /api/play/game/{id}/record` | the game's record, as a download |
-//! | `POST /api/play/analyze` | a `tengu analyze` query without `id` (one ply), `network` |
+//! | `POST /api/play/analyze` | a `tengu analyze` query without `id` (one ply), `network`, and `play_game` (a game's id: its value graph gets the value) |
 //!
 //! Every refusal is JSON `{"error": why, "cause": what, "field": the field at fault}` with
 //! its status: 400 not JSON, 404 no such game or network, 409 not now (another ply, the
@@ -68,7 +69,8 @@ pub struct PlayConfig {
     pub max_queries: usize,
     /// Most visits one request may ask for.
     pub max_visits: u32,
-    /// Most milliseconds an analysis or an alpha-beta move may take.
+    /// Most milliseconds an analysis or an opponent's move may take (alpha-beta's own
+    /// time a move when the game names none).
     pub max_ms: u64,
     pub max_depth: u32,
     pub backend: Backend,
@@ -263,6 +265,7 @@ pub fn router(play: Arc<Play>) -> Router {
         .route("/api/play/setup", get(setup))
         .route("/api/play/new", post(new_game))
         .route("/api/play/game/{id}", get(state))
+        .route("/api/play/game/{id}/ply/{ply}", get(board_at))
         .route("/api/play/game/{id}/move", post(play_move))
         .route("/api/play/game/{id}/takeback", post(take_back))
         .route("/api/play/game/{id}/resign", post(resign))
@@ -434,7 +437,7 @@ async fn setup(State(play): State<Arc<Play>>) -> Response {
 
 /// Fields of a new game.
 const NEW_FIELDS: &[&str] = &[
-    "game", "preset", "side", "opponent", "visits", "depth", "position", "record",
+    "game", "preset", "side", "opponent", "visits", "max_ms", "depth", "position", "record",
 ];
 
 async fn new_game(
@@ -457,10 +460,11 @@ async fn start_game(
     known_fields(&map, NEW_FIELDS)?;
     let c = &play.config;
     let request = games::NewGame::read(&map)?;
+    let max_ms = budget(&map, "max_ms", c.max_ms, "--max-ms")?;
     let opponent = match string(&map, "opponent")?.unwrap_or("alphabeta") {
         "alphabeta" => networks::Opponent::AlphaBeta {
             depth: budget(&map, "depth", c.max_depth.into(), "--max-depth")?.unwrap_or(2) as u32,
-            ms: c.max_ms,
+            ms: max_ms.unwrap_or(c.max_ms),
         },
         id => {
             let network = play
@@ -480,6 +484,7 @@ async fn start_game(
                 network,
                 visits: budget(&map, "visits", c.max_visits.into(), "--max-visits")?
                     .map(|v| v as u32),
+                ms: max_ms,
             }
         }
     };
@@ -490,7 +495,7 @@ async fn start_game(
     let variant = request.start.start().variant().clone();
     let backend = c.backend;
     let location = play.location.clone();
-    let (player, label) =
+    let built =
         tokio::task::spawn_blocking(move || opponent.player(&variant, backend, &location, seed))
             .await
             .map_err(|e| {
@@ -498,7 +503,7 @@ async fn start_game(
             })??;
     let mut table = play.table();
     table.make_room(c.max_games)?;
-    let game = games::PlayGame::new(id.clone(), request, player, label, &c.play_dir);
+    let game = games::PlayGame::new(id.clone(), request, built, &c.play_dir);
     tracing::info!(game = %id, opponent = %game.opponent, "play: a new game");
     let g = table.insert(game);
     games::start_thinking(play, g);
@@ -526,6 +531,24 @@ fn with_game(
 
 async fn state(State(play): State<Arc<Play>>, Path(id): Path<String>) -> Response {
     with_game(&play, &id, |_| Ok(()))
+}
+
+async fn board_at(
+    State(play): State<Arc<Play>>,
+    Path((id, ply)): Path<(String, String)>,
+) -> Response {
+    let table = play.table();
+    let Some(g) = table.get(&id) else {
+        return PlayError::NoGame(id).into_response();
+    };
+    let answer = ply
+        .parse::<usize>()
+        .map_err(|_| PlayError::field("ply", format!("a whole number, found {ply:?}")))
+        .and_then(|ply| g.board_at(ply));
+    match answer {
+        Ok(v) => ok(v),
+        Err(e) => e.into_response(),
+    }
 }
 
 async fn play_move(
@@ -649,6 +672,13 @@ async fn analyse(
     }
     let network = string(&map, "network")?.map(str::to_string);
     map.remove("network");
+    let play_game = string(&map, "play_game")?.map(str::to_string);
+    map.remove("play_game");
+    if let Some(id) = &play_game {
+        if play.table().get(id).is_none() {
+            return Err(PlayError::NoGame(id.clone()));
+        }
+    }
     let caps = crate::cmd::analyze::query::Caps {
         visits: c.max_visits,
         time: Duration::from_millis(c.max_ms),
@@ -689,8 +719,17 @@ async fn analyse(
     network.check_game(query.variant(), "network")?;
     let ticket = play.analysis.ticket()?;
     let location = play.location.clone();
+    let line = query.line.clone();
     let reply = play.analysis.submit(network, location, query, ticket)?;
-    reply
+    let answer = reply
         .await
-        .map_err(|_| PlayError::Unavailable("the analysis thread stopped".into()))?
+        .map_err(|_| PlayError::Unavailable("the analysis thread stopped".into()))??;
+    // The game's value graph gets the value if the line is still the game's (it may have
+    // been closed or taken back meanwhile).
+    if let (Some(id), Some(value)) = (play_game, answer["value"].as_f64()) {
+        if let Some(g) = play.table().get_mut(&id) {
+            g.note_analysis(&line, value as f32);
+        }
+    }
+    Ok(answer)
 }

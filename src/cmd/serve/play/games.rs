@@ -18,8 +18,10 @@ use tengu_rules::ruleset::PRESETS;
 use tengu_rules::{Color, Game, Move, Position, Record, RuleSet, Square, Variant};
 use tengu_search::limits::{Limits, Stop, StopReason};
 use tengu_search::players::Player;
+use tengu_search::search::centipawns_to_value;
 
 use super::super::view::{board_tokens, piece_cell, piece_names};
+use super::networks::Built;
 use super::{string, Play, PlayError};
 
 /// A game untouched this long may be closed to make room for a new one.
@@ -155,6 +157,33 @@ fn side_name(c: Color) -> &'static str {
     }
 }
 
+/// Where a value on the game's value graph came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueSource {
+    /// The opponent's search before its move.
+    Opponent,
+    /// An analysis the page asked for.
+    Analysis,
+}
+
+impl ValueSource {
+    fn name(self) -> &'static str {
+        match self {
+            ValueSource::Opponent => "opponent",
+            ValueSource::Analysis => "analysis",
+        }
+    }
+}
+
+/// A point of the value graph: the value of the position after `ply` moves.
+#[derive(Clone, Copy, Debug)]
+struct PlyValue {
+    ply: usize,
+    source: ValueSource,
+    /// From Black's view, in [-1, 1].
+    black: f32,
+}
+
 /// A game in play.
 pub struct PlayGame {
     id: String,
@@ -165,6 +194,8 @@ pub struct PlayGame {
     game: Game,
     /// The opponent's player; `None` while it thinks.
     player: Option<Box<dyn Player>>,
+    /// What each of the opponent's moves may spend.
+    limits: Limits,
     /// The stop flag of the search in flight.
     thinking: Option<Stop>,
     /// Bumped by every change of the game: a thought of an older one is dropped.
@@ -174,35 +205,33 @@ pub struct PlayGame {
     problem: Option<String>,
     /// Why the record could not be saved.
     save_error: Option<String>,
+    /// The value graph: at most one point a ply and source, of positions still in the game.
+    values: Vec<PlyValue>,
     file: PathBuf,
     saved: bool,
     touched: Instant,
 }
 
 impl PlayGame {
-    pub fn new(
-        id: String,
-        request: NewGame,
-        player: Box<dyn Player>,
-        opponent: String,
-        dir: &Path,
-    ) -> PlayGame {
+    pub fn new(id: String, request: NewGame, opponent: Built, dir: &Path) -> PlayGame {
         let file = dir.join(format!(
             "play-{}-{id}.record",
             tengu_store::layout::unix_ms()
         ));
         PlayGame {
             id,
-            opponent,
+            opponent: opponent.label,
             preset: request.preset,
             human: request.human,
             game: request.start,
-            player: Some(player),
+            player: Some(opponent.player),
+            limits: opponent.limits,
             thinking: None,
             generation: 0,
             resigned: false,
             problem: None,
             save_error: None,
+            values: Vec::new(),
             file,
             saved: false,
             touched: Instant::now(),
@@ -279,6 +308,7 @@ impl PlayGame {
             game.play_unchecked(m);
         }
         self.game = game;
+        self.values.retain(|v| v.ply <= keep);
         self.resigned = false;
         self.problem = None;
         self.changed();
@@ -292,6 +322,66 @@ impl PlayGame {
         self.resigned = true;
         self.changed();
         Ok(())
+    }
+
+    /// Puts `value` (from `mover`'s view, in [-1, 1]) on the value graph at `ply`, in place
+    /// of the source's earlier point there.
+    fn note_value(&mut self, ply: usize, source: ValueSource, mover: Color, value: f32) {
+        let black = match mover {
+            Color::Black => value,
+            Color::White => -value,
+        };
+        self.values
+            .retain(|v| !(v.ply == ply && v.source == source));
+        self.values.push(PlyValue { ply, source, black });
+        self.values.sort_by_key(|v| (v.ply, v.source.name()));
+    }
+
+    /// Notes an analysis of the position after `line`'s moves if `line` is this game's
+    /// start and moves so far (an analysis of another line is not this game's); says
+    /// whether it did.
+    pub fn note_analysis(&mut self, line: &Game, value: f32) -> bool {
+        let ply = line.len();
+        let same = line.start().to_string() == self.game.start().to_string()
+            && ply <= self.game.len()
+            && line.moves().zip(self.game.moves()).all(|(a, b)| a == b);
+        if same {
+            let mover = line.position().side_to_move();
+            self.note_value(ply, ValueSource::Analysis, mover, value);
+        }
+        same
+    }
+
+    /// The position after `ply` moves as the page draws a board: `{ply, board, stm,
+    /// in_check, last}`, `last` the move that led to it (`{from, to, captures}`, board
+    /// indices) or null at the start.
+    pub fn board_at(&self, ply: usize) -> Result<Value, PlayError> {
+        if ply > self.game.len() {
+            return Err(PlayError::field(
+                "ply",
+                format!("the game has {} plies, found {ply}", self.game.len()),
+            ));
+        }
+        let start = self.game.start();
+        let size = start.size();
+        let index = |s: Square| s.row() * size + s.col();
+        let mut pos = start.clone();
+        let mut last = Value::Null;
+        for m in self.game.moves().take(ply) {
+            last = json!({
+                "from": index(m.from()),
+                "to": index(m.to()),
+                "captures": m.captures().map(index).collect::<Vec<_>>(),
+            });
+            pos.play(m);
+        }
+        Ok(json!({
+            "ply": ply,
+            "board": board_tokens(&pos),
+            "stm": side_name(pos.side_to_move()),
+            "in_check": pos.in_check(),
+            "last": last,
+        }))
     }
 
     /// The record file's name.
@@ -438,6 +528,11 @@ impl PlayGame {
             "position": pos.to_string(),
             "record": record.to_string(),
             "saved": self.saved.then(|| self.file.display().to_string()),
+            "values": self.values.iter().map(|v| json!({
+                "ply": v.ply,
+                "source": v.source.name(),
+                "black": v.black,
+            })).collect::<Vec<_>>(),
         })
     }
 }
@@ -544,11 +639,12 @@ pub fn start_thinking(play: &Arc<Play>, g: &mut PlayGame) {
     let stop = Stop::new();
     g.thinking = Some(stop.clone());
     let (id, generation, game) = (g.id.clone(), g.generation, g.game.clone());
+    let limits = g.limits.clone();
     let shared = play.clone();
     let spawned = std::thread::Builder::new()
         .name("serve-play-think".into())
         .spawn(move || {
-            let thought = player.think(&game, &Limits::default(), &stop, &mut |_| {});
+            let thought = player.think(&game, &limits, &stop, &mut |_| {});
             let mut table = shared.table();
             let Some(g) = table.get_mut(&id) else {
                 return;
@@ -556,8 +652,17 @@ pub fn start_thinking(play: &Arc<Play>, g: &mut PlayGame) {
             g.player = Some(player);
             g.thinking = None;
             if g.generation == generation {
-                match thought.and_then(|t| g.game.play(t.best)) {
-                    Ok(()) => {
+                let ply = g.game.len();
+                let mover = g.game.position().side_to_move();
+                let played = thought.and_then(|t| g.game.play(t.best).map(|()| t.score));
+                match played {
+                    Ok(score) => {
+                        g.note_value(
+                            ply,
+                            ValueSource::Opponent,
+                            mover,
+                            centipawns_to_value(score),
+                        );
                         g.generation += 1;
                         g.save();
                     }

@@ -10,6 +10,7 @@ use anyhow::Context;
 use serde_json::{json, Value};
 use tengu_model::Backend;
 use tengu_rules::Variant;
+use tengu_search::limits::Limits;
 use tengu_search::players::{Player, PlayerSpec};
 use tengu_store::{layout, Location};
 
@@ -156,11 +157,20 @@ impl Network {
 pub enum Opponent {
     /// Alpha-beta to `depth` plies, at most `ms` a move.
     AlphaBeta { depth: u32, ms: u64 },
-    /// MCTS with `network`, `visits` a move (default [`DEFAULT_VISITS`]).
+    /// MCTS with `network`, `visits` a move, or for `ms` a move, or whichever ends first
+    /// when both are given (neither: [`DEFAULT_VISITS`]).
     Network {
         network: Network,
         visits: Option<u32>,
+        ms: Option<u64>,
     },
+}
+
+/// A player, what the page calls it and the limits of each of its moves.
+pub struct Built {
+    pub player: Box<dyn Player>,
+    pub label: String,
+    pub limits: Limits,
 }
 
 impl Opponent {
@@ -172,18 +182,20 @@ impl Opponent {
         backend: Backend,
         location: &Location,
         seed: u64,
-    ) -> Result<(Box<dyn Player>, String), PlayError> {
+    ) -> Result<Built, PlayError> {
         let search = crate::cmd::CheckpointSearch::from_flags(None, None, None)
             .map_err(|e| PlayError::Unavailable(format!("{e:#}")))?;
-        let (spec, label) = match self {
+        let (spec, label, limits) = match self {
             Opponent::AlphaBeta { depth, ms } => (
                 PlayerSpec::AlphaBeta { ms, depth },
-                format!(
-                    "alpha-beta depth {depth} (at most {:.0} s a move)",
-                    Duration::from_millis(ms).as_secs_f64()
-                ),
+                format!("alpha-beta depth {depth} (at most {} a move)", seconds(ms)),
+                Limits::default(),
             ),
-            Opponent::Network { network, visits } => {
+            Opponent::Network {
+                network,
+                visits,
+                ms,
+            } => {
                 let unavailable =
                     |e: anyhow::Error| PlayError::Unavailable(format!("{}: {e:#}", network.label));
                 let path = match network.local_file(location).map_err(unavailable)? {
@@ -192,18 +204,38 @@ impl Opponent {
                         .and_then(|s| s.context("no network is shipped for the game")?.file())
                         .map_err(unavailable)?,
                 };
-                let visits = visits.unwrap_or(DEFAULT_VISITS);
+                // Without a time the player's own visits apply; with one, the move's
+                // limits say the time and the visits asked for, if any.
+                let budget = match (visits, ms) {
+                    (visits, None) => format!("{} visits", visits.unwrap_or(DEFAULT_VISITS)),
+                    (None, Some(ms)) => seconds(ms),
+                    (Some(visits), Some(ms)) => format!("{visits} visits or {}", seconds(ms)),
+                };
                 (
                     PlayerSpec::Checkpoint {
                         path: path.display().to_string(),
-                        visits,
+                        visits: visits.unwrap_or(DEFAULT_VISITS),
                     },
-                    format!("{} at {visits} visits a move", network.label),
+                    format!("{} at {budget} a move", network.label),
+                    Limits {
+                        time: ms.map(Duration::from_millis),
+                        visits: ms.and(visits),
+                        ..Limits::default()
+                    },
                 )
             }
         };
         let player = crate::cmd::arena::player(&spec, variant, backend, &search, seed)
             .map_err(|e| PlayError::Unavailable(format!("cannot play {label}: {e:#}")))?;
-        Ok((player, label))
+        Ok(Built {
+            player,
+            label,
+            limits,
+        })
     }
+}
+
+/// Milliseconds as the page says them: `0.3 s`, `20 s`.
+fn seconds(ms: u64) -> String {
+    format!("{} s", Duration::from_millis(ms).as_secs_f64())
 }

@@ -15,9 +15,10 @@ let prefix = [];         // squares clicked so far of the move being entered
 let promotionChoice = null; // the two moves (promote, decline) of a completed path
 let analysis = null;     // {id, ply, data}: the last analysis, shown while its ply is on the board
 let pollTimer = null;
+let review = null;       // {id, ply, data}: an earlier position of the game on the board, else null
 
 // For the browser test and the curious: what the page shows.
-window.tenguPlay = { get state() { return state; }, get analysis() { return analysis; } };
+window.tenguPlay = { get state() { return state; }, get analysis() { return analysis; }, get review() { return review; } };
 
 async function api(method, path, body) {
   const options = { method, headers: {} };
@@ -52,10 +53,11 @@ async function loadSetup() {
   const game = $('game');
   game.replaceChildren(...setup.games.map((g) => new Option(g.name, g.id)));
   const c = setup.caps;
-  $('caps').textContent = `This server allows ${c.visits} visits a request, alpha-beta to depth ${c.depth}, ` +
+  $('caps').textContent = `This server allows ${c.visits} visits or ${c.ms / 1000} s a request, alpha-beta to depth ${c.depth}, ` +
     `${c.games} games and ${c.queries} analyses at once; games are saved to ${setup.play_dir}.`;
   $('visits').max = c.visits;
   $('depth').max = c.depth;
+  $('seconds').max = c.ms / 1000;
   $('analysis-visits').max = c.visits;
   onGameChosen();
 }
@@ -89,8 +91,11 @@ async function newGame(ev) {
   ev.preventDefault();
   $('setup-error').textContent = '';
   const body = { game: $('game').value, preset: $('preset').value, side: $('side').value, opponent: $('opponent').value };
+  // Seconds a move, when given, replace a network's visits and cap alpha-beta's time.
+  const seconds = Number($('seconds').value);
+  if (seconds > 0) body.max_ms = Math.max(1, Math.round(seconds * 1000));
   if (body.opponent === 'alphabeta') body.depth = Number($('depth').value);
-  else body.visits = Number($('visits').value);
+  else if (!body.max_ms) body.visits = Number($('visits').value);
   const kind = $('start-kind').value;
   if (kind !== 'initial') body[kind] = $('start-text').value;
   if (state && !state.over) {
@@ -102,6 +107,7 @@ async function newGame(ev) {
     const s = await api('POST', '/api/play/new', body);
     flipped = s.human === 'white';
     analysis = null;
+    review = null;
     show(s);
   } catch (e) {
     $('setup-error').textContent = (e.field ? `${e.field}: ` : '') + e.message;
@@ -115,6 +121,7 @@ async function newGame(ev) {
 function show(s) {
   const moved = !state || state.id !== s.id || state.ply !== s.ply;
   state = s;
+  if (review && (review.id !== s.id || review.ply >= s.ply)) review = null;
   if (moved) {
     prefix = [];
     promotionChoice = null;
@@ -160,7 +167,7 @@ const startsWith = (m, p) => m.path.length >= p.length && p.every((s, k) => m.pa
 
 /// A click on square i (a board index) while a move is entered.
 function clickSquare(i) {
-  if (!state || !state.legal.length || promotionChoice) return;
+  if (!state || review || !state.legal.length || promotionChoice) return;
   const legal = state.legal;
   const own = legal.some((m) => m.path[0] === i);
   if (!prefix.length) {
@@ -242,6 +249,9 @@ function render() {
   if (!s) return;
   $('status').className = s.over ? 'over' : '';
   $('status').textContent = statusText(s);
+  $('review').hidden = !review;
+  if (review) $('review-text').textContent = `The position after ply ${review.ply} of ${s.ply}` +
+    (review.data.stm === 'black' ? ', Black to move.' : ', White to move.');
   const dl = $('download');
   dl.hidden = false;
   dl.href = `/api/play/game/${s.id}/record`;
@@ -249,6 +259,7 @@ function render() {
   $('saved').textContent = s.saved ? `saved as ${s.saved}` : '';
   drawBoard();
   drawMoves();
+  drawGraph();
   drawCaptures();
   drawLegend();
   drawAnalysisTable();
@@ -272,19 +283,26 @@ function statusText(s) {
   return `Your move (${you})${s.in_check ? ': check!' : ''}`;
 }
 
+/// What the board shows: the game now, or the earlier position picked on the graph.
+function viewed() {
+  if (review) return { board: review.data.board, stm: review.data.stm, last: review.data.last, ply: review.ply };
+  const s = state, last = s.moves.length ? s.moves[s.moves.length - 1] : null;
+  return { board: s.board, stm: s.stm, last, ply: s.ply };
+}
+
 function drawBoard() {
-  const s = state, n = s.size;
+  const s = state, n = s.size, view = viewed();
   const board = new Array(n * n);
-  s.board.forEach((t, i) => { board[drawn(i)] = t; });
-  const last = s.moves.length ? s.moves[s.moves.length - 1] : null;
+  view.board.forEach((t, i) => { board[drawn(i)] = t; });
+  const last = view.last;
   const lastSquares = last ? [last.from, last.to].concat(last.captures).map(drawn) : [];
   const files = flipped ? s.files.slice().reverse() : s.files;
   const ranks = flipped ? s.ranks.slice().reverse() : s.ranks;
-  const svg = tenguBoard({ size: n, stm: s.stm, files, ranks, board, last: lastSquares });
+  const svg = tenguBoard({ size: n, stm: view.stm, files, ranks, board, last: lastSquares });
   svg.querySelectorAll('rect.square').forEach((r) => {
     const i = drawn(Number(r.dataset.square));
     r.dataset.index = i;
-    const t = s.board[i];
+    const t = view.board[i];
     const title = r.querySelector('title');
     if (t && title) title.textContent += `: ${t[0] === 'b' ? 'Black' : 'White'} ${s.names[t.slice(1)] || t.slice(1)}`;
   });
@@ -304,7 +322,7 @@ function drawBoard() {
     overlay.appendChild(sv('rect', { 'class': 'mark ' + cls, x: LEFT + (d % n) * CELL, y: TOP + Math.floor(d / n) * CELL,
       width: CELL, height: CELL, 'data-index': i }));
   };
-  const shown = analysis && analysis.id === s.id && analysis.ply === s.ply ? analysis.data : null;
+  const shown = analysis && analysis.id === s.id && analysis.ply === view.ply ? analysis.data : null;
   if (shown && shown.policy && $('heat').checked) drawHeat(overlay, shown.policy);
   if (prefix.length) {
     mark(prefix[0], 'picked');
@@ -327,7 +345,7 @@ function drawBoard() {
 }
 
 function hover(i) {
-  const s = state, t = s.board[i];
+  const s = state, t = viewed().board[i];
   const name = s.files[i % s.size] + s.ranks[Math.floor(i / s.size)];
   document.querySelectorAll('#legend tr.hovered').forEach((r) => r.classList.remove('hovered'));
   if (!t) {
@@ -388,12 +406,85 @@ function drawMoves() {
   const ol = $('moves');
   ol.replaceChildren(...state.moves.map((m, k) => {
     const li = document.createElement('li');
-    li.className = m.by + (k === state.moves.length - 1 ? ' last' : '');
+    li.className = m.by + (k === state.moves.length - 1 ? ' last' : '') + (review && review.ply === k + 1 ? ' viewed' : '');
     li.textContent = m.text;
+    li.addEventListener('click', () => showPly(k + 1));
     li.title = m.hodges + (m.captured.length ? `, takes ${m.captured.map((t) => state.names[t.slice(1)] || t).join(', ')}` : '');
     return li;
   }));
-  if (ol.lastChild) ol.lastChild.scrollIntoView({ block: 'nearest' });
+  const focus = review ? ol.children[review.ply - 1] : ol.lastChild;
+  if (focus) focus.scrollIntoView({ block: 'nearest' });
+}
+
+// ---- the value graph ----
+
+const GRAPH = { width: 380, height: 110, left: 28, right: 8, top: 8, bottom: 18 };
+
+/// The x of ply p on a graph of `plies` plies, and the ply nearest an x.
+function graphX(p, plies) { return GRAPH.left + (GRAPH.width - GRAPH.left - GRAPH.right) * p / Math.max(plies, 1); }
+function graphPly(x, plies) {
+  const p = Math.round((x - GRAPH.left) * Math.max(plies, 1) / (GRAPH.width - GRAPH.left - GRAPH.right));
+  return Math.min(Math.max(p, 0), plies);
+}
+function graphY(v) { return GRAPH.top + (GRAPH.height - GRAPH.top - GRAPH.bottom) * (1 - v) / 2; }
+
+/// The values after each ply (state.values: {ply, source, black}) as one line a source; a
+/// click picks the nearest ply.
+function drawGraph() {
+  const s = state, plies = s.ply, W = GRAPH.width, H = GRAPH.height;
+  const svg = sv('svg', { id: 'graph', width: W, height: H, viewBox: `0 0 ${W} ${H}`, 'data-plies': plies,
+    'data-points': s.values.length });
+  svg.appendChild(sv('rect', { x: 0, y: 0, width: W, height: H, fill: '#fff' }));
+  for (const v of [1, 0, -1]) {
+    svg.appendChild(sv('line', { 'class': v ? 'axis' : 'zero', x1: GRAPH.left, x2: W - GRAPH.right, y1: graphY(v), y2: graphY(v) }));
+    svg.appendChild(sv('text', { 'class': 'tick', x: GRAPH.left - 4, y: graphY(v) + 3, 'text-anchor': 'end' }, v > 0 ? '+1' : String(v)));
+  }
+  const step = Math.max(1, Math.ceil(plies / 8));
+  for (let p = 0; p <= plies; p += step) {
+    svg.appendChild(sv('text', { 'class': 'tick', x: graphX(p, plies), y: H - 4, 'text-anchor': 'middle' }, String(p)));
+  }
+  const at = review ? review.ply : plies;
+  svg.appendChild(sv('line', { 'class': 'cursor', x1: graphX(at, plies), x2: graphX(at, plies), y1: GRAPH.top, y2: H - GRAPH.bottom }));
+  for (const source of ['opponent', 'analysis']) {
+    const points = s.values.filter((v) => v.source === source);
+    if (points.length > 1) {
+      const d = points.map((v, k) => `${k ? 'L' : 'M'}${graphX(v.ply, plies).toFixed(1)},${graphY(v.black).toFixed(1)}`).join(' ');
+      svg.appendChild(sv('path', { 'class': 'series ' + source, d }));
+    }
+    for (const v of points) {
+      const dot = sv('circle', { 'class': 'point ' + source, cx: graphX(v.ply, plies), cy: graphY(v.black), r: 3,
+        'data-ply': v.ply, 'data-value': v.black.toFixed(3) });
+      dot.appendChild(sv('title', {}, `ply ${v.ply}, ${source}: ${fmt(v.black)} for Black`));
+      svg.appendChild(dot);
+    }
+  }
+  svg.addEventListener('click', (ev) => {
+    const box = svg.getBoundingClientRect();
+    showPly(graphPly((ev.clientX - box.left) * W / box.width, plies));
+  });
+  $('value-graph').replaceChildren(svg);
+}
+
+/// Shows the position after ply p of the game (the game now when p is its last ply).
+async function showPly(p) {
+  if (!state) return;
+  const s = state;
+  if (p >= s.ply) {
+    review = null;
+    render();
+    return;
+  }
+  try {
+    const data = await api('GET', `/api/play/game/${s.id}/ply/${p}`);
+    if (state && state.id === s.id && p < state.ply) {
+      review = { id: s.id, ply: p, data };
+      prefix = [];
+      promotionChoice = null;
+      render();
+    }
+  } catch (e) {
+    $('status').textContent = e.message;
+  }
 }
 
 function drawCaptures() {
@@ -438,7 +529,9 @@ function drawLegend() {
 async function analyse() {
   if (!state) return;
   const s = state;
-  const body = { game: s.game, position: s.start, moves: s.moves.map((m) => m.text),
+  // The position on the board: the game now, or the earlier one picked on the graph.
+  const ply = review ? review.ply : s.ply;
+  const body = { game: s.game, position: s.start, moves: s.moves.slice(0, ply).map((m) => m.text), play_game: s.id,
     visits: Number($('analysis-visits').value), include_policy: $('heat').checked, max_moves: 8, pv_plies: 6 };
   const net = $('analysis-network').value;
   if (net) body.network = net;
@@ -446,12 +539,13 @@ async function analyse() {
   $('analyse').disabled = true;
   try {
     const a = await api('POST', '/api/play/analyze', body);
-    analysis = { id: s.id, ply: s.ply, data: a };
+    analysis = { id: s.id, ply, data: a };
     const black = a.side_to_move === 'black' ? 1 : -1;
     $('analysis-status').textContent = `ply ${a.ply}: ${a.visits} visits in ${a.time_ms} ms; value for Black ` +
       `${fmt(black * a.value)}` + (a.network ? ` (the network alone ${fmt(black * a.network.value)})` : '') +
       (a.best ? `; best ${a.best}` : '');
-    render();
+    // The game's value graph now has the value: draw the state with it.
+    if (state && state.id === s.id) show(await api('GET', `/api/play/game/${s.id}`));
   } catch (e) {
     $('analysis-status').textContent = (e.field ? `${e.field}: ` : '') + e.message;
   } finally {
@@ -461,7 +555,7 @@ async function analyse() {
 
 function drawAnalysisTable() {
   const body = document.querySelector('#analysis-table tbody');
-  const a = analysis && analysis.id === state.id && analysis.ply === state.ply ? analysis.data : null;
+  const a = analysis && analysis.id === state.id && analysis.ply === viewed().ply ? analysis.data : null;
   if (!a) {
     body.replaceChildren();
     return;
@@ -494,8 +588,9 @@ $('promote').addEventListener('click', () => choosePromotion('+'));
 $('decline').addEventListener('click', () => choosePromotion('='));
 $('cancel-promotion').addEventListener('click', () => { promotionChoice = null; prefix = []; render(); });
 $('analyse').addEventListener('click', analyse);
+$('back-to-game').addEventListener('click', () => { review = null; if (state) render(); });
 $('heat').addEventListener('change', () => { if (state) render(); });
 document.addEventListener('keydown', (ev) => {
-  if (ev.key === 'Escape' && state) { prefix = []; promotionChoice = null; render(); }
+  if (ev.key === 'Escape' && state) { prefix = []; promotionChoice = null; review = null; render(); }
 });
 loadSetup().catch((e) => { $('setup-error').textContent = `cannot load the setup: ${e.message}`; });

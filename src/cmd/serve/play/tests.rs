@@ -57,6 +57,13 @@ fn refusal(answer: &(u16, Value)) -> (u16, &str, Option<&str>) {
     )
 }
 
+/// Starts a game of `body`: its id and state (a refusal fails the test).
+fn new_game(server: &Server, body: Value) -> (String, Value) {
+    let (status, s) = post(server, "/api/play/new", body);
+    assert_eq!(status, 200, "{s}");
+    (s["id"].as_str().unwrap().to_string(), s)
+}
+
 /// Polls game `id` until the opponent has moved (a hang fails after a minute).
 fn wait_for_reply(server: &Server, id: &str) -> Value {
     let t = Instant::now();
@@ -241,13 +248,7 @@ fn post_with_host(server: &Server, host: &str) -> (u16, Value) {
 fn a_game_is_played_by_paths_taken_back_resigned_and_saved_as_a_record() {
     let dir = tempfile::tempdir().unwrap();
     let server = start(dir.path(), |_| {});
-    let (status, s) = post(
-        &server,
-        "/api/play/new",
-        json!({"opponent": "alphabeta", "depth": 1}),
-    );
-    assert_eq!(status, 200, "{s}");
-    let id = s["id"].as_str().unwrap().to_string();
+    let (id, s) = new_game(&server, json!({"opponent": "alphabeta", "depth": 1}));
     assert_eq!(
         (
             s["ply"].as_u64(),
@@ -349,6 +350,161 @@ fn a_game_is_played_by_paths_taken_back_resigned_and_saved_as_a_record() {
         (200, Some(id.as_str()))
     );
     assert_eq!(refusal(&get(&server, &path)), (404, "no_game", None));
+    server.stop();
+}
+
+/// The value graph's points of a state as `(ply, source)`, each value checked in [-1, 1].
+fn graph(s: &Value) -> Vec<(u64, String)> {
+    s["values"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no values: {s}"))
+        .iter()
+        .map(|v| {
+            let black = v["black"].as_f64().unwrap();
+            assert!((-1.0..=1.0).contains(&black), "{s}");
+            (
+                v["ply"].as_u64().unwrap(),
+                v["source"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_value_graph_carries_the_opponents_and_the_asked_analyses_values_and_a_ply_shows_its_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), |_| {});
+    let (id, s) = new_game(&server, json!({"opponent": "alphabeta", "depth": 1}));
+    assert_eq!(graph(&s), []);
+    let path = format!("/api/play/game/{id}");
+    let start = s["start"].as_str().unwrap().to_string();
+    post(
+        &server,
+        &format!("{path}/move"),
+        json!({"move": "9l>9k", "ply": 0}),
+    );
+    let s = wait_for_reply(&server, &id);
+    let reply = s["moves"][1]["text"].as_str().unwrap().to_string();
+    // The opponent valued the position it moved from.
+    assert_eq!(graph(&s), [(1, "opponent".to_string())]);
+    // Analyses of the game's line go on its graph; one of another line does not.
+    let analyse = |moves: Value, game: &str| {
+        post(
+            &server,
+            "/api/play/analyze",
+            json!({"position": start, "moves": moves, "visits": 8, "play_game": game}),
+        )
+    };
+    for moves in [json!(["9l>9k", reply]), json!(["9l>9k"]), json!(["8l>8k"])] {
+        let (status, a) = analyse(moves, &id);
+        assert_eq!(status, 200, "{a}");
+    }
+    let s = get(&server, &path).1;
+    assert_eq!(
+        graph(&s),
+        [
+            (1, "analysis".to_string()),
+            (1, "opponent".to_string()),
+            (2, "analysis".to_string())
+        ]
+    );
+    // The analysis at ply 1 is White's value turned to Black's.
+    let (_, a) = analyse(json!(["9l>9k"]), &id);
+    assert_eq!(a["side_to_move"], "white");
+    let at1 = get(&server, &path).1["values"][0]["black"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (at1 + a["value"].as_f64().unwrap()).abs() < 1e-6,
+        "{at1} {a}"
+    );
+    assert_eq!(refusal(&analyse(json!([]), "g999")), (404, "no_game", None));
+    // A ply of the game shows its board and the move that led there.
+    let (status, b) = get(&server, &format!("{path}/ply/2"));
+    assert_eq!(status, 200, "{b}");
+    assert_eq!((&b["board"], &b["stm"]), (&s["board"], &s["stm"]));
+    let (_, b) = get(&server, &format!("{path}/ply/1"));
+    assert_eq!(
+        (&b["last"]["from"], &b["last"]["to"], &b["stm"]),
+        (
+            &s["moves"][0]["from"],
+            &s["moves"][0]["to"],
+            &json!("white")
+        )
+    );
+    assert_ne!(b["board"], s["board"]);
+    assert_eq!(
+        get(&server, &format!("{path}/ply/0")).1["last"],
+        Value::Null
+    );
+    for bad in ["3", "x"] {
+        assert_eq!(
+            refusal(&get(&server, &format!("{path}/ply/{bad}"))),
+            (422, "bad_field", Some("ply"))
+        );
+    }
+    // A take-back drops the points of the positions it took back.
+    let (_, s) = post(&server, &format!("{path}/takeback"), json!({}));
+    assert_eq!(s["ply"], 0);
+    assert_eq!(graph(&s), []);
+    server.stop();
+}
+
+#[test]
+fn a_network_opponent_may_think_for_a_time_a_move_under_the_max_ms_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), |c| c.max_ms = 500);
+    let cases = [
+        (
+            json!({"opponent": "shipped:dai-dai", "max_ms": 501}),
+            422,
+            "over_budget",
+        ),
+        (
+            json!({"opponent": "alphabeta", "max_ms": 501}),
+            422,
+            "over_budget",
+        ),
+        (
+            json!({"opponent": "shipped:dai-dai", "max_ms": 0}),
+            422,
+            "bad_field",
+        ),
+        (
+            json!({"opponent": "shipped:dai-dai", "max_ms": "1s"}),
+            422,
+            "bad_field",
+        ),
+    ];
+    for (body, status, cause) in cases {
+        let answer = post(&server, "/api/play/new", body.clone());
+        assert_eq!(refusal(&answer), (status, cause, Some("max_ms")), "{body}");
+        if cause == "over_budget" {
+            let error = answer.1["error"].as_str().unwrap();
+            assert!(
+                error.contains("--max-ms") && error.contains("500"),
+                "{error}"
+            );
+        }
+    }
+    for (body, label) in [
+        (
+            json!({"side": "white", "opponent": "shipped:dai-dai", "max_ms": 300}),
+            "at 0.3 s a move",
+        ),
+        (
+            json!({"side": "white", "opponent": "shipped:dai-dai", "max_ms": 300, "visits": 5}),
+            "at 5 visits or 0.3 s a move",
+        ),
+    ] {
+        let (status, s) = post(&server, "/api/play/new", body.clone());
+        assert_eq!(status, 200, "{s}");
+        let opponent = s["opponent"].as_str().unwrap();
+        assert!(opponent.ends_with(label), "{body}: {opponent}");
+        let s = wait_for_reply(&server, s["id"].as_str().unwrap());
+        assert_eq!((s["ply"].as_u64(), s["problem"].as_str()), (Some(1), None));
+        assert_eq!(graph(&s), [(0, "opponent".to_string())]);
+    }
     server.stop();
 }
 

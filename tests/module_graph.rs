@@ -15,14 +15,7 @@ use std::path::Path;
 /// Arrows that close a circle known on the day this test came, as (from, to) files. The test
 /// leaves them out; an entry that no longer closes a circle fails the test, so it is removed
 /// when the circle is.
-const KNOWN_CIRCLES: &[(&str, &str)] = &[
-    // Issue #53 (tengu serve's play page, issue #54 asks for no circle): the play page's
-    // parts import the error type and field readers of play.rs, which imports them; whoever
-    // moves PlayError and the readers below the parts removes these three lines.
-    ("src/cmd/serve/play/analysis.rs", "src/cmd/serve/play.rs"),
-    ("src/cmd/serve/play/games.rs", "src/cmd/serve/play.rs"),
-    ("src/cmd/serve/play/networks.rs", "src/cmd/serve/play.rs"),
-];
+const KNOWN_CIRCLES: &[(&str, &str)] = &[];
 
 // ---------------------------------------------------------------------------------------
 // Tokens: identifiers, `::` and single punctuation; comments, strings, characters,

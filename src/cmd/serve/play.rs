@@ -31,6 +31,8 @@
 
 mod analysis;
 pub mod bench;
+mod error;
+mod fields;
 mod games;
 mod networks;
 #[cfg(test)]
@@ -44,7 +46,7 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -53,6 +55,8 @@ use tengu_model::Backend;
 use tengu_store::Location;
 
 use super::view::Shared;
+pub use error::PlayError;
+use fields::{budget, kind, known_fields, string};
 
 const PLAY_HTML: &str = include_str!("play/play.html");
 const PLAY_JS: &str = include_str!("play/play.js");
@@ -93,118 +97,12 @@ impl PlayConfig {
 }
 
 /// Why a request of the play page is refused; the answer names the cause and the field.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum PlayError {
-    #[error("the body is not a JSON object: {0}")]
-    NotJson(String),
-    #[error("the body is larger than the server reads: {0}")]
-    TooLarge(String),
-    #[error("send the body as Content-Type: application/json")]
-    ContentType,
-    #[error("a request for host {0:?}: this server answers this machine only (localhost, 127.0.0.1, [::1])")]
-    Host(String),
-    #[error("{field}: {problem}")]
-    Field { field: String, problem: String },
-    #[error("{field} {asked} is over the server's cap of {cap} a request ({flag})")]
-    OverBudget {
-        field: &'static str,
-        asked: u64,
-        cap: u64,
-        flag: &'static str,
-    },
-    #[error("{count} {what} already ({flag} {limit}): try again when one ends")]
-    TooMany {
-        what: &'static str,
-        count: usize,
-        limit: usize,
-        flag: &'static str,
-    },
-    #[error("no game {0:?} in play (it ended, was closed, or the server restarted)")]
-    NoGame(String),
-    #[error("{0}")]
-    NotNow(String),
-    #[error("{0}")]
-    Unavailable(String),
-}
-
-impl PlayError {
-    fn field(field: impl Into<String>, problem: impl Into<String>) -> PlayError {
-        PlayError::Field {
-            field: field.into(),
-            problem: problem.into(),
-        }
-    }
-
-    fn status(&self) -> StatusCode {
-        match self {
-            PlayError::NotJson(_) => StatusCode::BAD_REQUEST,
-            PlayError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            PlayError::ContentType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            PlayError::Host(_) => StatusCode::FORBIDDEN,
-            PlayError::Field { .. } | PlayError::OverBudget { .. } => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
-            PlayError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
-            PlayError::NoGame(_) => StatusCode::NOT_FOUND,
-            PlayError::NotNow(_) => StatusCode::CONFLICT,
-            PlayError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-        }
-    }
-
-    /// The cause in one word, for a client to act on.
-    fn cause(&self) -> &'static str {
-        match self {
-            PlayError::NotJson(_) => "not_json",
-            PlayError::TooLarge(_) => "too_large",
-            PlayError::ContentType => "content_type",
-            PlayError::Host(_) => "host",
-            PlayError::Field { .. } => "bad_field",
-            PlayError::OverBudget { .. } => "over_budget",
-            PlayError::TooMany { what, .. } if what.starts_with("game") => "too_many_games",
-            PlayError::TooMany { .. } => "too_many_queries",
-            PlayError::NoGame(_) => "no_game",
-            PlayError::NotNow(_) => "not_now",
-            PlayError::Unavailable(_) => "unavailable",
-        }
-    }
-
-    fn field_name(&self) -> Option<&str> {
-        match self {
-            PlayError::Field { field, .. } => Some(field),
-            PlayError::OverBudget { field, .. } => Some(field),
-            _ => None,
-        }
-    }
-}
-
-impl IntoResponse for PlayError {
-    fn into_response(self) -> Response {
-        let status = self.status();
-        tracing::warn!(
-            status = status.as_u16(),
-            cause = self.cause(),
-            "play: {self}"
-        );
-        let body =
-            json!({"error": self.to_string(), "cause": self.cause(), "field": self.field_name()});
-        (
-            status,
-            [(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            )],
-            body.to_string(),
-        )
-            .into_response()
-    }
-}
-
 /// The play page's state shared by its handlers.
 pub struct Play {
     config: PlayConfig,
     shared: Arc<Shared>,
     location: Location,
-    games: Mutex<games::Table>,
+    games: Arc<Mutex<games::Table>>,
     analysis: analysis::Analysis,
     networks: networks::Given,
     next_game: AtomicU64,
@@ -228,7 +126,7 @@ impl Play {
             config,
             shared,
             location,
-            games: Mutex::new(games::Table::default()),
+            games: Arc::new(Mutex::new(games::Table::default())),
             analysis,
             networks,
             next_game: AtomicU64::new(1),
@@ -237,7 +135,7 @@ impl Play {
     }
 
     fn table(&self) -> std::sync::MutexGuard<'_, games::Table> {
-        self.games.lock().unwrap_or_else(|e| e.into_inner())
+        games::lock(&self.games)
     }
 
     /// The networks offered now (the run's checkpoints change as it goes).
@@ -356,67 +254,6 @@ fn is_loopback_host(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// Refuses a field not in `known` by name (a misspelt field would otherwise be ignored).
-fn known_fields(map: &Map<String, Value>, known: &[&str]) -> Result<(), PlayError> {
-    match map.keys().find(|k| !known.contains(&k.as_str())) {
-        Some(k) => Err(PlayError::field(
-            k.clone(),
-            format!("unknown field; this request reads {}", known.join(", ")),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// A whole number field in `1..=cap` (over the cap: [`PlayError::OverBudget`]).
-fn budget(
-    map: &Map<String, Value>,
-    field: &'static str,
-    cap: u64,
-    flag: &'static str,
-) -> Result<Option<u64>, PlayError> {
-    let Some(v) = map.get(field) else {
-        return Ok(None);
-    };
-    match v.as_u64() {
-        Some(0) | None => Err(PlayError::field(
-            field,
-            format!("a whole number from 1 to {cap}, found {v}"),
-        )),
-        Some(n) if n > cap => Err(PlayError::OverBudget {
-            field,
-            asked: n,
-            cap,
-            flag,
-        }),
-        Some(n) => Ok(Some(n)),
-    }
-}
-
-fn string<'a>(
-    map: &'a Map<String, Value>,
-    field: &'static str,
-) -> Result<Option<&'a str>, PlayError> {
-    match map.get(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(v) => Err(PlayError::field(
-            field,
-            format!("a string, found {}", kind(v)),
-        )),
-    }
-}
-
 async fn setup(State(play): State<Arc<Play>>) -> Response {
     let networks: Vec<Value> = play
         .networks()
@@ -506,7 +343,7 @@ async fn start_game(
     let game = games::PlayGame::new(id.clone(), request, built, &c.play_dir);
     tracing::info!(game = %id, opponent = %game.opponent, "play: a new game");
     let g = table.insert(game);
-    games::start_thinking(play, g);
+    games::start_thinking(&play.games, g);
     Ok(g.state())
 }
 
@@ -522,7 +359,7 @@ fn with_game(
     };
     match f(g) {
         Ok(()) => {
-            games::start_thinking(play, g);
+            games::start_thinking(&play.games, g);
             ok(g.state())
         }
         Err(e) => e.into_response(),

@@ -16,7 +16,7 @@ use tengu_store::Location;
 use tokio::sync::oneshot;
 
 use super::networks::Network;
-use super::PlayError;
+use super::error::PlayError;
 use crate::cmd::analyze::answer::Reply;
 use crate::cmd::analyze::engine::{Engine, Networks};
 use crate::cmd::analyze::query::Query;

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
@@ -22,7 +22,8 @@ use tengu_search::search::centipawns_to_value;
 
 use super::super::view::{board_tokens, piece_cell, piece_names};
 use super::networks::Built;
-use super::{string, Play, PlayError};
+use super::error::PlayError;
+use super::fields::string;
 
 /// A game untouched this long may be closed to make room for a new one.
 const IDLE: Duration = Duration::from_secs(30 * 60);
@@ -623,9 +624,15 @@ impl Table {
     }
 }
 
+/// The games in play, locked; a thread that panicked holding the lock left the table whole
+/// (every change to it is one assignment), so its poison is ignored.
+pub fn lock(games: &Mutex<Table>) -> std::sync::MutexGuard<'_, Table> {
+    games.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Starts the opponent's search if it is to move in `g` and none is in flight. The search
 /// runs on a thread of its own; its move is played if the game has not changed since.
-pub fn start_thinking(play: &Arc<Play>, g: &mut PlayGame) {
+pub fn start_thinking(games: &Arc<Mutex<Table>>, g: &mut PlayGame) {
     if g.over()
         || g.game.position().side_to_move() == g.human
         || g.thinking.is_some()
@@ -640,12 +647,12 @@ pub fn start_thinking(play: &Arc<Play>, g: &mut PlayGame) {
     g.thinking = Some(stop.clone());
     let (id, generation, game) = (g.id.clone(), g.generation, g.game.clone());
     let limits = g.limits.clone();
-    let shared = play.clone();
+    let shared = games.clone();
     let spawned = std::thread::Builder::new()
         .name("serve-play-think".into())
         .spawn(move || {
             let thought = player.think(&game, &limits, &stop, &mut |_| {});
-            let mut table = shared.table();
+            let mut table = lock(&shared);
             let Some(g) = table.get_mut(&id) else {
                 return;
             };

@@ -15,7 +15,7 @@ use tengu_search::players::{Player, PlayerSpec};
 use tengu_store::{layout, Location};
 
 use super::super::view::Readable;
-use super::PlayError;
+use super::error::PlayError;
 
 /// Visits a move of a network opponent when the request names none (`tengu match`'s
 /// default for a checkpoint player).

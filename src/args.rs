@@ -10,7 +10,8 @@ pub struct Cli {
     /// Log filter: a level (off, error, warn, info, debug, trace) or comma-separated
     /// directives `TARGET=LEVEL` with an optional default level (e.g.
     /// `info,tengu_trainer=debug`). `RUST_LOG`, when set, replaces it. Default `info`, and
-    /// `warn` for `tengu xboard` (QBoard shows an engine's stderr as errors).
+    /// `warn` for `tengu xboard` (QBoard shows an engine's stderr as errors) and `tengu play`
+    /// (the game, not the loading, in the terminal).
     #[arg(long, global = true, value_parser = crate::logging::check_filter)]
     pub log: Option<String>,
     #[command(subcommand)]
@@ -73,10 +74,11 @@ pub enum Command {
 
 impl Command {
     /// The log filter without `--log` or `RUST_LOG`: `info`, but `warn` for the engine,
-    /// whose stderr a GUI shows as errors (QBoard colours every line of it red).
+    /// whose stderr a GUI shows as errors (QBoard colours every line of it red), and for
+    /// terminal play, where INFO lines would come before the instructions.
     pub fn default_log(&self) -> &'static str {
         match self {
-            Command::Xboard(_) => "warn",
+            Command::Xboard(_) | Command::Play(_) => "warn",
             _ => "info",
         }
     }

@@ -1114,3 +1114,33 @@ fn a_checkpoint_without_its_settings_says_it_plays_the_built_in_search() {
     assert!(ok, "{err}");
     assert!(!err.contains("built-in defaults"), "{err}");
 }
+
+/// `tengu play` shows the game, not the loading: no INFO lines before its instructions
+/// (`--log info` brings them back), and its help names a move legal in the position.
+#[test]
+fn terminal_play_starts_with_its_instructions() {
+    use std::io::Write;
+    let run = |extra: &[&str]| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tengu"))
+            .args(["play", "--visits", "1"])
+            .args(extra)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"quit\n").unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (out, err) = run(&[]);
+    assert!(out.starts_with("You play Black"), "{out}");
+    assert!(out.contains("here e.g. `"), "{out}");
+    assert!(!err.contains("INFO"), "{err}");
+    let (_, err) = run(&["--log", "info"]);
+    assert!(err.contains("INFO"), "{err}");
+}

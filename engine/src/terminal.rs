@@ -58,10 +58,31 @@ pub fn parse_human_move(pos: &Position, text: &str) -> Result<Move, String> {
     }
 }
 
-const HELP: &str =
-    "Type a move as `10j>10i` (tengu coordinates, RULES.md §12.3), `P-10i` (Hodges, \
-§12.4) or `h8h9` (XBoard). Lion moves: `9h>9f{9g}`, `Lnx9gx9f`; a pass `9h>9h` or `Ln-!`. \
-Commands: moves (list the legal moves), undo (take back your last move), board, help, quit.";
+/// How to type a move and the commands, with examples that are legal in `pos` (a pawn's step
+/// where there is one), in each of the three notations.
+fn help(pos: &Position) -> String {
+    let moves = pos.legal_move_list();
+    let example = moves
+        .iter()
+        .copied()
+        .find(|&m| !m.is_pass() && pos.hodges(m).starts_with("P-"))
+        .or_else(|| moves.iter().copied().find(|m| !m.is_pass()));
+    let examples = match example {
+        Some(m) => format!(
+            " (here e.g. `{}`, `{}` or `{}`)",
+            pos.move_text(m),
+            pos.hodges(m),
+            crate::notation::move_text(m, pos.size())
+        ),
+        None => String::new(),
+    };
+    format!(
+        "Type a move in tengu coordinates (`from>to`, docs/rules/notation.md §12.3), Hodges \
+(§12.4) or XBoard coordinates{examples}. A lion's double move names the square it passes: \
+`from>to{{via}}`; a pass is a move to its own square. Commands: moves (list the legal \
+moves), undo (take back your last move), board, help, quit."
+    )
+}
 
 /// Plays one game between the human (`human` colour) and `player`, reading the human's
 /// input from `input` and drawing with `render`. Returns at the end of the game, on
@@ -76,11 +97,18 @@ pub fn play<R: BufRead, W: Write>(
     render: &dyn Fn(&Position) -> String,
 ) -> std::io::Result<Game> {
     let mut game = Game::new(start);
-    writeln!(out, "You play {}. {HELP}", side_name(human))?;
+    writeln!(
+        out,
+        "You play {}. {}",
+        side_name(human),
+        help(game.position())
+    )?;
     let mut draw = true;
     loop {
         let pos = game.position().clone();
-        if draw {
+        // One board a move pair: before the human's turn and at the end, not also between
+        // the human's move and tengu's reply (which names its move).
+        if draw && (pos.side_to_move() == human || game.outcome().is_some()) {
             write!(out, "\n{}", render(&pos))?;
         }
         draw = true;
@@ -137,7 +165,7 @@ pub fn play<R: BufRead, W: Write>(
         match text {
             "" => {}
             "quit" | "exit" | "resign" => return Ok(game),
-            "help" => writeln!(out, "{HELP}")?,
+            "help" => writeln!(out, "{}", help(&pos))?,
             "board" => draw = true,
             "moves" => {
                 let mut list: Vec<String> = game
@@ -227,6 +255,45 @@ mod tests {
         assert!(text.contains("legal moves:"), "{text}");
         assert!(text.contains("tengu plays"), "{text}");
         assert!(game.is_empty(), "undo took back both moves");
+    }
+
+    #[test]
+    fn one_board_a_move_pair_and_a_help_whose_examples_are_legal() {
+        let pos = Position::initial(Variant::dai_dai());
+        let text = help(&pos);
+        let (_, here) = text
+            .split_once("here e.g. ")
+            .expect("examples of the position");
+        let here = here.split(')').next().unwrap();
+        let examples: Vec<&str> = here.split('`').skip(1).step_by(2).collect();
+        assert_eq!(examples.len(), 3, "{text}");
+        let legal = parse_human_move(&pos, examples[0]).unwrap();
+        for e in &examples[1..3] {
+            assert_eq!(parse_human_move(&pos, e), Ok(legal), "{e} in {text}");
+        }
+        let first = pos.legal_move_list()[0];
+        let script = format!(
+            "{}
+undo
+quit
+",
+            pos.hodges(first)
+        );
+        let mut out = Vec::new();
+        play(
+            script.as_bytes(),
+            &mut out,
+            pos,
+            Color::Black,
+            &mut RandomPlayer::new(1),
+            &Limits::default(),
+            &|_| "BOARD\n".to_string(),
+        )
+        .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        // The start, after tengu's reply, after the take-back: not between the two moves.
+        assert_eq!(out.matches("BOARD").count(), 3, "{out}");
+        assert!(out.find("tengu plays") < out.match_indices("BOARD").nth(1).map(|(i, _)| i));
     }
 
     #[test]

@@ -242,6 +242,16 @@ fn body(
     }
 }
 
+/// The body of a request that reads no field (take back, resign, close): checked as every
+/// POST body is, and refused if it names a field.
+fn empty_body(
+    play: &Play,
+    headers: &HeaderMap,
+    raw: Result<Bytes, BytesRejection>,
+) -> Result<(), PlayError> {
+    body(play, headers, raw).and_then(|m| known_fields(&m, &[]))
+}
+
 /// Whether a `Host` header names this machine: `localhost`, a loopback address, any port.
 fn is_loopback_host(host: &str) -> bool {
     let name = match host.strip_prefix('[') {
@@ -419,7 +429,7 @@ async fn take_back(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> Response {
-    if let Err(e) = body(&play, &headers, raw).and_then(|m| known_fields(&m, &[])) {
+    if let Err(e) = empty_body(&play, &headers, raw) {
         return e.into_response();
     }
     with_game(&play, &id, games::PlayGame::take_back)
@@ -431,7 +441,7 @@ async fn resign(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> Response {
-    if let Err(e) = body(&play, &headers, raw).and_then(|m| known_fields(&m, &[])) {
+    if let Err(e) = empty_body(&play, &headers, raw) {
         return e.into_response();
     }
     with_game(&play, &id, games::PlayGame::resign)
@@ -443,7 +453,7 @@ async fn close(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> Response {
-    if let Err(e) = body(&play, &headers, raw).and_then(|m| known_fields(&m, &[])) {
+    if let Err(e) = empty_body(&play, &headers, raw) {
         return e.into_response();
     }
     match play.table().remove(&id) {

@@ -216,10 +216,10 @@ impl RunConfig {
         if let Some(h) = a
             .ladder_cpu_hours
             .iter()
-            .find(|h| !(h.is_finite() && **h > 0.0))
+            .find(|h| !(h.is_finite() && **h >= 0.0))
         {
             return Err(format!(
-                "arena.ladder_cpu_hours: {h} is not a positive number of hours"
+                "arena.ladder_cpu_hours: {h} is not a number of hours (0: the untrained step 0)"
             ));
         }
         if !(1..=10_000).contains(&a.ladder_games) {
@@ -548,5 +548,40 @@ mod tests {
             seen += 1;
         }
         assert!(seen >= 2);
+    }
+
+    #[test]
+    fn the_main_configs_play_games_to_their_end() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/run");
+        for name in ["dai-dai-cpu", "maka-dai-dai-cpu", "dai-dai-gpu"] {
+            let path = dir.join(format!("{name}.toml"));
+            let text = std::fs::read_to_string(&path).unwrap();
+            let c = RunConfig::parse(&text, name).unwrap();
+            let s = &c.selfplay;
+            assert!(
+                s.max_plies >= tengu_rules::end::TO_THE_END_PLIES
+                    && s.material_adjudication == 0.0
+                    && s.resign_threshold >= 1.0,
+                "{name}: self-play is stopped before its end"
+            );
+            assert!(c.search.repetition_draw && c.search.mate_search > 0, "{name}");
+            assert!(
+                c.arena.max_plies >= tengu_rules::end::TO_THE_END_PLIES
+                    && c.arena.material_ratio == 0.0
+                    && c.arena.contempt > 0.0,
+                "{name}: the arena adjudicates"
+            );
+        }
+    }
+
+    #[test]
+    fn a_ladder_rung_is_zero_or_more_hours() {
+        let parse = |hours: &str| {
+            RunConfig::parse(&format!("[arena]\nladder_cpu_hours = [{hours}]\n"), "x.toml")
+        };
+        let c = parse("0.0, 0.25").unwrap();
+        assert_eq!(c.arena.ladder_cpu_hours, vec![0.0, 0.25]);
+        let e = parse("-1.0").unwrap_err();
+        assert!(e.contains("arena.ladder_cpu_hours: -1"), "{e}");
     }
 }

@@ -395,7 +395,9 @@ fn arena_run(dir: &Path, config: &str, minutes: &str) -> std::path::PathBuf {
 #[test]
 fn run_evaluates_new_checkpoints_in_the_arena() {
     let dir = tempfile::tempdir().unwrap();
-    let run = arena_run(dir.path(), &CONFIG, "0.4");
+    // A checkpoint every 10 steps, rated every 20 at most.
+    let config = CONFIG.replace("[arena]\n", "[arena]\nevery_steps = 20\n");
+    let run = arena_run(dir.path(), &config, "0.4");
     // The arena's log says what it played, not only its failures.
     let arena_log = std::fs::read_to_string(run.join("logs/arena.log")).unwrap_or_default();
     assert!(
@@ -417,6 +419,15 @@ fn run_evaluates_new_checkpoints_in_the_arena() {
             .iter()
             .any(|l| l.opponent.as_deref() == Some("random") && games(l) == Some(2)),
         "{text}"
+    );
+    let mut rated: Vec<u64> = lines
+        .iter()
+        .filter_map(|l| tengu_store::layout::checkpoint_step(&l.checkpoint))
+        .collect();
+    rated.dedup();
+    assert!(
+        rated.windows(2).all(|w| w[1] >= w[0] + 20),
+        "arena.every_steps = 20 rated {rated:?}"
     );
     // Each match line carries the checkpoint's end-of-game material share.
     assert!(

@@ -12,6 +12,11 @@ pub struct ArenaConfig {
     pub enabled: bool,
     /// Games per match (paired openings).
     pub games: u64,
+    /// Rate the newest checkpoint only once it is at least this many training steps past
+    /// the last one rated (0: each new checkpoint). Games played to their end cost minutes
+    /// each, and a checkpoint every few CPU-minutes would otherwise keep the arena busy
+    /// with one queue that only grows.
+    pub every_steps: u64,
     /// MCTS visits per move of checkpoint players.
     pub visits: u32,
     /// Fixed opponents besides the previous checkpoint: `random`, `greedy`,
@@ -48,6 +53,7 @@ impl Default for ArenaConfig {
         ArenaConfig {
             enabled: true,
             games: 10,
+            every_steps: 0,
             visits: 32,
             baselines: vec!["greedy".into()],
             max_plies: tengu_rules::end::TO_THE_END_PLIES,

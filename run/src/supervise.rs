@@ -529,7 +529,12 @@ fn evaluate(
     let checkpoints = published::committed(store).map_err(std::io::Error::other)?;
     if let Some(step) = checkpoints.last() {
         let name = layout::weights_name(*step);
-        if !state.evaluated.contains(&name) {
+        let last_rated = state
+            .evaluated
+            .iter()
+            .filter_map(|n| layout::checkpoint_step(n))
+            .max();
+        if !state.evaluated.contains(&name) && due(last_rated, *step, arena.every_steps) {
             state.evaluated.insert(name.clone());
             if state.ratings.is_empty() {
                 // The first checkpoint is the origin of the rating scale.
@@ -566,23 +571,6 @@ fn evaluate(
                     },
                 });
             }
-            // Ladder rungs the run has passed by the tolerance: no later checkpoint can be
-            // nearer to them. One ladder job plays every such target (it continues those
-            // already played).
-            if !arena.ladder_cpu_hours.is_empty() {
-                let hours = tengu_store::cpu::total(store) / 3600.0;
-                let passed =
-                    decided_targets(&arena.ladder_cpu_hours, arena.ladder_tolerance, hours);
-                if passed.len() > state.ladder_targets.len() {
-                    state.ladder_targets = passed.clone();
-                    state.queue.retain(|e| !matches!(e.job, Job::Ladder { .. }));
-                    state.queue.push_back(Evaluation {
-                        checkpoint: name.clone(),
-                        step: *step,
-                        job: Job::Ladder { targets: passed },
-                    });
-                }
-            }
             // The tactics suite after the matches (which chain the ratings): seconds, and
             // the earliest sign of learning.
             if arena.suite && tengu_arena::suite::default_path(&options.game).exists() {
@@ -590,6 +578,23 @@ fn evaluate(
                     checkpoint: name.clone(),
                     step: *step,
                     job: Job::Suite,
+                });
+            }
+        }
+        // Ladder rungs the run has passed by the tolerance: no later checkpoint can be
+        // nearer to them. One ladder job plays every such target (it continues those
+        // already played). Looked at with every checkpoint, rated or not, so that
+        // `every_steps` does not delay a rung.
+        if !arena.ladder_cpu_hours.is_empty() {
+            let hours = tengu_store::cpu::total(store) / 3600.0;
+            let passed = decided_targets(&arena.ladder_cpu_hours, arena.ladder_tolerance, hours);
+            if passed.len() > state.ladder_targets.len() {
+                state.ladder_targets = passed.clone();
+                state.queue.retain(|e| !matches!(e.job, Job::Ladder { .. }));
+                state.queue.push_back(Evaluation {
+                    checkpoint: name.clone(),
+                    step: *step,
+                    job: Job::Ladder { targets: passed },
                 });
             }
         }
@@ -801,6 +806,12 @@ fn label(eval: &Evaluation) -> String {
 
 /// The ladder targets (CPU-hours) a run at `hours` has passed by the factor `tolerance`, in
 /// increasing order: their rungs are settled, since any later checkpoint is further away.
+/// Whether the newest checkpoint (`step`) is rated: the first one always, later ones once
+/// they are `every_steps` past the newest checkpoint already rated (0: each one).
+fn due(last_rated: Option<u64>, step: u64, every_steps: u64) -> bool {
+    last_rated.is_none_or(|last| step >= last.saturating_add(every_steps))
+}
+
 fn decided_targets(targets: &[f64], tolerance: f64, hours: f64) -> Vec<f64> {
     let mut passed: Vec<f64> = targets
         .iter()
@@ -822,6 +833,16 @@ fn append_elo(store: &RunStore, record: &EloRecord) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_checkpoint_is_rated_once_it_is_every_steps_past_the_last_one_rated() {
+        assert!(due(None, 0, 2000));
+        assert!(due(None, 4000, 2000));
+        assert!(!due(Some(0), 1800, 2000));
+        assert!(due(Some(0), 2000, 2000));
+        assert!(due(Some(2000), 2200, 0));
+        assert!(!due(Some(4000), 2200, 2000));
+    }
 
     #[test]
     fn a_ladder_target_is_played_once_the_run_is_past_it_by_the_tolerance() {

@@ -311,8 +311,9 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
 /// The kept run served as it is (read-only): said to be archived with the loss log's counts
 /// and a grey dot, every ladder folder shown (those with a report by rung, the others by
 /// match), the matches in step order with the rung's own results, the ladders' ratings in
-/// the checkpoint table, a 300-ply game's moves scrolling beside the board, and every
-/// chart's tick labels readable (scripts/browser-test.sh --serve).
+/// the checkpoint table, a 300-ply game's moves scrolling beside the board, every
+/// chart's tick labels readable, and a link to that game at ply 40 opening it there and
+/// analysed on request (scripts/browser-test.sh --serve).
 #[test]
 fn an_archived_run_says_so_and_shows_every_ladder_in_step_order() {
     if std::env::var_os("TENGU_SKIP_BROWSER").is_some() {
@@ -381,6 +382,7 @@ fn an_archived_run_says_so_and_shows_every_ladder_in_step_order() {
         "summary": {"match": format!("ladder / {matched}"), "text": format!("step-12597: +{w} ={d} \u{2212}{l}")},
         "rated": rated,
         "long_game": format!("ladder/{matched}/games/game-{long:05}.record"),
+        "link": {"key": format!("ladder/{matched}/games/game-{long:05}.record"), "ply": 40, "visits": 8},
     });
     let expect_file = dir.path().join("expect.json");
     std::fs::write(&expect_file, expect.to_string()).unwrap();
@@ -389,6 +391,7 @@ fn an_archived_run_says_so_and_shows_every_ladder_in_step_order() {
     let out = Command::new("bash")
         .arg(&script)
         .args(["--serve", &format!("http://{addr}/"), &p(&expect_file)])
+        .env("LINK_SHOT", dir.path().join("analysis.png"))
         .output()
         .unwrap();
     stop(server);
@@ -403,6 +406,9 @@ fn an_archived_run_says_so_and_shows_every_ladder_in_step_order() {
         "browser test of the archived run failed:\n{text}\nserve's log:\n{log}"
     );
     eprintln!("{text}");
+    if let Ok(shot) = std::env::var("TENGU_ANALYSIS_SHOT") {
+        std::fs::copy(dir.path().join("analysis.png"), shot).unwrap();
+    }
 }
 
 /// Copies the files under `from` to `to`, directories included.

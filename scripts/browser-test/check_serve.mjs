@@ -19,7 +19,8 @@
 //           "ladders": [{"dir": "ladder-600", "rungs": 5}, {"dir": "ladder-to-the-end", "matches": 4}],
 //           "summary": {"match": "ladder / step-...", "text": "step-12597: +0 =28 −2"},
 //           "rated": [[800, "ladder"], ...],                steps the ladders rated
-//           "long_game": "ladder/.../game-00000.record" }   a game of 250+ plies
+//           "long_game": "ladder/.../game-00000.record",   a game of 250+ plies
+//           "link": {"key": "ladder/.../game-00000.record", "ply": 40, "visits": 8} }   a link to a ply, analysed
 // Every key is optional; each names the checks below it runs.
 // Checks: the ladder's table and chart; the curves show the loss log's last value, smoothed,
 // held-out on top, a loss chart for each head of the network that has a series, tick labels, no line across the pause between trainer sessions, the Elo
@@ -37,8 +38,11 @@
 // the loss log's games; every ladder folder is shown, its matches in step order, a group
 // summed up as its rung's results, the ladders' ratings beside their checkpoints; opening
 // every group moves no board, a long game's moves scroll beside the board, and the live
-// and replayed move lists say their values are Black's. Without EXPECT it only loads the page. With SHOTS=FILE it saves a PNG of
-// the page (the game at its end). Prints what it checked; exits 1 with a FAIL line on the
+// and replayed move lists say their values are Black's; a link to a game at a ply opens it
+// there, its analysis draws arrows with visits and values, a heat map, a table and a dot
+// on the value graph, kept with its ply; a link past the end shows the end. Without EXPECT it only loads the page. With SHOTS=FILE it saves a PNG of
+// the page (the game at its end), with LINK_SHOT=FILE one of the game viewer with the
+// link's analysis. Prints what it checked; exits 1 with a FAIL line on the
 // first failure.
 
 import { chromium } from 'playwright-core';
@@ -411,6 +415,57 @@ async function main() {
       noErrors('layout');
     }
 
+    if (expect && expect.link) {
+      // A link to a game at a ply opens the page there; the analysis asked for draws its
+      // arrows, heat map, table and a dot on the value graph, and stays with its ply.
+      const k = expect.link, hash = `#game=${encodeURIComponent(k.key)}&index=${k.index || 0}&ply=${k.ply}`;
+      await page.goto('about:blank');
+      await page.goto(url + hash);
+      await page.waitForSelector(`#viewer[data-key="${k.key}"][data-ply="${k.ply}"] #board`).catch(() => {
+        throw new Fail(`link: ${hash} did not open ${k.key} at ply ${k.ply}`);
+      });
+      const href = await page.locator('#game-link').getAttribute('href');
+      check(href === url + hash, `link: the viewer's link is ${href}, not ${url + hash}`);
+      await page.waitForSelector('#va-network option', { state: 'attached' });
+      await page.fill('#va-visits', String(k.visits));
+      await page.click('#va-analyse');
+      await page.waitForSelector('#board .arrow-group', { timeout: 60000 }).catch(async () => {
+        throw new Fail(`link: no analysis arrows ("${await page.locator('#va-status').textContent()}")`);
+      });
+      const labels = await page.locator('#board .arrow-label').evaluateAll((ts) => ts.map((t) => t.dataset.label));
+      check(labels.length >= 1 && labels.every((t) => /^\d+ [+-]\d\.\d\d$/.test(t)), `link: arrow labels ${labels.join(' | ')}`);
+      const heat = await page.locator('#board rect.heat').count();
+      const rows = await page.locator('#va-table tbody tr').count();
+      const said = await page.locator('#va-status').textContent();
+      check(heat >= 1 && rows >= 1 && said.startsWith(`ply ${k.ply}: ${k.visits} visits`), `link: heat on ${heat} squares, ${rows} rows, "${said}"`);
+      check(await page.locator(`#value-graph circle.analysis[data-ply="${k.ply}"]`).count() === 1, `link: no analysis dot at ply ${k.ply} on the value graph`);
+      // The arrows belong to their ply: gone one move on, back one move back.
+      await page.click('#next');
+      await page.waitForSelector(`#viewer[data-ply="${k.ply + 1}"]`);
+      check(await page.locator('#board .arrow-group').count() === 0, 'link: the arrows stayed on the next ply');
+      await page.click('#prev');
+      await page.waitForSelector(`#viewer[data-ply="${k.ply}"]`);
+      check(await page.locator('#board .arrow-group').count() === labels.length, 'link: the arrows did not come back with their ply');
+      if (process.env.LINK_SHOT) {
+        await page.mouse.move(0, 0);
+        await page.locator('#viewer').screenshot({ path: process.env.LINK_SHOT });
+        log(`ok  screenshot ${process.env.LINK_SHOT}`);
+      }
+      log(`ok  link: ${hash} opened ${k.key} at ply ${k.ply}; analysis: ${labels.length} arrows (${labels.join(', ')}), ` +
+        `heat on ${heat} squares, ${rows} rows, a dot on the value graph; "${said}"`);
+      // A link past the game's end shows its end and says so.
+      const past = `#game=${encodeURIComponent(k.key)}&index=${k.index || 0}&ply=100000`;
+      await page.goto('about:blank');
+      await page.goto(url + past);
+      await page.waitForSelector(`#viewer[data-key="${k.key}"]:not([data-plies="0"]) #board`);
+      const plies = await page.locator('#viewer').getAttribute('data-plies');
+      const warning = await page.locator('#game-warning').textContent();
+      check(await page.locator('#viewer').getAttribute('data-ply') === plies && warning.includes('ply 100000'),
+        `link: past the end the viewer is at ply ${await page.locator('#viewer').getAttribute('data-ply')} of ${plies} and says "${warning}"`);
+      log(`ok  link: ply 100000 of a ${plies}-ply game shows its end and says "${warning}"`);
+      noErrors('link');
+    }
+
     if (process.env.SHOTS) {
       // Without EXPECT nothing above waited for the curves, the lists and the game.
       if (!expect) await page.waitForSelector('#viewer:not([data-plies="0"]) #board', { timeout: 30000 }).catch(() => {});
@@ -444,9 +499,9 @@ async function main() {
 }
 
 const watchdog = setTimeout(() => {
-  console.error('FAIL: the browser test did not finish in 180 s');
+  console.error('FAIL: the browser test did not finish in 240 s');
   process.exit(1);
-}, 180000);
+}, 240000);
 watchdog.unref();
 
 main().then(() => process.exit(0), (e) => {

@@ -62,7 +62,11 @@ pub fn router(shared: Arc<Shared>) -> Router {
 async fn page_css() -> Response {
     // The live board is a second board on the page: the same style under its own id.
     let board = tengu_book::html::BOARD_CSS;
-    let css = format!("{board}{}{PAGE_CSS}", board.replace("#board", "#live-board"));
+    let css = format!(
+        "{board}{}{}{PAGE_CSS}",
+        board.replace("#board", "#live-board"),
+        super::play::ANALYSIS_CSS
+    );
     (
         [(header::CONTENT_TYPE, HeaderValue::from_static("text/css; charset=utf-8"))],
         css,

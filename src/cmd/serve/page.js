@@ -16,11 +16,24 @@
 // .ladder-table tr[data-step] (a report's rungs) or tr[data-match] (a folder without one),
 // #arena-games li[data-match] (source / match), #checkpoint-table .ladder-rating[data-ladder],
 // #live[data-state] (live, stopped, archived), #now-selfplay[data-games].
+// The game viewer's analysis (analysis.js): #va-analyse asks POST /api/game/analyze for the
+// ply shown; its arrows and heat map go on #board, its moves in #va-table, its value on
+// #value-graph as circle.analysis[data-ply]; #game-link is this page opening the game at
+// the ply shown (#game=KEY&index=I&ply=P, read when the page loads).
 (function () {
   'use strict';
   var POLL_MS = 2000;
   var state = { version: -1, curves: null, game: null, ply: 0, chosen: null, chosenIndex: 0,
-    liveVersion: -1, live: null, liveChosen: null, liveShown: null };
+    liveVersion: -1, live: null, liveChosen: null, liveShown: null,
+    analyses: {}, networks: null, link: linked() };
+
+  /// The game and ply a link names (`#game=KEY&index=I&ply=P`), or null.
+  function linked() {
+    var q = new URLSearchParams(location.hash.slice(1));
+    if (!q.get('game')) return null;
+    var ply = q.get('ply');
+    return { key: q.get('game'), index: Number(q.get('index')) || 0, ply: ply == null || ply === '' ? null : Number(ply) };
+  }
 
   function $(id) { return document.getElementById(id); }
   function el(tag, attrs, text) {
@@ -561,6 +574,9 @@
     pv.dataset.moverValue = '';
     $('value-box').textContent = '';
     $('board-box').textContent = '';
+    $('va-analyse').disabled = true;
+    $('copy-link').disabled = true;
+    tenguAnalysis.table(document.querySelector('#va-table tbody'), null);
     $('move-list').textContent = '';
     var v = $('viewer');
     v.dataset.key = key;
@@ -570,7 +586,7 @@
     v.dataset.failed = '1';
   }
 
-  function loadGame(key, index) {
+  function loadGame(key, index, ply) {
     state.chosen = key;
     state.chosenIndex = index;
     Array.prototype.forEach.call(document.querySelectorAll('.game-list li[data-key]'), function (li) {
@@ -611,7 +627,15 @@
       v.dataset.failed = '';
       $('ply').max = g.moves.length;
       drawValueGraph(g);
-      showPly(g.moves.length);
+      offerNetworks(g);
+      if (ply != null && !(ply >= 0 && ply <= g.moves.length)) {
+        // A link past the game's end (or no ply at all): its end, and why.
+        w.hidden = false;
+        w.textContent = (w.textContent ? w.textContent + '; ' : '') + 'the link names ply ' + ply +
+          ', this game has plies 0 to ' + g.moves.length + ': its end is shown';
+        ply = null;
+      }
+      showPly(ply == null ? g.moves.length : ply);
     }).catch(function (e) { clearViewer(key, e.message); });
   }
 
@@ -620,9 +644,9 @@
   function drawValueGraph(g) {
     var box = $('value-box');
     box.textContent = '';
-    var pts = [];
+    var pts = [], asked = analysedValues(g);
     g.moves.forEach(function (m, i) { var v = blackValue(g, i + 1); if (v != null) pts.push([i + 1, v]); });
-    if (!pts.length) {
+    if (!pts.length && !asked.length) {
       box.appendChild(el('p', { 'class': 'legend' }, 'No search values in this game (arena and ladder games and older workers\u2019 games keep none).'));
       return;
     }
@@ -635,8 +659,13 @@
     [[1, '+1'], [0, '0'], [-1, '\u22121']].forEach(function (t) {
       svg.appendChild(sv('text', { x: L - 4, y: sy(t[0]) + 3, 'text-anchor': 'end' }, t[1]));
     });
-    svg.appendChild(sv('text', { x: L, y: H - 2 }, 'value for Black (search, each move); click to go to a ply'));
-    svg.appendChild(sv('polyline', { points: pts.map(function (p) { return sx(p[0]).toFixed(1) + ',' + sy(p[1]).toFixed(1); }).join(' ') }));
+    svg.appendChild(sv('text', { x: L, y: H - 2 }, 'value for Black (line: the search, each move; dots: analyses asked for); click to go to a ply'));
+    if (pts.length) svg.appendChild(sv('polyline', { points: pts.map(function (p) { return sx(p[0]).toFixed(1) + ',' + sy(p[1]).toFixed(1); }).join(' ') }));
+    asked.forEach(function (p) {
+      var dot = sv('circle', { 'class': 'analysis', cx: sx(p[0]), cy: sy(p[1]), r: 3, 'data-ply': p[0], 'data-value': p[1].toFixed(3) });
+      dot.appendChild(sv('title', {}, 'ply ' + p[0] + ', analysis: ' + tenguAnalysis.fmt(p[1]) + ' for Black'));
+      svg.appendChild(dot);
+    });
     svg.appendChild(sv('line', { 'class': 'cursor', id: 'value-cursor', x1: 0, x2: 0, y1: T, y2: H - B }));
     svg.addEventListener('click', function (ev) {
       var r = svg.getBoundingClientRect();
@@ -670,8 +699,17 @@
     var stm = ply % 2 === 0 ? g.start_stm : (g.start_stm === 'Black' ? 'White' : 'Black');
     var box = $('board-box');
     box.textContent = '';
-    box.appendChild(tenguBoard({ size: g.size, stm: stm, files: g.files, ranks: g.ranks, board: board, last: last }));
+    var svg = tenguBoard({ size: g.size, stm: stm, files: g.files, ranks: g.ranks, board: board, last: last });
+    box.appendChild(svg);
     namePieces(g);
+    var a = state.analyses[analysisKey(g, ply)];
+    if (a) tenguAnalysis.draw(svg, a, { size: g.size }, $('va-heat').checked);
+    tenguAnalysis.table(document.querySelector('#va-table tbody'), a || null);
+    var link = $('game-link');
+    link.href = location.origin + location.pathname + '#game=' + encodeURIComponent(g.key) + '&index=' + g.index + '&ply=' + ply;
+    link.textContent = 'link to ply ' + ply;
+    $('copy-link').disabled = false;
+    $('va-analyse').disabled = !$('va-network').options.length;
     fitMoves($('move-list'), box);
     $('viewer').dataset.ply = ply;
     $('ply').value = ply;
@@ -695,6 +733,74 @@
     });
     reveal($('move-list'), current);
   }
+
+  // ---- The game viewer's analysis ----
+  function analysisKey(g, ply) { return g.key + '|' + g.index + '|' + ply; }
+
+  /// The analyses asked for of game `g`: [ply, value for Black], by ply.
+  function analysedValues(g) {
+    var out = [];
+    for (var ply = 0; ply <= g.moves.length; ply++) {
+      var a = state.analyses[analysisKey(g, ply)];
+      if (a) out.push([ply, tenguAnalysis.blackValue(a)]);
+    }
+    return out;
+  }
+
+  /// The networks that play game `g` (the play page's setup: the run's checkpoints, those
+  /// given with --checkpoint, the shipped ones), in the viewer's network list.
+  function offerNetworks(g) {
+    var fill = function (setup) {
+      var sel = $('va-network'), keep = sel.value;
+      sel.textContent = '';
+      setup.networks.filter(function (n) { return n.game === g.base; }).forEach(function (n) {
+        sel.appendChild(el('option', { value: n.id }, n.label));
+      });
+      if (keep && Array.prototype.some.call(sel.options, function (o) { return o.value === keep; })) sel.value = keep;
+      $('va-visits').max = setup.caps.visits;
+      $('va-analyse').disabled = !sel.options.length || state.game !== g;
+      if (!sel.options.length) $('va-status').textContent = 'No network of this server plays ' + g.base + ': nothing to analyse with.';
+    };
+    if (state.networks) fill(state.networks);
+    else get('/api/play/setup').then(function (setup) { state.networks = setup; fill(setup); })
+      .catch(function (e) { $('va-status').textContent = 'cannot list the networks: ' + e.message; });
+  }
+
+  /// Asks the analysis engine for the ply shown; its answer is drawn while that ply is shown.
+  function analyse() {
+    var g = state.game, ply = state.ply;
+    if (!g) return;
+    var body = { key: g.key, index: g.index, ply: ply, visits: Number($('va-visits').value),
+      include_policy: $('va-heat').checked, max_moves: 8, pv_plies: 6 };
+    if ($('va-network').value) body.network = $('va-network').value;
+    $('va-status').textContent = 'analysing ply ' + ply + '...';
+    $('va-analyse').disabled = true;
+    tenguAnalysis.api('POST', '/api/game/analyze', body).then(function (a) {
+      state.analyses[analysisKey(g, ply)] = a;
+      $('va-status').textContent = tenguAnalysis.summary(a);
+      if (state.game === g) {
+        drawValueGraph(g);
+        showPly(state.ply);
+      }
+    }).catch(function (e) {
+      $('va-status').textContent = (e.field ? e.field + ': ' : '') + e.message;
+    }).then(function () { $('va-analyse').disabled = !state.game; });
+  }
+
+  function copyLink() {
+    var href = $('game-link').href;
+    var said = function (text) { $('va-status').textContent = text; };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(href).then(function () { said('link copied: ' + href); },
+        function () { said('copy this link: ' + href); });
+    } else {
+      said('copy this link: ' + href);
+    }
+  }
+
+  $('va-analyse').addEventListener('click', analyse);
+  $('copy-link').addEventListener('click', copyLink);
+  $('va-heat').addEventListener('change', function () { showPly(state.ply); });
 
   /// A move list as tall as the board beside it: it scrolls, the page does not grow.
   function fitMoves(list, boardBox) {
@@ -867,5 +973,10 @@
     });
   }
 
+  // A link to a game at a ply opens it at once, in sight.
+  if (state.link) {
+    loadGame(state.link.key, state.link.index, state.link.ply);
+    $('games').scrollIntoView();
+  }
   poll();
 })();

@@ -12,6 +12,7 @@
 //! | route | answer |
 //! |---|---|
 //! | `GET /play`, `/assets/play.js`, `/assets/play.css` | the page |
+//! | `GET /assets/analysis.js` | the analysis drawn on a board, for this page and the run page's game viewer |
 //! | `GET /api/play/setup` | games, presets, networks, caps, what is in flight |
 //! | `POST /api/play/new` | a new game: its state |
 //! | `GET /api/play/game/{id}` | a game's state |
@@ -20,12 +21,13 @@
 //! | `POST /api/play/game/{id}/takeback`, `/resign`, `/close` | the state after it |
 //! | `GET /api/play/game/{id}/record` | the game's record, as a download |
 //! | `POST /api/play/analyze` | a `tengu analyze` query without `id` (one ply), `network`, and `play_game` (a game's id: its value graph gets the value) |
+//! | `POST /api/game/analyze` | `{"key", "index", "ply"}` of a game of the run (self-play, arena, ladder) with the analysis fields above: that ply's analysis |
 //!
 //! Every refusal is JSON `{"error": why, "cause": what, "field": the field at fault}` with
-//! its status: 400 not JSON, 404 no such game or network, 409 not now (another ply, the
+//! its status: 400 not JSON, 404 no such game, network or game of the run (`not_in_run`), 409 not now (another ply, the
 //! opponent's turn, over), 403 a host other than this machine's when it answers this
 //! machine only, 413 too large, 415 not `application/json` (a page of another
-//! site cannot post to the server without asking first), 422 a bad field or a budget over
+//! site cannot post to the server without asking first), 422 a bad field, a damaged game file of the run or a budget over
 //! the server's caps, 429 too many games or queries in flight, 503 a network that cannot
 //! be loaded.
 
@@ -54,13 +56,17 @@ use serde_json::{json, Map, Value};
 use tengu_model::Backend;
 use tengu_store::Location;
 
-use super::view::Shared;
+use super::view::{Shared, ViewError};
 pub use error::PlayError;
-use fields::{budget, kind, known_fields, string};
+use fields::{budget, kind, known_fields, string, whole};
 
 const PLAY_HTML: &str = include_str!("play/play.html");
 const PLAY_JS: &str = include_str!("play/play.js");
 const PLAY_CSS: &str = include_str!("play/play.css");
+/// The analysis drawn on a board, shared with the run page's game viewer.
+pub const ANALYSIS_JS: &str = include_str!("play/analysis.js");
+/// Its style (arrows, heat map, the table of moves), in both pages' style sheets.
+pub const ANALYSIS_CSS: &str = include_str!("play/analysis.css");
 
 /// What the play page offers and may spend (`tengu serve`'s play flags).
 #[derive(Clone, Debug)]
@@ -160,6 +166,10 @@ pub fn router(play: Arc<Play>) -> Router {
             get(|| async { text(PLAY_JS, "text/javascript; charset=utf-8") }),
         )
         .route("/assets/play.css", get(play_css))
+        .route(
+            "/assets/analysis.js",
+            get(|| async { text(ANALYSIS_JS, "text/javascript; charset=utf-8") }),
+        )
         .route("/api/play/setup", get(setup))
         .route("/api/play/new", post(new_game))
         .route("/api/play/game/{id}", get(state))
@@ -170,6 +180,7 @@ pub fn router(play: Arc<Play>) -> Router {
         .route("/api/play/game/{id}/close", post(close))
         .route("/api/play/game/{id}/record", get(record))
         .route("/api/play/analyze", post(analyze))
+        .route("/api/game/analyze", post(analyze_run_game))
         .with_state(play)
 }
 
@@ -182,7 +193,7 @@ fn text(body: &'static str, content_type: &'static str) -> Response {
 }
 
 async fn play_css() -> Response {
-    let css = format!("{}{PLAY_CSS}", tengu_book::html::BOARD_CSS);
+    let css = format!("{}{ANALYSIS_CSS}{PLAY_CSS}", tengu_book::html::BOARD_CSS);
     (
         [(
             header::CONTENT_TYPE,
@@ -502,7 +513,110 @@ async fn analyse(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> Result<Value, PlayError> {
-    let mut map = body(&play, &headers, raw)?;
+    let map = body(play, &headers, raw)?;
+    analyse_query(play, map).await
+}
+
+/// The fields of an analysis of a run's game: the game (`key`, `index`), the `ply` to
+/// analyse (0: its start) and what an analysis query spends and reports.
+const RUN_GAME_FIELDS: &[&str] = &[
+    "key",
+    "index",
+    "ply",
+    "network",
+    "visits",
+    "max_ms",
+    "include_policy",
+    "max_moves",
+    "pv_plies",
+];
+
+async fn analyze_run_game(
+    State(play): State<Arc<Play>>,
+    headers: HeaderMap,
+    raw: Result<Bytes, BytesRejection>,
+) -> Response {
+    let answer = async {
+        let map = body(&play, &headers, raw)?;
+        let query = run_game_query(&play, map).await?;
+        analyse_query(&play, query).await
+    };
+    match answer.await {
+        Ok(v) => ok(v),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// The analysis query of ply `ply` of game `index` of the run's game file `key`: its start
+/// and its first `ply` moves as the run's record has them (the page sends no position, so
+/// the analysis is of the game the run holds), with the request's budget and report fields.
+async fn run_game_query(
+    play: &Arc<Play>,
+    mut map: Map<String, Value>,
+) -> Result<Map<String, Value>, PlayError> {
+    known_fields(&map, RUN_GAME_FIELDS)?;
+    let key = string(&map, "key")?
+        .ok_or_else(|| PlayError::field("key", "missing"))?
+        .to_string();
+    let index = whole(&map, "index")?.unwrap_or(0) as usize;
+    let ply = whole(&map, "ply")?.ok_or_else(|| PlayError::field("ply", "missing"))?;
+    for field in ["key", "index", "ply"] {
+        map.remove(field);
+    }
+    if !play.shared.snapshot().readable.games.contains(&key) {
+        return Err(PlayError::NotInRun {
+            field: "key",
+            problem: format!("{key:?} is not a game file of this run (see /api/games)"),
+        });
+    }
+    let shared = play.shared.clone();
+    let read = key.clone();
+    let doc = tokio::task::spawn_blocking(move || shared.reader.game(&read, index))
+        .await
+        .map_err(|e| PlayError::Unavailable(format!("the reader failed: {e}")))?
+        .map_err(|e| match e {
+            ViewError::NoGameAt { .. } => PlayError::NotInRun {
+                field: "index",
+                problem: e.to_string(),
+            },
+            ViewError::Unknown(_) => PlayError::NotInRun {
+                field: "key",
+                problem: e.to_string(),
+            },
+            ViewError::Damaged { .. } => PlayError::Damaged {
+                field: "key",
+                problem: e.to_string(),
+            },
+            ViewError::NoRun(_) | ViewError::Store(_) => PlayError::Unavailable(e.to_string()),
+        })?;
+    let doc: Value = serde_json::from_str(&doc)
+        .map_err(|e| PlayError::Unavailable(format!("{key}: the game's JSON: {e}")))?;
+    let moves = doc["moves"].as_array().map_or(&[][..], Vec::as_slice);
+    if ply as usize > moves.len() {
+        return Err(PlayError::field(
+            "ply",
+            format!(
+                "{ply} is not a ply of {key} game {index}: 0 (its start) to {} (after its last move)",
+                moves.len()
+            ),
+        ));
+    }
+    map.insert("game".into(), doc["game"].clone());
+    map.insert("position".into(), doc["position"].clone());
+    let line: Vec<Value> = moves[..ply as usize]
+        .iter()
+        .map(|m| m["text"].clone())
+        .collect();
+    map.insert("moves".into(), Value::Array(line));
+    Ok(map)
+}
+
+/// Analyses the last ply of the line of `map` (a `tengu analyze` query without `id`, with
+/// `network` and `play_game`) within the server's caps.
+async fn analyse_query(
+    play: &Arc<Play>,
+    mut map: Map<String, Value>,
+) -> Result<Value, PlayError> {
     let c = &play.config;
     // The budget first: a request over the caps is refused as such, not as a bad field.
     budget(&map, "visits", c.max_visits.into(), "--max-visits")?;

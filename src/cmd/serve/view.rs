@@ -49,6 +49,13 @@ pub enum ViewError {
     NoRun(String),
     #[error("{key}: {problem}")]
     Damaged { key: String, problem: String },
+    /// A game index past the end of its file.
+    #[error("{key}: game {index} asked for, the file has {count}")]
+    NoGameAt {
+        key: String,
+        index: usize,
+        count: usize,
+    },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -59,7 +66,7 @@ impl ViewError {
     pub fn status(&self) -> u16 {
         match self {
             ViewError::Unknown(_) => 404,
-            ViewError::Damaged { .. } => 422,
+            ViewError::Damaged { .. } | ViewError::NoGameAt { .. } => 422,
             ViewError::NoRun(_) | ViewError::Store(_) => 503,
         }
     }
@@ -1343,8 +1350,8 @@ pub fn piece_names(variant: &Variant) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// A game for the page: `size`, `files`, `ranks`, `tags`, the `start` board
-/// ([`board_tokens`]) and per move its text (RULES.md §12.3), Hodges notation, the display
+/// A game for the page: `game` (the variant's id), `base` (the game its networks play), `size`, `files`, `ranks`, `tags`, the
+/// `start` board ([`board_tokens`]) and `position` (its text, as an analysis query reads it) and per move its text (RULES.md §12.3), Hodges notation, the display
 /// indices of its `from` and `to` squares and the squares it `changes`
 /// (`[[index, token]]`, `""` for emptied), so the page steps forward and back without
 /// replaying the rules, and its search `value` (`values`: per ply, from the view of the side
@@ -1387,12 +1394,14 @@ pub fn game_json(record: &Record, values: Option<&[Option<f32>]>) -> Value {
     let stm = |c: Color| if c == Color::Black { "Black" } else { "White" };
     json!({
         "game": start.variant().id(),
+        "base": start.variant().game(),
         "size": size,
         "files": files,
         "ranks": ranks,
         "tags": record.tags,
         "names": names,
         "start": board_tokens(start),
+        "position": start.to_string(),
         "start_stm": stm(start.side_to_move()),
         "moves": moves,
         "final": pos.to_string(),
@@ -1526,10 +1535,11 @@ impl Reader {
             return Err(damaged(format!("no intact game: {}", torn.join("; "))));
         }
         let Some(line) = records.get(index) else {
-            return Err(damaged(format!(
-                "game {index} asked for, the file has {}",
-                records.len()
-            )));
+            return Err(ViewError::NoGameAt {
+                key: key.to_string(),
+                index,
+                count: records.len(),
+            });
         };
         let record =
             Record::parse(&line.record).map_err(|e| damaged(format!("game {index}: {e}")))?;

@@ -33,6 +33,18 @@ pub enum PlayError {
     },
     #[error("no game {0:?} in play (it ended, was closed, or the server restarted)")]
     NoGame(String),
+    /// A game file the run does not list, or a game past the end of its file.
+    #[error("{field}: {problem}")]
+    NotInRun {
+        field: &'static str,
+        problem: String,
+    },
+    /// A game file of the run that cannot be read as one.
+    #[error("{field}: {problem}")]
+    Damaged {
+        field: &'static str,
+        problem: String,
+    },
     #[error("{0}")]
     NotNow(String),
     #[error("{0}")]
@@ -58,6 +70,8 @@ impl PlayError {
             }
             PlayError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
             PlayError::NoGame(_) => StatusCode::NOT_FOUND,
+            PlayError::NotInRun { .. } => StatusCode::NOT_FOUND,
+            PlayError::Damaged { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             PlayError::NotNow(_) => StatusCode::CONFLICT,
             PlayError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
@@ -75,6 +89,8 @@ impl PlayError {
             PlayError::TooMany { what, .. } if what.starts_with("game") => "too_many_games",
             PlayError::TooMany { .. } => "too_many_queries",
             PlayError::NoGame(_) => "no_game",
+            PlayError::NotInRun { .. } => "not_in_run",
+            PlayError::Damaged { .. } => "damaged",
             PlayError::NotNow(_) => "not_now",
             PlayError::Unavailable(_) => "unavailable",
         }
@@ -83,7 +99,9 @@ impl PlayError {
     fn field_name(&self) -> Option<&str> {
         match self {
             PlayError::Field { field, .. } => Some(field),
-            PlayError::OverBudget { field, .. } => Some(field),
+            PlayError::OverBudget { field, .. }
+            | PlayError::NotInRun { field, .. }
+            | PlayError::Damaged { field, .. } => Some(field),
             _ => None,
         }
     }

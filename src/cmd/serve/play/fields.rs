@@ -64,3 +64,17 @@ pub(super) fn string<'a>(
         )),
     }
 }
+
+/// A whole number field, if present.
+pub(super) fn whole(
+    map: &Map<String, Value>,
+    field: &'static str,
+) -> Result<Option<u64>, PlayError> {
+    match map.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| PlayError::field(field, format!("a whole number, found {v}"))),
+    }
+}

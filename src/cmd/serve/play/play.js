@@ -4,9 +4,8 @@
 'use strict';
 
 const $ = (id) => document.getElementById(id);
-// The board's drawing (tenguBoard, book/src/html.rs): squares of 32 units after a margin.
-const CELL = 32, LEFT = 20, TOP = 16;
-const SVG = 'http://www.w3.org/2000/svg';
+// The board's drawing (tenguBoard, book/src/html.rs) and the analysis on it (analysis.js).
+const { CELL, LEFT, TOP, sv, fmt, api } = tenguAnalysis;
 
 let setup = null;        // /api/play/setup
 let state = null;        // the game in play, as the server last sent it
@@ -19,32 +18,6 @@ let review = null;       // {id, ply, data}: an earlier position of the game on 
 
 // For the browser test and the curious: what the page shows.
 window.tenguPlay = { get state() { return state; }, get analysis() { return analysis; }, get review() { return review; } };
-
-async function api(method, path, body) {
-  const options = { method, headers: {} };
-  if (body !== undefined) {
-    options.headers['Content-Type'] = 'application/json';
-    options.body = JSON.stringify(body);
-  }
-  const r = await fetch(path, options);
-  const j = await r.json().catch(() => ({ error: `the server answered ${r.status}` }));
-  if (!r.ok) {
-    const e = new Error(j.error || `HTTP ${r.status}`);
-    e.cause = j.cause;
-    e.field = j.field;
-    throw e;
-  }
-  return j;
-}
-
-function sv(tag, attrs, text) {
-  const e = document.createElementNS(SVG, tag);
-  for (const k in attrs) e.setAttribute(k, attrs[k]);
-  if (text != null) e.textContent = text;
-  return e;
-}
-
-function fmt(v) { return (v >= 0 ? '+' : '') + v.toFixed(2); }
 
 // ---- setup ----
 
@@ -221,25 +194,6 @@ function choosePromotion(mark) {
 /// Board index <-> drawn index (the same map both ways).
 function drawn(i) { return flipped ? state.size * state.size - 1 - i : i; }
 
-function centre(i) {
-  const d = drawn(i), n = state.size;
-  return [LEFT + (d % n + 0.5) * CELL, TOP + (Math.floor(d / n) + 0.5) * CELL];
-}
-
-/// The board index of a square name (`9j`): files from N on the left, ranks from a on top.
-function squareIndex(name) {
-  const m = /^(\d+)([a-z])/.exec(name);
-  if (!m) return null;
-  const n = state.size;
-  return (m[2].charCodeAt(0) - 97) * n + (n - Number(m[1]));
-}
-
-/// From and to of a move in coordinate notation (`9j>9h{9i}`).
-function moveSquares(text) {
-  const [from, rest] = text.split('>');
-  return [squareIndex(from), squareIndex(rest || '')];
-}
-
 function render() {
   const s = state;
   const playing = s && !s.over;
@@ -323,7 +277,6 @@ function drawBoard() {
       width: CELL, height: CELL, 'data-index': i }));
   };
   const shown = analysis && analysis.id === s.id && analysis.ply === view.ply ? analysis.data : null;
-  if (shown && shown.policy && $('heat').checked) drawHeat(overlay, shown.policy);
   if (prefix.length) {
     mark(prefix[0], 'picked');
     const matches = s.legal.filter((m) => startsWith(m, prefix));
@@ -331,8 +284,8 @@ function drawBoard() {
     next.forEach((i) => mark(i, 'target'));
     if (prefix.length >= 2 && matches.some((m) => m.path.length === prefix.length)) mark(prefix[prefix.length - 1], 'stop');
   }
-  if (shown) drawArrows(overlay, shown);
   svg.appendChild(overlay);
+  if (shown) tenguAnalysis.draw(svg, shown, { size: n, drawn }, $('heat').checked);
   svg.addEventListener('click', (ev) => {
     const r = ev.target.closest('rect.square');
     if (r) clickSquare(Number(r.dataset.index));
@@ -358,48 +311,6 @@ function hover(i) {
     (entry ? `, moves ${entry.betza}` + (entry.promotes ? `, promotes to ${entry.promotes}` : '') : '');
   const row = document.querySelector(`#legend tr[data-token="${CSS.escape(token)}"]`);
   if (row) row.classList.add('hovered');
-}
-
-function drawHeat(overlay, policy) {
-  const n = state.size, byTo = new Map();
-  for (const p of policy) {
-    const [, to] = moveSquares(p.move);
-    if (to != null) byTo.set(to, (byTo.get(to) || 0) + p.prior);
-  }
-  const top = Math.max(...byTo.values(), 1e-9);
-  byTo.forEach((prior, i) => {
-    const d = drawn(i);
-    overlay.appendChild(sv('rect', { 'class': 'heat', x: LEFT + (d % n) * CELL, y: TOP + Math.floor(d / n) * CELL,
-      width: CELL, height: CELL, 'fill-opacity': (0.5 * Math.sqrt(prior / top)).toFixed(3), 'data-index': i,
-      'data-prior': prior.toFixed(4) }));
-  });
-}
-
-function drawArrows(overlay, a) {
-  const black = a.side_to_move === 'black' ? 1 : -1;
-  const moves = a.moves.slice(0, 5);
-  const most = Math.max(1, ...moves.map((m) => m.visits));
-  moves.forEach((m, k) => {
-    const [from, to] = moveSquares(m.move);
-    if (from == null || to == null) return;
-    const [x1, y1] = centre(from), [x2, y2] = centre(to);
-    const width = 2 + 5 * m.visits / most;
-    const g = sv('g', { 'class': 'arrow-group', 'data-move': m.move });
-    if (from === to) {
-      g.appendChild(sv('circle', { 'class': 'arrow' + (k ? '' : ' best'), cx: x1, cy: y1, r: 11, 'stroke-width': width / 2 }));
-    } else {
-      const len = Math.hypot(x2 - x1, y2 - y1), ux = (x2 - x1) / len, uy = (y2 - y1) / len;
-      const hx = x2 - ux * 10, hy = y2 - uy * 10;
-      g.appendChild(sv('line', { 'class': 'arrow' + (k ? '' : ' best'), x1, y1, x2: hx, y2: hy, 'stroke-width': width }));
-      g.appendChild(sv('polygon', { 'class': 'arrow-head', points: [x2, y2, hx - uy * 6, hy + ux * 6, hx + uy * 6, hy - ux * 6].join(' ') }));
-    }
-    // Visits over value on the destination square, so neighbouring arrows' labels do not meet.
-    const label = sv('text', { 'class': 'arrow-label', x: x2, y: y2 - 5, 'data-label': `${m.visits} ${fmt(black * m.value)}` });
-    label.appendChild(sv('tspan', { x: x2, dy: 0 }, String(m.visits)));
-    label.appendChild(sv('tspan', { x: x2, dy: 10 }, fmt(black * m.value)));
-    g.appendChild(label);
-    overlay.appendChild(g);
-  });
 }
 
 function drawMoves() {
@@ -540,10 +451,7 @@ async function analyse() {
   try {
     const a = await api('POST', '/api/play/analyze', body);
     analysis = { id: s.id, ply, data: a };
-    const black = a.side_to_move === 'black' ? 1 : -1;
-    $('analysis-status').textContent = `ply ${a.ply}: ${a.visits} visits in ${a.time_ms} ms; value for Black ` +
-      `${fmt(black * a.value)}` + (a.network ? ` (the network alone ${fmt(black * a.network.value)})` : '') +
-      (a.best ? `; best ${a.best}` : '');
+    $('analysis-status').textContent = tenguAnalysis.summary(a);
     // The game's value graph now has the value: draw the state with it.
     if (state && state.id === s.id) show(await api('GET', `/api/play/game/${s.id}`));
   } catch (e) {
@@ -556,22 +464,7 @@ async function analyse() {
 function drawAnalysisTable() {
   const body = document.querySelector('#analysis-table tbody');
   const a = analysis && analysis.id === state.id && analysis.ply === viewed().ply ? analysis.data : null;
-  if (!a) {
-    body.replaceChildren();
-    return;
-  }
-  const black = a.side_to_move === 'black' ? 1 : -1;
-  body.replaceChildren(...a.moves.map((m) => {
-    const tr = document.createElement('tr');
-    for (const [cls, text] of [['mv', m.move], ['visits', String(m.visits)], ['value', fmt(black * m.value)],
-      ['prior', m.prior.toFixed(3)], ['pv', m.pv.slice(1).join(' ')]]) {
-      const td = document.createElement('td');
-      td.className = cls;
-      td.textContent = text;
-      tr.appendChild(td);
-    }
-    return tr;
-  }));
+  tenguAnalysis.table(body, a);
 }
 
 // ---- wiring ----

@@ -686,6 +686,154 @@ fn analysis_queries_in_flight_are_limited() {
     server.stop();
 }
 
+/// A run holding one self-play game file of two games, the second of `plies` plies (each
+/// side playing its first legal move): the run's directory, the file's key and the game.
+fn run_with_a_game(dir: &Path, plies: usize) -> (std::path::PathBuf, &'static str, Game) {
+    let mut game = Game::new(Position::initial(Variant::dai_dai()));
+    for _ in 0..plies {
+        let m = game.position().legal_move_list()[0];
+        game.play_unchecked(m);
+    }
+    let run = dir.join("run");
+    std::fs::create_dir_all(run.join("games")).unwrap();
+    std::fs::write(run.join("config.toml"), "game = \"dai-dai\"\n").unwrap();
+    let key = "games/1764000000000-h-1-00000.records";
+    let first = Record::new(Game::new(Position::initial(Variant::dai_dai())), &[]);
+    let lines = format!(
+        "{}\n{}\n",
+        json!({"game": 0, "record": first.to_string()}),
+        json!({"game": 1, "record": Record::new(game.clone(), &[]).to_string()})
+    );
+    std::fs::write(run.join(key), lines).unwrap();
+    (run, key, game)
+}
+
+#[test]
+fn a_game_of_the_run_is_analysed_at_a_ply_and_bad_games_and_plies_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (run, key, game) = run_with_a_game(dir.path(), 6);
+    let mut config = PlayConfig::new(dir.path().join("play"));
+    config.max_visits = 50;
+    let server = Server::start(
+        Location::Local(run),
+        "127.0.0.1:0".parse().unwrap(),
+        Duration::from_millis(200),
+        Arc::new(AtomicBool::new(false)),
+        config,
+    )
+    .unwrap();
+    let cases = [
+        (
+            json!({"key": "games/nope.records", "ply": 1}),
+            404,
+            "not_in_run",
+            Some("key"),
+        ),
+        (
+            json!({"key": key, "index": 2, "ply": 1}),
+            404,
+            "not_in_run",
+            Some("index"),
+        ),
+        (
+            json!({"key": key, "index": 1, "ply": 7}),
+            422,
+            "bad_field",
+            Some("ply"),
+        ),
+        (
+            json!({"key": key, "index": 1, "ply": -1}),
+            422,
+            "bad_field",
+            Some("ply"),
+        ),
+        (
+            json!({"key": key, "index": 1}),
+            422,
+            "bad_field",
+            Some("ply"),
+        ),
+        (json!({"ply": 1}), 422, "bad_field", Some("key")),
+        (json!({"key": 7, "ply": 1}), 422, "bad_field", Some("key")),
+        (
+            json!({"key": key, "ply": 0, "visits": 51}),
+            422,
+            "over_budget",
+            Some("visits"),
+        ),
+        (
+            json!({"key": key, "ply": 0, "moves": []}),
+            422,
+            "bad_field",
+            Some("moves"),
+        ),
+        (
+            json!({"key": key, "ply": 0, "network": "shipped:maka-dai-dai"}),
+            422,
+            "bad_field",
+            Some("network"),
+        ),
+    ];
+    for (body, status, cause, field) in cases {
+        let answer = post(&server, "/api/game/analyze", body.clone());
+        assert_eq!(
+            refusal(&answer),
+            (status, cause, field),
+            "{body}: {}",
+            answer.1
+        );
+    }
+    // Ply 3 of the second game: the position after its first three moves, White to move.
+    let (status, a) = post(
+        &server,
+        "/api/game/analyze",
+        json!({"key": key, "index": 1, "ply": 3, "visits": 8, "include_policy": true}),
+    );
+    assert_eq!(status, 200, "{a}");
+    let mut at = Game::new(Position::initial(Variant::dai_dai()));
+    for m in game.moves().take(3) {
+        at.play_unchecked(m);
+    }
+    let legal = at.position().legal_move_list().len() as u64;
+    assert_eq!(
+        (
+            a["ply"].as_u64(),
+            a["visits"].as_u64(),
+            a["side_to_move"].as_str(),
+            a["legal_moves"].as_u64()
+        ),
+        (Some(3), Some(8), Some("white"), Some(legal)),
+        "{a}"
+    );
+    assert_eq!(a["policy"].as_array().unwrap().len() as u64, legal);
+    // The same as the play page's analysis of that line.
+    let texts: Vec<String> = {
+        let mut pos = Position::initial(Variant::dai_dai());
+        game.moves()
+            .take(3)
+            .map(|m| {
+                let t = pos.move_text(m);
+                pos.play(m);
+                t
+            })
+            .collect()
+    };
+    let (_, same) = post(
+        &server,
+        "/api/play/analyze",
+        json!({"moves": texts, "visits": 8}),
+    );
+    assert_eq!(same["best"], a["best"], "{same}\n{a}");
+    // Its start: ply 0 of the first game.
+    let (status, start) = post(
+        &server,
+        "/api/game/analyze",
+        json!({"key": key, "ply": 0, "visits": 4}),
+    );
+    assert_eq!((status, start["ply"].as_u64()), (200, Some(0)), "{start}");
+    server.stop();
+}
+
 /// Positions of random games under `rules` (a preset and options).
 fn random_positions(game: &str, options: &[&str], seed: u64) -> Vec<Position> {
     let mut rules = RuleSet::preset(game, "default").unwrap();

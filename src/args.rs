@@ -663,6 +663,10 @@ pub struct PlayServeArgs {
     /// checkpoints and the shipped networks (any game; repeat for more).
     #[arg(long = "checkpoint", value_name = "PATH")]
     pub checkpoints: Vec<std::path::PathBuf>,
+    /// An opening book (`tengu book build`) whose lines the play page offers as starting
+    /// positions (repeat for more; one that cannot be read stops the server from starting).
+    #[arg(long = "book", value_name = "FILE")]
+    pub books: Vec<std::path::PathBuf>,
     /// Games in play at once, 1 to 1,000 (a new game past it is refused with 429 until one
     /// ends).
     #[arg(long, default_value_t = 16, value_parser = crate::ranges::whole::<usize>(1, 1000))]

@@ -479,8 +479,9 @@ fn tiny_checkpoint(dir: &Path, game: &str) -> std::path::PathBuf {
 /// check): a short game of Dai Dai Shogi against the run's tiny checkpoint and one of Maka
 /// Dai Dai Shogi against a tiny checkpoint given with --checkpoint, each from a composed
 /// position, by clicks: a lion's double move square by square, a take-back, a promotion
-/// declined and one taken, analysis arrows with visits and values, resigned; then the
-/// records saved in --play-dir are read by `tengu show`.
+/// declined and one taken, analysis arrows with visits and values, resigned; a third game
+/// from a line of a book given with --book; then the records saved in --play-dir are read
+/// by `tengu show`.
 #[test]
 fn the_play_page_plays_a_short_game_of_each_game_by_clicks() {
     let dir = tempfile::tempdir().unwrap();
@@ -488,7 +489,12 @@ fn the_play_page_plays_a_short_game_of_each_game_by_clicks() {
     let maka = tiny_checkpoint(&dir.path().join("maka"), "maka-dai-dai");
     let played = dir.path().join("played");
     let log_file = dir.path().join("serve.log");
-    let (server, addr) = serve_with(&run, &log_file, &["--checkpoint", &p(&maka), "--play-dir", &p(&played)]);
+    // A small book of the run's network: its lines are starting positions.
+    let book = dir.path().join("small.tbk");
+    let (ok, _, err) = tengu(&["book", "build", "--checkpoint", &p(&common::step_zero(&run)), "--game", "dai-dai",
+        "--out", &p(&book), "--positions", "6", "--visits", "4", "--quiet"]);
+    assert!(ok, "{err}");
+    let (server, addr) = serve_with(&run, &log_file, &["--checkpoint", &p(&maka), "--play-dir", &p(&played), "--book", &p(&book)]);
     let setup = get(&addr, "/api/play/setup");
     assert!(setup.contains(r#""id":"run:0""#) && setup.contains(r#""id":"file:1""#), "{setup}");
     if std::env::var_os("TENGU_SKIP_BROWSER").is_some() {
@@ -509,6 +515,7 @@ fn the_play_page_plays_a_short_game_of_each_game_by_clicks() {
          "hover": {"square": "10j", "name": "Lion"},
          "steps": [{"move": "10j>9h{9i}", "double": true, "promotion": "="}, {"promotion": "+"}],
          "analysis": {"visits": 16}, "shot": true},
+        {"game": "dai-dai", "opponent": "run:0", "visits": 2, "opening": true},
     ]});
     let expect_file = dir.path().join("expect.json");
     std::fs::write(&expect_file, expect.to_string()).unwrap();
@@ -531,7 +538,7 @@ fn the_play_page_plays_a_short_game_of_each_game_by_clicks() {
     // Each game was saved as a record that tengu show reads, ending in the resignation.
     let mut records: Vec<_> = std::fs::read_dir(&played).unwrap().map(|e| e.unwrap().path()).collect();
     records.sort();
-    assert_eq!(records.len(), 2, "{records:?}");
+    assert_eq!(records.len(), 3, "{records:?}");
     let texts: Vec<String> = records.iter().map(|r| std::fs::read_to_string(r).unwrap()).collect();
     for (record, text) in records.iter().zip(&texts) {
         assert!(text.contains("[Result \"0-1\"]") && text.contains("[Termination \"resignation\"]"), "{text}");

@@ -10,7 +10,10 @@
 //                                   {"move": "10j>9h{9i}", "promotion": "="},   a promotion choice
 //                                   {"promotion": "+"} ],   any move offering the choice
 //                        "analysis": {"visits": 16, "network": "shipped:dai-dai"},   network optional
-//                        "shot": true }, ... ] }
+//                        "shot": true },
+//                      { "game": "dai-dai", "opponent": "run:0", "visits": 2, "opening": true }, ... ] }
+// A game with "opening" starts from the deepest line of the book (tengu serve --book)
+// listed under "an opening of a book": its moves are the game's first, then it is resigned.
 // Each game: chosen in the form (game, opponent at its visits, a position), started; a piece
 // named on hover and in the legend; each step's move clicked square by square (the squares
 // it may go on to marked after each click), a lion's double move capturing on its second
@@ -88,6 +91,7 @@ async function playGame(page, url, g) {
   await page.selectOption('#game', g.game);
   await page.selectOption('#opponent', g.opponent);
   await page.fill('#visits', String(g.visits));
+  if (g.opening) return startFromOpening(page, g);
   await page.selectOption('#start-kind', 'position');
   await page.fill('#start-text', g.position);
   await page.click('#start');
@@ -225,6 +229,32 @@ async function playGame(page, url, g) {
   const status = await page.locator('#status').textContent();
   check(status.includes('0-1') && status.includes('resignation'), `${what}: after resigning the page says "${status}"`);
   log(`ok  ${what}: resigned: "${status}"`);
+}
+
+/// A game started from a book's line: the page lists the book's lines of the game, the game
+/// starts after the moves of the one chosen, the move list shows them; then resigned.
+async function startFromOpening(page, g) {
+  const what = `${g.game} from a book`;
+  // An option is never "visible" to playwright (its list is closed): its hidden attribute says.
+  check(await page.locator('#start-opening').evaluate((o) => !o.hidden), `${what}: the start list offers no opening of a book`);
+  await page.selectOption('#start-kind', 'opening');
+  check(await page.locator('#opening').isVisible(), `${what}: choosing an opening shows no list of openings`);
+  const options = page.locator('#opening option');
+  const count = await options.count();
+  check(count >= 1, `${what}: the book lists no line`);
+  const last = options.nth(count - 1);
+  const id = await last.getAttribute('value'), label = await last.textContent(), line = (await last.getAttribute('title')).split(' ');
+  await page.selectOption('#opening', id);
+  await page.click('#start');
+  // Black (you) moves at an even ply: after an odd line tengu replies first.
+  const s = await yourMove(page, line.length + (line.length % 2), what);
+  check(s.moves.slice(0, line.length).every((m, k) => m.text === line[k]), `${what}: the game's first moves ${s.moves.map((m) => m.text).join(' ')} are not the line ${line.join(' ')}`);
+  const listed = await page.locator('#moves li').allTextContents();
+  check(line.every((m, k) => listed[k] === m), `${what}: the move list ${listed.join(' ')} does not start with the line`);
+  log(`ok  ${what}: ${count} lines listed; started from "${label}": the game's first ${line.length} moves are the line's, now ply ${s.ply}`);
+  await page.click('#resign');
+  await page.waitForFunction(() => window.tenguPlay.state.over);
+  log(`ok  ${what}: resigned`);
 }
 
 async function main() {

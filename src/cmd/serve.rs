@@ -31,6 +31,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let play = play::PlayConfig {
         play_dir: args.play.play_dir.clone(),
         checkpoints: args.play.checkpoints.clone(),
+        books: args.play.books.clone(),
         max_games: args.play.max_games,
         max_queries: args.play.max_queries,
         max_visits: args.play.max_visits,

@@ -13,8 +13,8 @@
 //! |---|---|
 //! | `GET /play`, `/assets/play.js`, `/assets/play.css` | the page |
 //! | `GET /assets/analysis.js` | the analysis drawn on a board, for this page and the run page's game viewer |
-//! | `GET /api/play/setup` | games, presets, networks, caps, what is in flight |
-//! | `POST /api/play/new` | a new game: its state |
+//! | `GET /api/play/setup` | games, presets, networks, caps, what is in flight, the books' openings (`--book`) |
+//! | `POST /api/play/new` | a new game (from the initial position, a `position`, a `record` or a book's `opening`): its state |
 //! | `GET /api/play/game/{id}` | a game's state |
 //! | `GET /api/play/game/{id}/ply/{ply}` | the board after the game's first `ply` moves |
 //! | `POST /api/play/game/{id}/move` | `{"move": "9j>9h{9i}", "ply": 0}`: the state after it |
@@ -37,6 +37,7 @@ mod error;
 mod fields;
 mod games;
 mod networks;
+mod openings;
 #[cfg(test)]
 mod tests;
 
@@ -75,6 +76,8 @@ pub struct PlayConfig {
     pub play_dir: PathBuf,
     /// Checkpoints offered besides the run's and the shipped networks.
     pub checkpoints: Vec<PathBuf>,
+    /// Opening books whose lines a game may start from.
+    pub books: Vec<PathBuf>,
     pub max_games: usize,
     pub max_queries: usize,
     /// Most visits one request may ask for.
@@ -92,6 +95,7 @@ impl PlayConfig {
         PlayConfig {
             play_dir,
             checkpoints: Vec::new(),
+            books: Vec::new(),
             max_games: 16,
             max_queries: 64,
             max_visits: 4000,
@@ -111,6 +115,8 @@ pub struct Play {
     games: Arc<Mutex<games::Table>>,
     analysis: analysis::Analysis,
     networks: networks::Given,
+    /// The lines of the `--book`s.
+    openings: openings::Openings,
     next_game: AtomicU64,
     /// Whether the server answers this machine only: then a POST must name a loopback host.
     local_only: bool,
@@ -127,6 +133,7 @@ impl Play {
         addr: std::net::SocketAddr,
     ) -> anyhow::Result<Arc<Play>> {
         let networks = networks::Given::read(&config.checkpoints)?;
+        let openings = openings::Openings::read(&config.books)?;
         let analysis = analysis::Analysis::start(config.backend, config.max_queries)?;
         Ok(Arc::new(Play {
             config,
@@ -135,6 +142,7 @@ impl Play {
             games: Arc::new(Mutex::new(games::Table::default())),
             analysis,
             networks,
+            openings,
             next_game: AtomicU64::new(1),
             local_only: addr.ip().is_loopback(),
         }))
@@ -290,12 +298,14 @@ async fn setup(State(play): State<Arc<Play>>) -> Response {
                  "games": c.max_games, "queries": c.max_queries},
         "in_flight": {"games": in_play, "queries": play.analysis.in_flight()},
         "play_dir": c.play_dir.display().to_string(),
+        "books": play.openings.json(),
     }))
 }
 
 /// Fields of a new game.
 const NEW_FIELDS: &[&str] = &[
     "game", "preset", "side", "opponent", "visits", "max_ms", "depth", "position", "record",
+    "opening",
 ];
 
 async fn new_game(
@@ -317,7 +327,7 @@ async fn start_game(
     let map = body(&play, &headers, raw)?;
     known_fields(&map, NEW_FIELDS)?;
     let c = &play.config;
-    let request = games::NewGame::read(&map)?;
+    let request = games::NewGame::read(&map, &play.openings)?;
     let max_ms = budget(&map, "max_ms", c.max_ms, "--max-ms")?;
     let opponent = match string(&map, "opponent")?.unwrap_or("alphabeta") {
         "alphabeta" => networks::Opponent::AlphaBeta {

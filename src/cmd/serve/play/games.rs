@@ -24,6 +24,7 @@ use super::super::view::{board_tokens, piece_cell, piece_names};
 use super::networks::Built;
 use super::error::PlayError;
 use super::fields::string;
+use super::openings::Openings;
 
 /// A game untouched this long may be closed to make room for a new one.
 const IDLE: Duration = Duration::from_secs(30 * 60);
@@ -56,9 +57,9 @@ pub struct NewGame {
 }
 
 impl NewGame {
-    /// Reads `game`, `preset`, `side`, `position` and `record` (the caller reads the
-    /// opponent's fields).
-    pub fn read(map: &Map<String, Value>) -> Result<NewGame, PlayError> {
+    /// Reads `game`, `preset`, `side`, `position`, `record` and `opening` (a line of
+    /// `openings`; the caller reads the opponent's fields).
+    pub fn read(map: &Map<String, Value>, openings: &Openings) -> Result<NewGame, PlayError> {
         let game = string(map, "game")?.unwrap_or("dai-dai");
         if Variant::builtin(game).is_none() {
             return Err(PlayError::field(
@@ -84,6 +85,13 @@ impl NewGame {
         let position =
             string(map, "position")?.filter(|p| !p.trim().is_empty() && p.trim() != "initial");
         let record = string(map, "record")?.filter(|r| !r.trim().is_empty());
+        let opening = string(map, "opening")?.filter(|o| !o.trim().is_empty());
+        if opening.is_some() && (position.is_some() || record.is_some()) {
+            return Err(PlayError::field(
+                "opening",
+                "give an opening, a position or a record, one of them (an opening starts from the initial position)",
+            ));
+        }
         let start = match (position, record) {
             (Some(_), Some(_)) => {
                 return Err(PlayError::field(
@@ -126,7 +134,10 @@ impl NewGame {
                 }
                 record.game
             }
-            (None, None) => Game::new(Position::initial(variant)),
+            (None, None) => match opening {
+                Some(id) => openings.game(id, &variant)?,
+                None => Game::new(Position::initial(variant)),
+            },
         };
         Ok(NewGame {
             start,

@@ -45,6 +45,20 @@ function onGameChosen() {
   const nets = setup.networks.filter((n) => n.game === g.id);
   $('opponent').replaceChildren(...nets.map((n) => new Option(n.label, n.id)), new Option('alpha-beta', 'alphabeta'));
   $('analysis-network').replaceChildren(...nets.map((n) => new Option(n.label, n.id)));
+  // The books' lines of this game (tengu serve --book), each a starting position.
+  const lines = [];
+  for (const b of setup.books.filter((x) => x.game === g.id)) {
+    for (const o of b.openings) {
+      const moves = o.moves.length > 6 ? o.moves.slice(0, 6).join(' ') + ' ...' : o.moves.join(' ');
+      const option = new Option(`${b.name}, ply ${o.ply}: ${moves} (score ${o.score.toFixed(2)})`, o.id);
+      option.title = o.moves.join(' ');
+      lines.push(option);
+    }
+  }
+  $('opening').replaceChildren(...lines);
+  $('start-opening').hidden = !lines.length;
+  if (!lines.length && $('start-kind').value === 'opening') $('start-kind').value = 'initial';
+  onStartKind();
   onOpponentChosen();
 }
 
@@ -56,7 +70,8 @@ function onOpponentChosen() {
 
 function onStartKind() {
   const kind = $('start-kind').value;
-  $('start-text').hidden = kind === 'initial';
+  $('start-text').hidden = kind === 'initial' || kind === 'opening';
+  $('opening').hidden = kind !== 'opening';
   $('start-text').placeholder = kind === 'record' ? 'a game record (tengu show reads the same)' : 'e.g. 9,k,7/17/.../8,K,8 b -';
 }
 
@@ -70,7 +85,8 @@ async function newGame(ev) {
   if (body.opponent === 'alphabeta') body.depth = Number($('depth').value);
   else if (!body.max_ms) body.visits = Number($('visits').value);
   const kind = $('start-kind').value;
-  if (kind !== 'initial') body[kind] = $('start-text').value;
+  if (kind === 'opening') body.opening = $('opening').value;
+  else if (kind !== 'initial') body[kind] = $('start-text').value;
   if (state && !state.over) {
     // The game left behind is closed: it no longer takes one of the server's places.
     await api('POST', `/api/play/game/${state.id}/close`, {}).catch(() => {});

@@ -834,6 +834,125 @@ fn a_game_of_the_run_is_analysed_at_a_ply_and_bad_games_and_plies_are_refused_by
     server.stop();
 }
 
+/// A book of `positions` Dai Dai Shogi positions grown with a uniform evaluator, saved at
+/// `path`.
+fn small_book(path: &Path, positions: usize) {
+    let variant = Variant::dai_dai();
+    let search = tengu_search::SearchConfig::default();
+    let header = tengu_book::BookHeader::new(&variant, "uniform".into(), 0, 0, 4, 300, &search, 1);
+    let mut book = tengu_book::Book::new(variant, header);
+    let mut eval = tengu_model::evaluator::UniformEvaluator;
+    let mut builder = tengu_book::Builder::new(&mut eval, search);
+    let limits = tengu_book::BuildLimits {
+        positions: Some(positions),
+        ..tengu_book::BuildLimits::default()
+    };
+    tengu_book::build(
+        &mut builder,
+        &mut book,
+        &limits,
+        &AtomicBool::new(false),
+        &mut |_| Ok(()),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    book.save(path).unwrap();
+}
+
+#[test]
+fn a_game_starts_from_a_books_line_and_a_bad_opening_or_book_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("small.tbk");
+    small_book(&book, 6);
+    // A book that cannot be read keeps the server from starting, naming the file.
+    let bad = dir.path().join("bad.tbk");
+    std::fs::write(&bad, b"not a book").unwrap();
+    let refused = Server::start(
+        Location::Local(dir.path().join("no-run")),
+        "127.0.0.1:0".parse().unwrap(),
+        Duration::from_millis(200),
+        Arc::new(AtomicBool::new(false)),
+        PlayConfig {
+            books: vec![bad.clone()],
+            ..PlayConfig::new(dir.path().join("play"))
+        },
+    );
+    let problem = format!("{:#}", refused.err().expect("a bad book was accepted"));
+    assert!(
+        problem.contains("--book") && problem.contains("bad.tbk"),
+        "{problem}"
+    );
+
+    let server = start(dir.path(), |c| c.books = vec![book.clone()]);
+    let (_, setup) = get(&server, "/api/play/setup");
+    let books = setup["books"].as_array().unwrap();
+    assert_eq!(books.len(), 1, "{setup}");
+    assert_eq!(
+        (books[0]["name"].as_str(), books[0]["game"].as_str()),
+        (Some("small.tbk"), Some("dai-dai"))
+    );
+    let openings = books[0]["openings"].as_array().unwrap();
+    assert!(!openings.is_empty(), "{setup}");
+    let plies: Vec<u64> = openings
+        .iter()
+        .map(|o| o["ply"].as_u64().unwrap())
+        .collect();
+    assert!(
+        plies[0] >= 1 && plies.windows(2).all(|w| w[0] <= w[1]),
+        "{plies:?}"
+    );
+    // The deepest line: the game starts after its moves.
+    let line = openings.last().unwrap();
+    let moves: Vec<&str> = line["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(moves.len() as u64, line["ply"].as_u64().unwrap());
+    let (id, s) = new_game(
+        &server,
+        json!({"opening": line["id"], "opponent": "alphabeta", "depth": 1, "side": "white"}),
+    );
+    let s = if s["thinking"].as_bool().unwrap() {
+        wait_for_reply(&server, &id)
+    } else {
+        s
+    };
+    let played: Vec<&str> = s["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(&played[..moves.len()], &moves[..], "{s}");
+    let cases = [
+        (json!({"opening": "7:1"}), "opening"),
+        (json!({"opening": "0:99999"}), "opening"),
+        (json!({"opening": "zero"}), "opening"),
+        (
+            json!({"opening": line["id"], "game": "maka-dai-dai"}),
+            "opening",
+        ),
+        (json!({"opening": line["id"], "preset": "tsa"}), "opening"),
+        (
+            json!({"opening": line["id"], "position": "initial x"}),
+            "opening",
+        ),
+        (json!({"opening": 3}), "opening"),
+    ];
+    for (body, field) in cases {
+        let answer = post(&server, "/api/play/new", body.clone());
+        assert_eq!(
+            refusal(&answer),
+            (422, "bad_field", Some(field)),
+            "{body}: {}",
+            answer.1
+        );
+    }
+    server.stop();
+}
+
 /// Positions of random games under `rules` (a preset and options).
 fn random_positions(game: &str, options: &[&str], seed: u64) -> Vec<Position> {
     let mut rules = RuleSet::preset(game, "default").unwrap();

@@ -1116,7 +1116,8 @@ fn a_checkpoint_without_its_settings_says_it_plays_the_built_in_search() {
 }
 
 /// `tengu play` shows the game, not the loading: no INFO lines before its instructions
-/// (`--log info` brings them back), and its help names a move legal in the position.
+/// (`--log info` brings them back), its help names a move legal in the position, and its
+/// board writes each piece as Hodges notation does.
 #[test]
 fn terminal_play_starts_with_its_instructions() {
     use std::io::Write;
@@ -1140,6 +1141,9 @@ fn terminal_play_starts_with_its_instructions() {
     let (out, err) = run(&[]);
     assert!(out.starts_with("You play Black"), "{out}");
     assert!(out.contains("here e.g. `"), "{out}");
+    // The board names pieces as the moves do: the Blue Dragon is BD (vBD: White's), as in
+    // Hodges notation, not BDR as in position text.
+    assert!(out.contains(" BD ") && out.contains(" vBD") && out.contains("Hodges notation"), "{out}");
     assert!(!err.contains("INFO"), "{err}");
     let (_, err) = run(&["--log", "info"]);
     assert!(err.contains("INFO"), "{err}");

@@ -4,7 +4,8 @@
 
 use std::io::{BufRead, Write};
 
-use tengu_rules::{Color, Game, Move, Position};
+use tengu_rules::notation::hodges_piece;
+use tengu_rules::{Color, Game, Move, Position, Square};
 use tengu_search::limits::{Limits, Stop};
 use tengu_search::players::Player;
 
@@ -80,7 +81,8 @@ fn help(pos: &Position) -> String {
         "Type a move in tengu coordinates (`from>to`, docs/rules/notation.md §12.3), Hodges \
 (§12.4) or XBoard coordinates{examples}. A lion's double move names the square it passes: \
 `from>to{{via}}`; a pass is a move to its own square. Commands: moves (list the legal \
-moves), undo (take back your last move), board, help, quit."
+moves), pieces (name each piece on the board), undo (take back your last move), board, help, \
+quit."
     )
 }
 
@@ -167,6 +169,7 @@ pub fn play<R: BufRead, W: Write>(
             "quit" | "exit" | "resign" => return Ok(game),
             "help" => writeln!(out, "{}", help(&pos))?,
             "board" => draw = true,
+            "pieces" => writeln!(out, "{}", pieces(&pos))?,
             "moves" => {
                 let mut list: Vec<String> = game
                     .legal_move_list()
@@ -198,6 +201,30 @@ pub fn play<R: BufRead, W: Write>(
             },
         }
     }
+}
+
+/// Each kind of piece on the board as the board and Hodges notation write it, with its name:
+/// `Ln Lion, BD Buddhist Devil, ...` (White's are the same after a `v`).
+fn pieces(pos: &Position) -> String {
+    let v = pos.variant();
+    let mut types: Vec<usize> = Square::all(pos.size())
+        .filter_map(|s| pos.piece_at(s).map(|p| p.ty))
+        .collect();
+    types.sort_unstable();
+    types.dedup();
+    let names: Vec<String> = types
+        .into_iter()
+        .map(|ty| {
+            let t = &v.piece_types()[ty];
+            let name = &v.kinds()[t.kind].name;
+            let promoted = if t.promoted { " (promoted)" } else { "" };
+            format!("{} {name}{promoted}", hodges_piece(v, ty))
+        })
+        .collect();
+    format!(
+        "Pieces on the board (White's after a v): {}",
+        names.join(", ")
+    )
 }
 
 fn side_name(c: Color) -> &'static str {
@@ -294,6 +321,49 @@ quit
         // The start, after tengu's reply, after the take-back: not between the two moves.
         assert_eq!(out.matches("BOARD").count(), 3, "{out}");
         assert!(out.find("tengu plays") < out.match_indices("BOARD").nth(1).map(|(i, _)| i));
+    }
+
+    #[test]
+    fn pieces_names_each_kind_on_the_board_as_the_board_and_the_moves_write_it() {
+        let pos = Position::initial(Variant::dai_dai());
+        let mut out = Vec::new();
+        play(
+            "pieces\nquit\n".as_bytes(),
+            &mut out,
+            pos.clone(),
+            Color::Black,
+            &mut RandomPlayer::new(1),
+            &Limits::default(),
+            &tengu_rules::diagram::hodges_diagram,
+        )
+        .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let line = out
+            .lines()
+            .find(|l| l.contains("Pieces on the board"))
+            .expect("the pieces line");
+        assert!(
+            line.contains("Ln Lion") && line.contains("BD Blue Dragon"),
+            "{line}"
+        );
+        // Every kind on the board is named, by the token the board shows.
+        let board = tengu_rules::diagram::hodges_diagram(&pos);
+        let listed = line.split_once("after a v): ").unwrap().1;
+        let kinds = listed.split(", ").count();
+        let mut types: Vec<usize> = Square::all(pos.size())
+            .filter_map(|s| pos.piece_at(s).map(|p| p.ty))
+            .collect();
+        types.sort_unstable();
+        types.dedup();
+        assert_eq!(kinds, types.len(), "{line}");
+        for entry in listed.split(", ") {
+            let token = entry.split(' ').next().unwrap();
+            assert!(
+                board.contains(&format!(" {token} ")) || board.contains(&format!(" {token}\n")),
+                "{token} not on the board"
+            );
+        }
+        assert!(help(&pos).contains("pieces"));
     }
 
     #[test]

@@ -71,6 +71,19 @@ pub fn piece_token(variant: &Variant, piece: Piece) -> String {
     s
 }
 
+/// The abbreviation of piece type `ty` in Hodges notation (§12.4), the same for both
+/// colours: the Hodges column of its kind, `+` in front of a promoted piece whose kind is in
+/// the setup (`Ln`, `BD`, `+P`).
+pub fn hodges_piece(variant: &Variant, ty: usize) -> String {
+    let t = &variant.piece_types()[ty];
+    let kind = &variant.kinds()[t.kind];
+    if t.promoted && kind.in_setup {
+        format!("+{}", kind.hodges)
+    } else {
+        kind.hodges.clone()
+    }
+}
+
 /// Parses a piece token of `variant` (§12.2).
 pub fn parse_piece(variant: &Variant, token: &str) -> Result<Piece, ParseError> {
     let (plus, code) = match token.strip_prefix('+') {
@@ -430,12 +443,7 @@ impl Position {
         let piece = self
             .piece_at(m.from())
             .expect("a legal move starts on a piece");
-        let ty = &v.piece_types()[piece.ty];
-        let mut s = String::new();
-        if ty.promoted && v.kinds()[ty.kind].in_setup {
-            s.push('+');
-        }
-        s.push_str(&v.kinds()[ty.kind].hodges);
+        let mut s = hodges_piece(v, piece.ty);
         let ambiguous = self.legal_move_list().iter().any(|&o| {
             o.from() != m.from()
                 && o.to() == m.to()

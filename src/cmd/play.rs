@@ -40,7 +40,8 @@ pub fn run(args: PlayArgs) -> Result<()> {
         human,
         player.as_mut(),
         &limits,
-        &crate::cmd::show::board_text,
+        // The board names pieces as the moves do (Hodges), not as position text does.
+        &tengu_rules::diagram::hodges_diagram,
     )?;
     Ok(())
 }

@@ -11,8 +11,10 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use tengu_rules::values::material;
-use tengu_rules::{Color, EndPolicy, Game, GameEnd, Opening, Position, Record, Variant};
-use tengu_search::players::Player;
+use tengu_rules::{
+    Color, EndPolicy, Game, GameEnd, MoveRefused, Opening, Position, Record, Variant,
+};
+use tengu_search::players::{Player, PlayerError};
 
 use crate::elo::{Score, Sprt, SprtDecision};
 use crate::pairs::Pentanomial;
@@ -225,6 +227,34 @@ fn opening(variant: &Arc<Variant>, seed: u64, k: u64, plies: u32) -> Game {
     game
 }
 
+/// Why a match (or a tournament) stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// A player offered no move.
+    #[error(transparent)]
+    Player(#[from] PlayerError),
+    /// The game refused a player's move.
+    #[error(transparent)]
+    Move(#[from] MoveRefused),
+    /// A file or directory of the match's output (`path`).
+    #[error("{}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Appending a result to `results.jsonl`.
+    #[error("{0}")]
+    Log(#[source] std::io::Error),
+}
+
+/// [`MatchError::Io`] of `path`.
+pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> MatchError {
+    MatchError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
 fn play_game(
     a: &mut dyn Player,
     b: &mut dyn Player,
@@ -232,7 +262,7 @@ fn play_game(
     a_is_black: bool,
     options: &MatchOptions,
     values: &[f32],
-) -> Result<(Game, i8, GameEnd), String> {
+) -> Result<(Game, i8, GameEnd), MatchError> {
     let a_color = if a_is_black {
         Color::Black
     } else {
@@ -273,7 +303,7 @@ pub fn run(
     b: &mut dyn Player,
     options: &MatchOptions,
     on_game: &mut dyn FnMut(&GameResult, &Score),
-) -> Result<MatchSummary, String> {
+) -> Result<MatchSummary, MatchError> {
     run_parallel(vec![(a, b)], options, on_game)
 }
 
@@ -284,7 +314,7 @@ pub fn run_parallel(
     pairs: Vec<(&mut dyn Player, &mut dyn Player)>,
     options: &MatchOptions,
     on_game: &mut dyn FnMut(&GameResult, &Score),
-) -> Result<MatchSummary, String> {
+) -> Result<MatchSummary, MatchError> {
     let (a_name, b_name) = (pairs[0].0.name(), pairs[0].1.name());
     let starts = starts_id(options);
     let results_path = options.out.as_ref().map(|d| d.join("results.jsonl"));
@@ -294,14 +324,13 @@ pub fn run_parallel(
         .unwrap_or_default();
     let mut log = match (&options.out, &results_path) {
         (Some(dir), Some(path)) => {
-            std::fs::create_dir_all(dir.join("games"))
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir.join("games")).map_err(|e| io(dir, e))?;
             Some(
                 std::fs::OpenOptions::new()
                     .create(true)
                     .append(true)
                     .open(path)
-                    .map_err(|e| format!("{}: {e}", path.display()))?,
+                    .map_err(|e| io(path, e))?,
             )
         }
         _ => None,
@@ -320,10 +349,10 @@ pub fn run_parallel(
     let next = std::sync::atomic::AtomicUsize::new(0);
     let stop =
         std::sync::atomic::AtomicBool::new(decision.is_some_and(|d| d != SprtDecision::Continue));
-    let mut failure: Option<String> = None;
+    let mut failure: Option<MatchError> = None;
     std::thread::scope(|scope| {
         type Played = (u64, bool, Game, i8, GameEnd, f32, Option<u64>);
-        let (tx, rx) = std::sync::mpsc::channel::<Result<Played, String>>();
+        let (tx, rx) = std::sync::mpsc::channel::<Result<Played, MatchError>>();
         for (a, b) in pairs {
             let (tx, todo, next, stop, values) = (tx.clone(), &todo, &next, &stop, &values);
             scope.spawn(move || loop {
@@ -412,7 +441,7 @@ fn save_game(
     r: &GameResult,
     game: Game,
     log: Option<&mut std::fs::File>,
-) -> Result<(), String> {
+) -> Result<(), MatchError> {
     if let Some(dir) = &options.out {
         let (black, white) = if r.a_is_black {
             (&r.a, &r.b)
@@ -446,8 +475,7 @@ fn save_game(
         let path = dir
             .join("games")
             .join(format!("game-{:05}.record", r.index));
-        std::fs::write(&path, record.to_string())
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&path, record.to_string()).map_err(|e| io(&path, e))?;
     }
     if let Some(log) = log {
         writeln!(
@@ -455,7 +483,7 @@ fn save_game(
             "{}",
             serde_json::to_string(r).expect("result serialises")
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(MatchError::Log)?;
     }
     Ok(())
 }

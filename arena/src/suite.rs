@@ -21,11 +21,11 @@ use std::sync::Arc;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
-use tengu_model::{EvalInput, Evaluator};
+use tengu_model::{EvalError, EvalInput, Evaluator};
 use tengu_rules::values::{material, piece_values};
-use tengu_rules::{Game, Move, Position, Variant};
+use tengu_rules::{Game, Move, MoveRefused, ParseError, Position, Variant};
 use tengu_search::exchange::gain;
-use tengu_search::players::{GreedyPlayer, Player, RandomPlayer};
+use tengu_search::players::{GreedyPlayer, Player, PlayerError, RandomPlayer};
 use tengu_search::SearchConfig;
 
 /// Format version of suite files.
@@ -167,7 +167,7 @@ pub fn generate(
     count: usize,
     seed: u64,
     on_progress: &mut dyn FnMut(usize),
-) -> Result<Suite, String> {
+) -> Result<Suite, SuiteError> {
     let values = piece_values(variant);
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut entries = Vec::with_capacity(count);
@@ -180,10 +180,10 @@ pub fn generate(
     while entries.len() < count {
         games += 1;
         if games > 100 * count as u64 + 100 {
-            return Err(format!(
-                "found only {} labelled positions in {games} games",
-                entries.len()
-            ));
+            return Err(SuiteError::Exhausted {
+                found: entries.len(),
+                games,
+            });
         }
         // Random against random, or greedy against random (more material swings).
         let mut players: [Box<dyn Player>; 2] = [
@@ -246,47 +246,56 @@ impl Suite {
     }
 
     /// Parses suite text; `origin` (a file name) starts every message.
-    pub fn parse(text: &str, origin: &str) -> Result<Suite, String> {
+    pub fn parse(text: &str, origin: &str) -> Result<Suite, SuiteError> {
         let mut lines = text
             .lines()
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty());
-        let (_, first) = lines
-            .next()
-            .ok_or_else(|| format!("{origin}: empty, not a suite"))?;
-        let header: SuiteHeader = serde_json::from_str(first)
-            .map_err(|e| format!("{origin}:1: not a suite header: {e}"))?;
+        let (_, first) = lines.next().ok_or_else(|| SuiteError::Empty {
+            origin: origin.into(),
+        })?;
+        let header: SuiteHeader =
+            serde_json::from_str(first).map_err(|source| SuiteError::Header {
+                origin: origin.into(),
+                source,
+            })?;
         if header.suite != "tengu-tactics" {
-            return Err(format!(
-                "{origin}:1: a {:?} file, not a tengu-tactics suite",
-                header.suite
-            ));
+            return Err(SuiteError::NotTactics {
+                origin: origin.into(),
+                kind: header.suite,
+            });
         }
         if header.version != SUITE_VERSION {
-            return Err(format!(
-                "{origin}: suite version {}, this build reads version {SUITE_VERSION}",
-                header.version
-            ));
+            return Err(SuiteError::Version {
+                origin: origin.into(),
+                found: header.version,
+                expected: SUITE_VERSION,
+            });
         }
         let entries = lines
             .map(|(i, l)| {
-                serde_json::from_str::<SuiteEntry>(l)
-                    .map_err(|e| format!("{origin}:{}: {e}", i + 1))
+                serde_json::from_str::<SuiteEntry>(l).map_err(|source| SuiteError::Entry {
+                    origin: origin.into(),
+                    line: i + 1,
+                    source,
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         if entries.len() != header.count {
-            return Err(format!(
-                "{origin}: the header promises {} positions, the file has {}",
-                header.count,
-                entries.len()
-            ));
+            return Err(SuiteError::Count {
+                origin: origin.into(),
+                promised: header.count,
+                found: entries.len(),
+            });
         }
         Ok(Suite { header, entries })
     }
 
-    pub fn read(path: &Path) -> Result<Suite, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    pub fn read(path: &Path) -> Result<Suite, SuiteError> {
+        let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
         Suite::parse(&text, &path.display().to_string())
     }
 }
@@ -309,6 +318,70 @@ pub struct SuiteScore {
     pub top1_by_category: std::collections::BTreeMap<String, f64>,
 }
 
+/// Why a suite could not be made, read or scored (`origin`: the file, or what stands for it;
+/// `index`: a suite position, 1-based).
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    #[error("found only {found} labelled positions in {games} games")]
+    Exhausted { found: usize, games: u64 },
+    /// A player of the generating games offered no move.
+    #[error(transparent)]
+    Player(#[from] PlayerError),
+    #[error(transparent)]
+    Move(#[from] MoveRefused),
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{origin}: empty, not a suite")]
+    Empty { origin: String },
+    #[error("{origin}:1: not a suite header: {source}")]
+    Header {
+        origin: String,
+        source: serde_json::Error,
+    },
+    /// `kind`: the header's `suite`.
+    #[error("{origin}:1: a {kind:?} file, not a tengu-tactics suite")]
+    NotTactics { origin: String, kind: String },
+    #[error("{origin}: suite version {found}, this build reads version {expected}")]
+    Version {
+        origin: String,
+        found: u32,
+        expected: u32,
+    },
+    /// `line`: 1-based.
+    #[error("{origin}:{line}: {source}")]
+    Entry {
+        origin: String,
+        line: usize,
+        source: serde_json::Error,
+    },
+    #[error("{origin}: the header promises {promised} positions, the file has {found}")]
+    Count {
+        origin: String,
+        promised: usize,
+        found: usize,
+    },
+    /// `suite` and `network`: game ids.
+    #[error("a {suite} suite cannot measure a {network} network")]
+    WrongGame { suite: String, network: String },
+    #[error("suite position {index}: {source}")]
+    Position { index: usize, source: ParseError },
+    #[error("suite position {index}: best move {text}: {source}")]
+    BestMove {
+        index: usize,
+        text: String,
+        source: ParseError,
+    },
+    #[error("suite position {index}: {text} is not legal")]
+    IllegalBest { index: usize, text: String },
+    #[error("suite position {index}: the game is over")]
+    GameOver { index: usize },
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+}
+
 /// A suite position parsed for its game.
 struct Decoded<'a> {
     entry: &'a SuiteEntry,
@@ -323,26 +396,33 @@ fn decode<'a>(
     suite: &'a Suite,
     variant: &Arc<Variant>,
     limit: usize,
-) -> Result<Vec<Decoded<'a>>, String> {
+) -> Result<Vec<Decoded<'a>>, SuiteError> {
     if suite.header.game != variant.id() {
-        return Err(format!(
-            "a {} suite cannot measure a {} network",
-            suite.header.game,
-            variant.id()
-        ));
+        return Err(SuiteError::WrongGame {
+            suite: suite.header.game.clone(),
+            network: variant.id().into(),
+        });
     }
     let mut decoded = Vec::with_capacity(suite.entries.len());
     for (i, e) in suite.entries.iter().take(limit).enumerate() {
+        let index = i + 1;
         let pos = Position::parse_for(variant.clone(), &e.position)
-            .map_err(|err| format!("suite position {}: {err}", i + 1))?;
+            .map_err(|source| SuiteError::Position { index, source })?;
         let best = pos
             .parse_move(&e.best)
-            .map_err(|err| format!("suite position {}: best move {}: {err}", i + 1, e.best))?;
+            .map_err(|source| SuiteError::BestMove {
+                index,
+                text: e.best.clone(),
+                source,
+            })?;
         let moves = pos.legal_move_list();
         let k = moves
             .iter()
             .position(|&m| m == best)
-            .ok_or_else(|| format!("suite position {}: {} is not legal", i + 1, e.best))?;
+            .ok_or_else(|| SuiteError::IllegalBest {
+                index,
+                text: e.best.clone(),
+            })?;
         decoded.push(Decoded {
             entry: e,
             position: pos,
@@ -363,15 +443,14 @@ pub fn search_score(
     config: &SearchConfig,
     visits: u32,
     limit: usize,
-) -> Result<SuiteScore, String> {
+) -> Result<SuiteScore, SuiteError> {
     let decoded = decode(suite, variant, limit)?;
     let mut tally = Tally::default();
     for (i, d) in decoded.iter().enumerate() {
         let game = Game::new(d.position.clone());
         let result =
-            tengu_search::search::search_game(&game, eval, config, visits, u32::MAX, i as u64)
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| format!("suite position {}: the game is over", i + 1))?;
+            tengu_search::search::search_game(&game, eval, config, visits, u32::MAX, i as u64)?
+                .ok_or(SuiteError::GameOver { index: i + 1 })?;
         let best = d.moves[d.best];
         // Moves left out of the policy target have weight 0.
         let weight = |m: Move| {
@@ -441,7 +520,7 @@ pub fn score(
     suite: &Suite,
     variant: &Arc<Variant>,
     eval: &mut dyn Evaluator,
-) -> Result<SuiteScore, String> {
+) -> Result<SuiteScore, SuiteError> {
     let decoded = decode(suite, variant, usize::MAX)?;
     let mut tally = Tally::default();
     for chunk in decoded.chunks(64) {
@@ -453,7 +532,7 @@ pub fn score(
                 repetitions: 0,
             })
             .collect();
-        let outs = eval.evaluate(&inputs).map_err(|e| e.to_string())?;
+        let outs = eval.evaluate(&inputs)?;
         for (d, out) in chunk.iter().zip(&outs) {
             let p = out.policy[d.best];
             let better = out.policy.iter().filter(|&&x| x > p).count();

@@ -8,7 +8,7 @@ use std::path::Path;
 use tengu_search::players::Player;
 
 use crate::elo::Score;
-use crate::matches::{self, MatchOptions, MatchSummary};
+use crate::matches::{self, MatchError, MatchOptions, MatchSummary};
 use crate::outcome::MatchOutcome;
 use crate::pairs::Pentanomial;
 
@@ -458,7 +458,7 @@ pub fn run(
     options: &MatchOptions,
     gauntlet: bool,
     on_pairing: &mut dyn FnMut(&str, &str, &Score),
-) -> Result<Standings, String> {
+) -> Result<Standings, MatchError> {
     let names = distinct_names(players.iter().map(|p| p.name()).collect());
     let mut pairings = Vec::new();
     let n = players.len();
@@ -501,7 +501,8 @@ pub fn run(
     Ok(standings)
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    std::fs::write(dir.join(name), text).map_err(|e| format!("{}: {e}", dir.join(name).display()))
+fn write(dir: &Path, name: &str, text: &str) -> Result<(), MatchError> {
+    std::fs::create_dir_all(dir).map_err(|e| matches::io(dir, e))?;
+    let path = dir.join(name);
+    std::fs::write(&path, text).map_err(|e| matches::io(&path, e))
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tengu_rules::{Game, Move, Position, Variant};
 
 use crate::file::{self, BookError, BookHeader};
-use crate::graph::{Derived, Graph, Node, Wdl};
+use crate::graph::{Derived, Graph, GraphError, Node, Wdl};
 use crate::key::BookKey;
 
 /// An opening book in memory.
@@ -95,7 +95,7 @@ impl Book {
     }
 
     /// The game of node `id` (its canonical path replayed, key checked).
-    pub fn game(&self, id: u32) -> Result<Game, String> {
+    pub fn game(&self, id: u32) -> Result<Game, GraphError> {
         self.graph.replay(&self.variant, id)
     }
 

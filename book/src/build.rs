@@ -17,6 +17,8 @@ use tengu_search::search::search_excluding;
 use tengu_search::SearchConfig;
 
 use crate::book::Book;
+use crate::file::BookError;
+use crate::graph::GraphError;
 use crate::graph::{Edge, Node, OwnSearch};
 use crate::key::BookKey;
 
@@ -43,7 +45,10 @@ pub enum BuildError {
     #[error(transparent)]
     Eval(#[from] EvalError),
     #[error("book integrity: {0}")]
-    Integrity(String),
+    Integrity(#[source] GraphError),
+    /// Saving the book failed (the caller's `save`).
+    #[error(transparent)]
+    Save(#[from] BookError),
 }
 
 /// Expands books with one evaluator and search settings.
@@ -233,13 +238,13 @@ pub fn build(
     book: &mut Book,
     limits: &BuildLimits,
     stop: &AtomicBool,
-    save: &mut dyn FnMut(&Book) -> Result<(), String>,
+    save: &mut dyn FnMut(&Book) -> Result<(), BookError>,
     progress: &mut dyn FnMut(&Book, &Expansion),
-) -> Result<BuildEnd, String> {
+) -> Result<BuildEnd, BuildError> {
     let start = Instant::now();
     // The start position first, whatever the limits: a saved book is never empty.
     if book.is_empty() {
-        builder.add_root(book).map_err(|e| e.to_string())?;
+        builder.add_root(book)?;
     }
     let mut since_save = 0u64;
     let end = loop {
@@ -252,7 +257,7 @@ pub fn build(
         if stop.load(Ordering::Relaxed) {
             break BuildEnd::Interrupted;
         }
-        match builder.expand(book).map_err(|e| e.to_string())? {
+        match builder.expand(book)? {
             None => break BuildEnd::Complete,
             Some(x) => progress(book, &x),
         }

@@ -217,26 +217,49 @@ fn within(x: f32, lo: f32, hi: f32) -> bool {
     x.is_finite() && x >= lo - 1e-3 && x <= hi + 1e-3
 }
 
+/// A node record's number that no writer produces.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+enum NodeValueError {
+    /// `path`: the plies of its path from the start.
+    #[error("ply {ply}, but its path from the start has {path} plies")]
+    Ply { ply: u32, path: u32 },
+    #[error("game-over value {value} is not in [-1, 1]")]
+    Terminal { value: f32 },
+    /// `mv`: the move as the record writes it.
+    #[error("move {mv}: prior {prior} is not in [0, 1]")]
+    Prior { mv: String, prior: f32 },
+    /// `what`: which of the node's own search numbers.
+    #[error("search {what} {value} is not in [{low}, 1]")]
+    Search {
+        what: &'static str,
+        value: f32,
+        low: f32,
+    },
+}
+
 /// The numbers of a node record that a writer can produce: values in [-1, 1], draw
 /// probabilities and priors in [0, 1], the root at ply 0 and every other node one ply after
 /// its canonical parent (whose index is checked later). Anything else is damage that would
 /// reach `clamp` with a NaN bound, or an allocation sized by the ply.
-fn check_values(r: &NodeRecord, records: &[NodeRecord]) -> Result<(), String> {
+fn check_values(r: &NodeRecord, records: &[NodeRecord]) -> Result<(), NodeValueError> {
     let expected_ply = match &r.parent {
         None => Some(0),
         Some((p, _)) => records.get(*p as usize).map(|p| p.ply.saturating_add(1)),
     };
     if let Some(ply) = expected_ply.filter(|&e| e != r.ply) {
-        return Err(format!(
-            "ply {}, but its path from the start has {ply} plies",
-            r.ply
-        ));
+        return Err(NodeValueError::Ply {
+            ply: r.ply,
+            path: ply,
+        });
     }
     if let Some(t) = r.terminal.filter(|&t| !within(t, -1.0, 1.0)) {
-        return Err(format!("game-over value {t} is not in [-1, 1]"));
+        return Err(NodeValueError::Terminal { value: t });
     }
     if let Some((m, _, p)) = r.edges.iter().find(|(_, _, p)| !within(*p, 0.0, 1.0)) {
-        return Err(format!("move {m}: prior {p} is not in [0, 1]"));
+        return Err(NodeValueError::Prior {
+            mv: m.clone(),
+            prior: *p,
+        });
     }
     if let Some(o) = &r.own {
         for (what, x, lo) in [
@@ -245,7 +268,11 @@ fn check_values(r: &NodeRecord, records: &[NodeRecord]) -> Result<(), String> {
             ("prior of the best move", o.best_prior, 0.0),
         ] {
             if !within(x, lo, 1.0) {
-                return Err(format!("search {what} {x} is not in [{lo}, 1]"));
+                return Err(NodeValueError::Search {
+                    what,
+                    value: x,
+                    low: lo,
+                });
             }
         }
     }
@@ -381,7 +408,7 @@ pub fn from_bytes(
             }
         }
     }
-    let graph = Graph::from_nodes(nodes).map_err(corrupt)?;
+    let graph = Graph::from_nodes(nodes).map_err(|e| corrupt(e.to_string()))?;
     Ok((header, variant, graph))
 }
 

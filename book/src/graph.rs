@@ -161,7 +161,7 @@ impl Default for Costs {
 
 impl Costs {
     /// Refuses negative or non-finite costs (Dijkstra needs costs >= 0).
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), CostError> {
         let all = [
             ("error_factor", self.error_factor),
             ("per_move", self.per_move),
@@ -173,7 +173,7 @@ impl Costs {
         ];
         for (name, v) in all {
             if !v.is_finite() || v < 0.0 {
-                return Err(format!("book cost {name} = {v}: must be finite and >= 0"));
+                return Err(CostError { name, value: v });
             }
         }
         Ok(())
@@ -189,6 +189,38 @@ impl Costs {
     }
 }
 
+/// A book cost that is negative or not finite.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("book cost {name} = {value}: must be finite and >= 0")]
+pub struct CostError {
+    /// The cost's field in [`Costs`].
+    pub name: &'static str,
+    pub value: f32,
+}
+
+/// Why nodes do not make a [`Graph`], or a node's path does not lead to it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GraphError {
+    #[error("key {key} appears twice")]
+    DuplicateKey { key: BookKey },
+    #[error("node {node}: edge to node {child} of {nodes}")]
+    EdgeOutOfRange { node: u32, child: u32, nodes: usize },
+    #[error("node {node}: canonical parent {parent} is not older")]
+    ParentNotOlder { node: u32, parent: u32 },
+    #[error("node {node}: no parent, but only the root has none")]
+    Orphan { node: u32 },
+    #[error("node {node}: its path holds an illegal move")]
+    IllegalPath { node: u32 },
+    #[error(
+        "node {node}: its path leads to key {found}, but the node has key {stored} (integrity check)"
+    )]
+    KeyMismatch {
+        node: u32,
+        found: BookKey,
+        stored: BookKey,
+    },
+}
+
 /// The graph of positions.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Graph {
@@ -198,27 +230,30 @@ pub struct Graph {
 
 impl Graph {
     /// A graph of `nodes` (node 0 is the root). Keys must be unique and edges in range.
-    pub fn from_nodes(nodes: Vec<Node>) -> Result<Graph, String> {
+    pub fn from_nodes(nodes: Vec<Node>) -> Result<Graph, GraphError> {
         let mut index = HashMap::with_capacity(nodes.len());
         for (i, n) in nodes.iter().enumerate() {
             if index.insert(n.key, i as u32).is_some() {
-                return Err(format!("key {} appears twice", n.key));
+                return Err(GraphError::DuplicateKey { key: n.key });
             }
             for e in &n.edges {
                 if e.child as usize >= nodes.len() {
-                    return Err(format!(
-                        "node {i}: edge to node {} of {}",
-                        e.child,
-                        nodes.len()
-                    ));
+                    return Err(GraphError::EdgeOutOfRange {
+                        node: i as u32,
+                        child: e.child,
+                        nodes: nodes.len(),
+                    });
                 }
             }
             if let Some((p, _)) = n.parent {
                 if p as usize >= i {
-                    return Err(format!("node {i}: canonical parent {p} is not older"));
+                    return Err(GraphError::ParentNotOlder {
+                        node: i as u32,
+                        parent: p,
+                    });
                 }
             } else if i != 0 {
-                return Err(format!("node {i}: no parent, but only the root has none"));
+                return Err(GraphError::Orphan { node: i as u32 });
             }
         }
         Ok(Graph { nodes, index })
@@ -281,20 +316,21 @@ impl Graph {
     }
 
     /// The game of node `id`: its path replayed from the start of `variant`, the key checked.
-    pub fn replay(&self, variant: &std::sync::Arc<Variant>, id: u32) -> Result<Game, String> {
+    pub fn replay(&self, variant: &std::sync::Arc<Variant>, id: u32) -> Result<Game, GraphError> {
         let mut game = Game::new(Position::initial(variant.clone()));
         for m in self.path(id) {
             if !game.position().is_legal(m) {
-                return Err(format!("node {id}: its path holds an illegal move"));
+                return Err(GraphError::IllegalPath { node: id });
             }
             game.play_unchecked(m);
         }
         let key = BookKey::of(game.position());
         if key != self.nodes[id as usize].key {
-            return Err(format!(
-                "node {id}: its path leads to key {key}, but the node has key {} (integrity check)",
-                self.nodes[id as usize].key
-            ));
+            return Err(GraphError::KeyMismatch {
+                node: id,
+                found: key,
+                stored: self.nodes[id as usize].key,
+            });
         }
         Ok(game)
     }

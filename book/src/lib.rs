@@ -17,7 +17,7 @@ pub mod select;
 pub use book::Book;
 pub use build::{build, BuildEnd, BuildLimits, Builder, Expansion};
 pub use file::{BookError, BookHeader};
-pub use graph::{Costs, Wdl};
+pub use graph::{CostError, Costs, GraphError, Wdl};
 pub use key::BookKey;
 pub use probe::{Candidate, PickOptions};
 pub use select::{balanced_openings, rejections, FilterError, OpeningFilter, Rejections};

@@ -14,7 +14,89 @@ use std::sync::{Arc, OnceLock};
 
 use serde::Deserialize;
 use tengu_rules::notation::piece_token;
-use tengu_rules::{Color, Piece, Position, Square, Variant};
+use tengu_rules::{Color, ParseError, Piece, Position, Square, Variant};
+
+/// A QBoard code table that is missing or does not fit its game (`origin`: which table).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CodeTableError {
+    /// `game`: a game id.
+    #[error("no QBoard piece codes for {game}")]
+    NoTable { game: String },
+    /// The table is not TOML of the expected shape (`problem`: the TOML reader's words).
+    #[error("{origin}: {problem}")]
+    Toml { origin: String, problem: String },
+    #[error("{origin}: {token:?} is not a piece of the game")]
+    NotAPiece { origin: String, token: String },
+    /// A code of `[read]` that is not of the shape `[+]` upper-case letter `['!~`]`.
+    #[error("{origin}: [read] {code:?} is not a code (an optional +, one upper-case letter, an optional ' ! ~ or `)")]
+    BadCode { origin: String, code: String },
+    #[error("{origin}: {token} is written {code:?}, which does not read back as {token}")]
+    NotReadBack {
+        origin: String,
+        token: String,
+        code: String,
+    },
+    #[error("{origin}: no code to write {token}")]
+    NoWriteCode { origin: String, token: String },
+}
+
+/// Why a text is not a position (`rank`: a rank's letter, `a` the top; `square`: 1-based
+/// from the left; `game`: the game's name).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    #[error("empty FEN")]
+    Empty,
+    #[error("side to move {text:?}: expected w or b")]
+    Side { text: String },
+    #[error("no side to move after the board (w or b)")]
+    NoSide,
+    #[error("the board has {found} ranks; {game} needs {expected}")]
+    Ranks {
+        found: usize,
+        game: String,
+        expected: usize,
+    },
+    #[error("rank {rank}: bad empty count {text:?}")]
+    BadEmptyCount { rank: char, text: String },
+    #[error("rank {rank}: an empty count of {count} (1 to {size})")]
+    EmptyCount {
+        rank: char,
+        count: usize,
+        size: usize,
+    },
+    /// `text`: the first three characters where a code should start.
+    #[error("rank {rank}, square {square}: {text:?} does not start a piece code")]
+    NoCode {
+        rank: char,
+        square: usize,
+        text: String,
+    },
+    #[error("rank {rank}: {code:?} is not a QBoard piece code of {game}")]
+    UnknownCode {
+        rank: char,
+        code: String,
+        game: String,
+    },
+    #[error("rank {rank} has more than {size} squares")]
+    RankTooLong { rank: char, size: usize },
+    #[error("rank {rank} has {found} squares; expected {size}")]
+    RankLength {
+        rank: char,
+        found: usize,
+        size: usize,
+    },
+    /// The board read, but the position breaks the rules' checks.
+    #[error("{0}")]
+    Invalid(#[source] ParseError),
+    /// tengu's position text (RULES.md §12.2) refused.
+    #[error("{0}")]
+    Text(#[source] ParseError),
+    #[error(transparent)]
+    Codes(#[from] CodeTableError),
+    /// Neither tengu's text nor QBoard's FEN: the FEN's refusal.
+    #[error("QBoard FEN: {0}")]
+    Qboard(#[source] Box<FenError>),
+}
 
 /// A game's code table as stored in `configs/qboard/<game>.toml`.
 #[derive(Deserialize)]
@@ -38,16 +120,16 @@ pub struct QboardCodes {
 
 impl QboardCodes {
     /// The shipped table of `variant`'s game.
-    pub fn for_variant(variant: &Arc<Variant>) -> Result<&'static QboardCodes, String> {
-        static DAI_DAI: OnceLock<Result<QboardCodes, String>> = OnceLock::new();
-        static MAKA: OnceLock<Result<QboardCodes, String>> = OnceLock::new();
+    pub fn for_variant(variant: &Arc<Variant>) -> Result<&'static QboardCodes, CodeTableError> {
+        static DAI_DAI: OnceLock<Result<QboardCodes, CodeTableError>> = OnceLock::new();
+        static MAKA: OnceLock<Result<QboardCodes, CodeTableError>> = OnceLock::new();
         let (cell, text) = match variant.game() {
             "dai-dai" => (&DAI_DAI, include_str!("../../configs/qboard/dai-dai.toml")),
             "maka-dai-dai" => (
                 &MAKA,
                 include_str!("../../configs/qboard/maka-dai-dai.toml"),
             ),
-            other => return Err(format!("no QBoard piece codes for {other}")),
+            other => return Err(CodeTableError::NoTable { game: other.into() }),
         };
         if !variant.rule_set().is_default() {
             // Another rule set has other piece types: its own table, built once per set.
@@ -71,9 +153,12 @@ impl QboardCodes {
 
     /// Reads a code table and checks it: every piece type has a written code, every code read
     /// names a piece type, and every written code reads back as its own piece.
-    pub fn parse(variant: &Arc<Variant>, text: &str) -> Result<QboardCodes, String> {
+    pub fn parse(variant: &Arc<Variant>, text: &str) -> Result<QboardCodes, CodeTableError> {
         let origin = format!("QBoard codes of {}", variant.name());
-        let file: CodeFile = toml::from_str(text).map_err(|e| format!("{origin}: {e}"))?;
+        let file: CodeFile = toml::from_str(text).map_err(|e| CodeTableError::Toml {
+            origin: origin.clone(),
+            problem: e.to_string(),
+        })?;
         let types = variant.piece_types().len();
         let token_of: BTreeMap<String, usize> = (0..types)
             .map(|ty| {
@@ -88,25 +173,38 @@ impl QboardCodes {
             token_of
                 .get(token)
                 .copied()
-                .ok_or_else(|| format!("{origin}: {token:?} is not a piece of the game"))
+                .ok_or_else(|| CodeTableError::NotAPiece {
+                    origin: origin.clone(),
+                    token: token.into(),
+                })
         };
         let mut read = BTreeMap::new();
         for (code, token) in &file.read {
-            check_code(code).map_err(|e| format!("{origin}: [read] {e}"))?;
+            if !is_code(code) {
+                return Err(CodeTableError::BadCode {
+                    origin: origin.clone(),
+                    code: code.clone(),
+                });
+            }
             read.insert(code.clone(), type_of(token)?);
         }
         let mut write = vec![String::new(); types];
         for (token, code) in &file.write {
             let ty = type_of(token)?;
             if read.get(code) != Some(&ty) {
-                return Err(format!(
-                    "{origin}: {token} is written {code:?}, which does not read back as {token}"
-                ));
+                return Err(CodeTableError::NotReadBack {
+                    origin: origin.clone(),
+                    token: token.clone(),
+                    code: code.clone(),
+                });
             }
             write[ty] = code.clone();
         }
         if let Some((token, _)) = token_of.iter().find(|(_, &ty)| write[ty].is_empty()) {
-            return Err(format!("{origin}: no code to write {token}"));
+            return Err(CodeTableError::NoWriteCode {
+                origin: origin.clone(),
+                token: token.clone(),
+            });
         }
         Ok(QboardCodes {
             variant: variant.clone(),
@@ -152,24 +250,24 @@ impl QboardCodes {
     }
 
     /// Parses a QBoard FEN into a validated position (not after a pass).
-    pub fn parse_fen(&self, text: &str) -> Result<Position, String> {
+    pub fn parse_fen(&self, text: &str) -> Result<Position, FenError> {
         let variant = &self.variant;
         let size = variant.size();
         let mut fields = text.split_whitespace();
-        let board = fields.next().ok_or("empty FEN")?;
+        let board = fields.next().ok_or(FenError::Empty)?;
         let side = match fields.next() {
             Some("w") => Color::Black,
             Some("b") => Color::White,
-            Some(s) => return Err(format!("side to move {s:?}: expected w or b")),
-            None => return Err("no side to move after the board (w or b)".into()),
+            Some(s) => return Err(FenError::Side { text: s.into() }),
+            None => return Err(FenError::NoSide),
         };
         let ranks: Vec<&str> = board.split('/').collect();
         if ranks.len() != size {
-            return Err(format!(
-                "the board has {} ranks; {} needs {size}",
-                ranks.len(),
-                variant.name()
-            ));
+            return Err(FenError::Ranks {
+                found: ranks.len(),
+                game: variant.name().to_string(),
+                expected: size,
+            });
         }
         let mut pos = Position::empty(variant.clone(), side, false);
         for (row, rank) in ranks.iter().enumerate() {
@@ -179,25 +277,35 @@ impl QboardCodes {
             while !rest.is_empty() {
                 let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
                 if digits > 0 {
-                    let n: usize = rest[..digits].parse().map_err(|_| {
-                        format!("rank {rank_name}: bad empty count {:?}", &rest[..digits])
-                    })?;
+                    let n: usize = rest[..digits]
+                        .parse()
+                        .map_err(|_| FenError::BadEmptyCount {
+                            rank: rank_name,
+                            text: rest[..digits].into(),
+                        })?;
                     if n == 0 || n > size {
-                        return Err(format!(
-                            "rank {rank_name}: an empty count of {n} (1 to {size})"
-                        ));
+                        return Err(FenError::EmptyCount {
+                            rank: rank_name,
+                            count: n,
+                            size,
+                        });
                     }
                     col += n;
                     rest = &rest[digits..];
                 } else {
-                    let (code, color, len) = next_code(rest)
-                        .map_err(|e| format!("rank {rank_name}, square {}: {e}", col + 1))?;
+                    let Some((code, color, len)) = next_code(rest) else {
+                        return Err(FenError::NoCode {
+                            rank: rank_name,
+                            square: col + 1,
+                            text: rest.chars().take(3).collect(),
+                        });
+                    };
                     let Some(&ty) = self.read.get(&code) else {
-                        return Err(format!(
-                            "rank {rank_name}: {:?} is not a QBoard piece code of {}",
-                            &rest[..len],
-                            variant.name()
-                        ));
+                        return Err(FenError::UnknownCode {
+                            rank: rank_name,
+                            code: rest[..len].into(),
+                            game: variant.name().to_string(),
+                        });
                     };
                     if col < size {
                         pos.put(Square::new(col, row), Piece { color, ty });
@@ -206,23 +314,29 @@ impl QboardCodes {
                     rest = &rest[len..];
                 }
                 if col > size {
-                    return Err(format!("rank {rank_name} has more than {size} squares"));
+                    return Err(FenError::RankTooLong {
+                        rank: rank_name,
+                        size,
+                    });
                 }
             }
             if col != size {
-                return Err(format!(
-                    "rank {rank_name} has {col} squares; expected {size}"
-                ));
+                return Err(FenError::RankLength {
+                    rank: rank_name,
+                    found: col,
+                    size,
+                });
             }
         }
         // The rules' own checks, so a FEN is held to what tengu's position text is.
-        pos.validate().map_err(|e| e.to_string())?;
+        pos.validate().map_err(FenError::Invalid)?;
         Ok(pos)
     }
 }
 
-/// The first piece code of `text`: (the first mover's spelling, colour, bytes used).
-fn next_code(text: &str) -> Result<(String, Color, usize), String> {
+/// The first piece code of `text`: (the first mover's spelling, colour, bytes used); `None`
+/// when `text` does not start with one.
+fn next_code(text: &str) -> Option<(String, Color, usize)> {
     let bytes = text.as_bytes();
     let mut i = 0;
     let mut code = String::new();
@@ -230,10 +344,7 @@ fn next_code(text: &str) -> Result<(String, Color, usize), String> {
         code.push('+');
         i = 1;
     }
-    let Some(&letter) = bytes.get(i).filter(|b| b.is_ascii_alphabetic()) else {
-        let shown: String = text.chars().take(3).collect();
-        return Err(format!("{shown:?} does not start a piece code"));
-    };
+    let &letter = bytes.get(i).filter(|b| b.is_ascii_alphabetic())?;
     let color = if letter.is_ascii_uppercase() {
         Color::Black
     } else {
@@ -245,22 +356,17 @@ fn next_code(text: &str) -> Result<(String, Color, usize), String> {
         code.push(suffix as char);
         i += 1;
     }
-    Ok((code, color, i))
+    Some((code, color, i))
 }
 
-/// Checks the shape of a first mover's code: `[+]` upper-case letter `['!~`]`.
-fn check_code(code: &str) -> Result<(), String> {
-    match next_code(code) {
-        Ok((c, Color::Black, len)) if len == code.len() && c == code => Ok(()),
-        _ => Err(format!(
-            "{code:?} is not a code (an optional +, one upper-case letter, an optional ' ! ~ or `)"
-        )),
-    }
+/// Whether `code` has the shape of a first mover's code: `[+]` upper-case letter `['!~`]`.
+fn is_code(code: &str) -> bool {
+    matches!(next_code(code), Some((c, Color::Black, len)) if len == code.len() && c == code)
 }
 
 /// Parses a `setboard` argument of a `variant` game: tengu's position text (which names its
 /// game by its size), else QBoard's FEN.
-pub fn parse_position(text: &str, variant: &Arc<Variant>) -> Result<Position, String> {
+pub fn parse_position(text: &str, variant: &Arc<Variant>) -> Result<Position, FenError> {
     let text = text.trim();
     // Both texts name their game by their number of ranks too, as QBoard may send one before
     // `variant`; a board of the given variant's size plays its rule set.
@@ -275,15 +381,15 @@ pub fn parse_position(text: &str, variant: &Arc<Variant>) -> Result<Position, St
     };
     if text.contains(',') || text.ends_with(" -") || text.ends_with(" p") {
         return if variant.size() == ranks {
-            Position::parse_for(variant, text).map_err(|e| e.to_string())
+            Position::parse_for(variant, text).map_err(FenError::Text)
         } else {
-            Position::parse(text).map_err(|e| e.to_string())
+            Position::parse(text).map_err(FenError::Text)
         };
     }
     match Position::parse_for(variant.clone(), text) {
         Ok(pos) => Ok(pos),
         Err(_) => QboardCodes::for_variant(&variant)?
             .parse_fen(text)
-            .map_err(|e| format!("QBoard FEN: {e}")),
+            .map_err(|e| FenError::Qboard(Box::new(e))),
     }
 }

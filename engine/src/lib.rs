@@ -12,4 +12,4 @@ pub mod relay;
 pub mod terminal;
 pub mod xboard;
 
-pub use xboard::{run, Engine, EnginePlayer, Flow, PlayerFactory, Settings};
+pub use xboard::{run, Engine, EnginePlayer, FactoryError, Flow, PlayerFactory, Settings};

@@ -21,23 +21,73 @@ pub fn square_text(s: Square, size: usize) -> String {
     format!("{}{}", (b'a' + s.col() as u8) as char, size - s.row())
 }
 
+/// Why a text is not an XBoard square, or not a move of the position (the reason of an
+/// `Illegal move (<reason>): <move>` answer). Squares are named in XBoard coordinates.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotationError {
+    #[error("a square is missing")]
+    MissingSquare,
+    #[error("{text:?} does not start with a file letter")]
+    NoFile { text: String },
+    /// `last`: the board's last file.
+    #[error("file {file} is off the board (a to {last})")]
+    FileOffBoard { file: char, last: char },
+    #[error("{text:?}: a rank number must follow the file letter")]
+    NoRank { text: String },
+    /// `rank`: as written.
+    #[error("rank {rank} is off the board (1 to {size})")]
+    RankOffBoard { rank: String, size: usize },
+    #[error("{text:?} is not a square")]
+    NotASquare { text: String },
+    #[error("move text too long")]
+    TooLong,
+    #[error("more than three legs")]
+    TooManyLegs,
+    /// `leg`: 1-based.
+    #[error("unexpected {rest:?} after leg {leg}")]
+    AfterLeg { rest: String, leg: usize },
+    #[error("the legs do not chain (each leg must start where the last ended)")]
+    Unchained,
+    #[error("a leg must leave its square")]
+    StandingLeg,
+    #[error("no piece on {square}")]
+    NoPiece { square: String },
+    /// `owner` and `mover`: the sides, as XBoard users know them.
+    #[error("the piece on {square} belongs to {owner}, but {mover} is to move")]
+    NotMovers {
+        square: String,
+        owner: &'static str,
+        mover: &'static str,
+    },
+    #[error("{side} would be in check")]
+    IntoCheck { side: &'static str },
+    #[error("{square} holds a piece of the mover's side")]
+    OwnPiece { square: String },
+    /// `kind`: the piece's name.
+    #[error("the {kind} on {square} has no such move")]
+    NoSuchMove { kind: String, square: String },
+    #[error("this move does not promote under tengu's rules (RULES.md §4)")]
+    NoPromotion,
+    #[error(transparent)]
+    Pass(#[from] PassRefusal),
+}
+
 /// Reads one XBoard square from the front of `text`: a letter and one or two digits.
 /// Returns the square and the rest of the text.
-fn read_square(text: &str, size: usize) -> Result<(Square, &str), String> {
+fn read_square(text: &str, size: usize) -> Result<(Square, &str), NotationError> {
     let bytes = text.as_bytes();
     let Some(&letter) = bytes.first() else {
-        return Err("a square is missing".into());
+        return Err(NotationError::MissingSquare);
     };
     if !letter.is_ascii_lowercase() {
-        return Err(format!("{text:?} does not start with a file letter"));
+        return Err(NotationError::NoFile { text: text.into() });
     }
     let col = (letter - b'a') as usize;
     if col >= size {
-        return Err(format!(
-            "file {} is off the board (a to {})",
-            letter as char,
-            (b'a' + size as u8 - 1) as char
-        ));
+        return Err(NotationError::FileOffBoard {
+            file: letter as char,
+            last: (b'a' + size as u8 - 1) as char,
+        });
     }
     let digits = bytes[1..]
         .iter()
@@ -45,9 +95,7 @@ fn read_square(text: &str, size: usize) -> Result<(Square, &str), String> {
         .take_while(|b| b.is_ascii_digit())
         .count();
     if digits == 0 {
-        return Err(format!(
-            "{text:?}: a rank number must follow the file letter"
-        ));
+        return Err(NotationError::NoRank { text: text.into() });
     }
     let rank: usize = text[1..1 + digits].parse().unwrap_or(0);
     // Two digits only when they make a rank of this board ("a1" followed by "b2" is "a1b2").
@@ -57,19 +105,19 @@ fn read_square(text: &str, size: usize) -> Result<(Square, &str), String> {
         (rank, digits)
     };
     if !(1..=size).contains(&rank) {
-        return Err(format!(
-            "rank {} is off the board (1 to {size})",
-            &text[1..1 + digits]
-        ));
+        return Err(NotationError::RankOffBoard {
+            rank: text[1..1 + digits].into(),
+            size,
+        });
     }
     Ok((Square::new(col, size - rank), &text[1 + digits..]))
 }
 
 /// Parses one XBoard square name (the whole text).
-pub fn parse_square(text: &str, size: usize) -> Result<Square, String> {
+pub fn parse_square(text: &str, size: usize) -> Result<Square, NotationError> {
     let (s, rest) = read_square(text, size)?;
     if !rest.is_empty() {
-        return Err(format!("{text:?} is not a square"));
+        return Err(NotationError::NotASquare { text: text.into() });
     }
     Ok(s)
 }
@@ -172,10 +220,10 @@ pub fn is_pass_text(text: &str) -> bool {
 /// every multi-leg move from QBoard) is accepted without a mark. `@@@@` (or any text that
 /// starts with `@@@`, see [`is_pass_text`]), or a step to an empty square and back, is a
 /// pass.
-pub fn parse_move(pos: &Position, text: &str) -> Result<Move, String> {
+pub fn parse_move(pos: &Position, text: &str) -> Result<Move, NotationError> {
     let size = pos.size();
     if text.len() > 64 {
-        return Err("move text too long".into());
+        return Err(NotationError::TooLong);
     }
     let moves = pos.legal_move_list();
     if is_pass_text(text) {
@@ -183,7 +231,7 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, String> {
             .iter()
             .copied()
             .find(|m| m.is_pass())
-            .ok_or_else(|| pass_refusal(pos));
+            .ok_or_else(|| NotationError::Pass(pass_refusal(pos)));
     }
     let (body, mark) = match text.as_bytes().last() {
         Some(b'+') => (&text[..text.len() - 1], Some(true)),
@@ -193,24 +241,23 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, String> {
     let mut path: Vec<Square> = Vec::with_capacity(4);
     for (i, leg) in body.split(',').enumerate() {
         if i >= 3 {
-            return Err("more than three legs".into());
+            return Err(NotationError::TooManyLegs);
         }
         let (a, rest) = read_square(leg, size)?;
         let (b, rest) = read_square(rest, size)?;
         if !rest.is_empty() {
-            return Err(format!("unexpected {rest:?} after leg {}", i + 1));
+            return Err(NotationError::AfterLeg {
+                rest: rest.into(),
+                leg: i + 1,
+            });
         }
         match path.last() {
             None => path.push(a),
             Some(&prev) if prev == a => {}
-            Some(_) => {
-                return Err(
-                    "the legs do not chain (each leg must start where the last ended)".into(),
-                )
-            }
+            Some(_) => return Err(NotationError::Unchained),
         }
         if a == b {
-            return Err("a leg must leave its square".into());
+            return Err(NotationError::StandingLeg);
         }
         path.push(b);
     }
@@ -218,15 +265,16 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, String> {
     let to = *path.last().expect("at least one leg");
     let me = pos.side_to_move();
     let Some(piece) = pos.piece_at(from) else {
-        return Err(format!("no piece on {}", square_text(from, size)));
+        return Err(NotationError::NoPiece {
+            square: square_text(from, size),
+        });
     };
     if piece.color != me {
-        return Err(format!(
-            "the piece on {} belongs to {}, but {} is to move",
-            square_text(from, size),
-            side_name(piece.color),
-            side_name(me)
-        ));
+        return Err(NotationError::NotMovers {
+            square: square_text(from, size),
+            owner: side_name(piece.color),
+            mover: side_name(me),
+        });
     }
     let enemy = |s: Square| pos.piece_at(s).is_some_and(|p| p.color != me);
     let mut side: Vec<Square> = path[1..path.len() - 1]
@@ -245,33 +293,31 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, String> {
     let candidates: Vec<Move> = moves.iter().copied().filter(same).collect();
     if candidates.is_empty() {
         if from == to && side.is_empty() {
-            return Err(pass_refusal(pos));
+            return Err(NotationError::Pass(pass_refusal(pos)));
         }
         let mut pseudo = Vec::new();
         pos.pseudo_legal_moves(&mut pseudo);
         if pseudo.iter().any(same) {
-            return Err(format!("{} would be in check", side_name(me)));
+            return Err(NotationError::IntoCheck {
+                side: side_name(me),
+            });
         }
         if pos.piece_at(to).is_some_and(|p| p.color == me) && to != from {
-            return Err(format!(
-                "{} holds a piece of the mover's side",
-                square_text(to, size)
-            ));
+            return Err(NotationError::OwnPiece {
+                square: square_text(to, size),
+            });
         }
         let v = pos.variant();
-        let kind = &v.kinds()[v.piece_types()[piece.ty].kind].name;
-        return Err(format!(
-            "the {kind} on {} has no such move",
-            square_text(from, size)
-        ));
+        return Err(NotationError::NoSuchMove {
+            kind: v.kinds()[v.piece_types()[piece.ty].kind].name.to_string(),
+            square: square_text(from, size),
+        });
     }
     let promoting = candidates.iter().copied().find(|m| m.promotes());
     let other = candidates.iter().copied().find(|m| !m.promotes());
     match (mark, promoting, other) {
         (Some(true), Some(m), _) => Ok(m),
-        (Some(true), None, _) => {
-            Err("this move does not promote under tengu's rules (RULES.md §4)".into())
-        }
+        (Some(true), None, _) => Err(NotationError::NoPromotion),
         (_, _, Some(m)) => Ok(m),
         // A mandatory promotion: accepted without a mark, or with QBoard's `=`.
         (_, Some(m), None) => Ok(m),
@@ -286,20 +332,35 @@ fn side_name(c: Color) -> &'static str {
     }
 }
 
+/// Why no pass is legal in a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PassRefusal {
+    #[error("a pass may not follow a pass (RULES.md §7.4)")]
+    AfterPass,
+    #[error("this rule set allows no pass (PASS=NO_PASS)")]
+    NoPassRule,
+    #[error("no pass while in check (RULES.md §7.4)")]
+    InCheck,
+    #[error("no piece of the side to move can pass here (a pass needs a lion-type piece with a neighbour that is empty or enemy)")]
+    NoNeighbour,
+    #[error("no piece of the side to move can pass here (a pass needs a lion-type piece with an empty neighbour)")]
+    NoEmptyNeighbour,
+}
+
 /// Why no pass is legal here.
-fn pass_refusal(pos: &Position) -> String {
+fn pass_refusal(pos: &Position) -> PassRefusal {
     if !pos.pass_allowed() {
         if pos.after_pass() {
-            "a pass may not follow a pass (RULES.md §7.4)".into()
+            PassRefusal::AfterPass
         } else {
-            "this rule set allows no pass (PASS=NO_PASS)".into()
+            PassRefusal::NoPassRule
         }
     } else if pos.in_check() && pos.variant().rules().legality == LegalityRule::CheckAware {
-        "no pass while in check (RULES.md §7.4)".into()
+        PassRefusal::InCheck
     } else if pos.variant().rules().pass.beside_enemy() {
-        "no piece of the side to move can pass here (a pass needs a lion-type piece with a neighbour that is empty or enemy)".into()
+        PassRefusal::NoNeighbour
     } else {
-        "no piece of the side to move can pass here (a pass needs a lion-type piece with an empty neighbour)".into()
+        PassRefusal::NoEmptyNeighbour
     }
 }
 

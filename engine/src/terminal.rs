@@ -5,16 +5,18 @@
 use std::io::{BufRead, Write};
 
 use tengu_rules::notation::hodges_piece;
-use tengu_rules::{Color, Game, Move, Position, Square};
+use tengu_rules::{Color, Game, Move, MoveRefused, ParseError, Position, Square};
 use tengu_search::limits::{Limits, Stop};
 use tengu_search::players::Player;
 
+use crate::notation::NotationError;
+
 /// Finds the move a human typed, in any of the three notations. The error explains why
 /// nothing matched.
-pub fn parse_human_move(pos: &Position, text: &str) -> Result<Move, String> {
+pub fn parse_human_move(pos: &Position, text: &str) -> Result<Move, HumanMoveError> {
     let text = text.trim();
     if text.contains('>') {
-        return pos.parse_move(text).map_err(|e| e.to_string());
+        return Ok(pos.parse_move(text)?);
     }
     let moves = pos.legal_move_list();
     let hodges: Vec<(Move, String)> = moves.iter().map(|&m| (m, pos.hodges(m))).collect();
@@ -29,7 +31,7 @@ pub fn parse_human_move(pos: &Position, text: &str) -> Result<Move, String> {
         return Ok(*m);
     }
     if crate::notation::looks_like_move(text) {
-        return crate::notation::parse_move(pos, text);
+        return Ok(crate::notation::parse_move(pos, text)?);
     }
     // Suggest the legal moves that share the typed prefix (a piece code).
     let prefix: String = text
@@ -47,15 +49,34 @@ pub fn parse_human_move(pos: &Position, text: &str) -> Result<Move, String> {
         .collect();
     like.sort();
     like.truncate(12);
+    Err(HumanMoveError::NoMatch {
+        text: text.into(),
+        like: like.into_iter().map(String::from).collect(),
+    })
+}
+
+/// Why a typed move is not played: the notation it looks like refused it, it matches no
+/// legal move (`like`: legal moves in Hodges notation that share its piece prefix, at most
+/// 12), or the game refused it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HumanMoveError {
+    /// tengu's coordinates (`from>to`).
+    #[error(transparent)]
+    Coordinates(#[from] ParseError),
+    #[error(transparent)]
+    Xboard(#[from] NotationError),
+    #[error("{text:?} is no legal move here{}", like_list(.like))]
+    NoMatch { text: String, like: Vec<String> },
+    #[error(transparent)]
+    Refused(#[from] MoveRefused),
+}
+
+/// The tail of [`HumanMoveError::NoMatch`]'s message.
+fn like_list(like: &[String]) -> String {
     if like.is_empty() {
-        Err(format!(
-            "{text:?} is no legal move here (type `moves` for the list, `help` for the notations)"
-        ))
+        " (type `moves` for the list, `help` for the notations)".into()
     } else {
-        Err(format!(
-            "{text:?} is no legal move here; legal moves like it: {}",
-            like.join(" ")
-        ))
+        format!("; legal moves like it: {}", like.join(" "))
     }
 }
 
@@ -195,7 +216,9 @@ pub fn play<R: BufRead, W: Write>(
                 draw = true;
             }
             // `Game::play` also refuses a move back to an earlier position (STRICT).
-            _ => match parse_human_move(&pos, text).and_then(|m| game.play(m)) {
+            _ => match parse_human_move(&pos, text)
+                .and_then(|m| game.play(m).map_err(HumanMoveError::from))
+            {
                 Ok(()) => draw = true,
                 Err(e) => writeln!(out, "Illegal: {e}")?,
             },
@@ -255,7 +278,7 @@ mod tests {
                 pos.move_text(m)
             );
         }
-        let e = parse_human_move(&pos, "P-1a").unwrap_err();
+        let e = parse_human_move(&pos, "P-1a").unwrap_err().to_string();
         assert!(e.contains("legal moves like it"), "{e}");
         assert!(parse_human_move(&pos, "10j>10i").is_err());
     }

@@ -12,9 +12,9 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tengu_rules::{Color, Game, Move, Position, RuleSet, Square, Variant};
+use tengu_rules::{Color, Game, Move, Position, RuleSet, RuleSetError, Square, Variant};
 use tengu_search::limits::{Limits, Stop, StopReason};
-use tengu_search::players::{AlphaBetaPlayer, Player};
+use tengu_search::players::{AlphaBetaPlayer, Player, PlayerError};
 use tengu_search::thought::Thought;
 
 use crate::clock::{parse_base, parse_centiseconds, parse_seconds, Clock, Control};
@@ -23,7 +23,20 @@ use crate::notation::{looks_like_move, move_lines, move_text, parse_move};
 
 /// Builds the engine's player for a game (called again when the variant changes). An error
 /// is told to the user, and the game played with alpha-beta.
-pub type PlayerFactory = Box<dyn FnMut(&Arc<Variant>) -> Result<EnginePlayer, String> + Send>;
+pub type PlayerFactory = Box<dyn FnMut(&Arc<Variant>) -> Result<EnginePlayer, FactoryError> + Send>;
+
+/// Why a [`PlayerFactory`] has no player for a game: the caller's own error (a checkpoint
+/// that does not load, a network that does not fit), whose message the user is told.
+pub type FactoryError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why the engine's search gave no move.
+#[derive(Debug, thiserror::Error)]
+enum SearchFailure {
+    #[error("no player")]
+    NoPlayer,
+    #[error(transparent)]
+    Player(#[from] PlayerError),
+}
 
 /// The engine's player for a game, with what the user is to be told about it: a network
 /// trained under other rules of the game, a game without a network. The engine tells a
@@ -121,12 +134,12 @@ pub struct Engine<W: Write> {
 }
 
 /// `base`'s game under `preset` and then `options` (`NAME=VALUE` items separated by commas).
-fn ruled(base: &Variant, preset: &str, options: &str) -> Result<Arc<Variant>, String> {
-    let mut rules = RuleSet::preset(base.game(), preset).map_err(|e| e.to_string())?;
+fn ruled(base: &Variant, preset: &str, options: &str) -> Result<Arc<Variant>, RuleSetError> {
+    let mut rules = RuleSet::preset(base.game(), preset)?;
     for item in options.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        rules.assign(item).map_err(|e| e.to_string())?;
+        rules.assign(item)?;
     }
-    Variant::by_key(&rules.canonical()).map_err(|e| e.to_string())
+    Variant::by_key(&rules.canonical())
 }
 
 fn variant_by_name(name: &str) -> Option<Arc<Variant>> {
@@ -234,7 +247,7 @@ impl<W: Write> Engine<W> {
     }
 
     /// `base`'s game under the rule set of the engine options.
-    fn ruled(&self, base: &Variant) -> Result<Arc<Variant>, String> {
+    fn ruled(&self, base: &Variant) -> Result<Arc<Variant>, RuleSetError> {
         ruled(base, &self.rule_preset, &self.rule_options)
     }
 
@@ -737,14 +750,14 @@ impl<W: Write> Engine<W> {
             }
             Err(e) => {
                 tracing::error!("search failed: {e}");
-                self.error("search failed", &e);
+                self.error("search failed", &e.to_string());
             }
         }
     }
 
     /// Runs the player within `limits`, posting thinking lines if asked. `None` if the
     /// search was aborted by a command (or never started because one is waiting).
-    fn think(&mut self, limits: &Limits) -> Option<Result<Thought, String>> {
+    fn think(&mut self, limits: &Limits) -> Option<Result<Thought, SearchFailure>> {
         self.stop.clear();
         if self.interrupted() {
             return None;
@@ -779,8 +792,10 @@ impl<W: Write> Engine<W> {
             }
         };
         let result = match self.player.as_mut() {
-            Some(player) => player.think(&self.game, limits, &self.stop, &mut info),
-            None => Err("no player".to_string()),
+            Some(player) => player
+                .think(&self.game, limits, &self.stop, &mut info)
+                .map_err(SearchFailure::from),
+            None => Err(SearchFailure::NoPlayer),
         };
         if self.stop.reason() == Some(StopReason::Abort) {
             return None;

@@ -142,7 +142,7 @@ fn hachu_spellings_and_bad_moves() {
     }
     // A pass right after a pass is refused with the reason.
     let passed = Position::parse(&C1.replace("LN", "LD").replace(" b -", " b p")).unwrap();
-    let e = parse_move(&passed, "@@@@").unwrap_err();
+    let e = parse_move(&passed, "@@@@").unwrap_err().to_string();
     assert!(e.contains("pass may not follow a pass"), "{e}");
 }
 
@@ -570,7 +570,7 @@ fn a_relayed_pass_with_a_square_number_is_a_pass() {
     }
     // A pass that the rules refuse (right after a pass) is still refused with the reason.
     let passed = Position::parse(&c1.replace(" b -", " b p")).unwrap();
-    let e = parse_move(&passed, "@@@64").unwrap_err();
+    let e = parse_move(&passed, "@@@64").unwrap_err().to_string();
     assert!(e.contains("pass may not follow a pass"), "{e}");
 }
 
@@ -838,7 +838,7 @@ fn notices_about_the_player_are_told_once_when_a_game_is_chosen() {
     let mut e = Engine::new(
         Vec::new(),
         settings(),
-        Box::new(|_| Err("no network fits".to_string())),
+        Box::new(|_| Err("no network fits".into())),
     );
     let out = feed(&mut e, &["xboard", "protover 2", "new", "go"]);
     let told: Vec<&str> = out.lines().filter(|l| l.starts_with("tell")).collect();

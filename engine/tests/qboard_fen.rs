@@ -95,15 +95,15 @@ fn the_code_tables_are_checked() {
     let good = include_str!("../../configs/qboard/dai-dai.toml");
     // A code that reads back as another piece, a missing piece and an unknown key are refused.
     let swapped = good.replacen("\"K\" = \"K\"", "\"K\" = \"Q\"", 1);
-    let e = QboardCodes::parse(&dd, &swapped).unwrap_err();
+    let e = QboardCodes::parse(&dd, &swapped).unwrap_err().to_string();
     assert!(e.contains("does not read back"), "{e}");
     let missing = good.replacen("\"K\" = \"K\"\n", "", 1);
-    let e = QboardCodes::parse(&dd, &missing).unwrap_err();
+    let e = QboardCodes::parse(&dd, &missing).unwrap_err().to_string();
     assert!(e.contains("no code to write K"), "{e}");
     let unknown = format!("extra = 1\n{good}");
     assert!(QboardCodes::parse(&dd, &unknown).is_err());
     let bad_code = good.replacen("[read]\n", "[read]\n\"KK\" = \"K\"\n", 1);
-    let e = QboardCodes::parse(&dd, &bad_code).unwrap_err();
+    let e = QboardCodes::parse(&dd, &bad_code).unwrap_err().to_string();
     assert!(e.contains("\"KK\" is not a code"), "{e}");
 }
 
@@ -145,7 +145,7 @@ fn bad_fens_are_refused_by_name_and_never_panic() {
     for (fen, want) in &cases {
         match codes.parse_fen(fen) {
             Ok(_) => assert!(want.is_empty(), "{fen} was accepted"),
-            Err(e) => assert!(e.contains(want), "{fen}: {e}"),
+            Err(e) => assert!(e.to_string().contains(want), "{fen}: {e}"),
         }
     }
     // Mutations of a real FEN: an error or a position, never a panic.

@@ -24,7 +24,7 @@ use tengu_rules::Variant;
 use crate::burn_eval::BurnEvaluator;
 use crate::checkpoint::{self, CheckpointError, CheckpointMeta};
 use crate::cpu_eval::CpuEvaluator;
-use crate::cpu_train::CpuTrainer;
+use crate::cpu_train::{CpuTrainer, OptimizerStateError};
 use crate::desc::{LossWeights, Losses, NetConfig, TrainExample};
 use crate::encoder::Encoder;
 use crate::evaluator::{BackendError, EvalError, Evaluator};
@@ -349,9 +349,9 @@ pub trait Trainer {
     /// Writes the current weights as a checkpoint (atomically).
     fn save(&self, meta: &CheckpointMeta, path: &Path) -> Result<(), CheckpointError>;
     /// Writes the optimizer state (atomically), so a restart continues exactly.
-    fn save_optimizer(&self, path: &Path) -> Result<(), String>;
+    fn save_optimizer(&self, path: &Path) -> Result<(), OptimizerStateError>;
     /// Restores optimizer state written by `save_optimizer`.
-    fn load_optimizer(&mut self, path: &Path) -> Result<(), String>;
+    fn load_optimizer(&mut self, path: &Path) -> Result<(), OptimizerStateError>;
     /// Seconds spent per stage of the steps so far, `(stage, seconds)` in the order the
     /// stages first ran; empty for trainers that do not measure it.
     fn profile(&self) -> Vec<(&'static str, f64)> {
@@ -360,8 +360,11 @@ pub trait Trainer {
 }
 
 /// Writes through `tengu_store::atomic` (a hidden temporary name, synced, then renamed).
-fn atomically(path: &Path, write: impl FnOnce(&Path) -> Result<(), String>) -> Result<(), String> {
-    tengu_store::atomic::write_atomic_with(path, write, |e| format!("{}: {e}", path.display()))
+fn atomically(
+    path: &Path,
+    write: impl FnOnce(&Path) -> Result<(), OptimizerStateError>,
+) -> Result<(), OptimizerStateError> {
+    tengu_store::atomic::write_atomic_with(path, write, |e| OptimizerStateError::io(path, e))
 }
 
 impl Trainer for CpuTrainer {
@@ -385,11 +388,11 @@ impl Trainer for CpuTrainer {
         CpuTrainer::save(self, meta, path)
     }
 
-    fn save_optimizer(&self, path: &Path) -> Result<(), String> {
+    fn save_optimizer(&self, path: &Path) -> Result<(), OptimizerStateError> {
         atomically(path, |tmp| CpuTrainer::save_optimizer(self, tmp))
     }
 
-    fn load_optimizer(&mut self, path: &Path) -> Result<(), String> {
+    fn load_optimizer(&mut self, path: &Path) -> Result<(), OptimizerStateError> {
         CpuTrainer::load_optimizer(self, path)
     }
 

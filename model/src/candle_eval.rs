@@ -174,7 +174,7 @@ impl CandleEvaluator {
         label: impl Into<String>,
     ) -> Result<CandleEvaluator, EvalError> {
         let device = Device::Cpu;
-        let raw = net.raw().map_err(EvalError::Backend)?;
+        let raw = net.raw().map_err(|e| EvalError::Backend(e.to_string()))?;
         let layers = || -> Result<_, String> {
             let blocks = raw
                 .blocks

@@ -532,12 +532,12 @@ pub fn load(
     if let Some(other) = &other {
         other.warn_once();
         if let Some(map) = &other.planes {
-            net =
-                net.with_input_planes(&map.source)
-                    .map_err(|problem| CheckpointError::Weights {
-                        path: shown.clone(),
-                        problem,
-                    })?;
+            net = net
+                .with_input_planes(&map.source)
+                .map_err(|e| CheckpointError::Weights {
+                    path: shown.clone(),
+                    problem: e.to_string(),
+                })?;
             meta.config.planes = map.source.len();
         }
     }

@@ -33,7 +33,8 @@ impl CpuEvaluator {
         config: &NetConfig,
         label: impl Into<String>,
     ) -> Result<CpuEvaluator, EvalError> {
-        let net = CpuNet::from_net(net, config).map_err(EvalError::Architecture)?;
+        let net =
+            CpuNet::from_net(net, config).map_err(|e| EvalError::Architecture(e.to_string()))?;
         let encoder = Encoder::for_network(variant, config.planes);
         Ok(CpuEvaluator {
             game: variant.id().to_string(),

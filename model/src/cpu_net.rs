@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use gemm::{gemm, Parallelism};
 
 use crate::desc::{NetConfig, CODES};
-use crate::net::{Net, RawLayer, RawNet};
+use crate::net::{LayerError, Net, RawLayer, RawNet};
 
 /// Positions computed together: enough rows (`CHUNK * A`) for the matrix kernels to run at
 /// speed, few enough that the im2col buffer (`CHUNK * A * 9C` floats) stays in cache.
@@ -35,12 +35,18 @@ struct Dense {
 impl Dense {
     /// A convolution `[out, in, s, s]` (s = 1 or 3) as a `[s*s*in, out]` matrix, rows ordered
     /// `(tap, in)`.
-    fn from_conv(layer: &RawLayer) -> Result<Dense, String> {
+    fn from_conv(layer: &RawLayer) -> Result<Dense, LayerError> {
         let [out, inp, s, s2] = layer.dims[..] else {
-            return Err(format!("convolution of rank {}", layer.dims.len()));
+            return Err(LayerError::Rank {
+                kind: "convolution",
+                rank: layer.dims.len(),
+            });
         };
         if s != s2 || (s != 1 && s != 3) {
-            return Err(format!("{s}x{s2} convolutions are not supported"));
+            return Err(LayerError::Kernel {
+                height: s,
+                width: s2,
+            });
         }
         let taps = s * s;
         let mut weight = vec![0.0; taps * inp * out];
@@ -60,9 +66,12 @@ impl Dense {
     }
 
     /// A linear layer (burn stores `[in, out]` already).
-    fn from_linear(layer: &RawLayer) -> Result<Dense, String> {
+    fn from_linear(layer: &RawLayer) -> Result<Dense, LayerError> {
         let [k, n] = layer.dims[..] else {
-            return Err(format!("linear layer of rank {}", layer.dims.len()));
+            return Err(LayerError::Rank {
+                kind: "linear layer",
+                rank: layer.dims.len(),
+            });
         };
         Ok(Dense {
             k,
@@ -302,7 +311,7 @@ pub struct ValueOutput {
 
 impl CpuNet {
     /// The layers of `net` (architecture `config`).
-    pub fn from_net(net: &Net, config: &NetConfig) -> Result<CpuNet, String> {
+    pub fn from_net(net: &Net, config: &NetConfig) -> Result<CpuNet, LayerError> {
         let raw: RawNet = net.raw()?;
         let blocks = raw
             .blocks
@@ -314,7 +323,7 @@ impl CpuNet {
                     pool: Dense::from_linear(pool)?,
                 })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, LayerError>>()?;
         let heads = Dense::concat(&[
             Dense::from_conv(&raw.policy_q)?,
             Dense::from_conv(&raw.policy_k)?,
@@ -335,10 +344,11 @@ impl CpuNet {
         // The judge's one channel last.
         let expected_heads = 2 * config.head_dim + CODES + config.value_channels + 1;
         if net.stem.k != config.planes || net.stem.n != c || net.heads.n != expected_heads {
-            return Err(format!(
-                "layers do not match the architecture {config:?} (stem {}x{}, heads {})",
-                net.stem.k, net.stem.n, net.heads.n
-            ));
+            return Err(LayerError::Architecture {
+                config: format!("{config:?}"),
+                stem: [net.stem.k, net.stem.n],
+                heads: net.heads.n,
+            });
         }
         Ok(net)
     }

@@ -22,7 +22,7 @@
 //! is written without conversion; the kernels' matrices are derived from them each step
 //! (a few hundred kilobytes).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use tengu_rules::Variant;
@@ -589,7 +589,7 @@ impl CpuTrainer {
         learning_rate: f64,
         weight_decay: f32,
     ) -> Result<CpuTrainer, EvalError> {
-        let raw = net.raw().map_err(EvalError::Backend)?;
+        let raw = net.raw().map_err(|e| EvalError::Backend(e.to_string()))?;
         let named = raw.named();
         let mut params = Vec::new();
         for (name, shape) in parameter_shapes(config) {
@@ -1250,7 +1250,7 @@ impl CpuTrainer {
 
     /// Writes the AdamW state (step count, both moments of every parameter) to `path` in
     /// the format of [`write_adamw_state`].
-    pub fn save_optimizer(&self, path: &Path) -> Result<(), String> {
+    pub fn save_optimizer(&self, path: &Path) -> Result<(), OptimizerStateError> {
         let params = self
             .params
             .iter()
@@ -1261,13 +1261,11 @@ impl CpuTrainer {
     /// Restores the state written by [`CpuTrainer::save_optimizer`] (or by the PyTorch
     /// trainer, [`write_adamw_state`]) for the same architecture; on error nothing changes
     /// (the moments stay as they were).
-    pub fn load_optimizer(&mut self, path: &Path) -> Result<(), String> {
+    pub fn load_optimizer(&mut self, path: &Path) -> Result<(), OptimizerStateError> {
         let state = read_adamw_state(path)?;
-        let bad = |what: &str| {
-            format!(
-                "{}: not this trainer's optimizer state: {what}",
-                path.display()
-            )
+        let bad = |what: &str| OptimizerStateError::NotThisState {
+            path: path.to_path_buf(),
+            problem: what.to_string(),
         };
         // A head added after the state was written (`desc::added_later`) is absent from it:
         // its moments start at zero, as the head itself did. Any number of such heads may
@@ -1330,6 +1328,37 @@ impl CpuTrainer {
     }
 }
 
+/// Why an optimizer state could not be written or read, or does not fit the trainer.
+#[derive(Debug, thiserror::Error)]
+pub enum OptimizerStateError {
+    #[error("{}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The file is not an AdamW state of this trainer (`problem`: what is wrong: another
+    /// format, truncated, a parameter missing or of another size).
+    #[error("{}: not this trainer's optimizer state: {problem}", .path.display())]
+    NotThisState { path: PathBuf, problem: String },
+    /// A parameter given with moments of two lengths (`first`, `second`: their counts).
+    #[error("{name}: {first} first moments and {second} second moments")]
+    Moments {
+        name: String,
+        first: usize,
+        second: usize,
+    },
+}
+
+impl OptimizerStateError {
+    /// [`OptimizerStateError::Io`] of `path`.
+    pub fn io(path: &Path, source: std::io::Error) -> OptimizerStateError {
+        OptimizerStateError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
 /// An AdamW state as [`read_adamw_state`] reads it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AdamWState {
@@ -1360,18 +1389,18 @@ pub fn write_adamw_state<'a>(
     path: &Path,
     steps: u64,
     params: impl ExactSizeIterator<Item = (&'a str, &'a [f32], &'a [f32])>,
-) -> Result<(), String> {
+) -> Result<(), OptimizerStateError> {
     let mut bytes = Vec::new();
     bytes.extend_from_slice(STATE_MAGIC);
     bytes.extend_from_slice(&steps.to_le_bytes());
     bytes.extend_from_slice(&(params.len() as u64).to_le_bytes());
     for (name, moment_1, moment_2) in params {
         if moment_1.len() != moment_2.len() {
-            return Err(format!(
-                "{name}: {} first moments and {} second moments",
-                moment_1.len(),
-                moment_2.len()
-            ));
+            return Err(OptimizerStateError::Moments {
+                name: name.to_string(),
+                first: moment_1.len(),
+                second: moment_2.len(),
+            });
         }
         bytes.extend_from_slice(&(name.len() as u64).to_le_bytes());
         bytes.extend_from_slice(name.as_bytes());
@@ -1380,18 +1409,16 @@ pub fn write_adamw_state<'a>(
             bytes.extend_from_slice(&x.to_le_bytes());
         }
     }
-    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::write(path, bytes).map_err(|e| OptimizerStateError::io(path, e))
 }
 
 /// Reads a file written by [`write_adamw_state`]; an error names the file and what is wrong
 /// (another format, truncated, trailing bytes).
-pub fn read_adamw_state(path: &Path) -> Result<AdamWState, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let bad = |what: &str| {
-        format!(
-            "{}: not this trainer's optimizer state: {what}",
-            path.display()
-        )
+pub fn read_adamw_state(path: &Path) -> Result<AdamWState, OptimizerStateError> {
+    let bytes = std::fs::read(path).map_err(|e| OptimizerStateError::io(path, e))?;
+    let bad = |what: &str| OptimizerStateError::NotThisState {
+        path: path.to_path_buf(),
+        problem: what.to_string(),
     };
     let mut r = Reader {
         bytes: &bytes,

@@ -26,7 +26,7 @@ use burn::module::{Module, ModuleMapper, Param, ParamId};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::relu;
-use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use burn::tensor::{Bool, DataError, Device, Int, Tensor, TensorData};
 
 use crate::desc::{Activation, Head, HeadInit, HeadInput, NetConfig, HEADS};
 use crate::desc::{CODES, VALUE_HIDDEN};
@@ -118,13 +118,11 @@ impl Net {
     /// The stem is a 1x1 convolution, so the network computes on the new planes exactly what
     /// it computed on the old ones they were taken from. An error names a source plane the
     /// network does not have.
-    pub fn with_input_planes(mut self, source: &[Option<usize>]) -> Result<Net, String> {
+    pub fn with_input_planes(mut self, source: &[Option<usize>]) -> Result<Net, LayerError> {
         let weight = self.stem.weight.val();
         let [out, planes, kh, kw] = weight.dims();
-        if let Some(bad) = source.iter().flatten().find(|&&p| p >= planes) {
-            return Err(format!(
-                "input plane {bad} taken from a network of {planes} planes"
-            ));
+        if let Some(&plane) = source.iter().flatten().find(|&&p| p >= planes) {
+            return Err(LayerError::InputPlane { plane, planes });
         }
         let device = weight.device();
         let old = raw_values(weight)?;
@@ -417,14 +415,42 @@ impl RawNet {
     }
 }
 
-fn raw_values<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, String> {
+/// Why a network's layers cannot be read as plain arrays, or taken by a backend.
+#[derive(Debug, thiserror::Error)]
+pub enum LayerError {
+    /// burn could not hand out a tensor's values (its own words, as `Debug` gives them).
+    #[error("{0:?}")]
+    Data(#[source] DataError),
+    /// `kind`: `convolution` or `linear layer`; `rank`: its weight's dimensions.
+    #[error("{kind} of rank {rank}")]
+    Rank { kind: &'static str, rank: usize },
+    /// A convolution kernel a backend does not compute (`height`x`width`).
+    #[error("{height}x{width} convolutions are not supported")]
+    Kernel { height: usize, width: usize },
+    /// Layers whose sizes are not those of the architecture (`config`: its `Debug` text;
+    /// `stem`: the stem's inputs and outputs; `heads`: the fused heads' outputs).
+    #[error(
+        "layers do not match the architecture {config} (stem {}x{}, heads {heads})",
+        .stem[0], .stem[1]
+    )]
+    Architecture {
+        config: String,
+        stem: [usize; 2],
+        heads: usize,
+    },
+    /// A new input layout naming an input plane the network does not have.
+    #[error("input plane {plane} taken from a network of {planes} planes")]
+    InputPlane { plane: usize, planes: usize },
+}
+
+fn raw_values<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, LayerError> {
     t.into_data()
         .convert::<f32>()
         .try_into_vec::<f32>()
-        .map_err(|e| format!("{e:?}"))
+        .map_err(LayerError::Data)
 }
 
-fn raw_conv(c: &Conv2d) -> Result<RawLayer, String> {
+fn raw_conv(c: &Conv2d) -> Result<RawLayer, LayerError> {
     let w = c.weight.val();
     let dims = w.dims().to_vec();
     let bias = match &c.bias {
@@ -438,7 +464,7 @@ fn raw_conv(c: &Conv2d) -> Result<RawLayer, String> {
     })
 }
 
-fn raw_linear(l: &Linear) -> Result<RawLayer, String> {
+fn raw_linear(l: &Linear) -> Result<RawLayer, LayerError> {
     let w = l.weight.val();
     let dims = w.dims().to_vec();
     let bias = match &l.bias {
@@ -454,7 +480,7 @@ fn raw_linear(l: &Linear) -> Result<RawLayer, String> {
 
 impl Net {
     /// Every layer as plain arrays.
-    pub(crate) fn raw(&self) -> Result<RawNet, String> {
+    pub(crate) fn raw(&self) -> Result<RawNet, LayerError> {
         Ok(RawNet {
             stem: raw_conv(&self.stem)?,
             blocks: self
@@ -467,7 +493,7 @@ impl Net {
                         raw_linear(&b.pool)?,
                     ])
                 })
-                .collect::<Result<_, String>>()?,
+                .collect::<Result<_, LayerError>>()?,
             policy_q: raw_conv(&self.policy_q)?,
             policy_k: raw_conv(&self.policy_k)?,
             policy_code: raw_conv(&self.policy_code)?,
@@ -483,7 +509,7 @@ impl Net {
                             raw_conv(square.next().expect("a square head"))
                         }
                     })
-                    .collect::<Result<_, String>>()?
+                    .collect::<Result<_, LayerError>>()?
             },
         })
     }

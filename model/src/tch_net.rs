@@ -248,6 +248,13 @@ fn to_channels_last(t: &Tensor) -> Tensor {
     t.permute([0, 2, 3, 1]).contiguous().permute([0, 3, 1, 2])
 }
 
+/// A `TENGU_TCH_INFERENCE` item that names no feature.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown feature {name:?} (bf16-weights, channels-last, cudnn-benchmark, autocast)")]
+pub struct UnknownInferenceFeature {
+    pub name: String,
+}
+
 /// How a [`TchEvaluator`] runs its network on the device. The default on a GPU is every
 /// feature on; `TENGU_TCH_INFERENCE` (a comma list of `bf16-weights`, `channels-last`,
 /// `cudnn-benchmark`, or `autocast` for none of them) chooses others, to measure them
@@ -286,7 +293,7 @@ impl TchInference {
     }
 
     /// `list`: comma-separated features, or `autocast` / empty for none.
-    pub fn parse(list: &str) -> Result<TchInference, String> {
+    pub fn parse(list: &str) -> Result<TchInference, UnknownInferenceFeature> {
         let mut out = TchInference {
             bf16_weights: false,
             channels_last: false,
@@ -299,10 +306,9 @@ impl TchInference {
                 "channels-last" => out.channels_last = true,
                 "cudnn-benchmark" => out.cudnn_benchmark = true,
                 other => {
-                    return Err(format!(
-                        "unknown feature {other:?} (bf16-weights, channels-last, \
-                         cudnn-benchmark, autocast)"
-                    ))
+                    return Err(UnknownInferenceFeature {
+                        name: other.to_string(),
+                    })
                 }
             }
         }

@@ -197,7 +197,7 @@ impl Board {
     /// The current position as QBoard's FEN.
     fn qboard_fen(&self) -> PyResult<String> {
         let codes = tengu_engine::fen::QboardCodes::for_variant(self.variant())
-            .map_err(PositionError::new_err)?;
+            .map_err(|e| PositionError::new_err(e.to_string()))?;
         Ok(codes.to_fen(self.position()))
     }
 

@@ -330,7 +330,7 @@ pub fn write_optimizer_state(
             .map(|(name, m1, m2)| (name.as_str(), &m1[..], &m2[..]));
         tengu_model::cpu_train::write_adamw_state(Path::new(path), steps, params)
     })
-    .map_err(CheckpointError::new_err)
+    .map_err(|e| CheckpointError::new_err(e.to_string()))
 }
 
 /// Reads an AdamW state file of either trainer: `(steps, [(name, first moments, second
@@ -349,7 +349,7 @@ pub fn read_optimizer_state<'py>(
 )> {
     let state = py
         .allow_threads(|| tengu_model::cpu_train::read_adamw_state(Path::new(path)))
-        .map_err(CheckpointError::new_err)?;
+        .map_err(|e| CheckpointError::new_err(e.to_string()))?;
     let params = state
         .params
         .iter()

@@ -362,7 +362,9 @@ impl RunWindow {
             )
             .map_err(|e| e.to_string())?;
             if let Some(state) = optimizer_state {
-                trainer.load_optimizer(std::path::Path::new(state))?;
+                trainer
+                    .load_optimizer(std::path::Path::new(state))
+                    .map_err(|e| e.to_string())?;
             }
             trainer.weights = weights;
             let batch: Vec<_> = examples.iter().map(|e| e.as_train()).collect();

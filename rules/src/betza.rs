@@ -53,6 +53,46 @@ enum Geometry {
     Both,
 }
 
+/// Why a text is not a plain Betza string.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BetzaError {
+    #[error("empty Betza string")]
+    Empty,
+    #[error("prefix {prefix:?} at the end has no atom")]
+    NoAtom { prefix: String },
+    /// `digits`: the range as written after the atom.
+    #[error("range {digits:?} after {atom} is not 1..18")]
+    Range { atom: char, digits: String },
+    #[error("N takes neither prefix nor range here (found {prefix:?}N{digits})")]
+    KnightModified { prefix: String, digits: String },
+    #[error(
+        "{atom:?} is not a plain atom (W F K R B Q D H A G N); multi-leg moves are stated as powers"
+    )]
+    NotPlain { atom: char },
+    #[error("a leap ({atom}) takes no range")]
+    LeapRange { atom: char },
+    #[error("a step ({atom}) takes no range; use a slide")]
+    StepRange { atom: char },
+    /// A prefix letter the atom's geometry does not take (`diagonal`: the atom moves
+    /// diagonally, which takes only f b l r).
+    #[error("prefix letter {letter:?} {} (in {prefix}{atom})", prefix_letters(.diagonal))]
+    Prefix {
+        letter: char,
+        diagonal: bool,
+        prefix: String,
+        atom: char,
+    },
+}
+
+/// What a prefix letter must be, for [`BetzaError::Prefix`].
+fn prefix_letters(diagonal: &bool) -> &'static str {
+    if *diagonal {
+        "on a diagonal atom is not one of f b l r"
+    } else {
+        "is not one of f b l r v s"
+    }
+}
+
 /// Reads a plain Betza string. Errors name the offending character or atom.
 ///
 /// ```
@@ -61,11 +101,11 @@ enum Geometry {
 /// assert_eq!(m.ranges, [2, 1, 2, 0, 2, 0, 2, 1]); // f fr r br b bl l fl
 /// assert!(parse_betza("RmasR").is_err()); // multi-leg moves are not plain
 /// ```
-pub fn parse_betza(text: &str) -> Result<Movement, String> {
+pub fn parse_betza(text: &str) -> Result<Movement, BetzaError> {
     let mut out = Movement::default();
     let chars: Vec<char> = text.chars().collect();
     if chars.is_empty() {
-        return Err("empty Betza string".into());
+        return Err(BetzaError::Empty);
     }
     let mut i = 0;
     while i < chars.len() {
@@ -75,7 +115,7 @@ pub fn parse_betza(text: &str) -> Result<Movement, String> {
         }
         let prefix: String = chars[start..i].iter().collect();
         let Some(&atom) = chars.get(i) else {
-            return Err(format!("prefix {prefix:?} at the end has no atom"));
+            return Err(BetzaError::NoAtom { prefix });
         };
         i += 1;
         let digits_start = i;
@@ -88,7 +128,7 @@ pub fn parse_betza(text: &str) -> Result<Movement, String> {
         } else {
             match digits.parse::<u8>() {
                 Ok(n) if (1..=18).contains(&n) => Some(n),
-                _ => return Err(format!("range {digits:?} after {atom} is not 1..18")),
+                _ => return Err(BetzaError::Range { atom, digits }),
             }
         };
         let (geometry, slide, leap): (Geometry, bool, u8) = match atom {
@@ -104,9 +144,7 @@ pub fn parse_betza(text: &str) -> Result<Movement, String> {
             'G' => (Geometry::Diagonal, false, 3),
             'N' => {
                 if !prefix.is_empty() || limit.is_some() {
-                    return Err(format!(
-                        "N takes neither prefix nor range here (found {prefix:?}N{digits})"
-                    ));
+                    return Err(BetzaError::KnightModified { prefix, digits });
                 }
                 for (f, l) in [(2, 1), (2, -1), (1, 2), (1, -2), (-1, 2), (-1, -2), (-2, 1), (-2, -1)] {
                     if !out.jumps.contains(&(f, l)) {
@@ -115,17 +153,17 @@ pub fn parse_betza(text: &str) -> Result<Movement, String> {
                 }
                 continue;
             }
-            c => {
-                return Err(format!(
-                    "{c:?} is not a plain atom (W F K R B Q D H A G N); multi-leg moves are stated as powers"
-                ))
-            }
+            c => return Err(BetzaError::NotPlain { atom: c }),
         };
         if leap != 0 && limit.is_some() {
-            return Err(format!("a leap ({atom}) takes no range"));
+            return Err(BetzaError::LeapRange { atom });
         }
-        let dirs = directions(&prefix, geometry)
-            .map_err(|e| format!("{e} (in {prefix}{atom})"))?;
+        let dirs = directions(&prefix, geometry).map_err(|letter| BetzaError::Prefix {
+            letter,
+            diagonal: matches!(geometry, Geometry::Diagonal),
+            prefix: prefix.clone(),
+            atom,
+        })?;
         for d in dirs {
             if leap != 0 {
                 let (f, l) = UNIT[d];
@@ -138,7 +176,7 @@ pub fn parse_betza(text: &str) -> Result<Movement, String> {
                     limit.unwrap_or(UNLIMITED)
                 } else {
                     if limit.is_some() {
-                        return Err(format!("a step ({atom}) takes no range; use a slide"));
+                        return Err(BetzaError::StepRange { atom });
                     }
                     1
                 };
@@ -149,8 +187,9 @@ pub fn parse_betza(text: &str) -> Result<Movement, String> {
     Ok(out)
 }
 
-/// The directions a prefix selects for an atom of the given geometry.
-fn directions(prefix: &str, geometry: Geometry) -> Result<Vec<usize>, String> {
+/// The directions a prefix selects for an atom of the given geometry; `Err` holds the
+/// prefix letter the geometry does not take.
+fn directions(prefix: &str, geometry: Geometry) -> Result<Vec<usize>, char> {
     let all: &[usize] = match geometry {
         Geometry::Orthogonal => &[F, R, B, L],
         Geometry::Diagonal => &[FR, BR, BL, FL],
@@ -180,7 +219,7 @@ fn directions(prefix: &str, geometry: Geometry) -> Result<Vec<usize>, String> {
                 'r' => add(&[R]),
                 'v' => add(&[F, B]),
                 's' => add(&[L, R]),
-                _ => return Err(format!("prefix letter {c:?} is not one of f b l r v s")),
+                _ => return Err(c),
             },
             Geometry::Diagonal => {
                 if matches!(c, 'f' | 'b') && matches!(next, Some('l' | 'r')) {
@@ -198,11 +237,7 @@ fn directions(prefix: &str, geometry: Geometry) -> Result<Vec<usize>, String> {
                     'b' => add(&[BL, BR]),
                     'l' => add(&[FL, BL]),
                     'r' => add(&[FR, BR]),
-                    _ => {
-                        return Err(format!(
-                            "prefix letter {c:?} on a diagonal atom is not one of f b l r"
-                        ))
-                    }
+                    _ => return Err(c),
                 }
             }
             Geometry::Both => match c {
@@ -212,7 +247,7 @@ fn directions(prefix: &str, geometry: Geometry) -> Result<Vec<usize>, String> {
                 'r' => add(&[R, FR, BR]),
                 'v' => add(&[F, B]),
                 's' => add(&[L, R]),
-                _ => return Err(format!("prefix letter {c:?} is not one of f b l r v s")),
+                _ => return Err(c),
             },
         }
         i += 1;

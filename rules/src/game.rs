@@ -7,6 +7,17 @@ use crate::config::{LegalityRule, RepetitionRule, StalemateRule};
 use crate::position::Position;
 use crate::types::{Color, Move};
 
+/// Why [`Game::play`] refused a move (`text`: the move in the position's notation).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveRefused {
+    #[error("the game is over")]
+    GameOver,
+    #[error("{text} is not a legal move here")]
+    Illegal { text: String },
+    #[error("{text} recreates an earlier position, which REPETITION=STRICT forbids")]
+    StrictRepetition { text: String },
+}
+
 /// Why a game ended.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Termination {
@@ -228,21 +239,19 @@ impl Game {
     }
 
     /// Plays a legal move of the current position (checked) and updates the result.
-    pub fn play(&mut self, m: Move) -> Result<(), String> {
+    pub fn play(&mut self, m: Move) -> Result<(), MoveRefused> {
         if self.outcome.is_some() {
-            return Err("the game is over".into());
+            return Err(MoveRefused::GameOver);
         }
         if !self.position.is_legal(m) {
-            return Err(format!(
-                "{} is not a legal move here",
-                self.position.move_text(m)
-            ));
+            return Err(MoveRefused::Illegal {
+                text: self.position.move_text(m),
+            });
         }
         if self.strict_repetition() && self.repeating_moves(&[m])[0] {
-            return Err(format!(
-                "{} recreates an earlier position, which REPETITION=STRICT forbids",
-                self.position.move_text(m)
-            ));
+            return Err(MoveRefused::StrictRepetition {
+                text: self.position.move_text(m),
+            });
         }
         self.play_unchecked(m);
         Ok(())

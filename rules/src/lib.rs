@@ -26,7 +26,7 @@ pub mod variant;
 
 pub use config::{ConfigError, VariantSpec};
 pub use end::{EndPolicy, Ending, GameEnd};
-pub use game::{Game, Outcome, Termination};
+pub use game::{Game, MoveRefused, Outcome, Termination};
 pub use notation::ParseError;
 pub use openings::{format_opening, parse_openings, Opening, OpeningsError};
 pub use position::{Piece, Position, Undo};

@@ -10,23 +10,38 @@ use std::time::Duration;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use tengu_model::Evaluator;
+use tengu_model::{EvalError, Evaluator};
 use tengu_rules::values::piece_values;
 use tengu_rules::{Game, Move, Position, Variant};
 
-use crate::alphabeta::AlphaBeta;
+use crate::alphabeta::{AlphaBeta, NoMove};
 use crate::config::SearchConfig;
 use crate::exchange::gain;
 use crate::limits::{Limits, Stop};
 use crate::search::{search, SearchRequest};
 use crate::thought::Thought;
 
+/// Why a player offers no move.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    #[error(transparent)]
+    NoMove(#[from] NoMove),
+    /// The player's network failed.
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+    #[error("the evaluator returned nothing")]
+    NoEvaluation,
+    /// The search found no move to search: the game is over (or every move is excluded).
+    #[error("the game is over (or every move is excluded)")]
+    NothingToSearch,
+}
+
 /// Something that picks a move in a game that is not over.
 pub trait Player: Send {
     fn name(&self) -> String;
 
     /// A move with the player's own budget (the arena's way).
-    fn choose(&mut self, game: &Game) -> Result<Move, String>;
+    fn choose(&mut self, game: &Game) -> Result<Move, PlayerError>;
 
     /// A move within `limits` (open limits: the player's own budget), returning early
     /// when `stop` is set; `info` hears about progress (each finished iteration).
@@ -37,7 +52,7 @@ pub trait Player: Send {
         limits: &Limits,
         stop: &Stop,
         info: &mut dyn FnMut(&Thought),
-    ) -> Result<Thought, String> {
+    ) -> Result<Thought, PlayerError> {
         let _ = (stop, info);
         let best = self.choose(game)?;
         if !limits.exclude.contains(&best) {
@@ -47,7 +62,7 @@ pub trait Player: Send {
             .into_iter()
             .find(|m| !limits.exclude.contains(m))
             .map(Thought::just)
-            .ok_or_else(|| "every legal move is excluded".into())
+            .ok_or(PlayerError::NoMove(NoMove::AllExcluded))
     }
 }
 
@@ -179,10 +194,10 @@ impl Player for RandomPlayer {
         "random".into()
     }
 
-    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+    fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
         let moves = game.legal_move_list();
         if moves.is_empty() {
-            return Err("no legal move".into());
+            return Err(PlayerError::NoMove(NoMove::NoLegalMove));
         }
         Ok(moves[self.rng.gen_range(0..moves.len())])
     }
@@ -208,7 +223,7 @@ impl Player for GreedyPlayer {
         "greedy".into()
     }
 
-    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+    fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
         let pos = game.position();
         let moves = game.legal_move_list();
         let best = moves
@@ -220,7 +235,7 @@ impl Player for GreedyPlayer {
             .filter(|&m| gain(pos, &self.values, m) >= best)
             .collect();
         if top.is_empty() {
-            return Err("no legal move".into());
+            return Err(PlayerError::NoMove(NoMove::NoLegalMove));
         }
         Ok(top[self.rng.gen_range(0..top.len())])
     }
@@ -275,7 +290,7 @@ impl Player for AlphaBetaPlayer {
         )
     }
 
-    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+    fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
         let limits = Limits {
             time: Some(self.budget),
             depth: Some(self.max_depth),
@@ -292,14 +307,14 @@ impl Player for AlphaBetaPlayer {
         limits: &Limits,
         stop: &Stop,
         info: &mut dyn FnMut(&Thought),
-    ) -> Result<Thought, String> {
+    ) -> Result<Thought, PlayerError> {
         let mut limits = limits.clone();
         if limits.time.is_none() && limits.depth.is_none() {
             limits.time = Some(self.budget);
         }
-        self.search
-            .deepen(game, &limits, stop, &mut self.rng, info)
-            .map_err(|e| e.to_string())
+        Ok(self
+            .search
+            .deepen(game, &limits, stop, &mut self.rng, info)?)
     }
 }
 
@@ -315,22 +330,19 @@ impl Player for PolicyPlayer {
         format!("{} (policy)", self.label)
     }
 
-    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+    fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
         let pos = game.position();
         let moves = game.legal_move_list();
         if moves.is_empty() {
-            return Err("no legal move".into());
+            return Err(PlayerError::NoMove(NoMove::NoLegalMove));
         }
         let input = tengu_model::EvalInput {
             position: pos,
             moves: &moves,
             repetitions: game.repetitions().saturating_sub(1),
         };
-        let out = self
-            .evaluator
-            .evaluate(&[input])
-            .map_err(|e| e.to_string())?;
-        let policy = &out.first().ok_or("the evaluator returned nothing")?.policy;
+        let out = self.evaluator.evaluate(&[input])?;
+        let policy = &out.first().ok_or(PlayerError::NoEvaluation)?.policy;
         let best = (0..moves.len())
             .max_by(|&a, &b| policy[a].total_cmp(&policy[b]))
             .expect("a legal move");
@@ -377,7 +389,7 @@ impl Player for MctsPlayer {
         }
     }
 
-    fn choose(&mut self, game: &Game) -> Result<Move, String> {
+    fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
         let limits = Limits::visits(self.visits);
         Ok(self.think(game, &limits, &Stop::new(), &mut |_| {})?.best)
     }
@@ -389,7 +401,7 @@ impl Player for MctsPlayer {
         limits: &Limits,
         stop: &Stop,
         info: &mut dyn FnMut(&Thought),
-    ) -> Result<Thought, String> {
+    ) -> Result<Thought, PlayerError> {
         self.seed = self.seed.wrapping_add(1);
         let mut limits = limits.clone();
         if limits.visits.is_none() && limits.time.is_none() {
@@ -403,8 +415,6 @@ impl Player for MctsPlayer {
             max_plies: u32::MAX,
             seed: self.seed,
         };
-        search(&request, self.evaluator.as_mut(), info)
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| "the game is over (or every move is excluded)".into())
+        search(&request, self.evaluator.as_mut(), info)?.ok_or(PlayerError::NothingToSearch)
     }
 }

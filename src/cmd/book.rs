@@ -104,7 +104,7 @@ fn build(args: BookBuildArgs) -> Result<()> {
         &mut book,
         &limits,
         &stop,
-        &mut |b| b.save(&path).map_err(|e| e.to_string()),
+        &mut |b| b.save(&path),
         &mut |b, x| {
             let minutes = start.elapsed().as_secs_f64() / 60.0;
             let root = b.value(0);

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use tengu_engine::xboard::{alphabeta, PlayerFactory};
-use tengu_engine::{Engine, EnginePlayer, Settings};
+use tengu_engine::{Engine, EnginePlayer, FactoryError, Settings};
 use tengu_model::Backend;
 use tengu_rules::Variant;
 use tengu_search::players::{MctsPlayer, Player};
@@ -38,7 +38,7 @@ impl EngineArgs {
         };
         let args = self.clone();
         Ok(Box::new(
-            move |variant: &Arc<Variant>| -> Result<EnginePlayer, String> {
+            move |variant: &Arc<Variant>| -> Result<EnginePlayer, FactoryError> {
                 let network = match &checkpoint {
                     Some((path, settings)) => Some((path.clone(), settings.clone(), None)),
                     None if args.alphabeta => None,

@@ -35,24 +35,42 @@ impl ObjectRef {
     }
 
     /// `Ok` when `bytes` are the object this names.
-    pub fn verify(&self, bytes: &[u8]) -> Result<(), String> {
+    pub fn verify(&self, bytes: &[u8]) -> Result<(), ObjectMismatch> {
         if bytes.len() as u64 != self.size {
-            return Err(format!(
-                "{}: {} bytes, the manifest says {}",
-                self.key,
-                bytes.len(),
-                self.size
-            ));
+            return Err(ObjectMismatch::Size {
+                key: self.key.clone(),
+                found: bytes.len() as u64,
+                expected: self.size,
+            });
         }
         let found = sha256_hex(bytes);
         if found != self.sha256 {
-            return Err(format!(
-                "{}: SHA-256 {found} does not match the manifest's {}",
-                self.key, self.sha256
-            ));
+            return Err(ObjectMismatch::Digest {
+                key: self.key.clone(),
+                found,
+                expected: self.sha256.clone(),
+            });
         }
         Ok(())
     }
+}
+
+/// Bytes that are not the object an [`ObjectRef`] names.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ObjectMismatch {
+    #[error("{key}: {found} bytes, the manifest says {expected}")]
+    Size {
+        key: String,
+        found: u64,
+        expected: u64,
+    },
+    /// `found` and `expected`: lower-case hex SHA-256.
+    #[error("{key}: SHA-256 {found} does not match the manifest's {expected}")]
+    Digest {
+        key: String,
+        found: String,
+        expected: String,
+    },
 }
 
 /// The commit record of a checkpoint (`models/model-<step>.json`).
@@ -254,9 +272,13 @@ impl CheckpointCache {
             key: m.weights.key.clone(),
             problem,
         };
+        let mismatch = |source| StoreError::Mismatch {
+            location: store.display(),
+            source,
+        };
         if let Some(path) = store.local_path(&m.weights.key) {
             let bytes = std::fs::read(&path).map_err(|e| invalid(e.to_string()))?;
-            m.weights.verify(&bytes).map_err(invalid)?;
+            m.weights.verify(&bytes).map_err(mismatch)?;
             return Ok((path, m));
         }
         let path = self.dir.join(layout::weights_name(step));
@@ -268,7 +290,7 @@ impl CheckpointCache {
         let bytes = store
             .get(&m.weights.key)?
             .ok_or_else(|| invalid("the manifest names weights that are not there".into()))?;
-        m.weights.verify(&bytes).map_err(invalid)?;
+        m.weights.verify(&bytes).map_err(mismatch)?;
         std::fs::create_dir_all(&self.dir)
             .and_then(|_| write_atomic(&path, &bytes))
             .map_err(|e| invalid(format!("cache {}: {e}", path.display())))?;
@@ -290,13 +312,17 @@ impl CheckpointCache {
             key: r.key.clone(),
             problem,
         };
+        let mismatch = |source| StoreError::Mismatch {
+            location: store.display(),
+            source,
+        };
         let bytes = match store.local_path(&r.key) {
             Some(p) => std::fs::read(&p).map_err(|e| invalid(e.to_string()))?,
             None => store
                 .get(&r.key)?
                 .ok_or_else(|| invalid("missing".into()))?,
         };
-        r.verify(&bytes).map_err(invalid)?;
+        r.verify(&bytes).map_err(mismatch)?;
         if let Some(p) = store.local_path(&r.key) {
             return Ok(Some(p));
         }

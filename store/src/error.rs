@@ -18,6 +18,13 @@ pub enum StoreError {
         key: String,
         problem: String,
     },
+    /// An object whose bytes are not the ones its manifest vouches for (the mismatch names
+    /// the key).
+    #[error("{location}/{source}")]
+    Mismatch {
+        location: String,
+        source: crate::checkpoint::ObjectMismatch,
+    },
     /// Another writer holds what we wanted (a trainer lease, a committed checkpoint).
     #[error("{0}")]
     Conflict(String),

@@ -403,7 +403,7 @@ fn line(map: &Map<String, Value>) -> Result<Game, QueryError> {
         }
         (None, Some(text)) => {
             let pos = tengu_engine::fen::parse_position(text, &variant)
-                .map_err(|e| invalid("position", e))?;
+                .map_err(|e| invalid("position", e.to_string()))?;
             if pos.variant().id() != variant.id() {
                 return Err(invalid(
                     "position",

@@ -101,7 +101,7 @@ impl NewGame {
             }
             (Some(text), None) => {
                 let pos = tengu_engine::fen::parse_position(text, &variant)
-                    .map_err(|e| PlayError::field("position", e))?;
+                    .map_err(|e| PlayError::field("position", e.to_string()))?;
                 if pos.variant().id() != variant.id() {
                     return Err(PlayError::field(
                         "position",
@@ -672,7 +672,9 @@ pub fn start_thinking(games: &Arc<Mutex<Table>>, g: &mut PlayGame) {
             if g.generation == generation {
                 let ply = g.game.len();
                 let mover = g.game.position().side_to_move();
-                let played = thought.and_then(|t| g.game.play(t.best).map(|()| t.score));
+                let played = thought.map_err(|e| e.to_string()).and_then(|t| {
+                    g.game.play(t.best).map(|()| t.score).map_err(|e| e.to_string())
+                });
                 match played {
                     Ok(score) => {
                         g.note_value(

@@ -49,8 +49,27 @@ pub fn run_config(data: &[u8]) {
     let _ = config.game_key();
 }
 
+/// The bytes as they are, then with their last 4 bytes replaced by the CRC-32 of the rest,
+/// as a framed file (shards, books) ends: a mutation anywhere else then reaches the decoder
+/// instead of stopping at the checksum.
+fn framed_readings(data: &[u8]) -> [Vec<u8>; 2] {
+    let mut mended = data.to_vec();
+    if mended.len() >= 4 {
+        let body = mended.len() - 4;
+        let crc = crc32fast::hash(&mended[..body]);
+        mended[body..].copy_from_slice(&crc.to_le_bytes());
+    }
+    [data.to_vec(), mended]
+}
+
 /// A replay shard: one that reads is written back to bytes that read to the same shard.
 pub fn shard(data: &[u8]) {
+    for bytes in framed_readings(data) {
+        shard_round_trip(&bytes);
+    }
+}
+
+fn shard_round_trip(data: &[u8]) {
     let Ok((header, rows)) = tengu_shard::from_bytes(data, "fuzz.shard") else {
         return;
     };
@@ -63,6 +82,12 @@ pub fn shard(data: &[u8]) {
 
 /// An opening book: one that reads is written back to the same bytes.
 pub fn book(data: &[u8]) {
+    for bytes in framed_readings(data) {
+        book_round_trip(&bytes);
+    }
+}
+
+fn book_round_trip(data: &[u8]) {
     let Ok(book) = tengu_book::Book::from_bytes(data, "fuzz.book") else {
         return;
     };

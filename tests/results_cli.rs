@@ -336,12 +336,22 @@ fn calibration_replays_resignation_on_self_play_values() {
         "{report}"
     );
     assert_eq!(cells[1]["resigned"].as_u64(), Some(0), "{report}");
-    // The text names the table; a values list that is not one is refused, naming the line.
+    // The text names the table.
     let (ok, out, err) = results(&["--calibrate", &p(&run)]);
     assert!(ok, "{err}");
     assert!(out.contains("resignation replayed"), "{out}");
+    // A damaged line (a values list that is not one, a torn line) hides no other game of
+    // its file: it is left out and named; a file with no intact game leaves none.
     let line = std::fs::read_to_string(run.join("games/0.records")).unwrap();
     let bad = line.replace("\"values\":[", "\"values\":[\"x\",");
+    let torn = &line[..line.len() / 2];
+    std::fs::write(run.join("games/0.records"), format!("{bad}{torn}\n{line}")).unwrap();
+    let (ok, out, err) = results(&["--calibrate", &p(&run), "--json"]);
+    assert!(ok, "{err}");
+    assert!(err.contains("line 1: \"values\"") && err.contains("left out"), "{err}");
+    assert!(err.contains("line 2: not a JSON line"), "{err}");
+    let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(report["records"].as_u64(), Some(1), "{report}");
     std::fs::write(run.join("games/0.records"), bad).unwrap();
     let (ok, _, err) = results(&["--calibrate", &p(&run)]);
     assert!(!ok);

@@ -227,8 +227,12 @@ impl LadderReport {
             w - left - right,
             h - top - bottom
         );
-        // Elo every 100 (every 50 on a narrow scale) as gridlines with labels.
-        let step = if y1 - y0 > 300.0 { 100.0 } else { 50.0 };
+        // Elo every 100 (every 50 on a narrow scale) as gridlines with labels; a wider range
+        // (a damaged report's Elo of 1e15) takes a coarser step: at most 40 lines.
+        let mut step = if y1 - y0 > 300.0 { 100.0 } else { 50.0 };
+        while (y1 - y0) / step > 40.0 {
+            step *= 10.0;
+        }
         // (+ 0.0 turns the -0 that ceil gives for a small negative start into 0.)
         let mut elo = (y0 / step).ceil() * step + 0.0;
         while elo <= y1 {
@@ -243,8 +247,11 @@ impl LadderReport {
             elo += step;
         }
         // Doublings of CPU-hours as ticks.
+        // (At most 64: a damaged report's 1e308 CPU-hours would double forever.)
         let mut tick = 2f64.powi(x0.ceil() as i32);
-        while tick.log2() <= x1 {
+        let mut ticks = 0;
+        while tick.log2() <= x1 && ticks < 64 {
+            ticks += 1;
             let _ = write!(
                 svg,
                 r##"<line x1="{x:.1}" y1="{}" x2="{x:.1}" y2="{}" stroke="#eee"/><text x="{x:.1}" y="{}" font-size="11" text-anchor="middle" font-family="sans-serif">{tick}</text>"##,

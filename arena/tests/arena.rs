@@ -357,3 +357,23 @@ fn player_specs_are_parsed_and_their_numbers_range_checked() {
         );
     }
 }
+
+/// A damaged ladder report (an Elo of 1e15, 1e308 CPU-hours: found by fuzzing, issue #55)
+/// draws a bounded chart instead of a gridline every 100 Elo forever.
+#[test]
+fn a_damaged_ladder_report_draws_a_bounded_chart() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../baselines/dai-dai-cpu-2026-11-25/ladder/ladder.json"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut report: tengu_arena::ladder::LadderReport = serde_json::from_str(&text).unwrap();
+    report.rungs[0].elo_high = 1e15;
+    report.rungs[0].rung.cpu_hours = 1e308;
+    let svg = report.to_svg();
+    assert!(
+        svg.matches("<line").count() < 200,
+        "{} lines",
+        svg.matches("<line").count()
+    );
+}

@@ -6,6 +6,7 @@ pub mod config;
 pub mod live;
 pub mod openings;
 pub mod play;
+pub mod records;
 pub mod worker;
 
 pub use config::SelfplayConfig;

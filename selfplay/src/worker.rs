@@ -99,10 +99,7 @@ impl Output {
             // The search's value per ply beside the record (crate::live::move_values): the
             // record format (RULES.md §12.4) has no place for it.
             let values = crate::live::move_values(&game.rows, game.record.game.len());
-            records.push_str(
-                &serde_json::json!({"game": g, "record": game.record.to_string(), "values": values})
-                    .to_string(),
-            );
+            records.push_str(&crate::records::line_text(g, &game.record, &values));
             records.push('\n');
             rows.extend(game.rows.iter().cloned().map(|r| Row {
                 game: g as u32,

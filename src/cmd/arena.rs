@@ -439,7 +439,9 @@ type ValuedRecord = (tengu_rules::Record, Vec<Option<f32>>);
 
 /// The game records of `dirs` (each folder and its `games/`: `*.record` files, one record
 /// each, and a run's `*.records` files, JSON lines with a `record` and its `values`), sorted
-/// by path; a record that does not parse is refused, naming its file (and line).
+/// by path. A `.record` that does not parse is refused, naming its file; a damaged line of a
+/// `.records` file is left out with a warning naming its file and line, the file's other
+/// games still read.
 fn read_records(dirs: &[std::path::PathBuf]) -> Result<Vec<ValuedRecord>> {
     let mut files = Vec::new();
     for dir in dirs {
@@ -472,25 +474,16 @@ fn read_records(dirs: &[std::path::PathBuf]) -> Result<Vec<ValuedRecord>> {
             records.push((record, Vec::new()));
             continue;
         }
-        for (n, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let at = || format!("{} line {}", path.display(), n + 1);
-            let value: serde_json::Value =
-                serde_json::from_str(line).with_context(|| format!("{}: not a JSON line", at()))?;
-            let Some(text) = value.get("record").and_then(|r| r.as_str()) else {
-                bail!("{}: no \"record\" in the line", at());
-            };
-            let record = tengu_rules::Record::parse(text)
-                .with_context(|| format!("{}: not a game record", at()))?;
-            let values = match value.get("values") {
-                None => Vec::new(),
-                Some(v) => serde_json::from_value::<Vec<Option<f32>>>(v.clone())
-                    .with_context(|| format!("{}: \"values\" is not a list of numbers", at()))?,
-            };
-            records.push((record, values));
+        // A damaged line hides no other game of its file: it is left out, and named.
+        let (games, damaged) = tengu_selfplay::records::read_records(&text);
+        for game in games {
+            match game.parse() {
+                Ok(record) => records.push((record, game.values.unwrap_or_default())),
+                Err(line) => tracing::warn!("{}: {line}: left out", path.display()),
+            }
+        }
+        for line in damaged {
+            tracing::warn!("{}: {line}: left out", path.display());
         }
     }
     Ok(records)

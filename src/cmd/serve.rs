@@ -5,7 +5,7 @@
 //! `/api/now` and refetches what changed (`page.js`).
 
 pub mod bench;
-mod http;
+pub(crate) mod http;
 pub mod play;
 pub mod view;
 

@@ -1412,56 +1412,24 @@ pub fn game_json(record: &Record, values: Option<&[Option<f32>]>) -> Value {
     })
 }
 
-/// One game of a game file: its record's text and, where the file has them, the search's
-/// values per ply (see [`game_json`]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct GameLine {
-    pub record: String,
-    pub values: Option<Vec<Option<f32>>>,
-}
+pub use tengu_selfplay::records::GameLine;
 
-/// The game records of one file: a worker's `games/<stem>.records` (JSON lines of
-/// `{"game": g, "record": text, "values": [...]}`; older workers wrote no values) or an
-/// arena's `.record` (one record's text). A line that cannot be read (a torn write, a
-/// damaged disk) is left out and said in the second list (`line N: why`): the other games of
-/// the file are still shown, numbered from 0 among the intact ones.
+/// The game records of one file: a worker's `games/<stem>.records` (JSON lines, read by
+/// [`tengu_selfplay::records::read_records`]) or an arena's `.record` (one record's text). A
+/// line that cannot be read (a torn write, a damaged disk) is left out and said in the
+/// second list (`line N: why`): the other games of the file are still shown, numbered from 0
+/// among the intact ones.
 pub fn records_of(key: &str, text: &str) -> (Vec<GameLine>, Vec<String>) {
     if key.ends_with(".record") {
         let game = GameLine {
+            line: 1,
             record: text.to_string(),
             values: None,
         };
         return (vec![game], Vec::new());
     }
-    let mut games = Vec::new();
-    let mut damaged = Vec::new();
-    for (i, l) in text.lines().enumerate() {
-        if l.trim().is_empty() {
-            continue;
-        }
-        match record_line(l) {
-            Ok(game) => games.push(game),
-            Err(problem) => damaged.push(format!("line {}: {problem}", i + 1)),
-        }
-    }
-    (games, damaged)
-}
-
-/// One line of a `.records` file, or why it is not one.
-fn record_line(line: &str) -> Result<GameLine, String> {
-    let v: Value = serde_json::from_str(line).map_err(|e| format!("not a JSON line: {e}"))?;
-    let record = v["record"]
-        .as_str()
-        .map(str::to_string)
-        .ok_or("no \"record\" text")?;
-    let values = match v.get("values") {
-        None | Some(Value::Null) => None,
-        Some(values) => Some(
-            serde_json::from_value(values.clone())
-                .map_err(|e| format!("\"values\" are not numbers or nulls: {e}"))?,
-        ),
-    };
-    Ok(GameLine { record, values })
+    let (games, damaged) = tengu_selfplay::records::read_records(text);
+    (games, damaged.iter().map(ToString::to_string).collect())
 }
 
 /// Reads what a request asks for: game records (parsed games cached: records are written

@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::atomic::write_atomic;
+/// Where a verification fails; defined beside [`crate::StoreError`], which carries it.
+pub use crate::error::ObjectMismatch;
 use crate::error::StoreError;
 use crate::layout;
 use crate::store::RunStore;
@@ -53,24 +55,6 @@ impl ObjectRef {
         }
         Ok(())
     }
-}
-
-/// Bytes that are not the object an [`ObjectRef`] names.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ObjectMismatch {
-    #[error("{key}: {found} bytes, the manifest says {expected}")]
-    Size {
-        key: String,
-        found: u64,
-        expected: u64,
-    },
-    /// `found` and `expected`: lower-case hex SHA-256.
-    #[error("{key}: SHA-256 {found} does not match the manifest's {expected}")]
-    Digest {
-        key: String,
-        found: String,
-        expected: String,
-    },
 }
 
 /// The commit record of a checkpoint (`models/model-<step>.json`).

@@ -23,9 +23,27 @@ pub enum StoreError {
     #[error("{location}/{source}")]
     Mismatch {
         location: String,
-        source: crate::checkpoint::ObjectMismatch,
+        source: ObjectMismatch,
     },
     /// Another writer holds what we wanted (a trainer lease, a committed checkpoint).
     #[error("{0}")]
     Conflict(String),
+}
+
+/// Bytes that are not the object an [`crate::checkpoint::ObjectRef`] names.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ObjectMismatch {
+    #[error("{key}: {found} bytes, the manifest says {expected}")]
+    Size {
+        key: String,
+        found: u64,
+        expected: u64,
+    },
+    /// `found` and `expected`: lower-case hex SHA-256.
+    #[error("{key}: SHA-256 {found} does not match the manifest's {expected}")]
+    Digest {
+        key: String,
+        found: String,
+        expected: String,
+    },
 }

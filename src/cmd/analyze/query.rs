@@ -242,7 +242,9 @@ fn invalid(field: &'static str, problem: impl Into<String>) -> QueryError {
     }
 }
 
-fn type_name(value: &Value) -> &'static str {
+/// What a JSON value is, as a refusal names it ("a string, found a number"); the play
+/// page's field readers say it the same way.
+pub(crate) fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -4,16 +4,7 @@ use serde_json::{Map, Value};
 
 use super::error::PlayError;
 
-pub(super) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub(super) use crate::cmd::analyze::query::type_name as kind;
 
 /// Refuses a field not in `known` by name (a misspelt field would otherwise be ignored).
 pub(super) fn known_fields(map: &Map<String, Value>, known: &[&str]) -> Result<(), PlayError> {

@@ -405,8 +405,8 @@ mod tests {
         )
         .unwrap();
         let weights = ok.train.loss_weights();
-        let material = tengu_model::desc::head("material").unwrap();
-        let ownership = tengu_model::desc::head("ownership").unwrap();
+        let material = tengu_model::desc::HeadId::Material.head();
+        let ownership = tengu_model::desc::HeadId::Ownership.head();
         assert_eq!(weights.of(material), 0.25);
         assert_eq!(weights.of(ownership), ownership.default_weight);
         assert_eq!(ok.train.batch_size, 8);

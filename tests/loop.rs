@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use tengu_model::desc::HeadId;
 use tengu_model::Backend;
 use tengu_rules::Variant;
 use tengu_search::SearchConfig;
@@ -186,7 +187,7 @@ fn losses(run: &str) -> Vec<(u64, f64, f64)> {
             (
                 r.step,
                 r.policy_loss.unwrap(),
-                r.heads.step("value").unwrap(),
+                r.heads.step(HeadId::Value).unwrap(),
             )
         })
         .collect()

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 use common::{p, tengu};
+use tengu_model::desc::HeadId;
 
 const CONFIG: &str = r#"
 game = "dai-dai"
@@ -142,7 +143,7 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
             tengu_trainer::records::read_lines(&s.display().to_string(), &text).unwrap()
         })
         .collect();
-    let losses: Vec<f64> = log.iter().filter_map(|r| r.heads.step("value")).collect();
+    let losses: Vec<f64> = log.iter().filter_map(|r| r.heads.step(HeadId::Value)).collect();
     let last_line = log.last().expect("a loss log");
     assert!(!losses.is_empty(), "no value loss in the loss log");
     // A second trainer session three hours later (the run stopped and resumed): 30 steps,
@@ -155,13 +156,13 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
             line.step = last_step + i;
             line.unix_time = last_time + 3.0 * 3600.0 + 10.0 * i as f64;
             line.heads
-                .set("value", false, Some(0.5 + 0.01 * (i % 5) as f64));
+                .set(HeadId::Value, false, Some(0.5 + 0.01 * (i % 5) as f64));
             line.policy_loss = Some(3.0);
-            line.heads.set("value", true, Some(0.9));
+            line.heads.set(HeadId::Value, true, Some(0.9));
             line
         })
         .collect();
-    let value_loss = resumed.last().unwrap().heads.step("value").unwrap();
+    let value_loss = resumed.last().unwrap().heads.step(HeadId::Value).unwrap();
     let segment = run.join(tengu_store::layout::train_log_key(last_step + 1));
     std::fs::write(
         &segment,

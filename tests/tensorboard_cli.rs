@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use common::{p, tengu};
 use tengu_run::records::{EloRecord, SuiteRecord};
 use tengu_trainer::records::{read_lines, LossRecord, Record};
+use tengu_model::desc::HeadId;
 
 /// The run kept in the repository as the compute ladder's baseline (a real run's files).
 fn baseline() -> std::path::PathBuf {
@@ -94,11 +95,11 @@ fn a_runs_scalars_read_back_in_tensorboard_with_the_runs_numbers() {
     }
     assert_eq!(
         tag(&read, "loss/value"),
-        series(&train, |r| (r.step, r.heads.step("value")))
+        series(&train, |r| (r.step, r.heads.step(HeadId::Value)))
     );
     assert_eq!(
         tag(&read, "heldout/value"),
-        series(&train, |r| (r.step, r.heads.heldout("value")))
+        series(&train, |r| (r.step, r.heads.heldout(HeadId::Value)))
     );
     assert!(tag(&read, "heldout/value").len() >= 10);
     let elo = records::<EloRecord>(&run.join("elo.jsonl"));

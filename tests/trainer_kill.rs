@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use tengu_model::desc::HeadId;
 
 const CONFIG: &str = r#"
 game = "dai-dai"
@@ -63,7 +64,7 @@ fn losses(run: &Path) -> Vec<(u64, f64, f64)> {
             (
                 r.step,
                 r.policy_loss.unwrap_or(0.0),
-                r.heads.step("value").unwrap(),
+                r.heads.step(HeadId::Value).unwrap(),
             )
         })
         .collect()

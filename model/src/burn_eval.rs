@@ -7,7 +7,7 @@ use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
 use tengu_rules::{Move, Position, Variant};
 
-use crate::desc::{Head, LossKind, LossWeights, Losses, NetConfig, TrainExample, HEADS};
+use crate::desc::{Head, HeadId, LossKind, LossWeights, Losses, NetConfig, TrainExample, HEADS};
 use crate::encoder::Encoder;
 use crate::evaluator::{EvalError, EvalInput, Evaluation, Evaluator};
 use crate::net::{legal_logits, MoveIndex, Net};
@@ -102,17 +102,17 @@ impl Evaluator for BurnEvaluator {
             .try_to_vec()
             .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
         let wdl: Vec<f32> = out
-            .head("value")
+            .head(HeadId::Value)
             .into_data()
             .try_to_vec()
             .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
         let material: Vec<f32> = out
-            .head("material")
+            .head(HeadId::Material)
             .into_data()
             .try_to_vec()
             .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
         let residual: Vec<f32> = out
-            .head("residual")
+            .head(HeadId::Residual)
             .into_data()
             .try_to_vec()
             .map_err(|e| EvalError::Backend(format!("{e:?}")))?;

@@ -31,7 +31,7 @@ use candle_core::{Device, Tensor, D};
 use tengu_rules::Variant;
 
 use crate::cpu_net::Profile;
-use crate::desc::{NetConfig, CODES};
+use crate::desc::{HeadId, NetConfig, CODES};
 use crate::encoder::Encoder;
 use crate::evaluator::{softmax_in_place, EvalError, EvalInput, Evaluation, Evaluator};
 use crate::net::{Net, RawLayer};
@@ -192,7 +192,7 @@ impl CandleEvaluator {
                 (Conv::new(&raw.policy_k, &device)?, config.head_dim),
                 (Conv::new(&raw.policy_code, &device)?, CODES),
                 (Conv::new(&raw.value_conv, &device)?, config.value_channels),
-                (Conv::new(raw.head("residual"), &device)?, 1),
+                (Conv::new(raw.head(HeadId::Residual), &device)?, 1),
             ];
             if let Some((conv, expected)) = heads.iter().find(|(c, e)| c.out() != *e) {
                 return Err(format!(
@@ -206,8 +206,8 @@ impl CandleEvaluator {
                 blocks,
                 heads,
                 Linear::new(&raw.value_fc1, &device)?,
-                Linear::new(raw.head("value"), &device)?,
-                Linear::new(raw.head("material"), &device)?,
+                Linear::new(raw.head(HeadId::Value), &device)?,
+                Linear::new(raw.head(HeadId::Material), &device)?,
             ))
         };
         let (stem, blocks, heads, value_fc1, value_fc2, material_fc) =

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use gemm::{gemm, Parallelism};
 
-use crate::desc::{NetConfig, CODES};
+use crate::desc::{HeadId, NetConfig, CODES};
 use crate::net::{LayerError, Net, RawLayer, RawNet};
 
 /// Positions computed together: enough rows (`CHUNK * A`) for the matrix kernels to run at
@@ -329,7 +329,7 @@ impl CpuNet {
             Dense::from_conv(&raw.policy_k)?,
             Dense::from_conv(&raw.policy_code)?,
             Dense::from_conv(&raw.value_conv)?,
-            Dense::from_conv(raw.head("residual"))?,
+            Dense::from_conv(raw.head(HeadId::Residual))?,
         ]);
         let net = CpuNet {
             config: config.clone(),
@@ -337,8 +337,8 @@ impl CpuNet {
             blocks,
             heads,
             value_fc1: Dense::from_linear(&raw.value_fc1)?,
-            value_fc2: Dense::from_linear(raw.head("value"))?,
-            material_fc: Dense::from_linear(raw.head("material"))?,
+            value_fc2: Dense::from_linear(raw.head(HeadId::Value))?,
+            material_fc: Dense::from_linear(raw.head(HeadId::Material))?,
         };
         let c = config.channels;
         // The judge's one channel last.

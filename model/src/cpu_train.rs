@@ -954,7 +954,7 @@ impl CpuTrainer {
                     loss
                 }
             };
-            losses.set_head(head.loss_name, loss);
+            losses.set_head(head.id, loss);
         }
         losses
     }

@@ -354,6 +354,8 @@ pub enum HeadInit {
 /// read, and the PyTorch trainer too (`tengu.heads()`).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Head {
+    /// Its name in code: the row's index in [`HEADS`].
+    pub id: HeadId,
     /// The layer's name in a checkpoint (`<layer>.weight`, `<layer>.bias`).
     pub layer: &'static str,
     /// The loss's name: the loss log's `<loss>_loss` and `heldout_<loss>_loss`, and the
@@ -400,11 +402,80 @@ impl Head {
     }
 }
 
+/// A trained head besides the policy, by name: code that reads or trains a particular head
+/// names it with this id (a misspelt head does not compile); files and the Python trainer
+/// name it by its [`Head::loss_name`] ([`HeadId::from_loss_name`]). Its value is the head's
+/// row in [`HEADS`] (checked when the crate compiles).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum HeadId {
+    /// The win/draw/loss value.
+    Value,
+    /// Who occupies each square some plies on.
+    Ownership,
+    /// The material balance some plies on.
+    Material,
+    /// The judge: a correction to the search leaf's exchange count.
+    Residual,
+    /// The search's own value of the row.
+    RootValue,
+}
+
+impl HeadId {
+    /// Every head, in [`HEADS`]' order.
+    pub const ALL: [HeadId; HEAD_COUNT] = [
+        HeadId::Value,
+        HeadId::Ownership,
+        HeadId::Material,
+        HeadId::Residual,
+        HeadId::RootValue,
+    ];
+
+    /// Its row's position in [`HEADS`] (and in every per-head array: [`Losses::heads`]).
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Its row of [`HEADS`].
+    pub fn head(self) -> &'static Head {
+        &HEADS[self.index()]
+    }
+
+    /// The name of its loss in files (`<loss_name>_loss` in the loss log) and in the Python
+    /// trainer.
+    pub fn loss_name(self) -> &'static str {
+        self.head().loss_name
+    }
+
+    /// The head whose loss is named `loss_name` in a file (`None`: no head has it).
+    pub fn from_loss_name(loss_name: &str) -> Option<HeadId> {
+        HEADS
+            .iter()
+            .find(|h| h.loss_name == loss_name)
+            .map(|h| h.id)
+    }
+}
+
+impl std::fmt::Display for HeadId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.loss_name())
+    }
+}
+
+// Each row of HEADS sits at its id's index, and HeadId::ALL lists them in that order.
+const _: () = {
+    let mut i = 0;
+    while i < HEAD_COUNT {
+        assert!(HEADS[i].id.index() == i && HeadId::ALL[i].index() == i);
+        i += 1;
+    }
+};
+
 /// The trained heads besides the policy, in the order of their weights in a checkpoint
 /// (within each input kind) and of their losses. A step minimises the policy loss plus each
 /// head's loss times its weight ([`LossWeights`]).
 pub const HEADS: &[Head] = &[
     Head {
+        id: HeadId::Value,
         layer: "value_fc2",
         loss_name: "value",
         input: HeadInput::ValueHidden,
@@ -417,6 +488,7 @@ pub const HEADS: &[Head] = &[
         init: HeadInit::Default,
     },
     Head {
+        id: HeadId::Ownership,
         layer: "ownership",
         loss_name: "ownership",
         input: HeadInput::Squares,
@@ -431,6 +503,7 @@ pub const HEADS: &[Head] = &[
         init: HeadInit::Default,
     },
     Head {
+        id: HeadId::Material,
         layer: "material_fc",
         loss_name: "material",
         input: HeadInput::ValueHidden,
@@ -448,6 +521,7 @@ pub const HEADS: &[Head] = &[
     // Zero at first, so an untrained network's search counts material exactly as the
     // exchange count does.
     Head {
+        id: HeadId::Residual,
         layer: "residual",
         loss_name: "residual",
         input: HeadInput::SquaresSummed,
@@ -463,6 +537,7 @@ pub const HEADS: &[Head] = &[
     // in time than the game's result (KataGo's short-term value heads). The search does not
     // read it; off until a run weighs it in (`train.root_value_weight`), for an A/B.
     Head {
+        id: HeadId::RootValue,
         layer: "root_value_fc",
         loss_name: "root_value",
         input: HeadInput::ValueHidden,
@@ -490,25 +565,6 @@ pub fn added_later(parameter: &str) -> bool {
     HEADS
         .iter()
         .any(|h| h.layer == layer && h.init == HeadInit::Zero)
-}
-
-/// The head of [`HEADS`] whose loss is `loss_name`.
-pub fn head(loss_name: &str) -> Option<&'static Head> {
-    HEADS.iter().find(|h| h.loss_name == loss_name)
-}
-
-/// The position of the head whose loss is `loss_name` in [`HEADS`].
-pub fn head_index(loss_name: &str) -> Option<usize> {
-    HEADS.iter().position(|h| h.loss_name == loss_name)
-}
-
-/// The position of the head whose loss is `loss_name` in [`HEADS`], for code that names a
-/// head of the table.
-///
-/// # Panics
-/// If no row of [`HEADS`] has that loss name (a programming error).
-pub fn expect_head_index(loss_name: &str) -> usize {
-    head_index(loss_name).unwrap_or_else(|| panic!("{loss_name} is not the loss of a row of HEADS"))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -690,7 +746,7 @@ impl Default for LossWeights {
 impl LossWeights {
     /// The weight of `head`'s loss in the objective.
     pub fn of(&self, head: &Head) -> f32 {
-        head_index(head.loss_name).map_or(1.0, |i| self.by_head[i])
+        self.by_head[head.id.index()]
     }
 
     /// Sets the weight whose `[train]` key is `key` (a [`Head::weight_key`]).
@@ -726,15 +782,14 @@ pub struct Losses {
 }
 
 impl Losses {
-    /// The loss of the head whose loss name is `loss_name` (a row of [`HEADS`]; NaN for a
-    /// name that is none).
-    pub fn of_head(&self, loss_name: &str) -> f32 {
-        head_index(loss_name).map_or(f32::NAN, |i| self.heads[i])
+    /// The loss of `head`.
+    pub fn of_head(&self, head: HeadId) -> f32 {
+        self.heads[head.index()]
     }
 
-    /// Sets the loss of the head whose loss name is `loss_name` (a row of [`HEADS`]).
-    pub fn set_head(&mut self, loss_name: &str, loss: f32) {
-        self.heads[expect_head_index(loss_name)] = loss;
+    /// Sets the loss of `head`.
+    pub fn set_head(&mut self, head: HeadId, loss: f32) {
+        self.heads[head.index()] = loss;
     }
 
     /// Each head with its loss, in [`HEADS`]' order.
@@ -780,11 +835,12 @@ mod tests {
         assert!(added_later("residual.weight") && added_later("residual.bias"));
         assert!(!added_later("material_fc.weight") && !added_later("residual_fc.weight"));
         for h in HEADS {
-            assert_eq!(head(h.loss_name), Some(h));
-            let want = match h.loss_name {
-                "ownership" => 0.5,
-                "material" => 0.25,
-                "residual" => 0.125,
+            assert_eq!(HeadId::from_loss_name(h.loss_name), Some(h.id));
+            assert_eq!(h.id.head(), h);
+            let want = match h.id {
+                HeadId::Ownership => 0.5,
+                HeadId::Material => 0.25,
+                HeadId::Residual => 0.125,
                 _ => h.default_weight,
             };
             let w = LossWeights::with([
@@ -796,8 +852,8 @@ mod tests {
             assert_eq!(w.of(h), want, "{}", h.loss_name);
             assert_eq!(LossWeights::default().of(h), h.default_weight);
             let mut losses = Losses::default();
-            losses.set_head(h.loss_name, 2.5);
-            assert_eq!(losses.of_head(h.loss_name), 2.5, "{}", h.loss_name);
+            losses.set_head(h.id, 2.5);
+            assert_eq!(losses.of_head(h.id), 2.5, "{}", h.loss_name);
             if let LossKind::SquareClassCrossEntropy { classes } = h.loss {
                 assert_eq!(h.outputs % classes, 0, "{}", h.loss_name);
             }
@@ -807,22 +863,22 @@ mod tests {
             e.to_string().contains("materail_weight") && e.to_string().contains("material_weight"),
             "{e}"
         );
-        assert!(Losses::default().of_head("no such head").is_nan());
+        assert_eq!(HeadId::from_loss_name("no such head"), None);
     }
 
     #[test]
     fn a_row_has_a_target_of_its_heads_size_or_none() {
         let squares = 17 * 17;
         let mut row = RowTargets::default();
-        let has = |row: &RowTargets, name: &str| row.has(head(name).unwrap(), squares);
-        assert!(has(&row, "value") && has(&row, "material"));
-        assert!(!has(&row, "ownership") && !has(&row, "residual"));
+        let has = |row: &RowTargets, head: HeadId| row.has(head.head(), squares);
+        assert!(has(&row, HeadId::Value) && has(&row, HeadId::Material));
+        assert!(!has(&row, HeadId::Ownership) && !has(&row, HeadId::Residual));
         row.ownership = vec![0; AUX_HORIZONS * squares];
         row.teacher = Some([0.1, -0.2]);
-        assert!(has(&row, "ownership") && has(&row, "residual"));
+        assert!(has(&row, HeadId::Ownership) && has(&row, HeadId::Residual));
         row.ownership.pop();
         assert!(
-            !has(&row, "ownership"),
+            !has(&row, HeadId::Ownership),
             "a target of the wrong size is none"
         );
         for head in HEADS.iter().filter(|h| !h.has_class_target()) {

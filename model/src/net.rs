@@ -217,12 +217,9 @@ pub struct NetOutput {
 }
 
 impl NetOutput {
-    /// The output of the head whose loss is `loss_name`.
-    ///
-    /// # Panics
-    /// If no row of [`HEADS`] has that loss name (a programming error).
-    pub fn head(&self, loss_name: &str) -> Tensor<2> {
-        self.heads[crate::desc::expect_head_index(loss_name)].clone()
+    /// The output of `head`.
+    pub fn head(&self, head: crate::desc::HeadId) -> Tensor<2> {
+        self.heads[head.index()].clone()
     }
 }
 
@@ -384,12 +381,9 @@ pub(crate) struct RawNet {
 }
 
 impl RawNet {
-    /// The layer of the head whose loss is `loss_name`.
-    ///
-    /// # Panics
-    /// If no row of [`HEADS`] has that loss name (a programming error).
-    pub(crate) fn head(&self, loss_name: &str) -> &RawLayer {
-        &self.heads[crate::desc::expect_head_index(loss_name)]
+    /// The layer of `head`.
+    pub(crate) fn head(&self, head: crate::desc::HeadId) -> &RawLayer {
+        &self.heads[head.index()]
     }
 
     /// Every layer by its name in a checkpoint (the prefix of `<layer>.weight` in

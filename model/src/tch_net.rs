@@ -16,7 +16,7 @@ use tch::{Device, Kind, Tensor};
 use tengu_rules::{Move, Position, Variant};
 
 use crate::checkpoint::{CheckpointError, CheckpointMeta};
-use crate::desc::{parameter_shapes, NetConfig, CODES};
+use crate::desc::{parameter_shapes, HeadId, NetConfig, CODES};
 use crate::encoder::{encode_threads, Encoder};
 use crate::evaluator::{EvalError, EvalInput, Evaluation, Evaluator};
 use crate::policy::PolicyIndex;
@@ -155,16 +155,16 @@ impl TchNet {
             .conv("policy_code", &x)
             .reshape([b, CODES as i64, a])
             .transpose(1, 2);
-        let ownership = self.conv("ownership", &x);
+        let ownership = self.conv(HeadId::Ownership.head().layer, &x);
         let v = self
             .conv("value_conv", &x)
             .relu()
             .mean_dim(&[2i64, 3][..], false, kind);
         let hidden = self.linear("value_fc1", &v).relu();
-        let wdl = self.linear("value_fc2", &hidden);
-        let material = self.linear("material_fc", &hidden).tanh();
+        let wdl = self.linear(HeadId::Value.head().layer, &hidden);
+        let material = self.linear(HeadId::Material.head().layer, &hidden).tanh();
         let residual = self
-            .conv("residual", &x)
+            .conv(HeadId::Residual.head().layer, &x)
             .sum_dim_intlist(&[2i64, 3][..], false, kind)
             .reshape([b, 1])
             / n as f64;

@@ -9,7 +9,7 @@ use burn::tensor::Device;
 use tengu_model::burn_eval::BurnTrainer;
 use tengu_model::checkpoint::{self, CheckpointMeta};
 use tengu_model::cpu_train::CpuTrainer;
-use tengu_model::desc::{LossWeights, NetConfig, RowTargets, TrainExample, HEADS};
+use tengu_model::desc::{HeadId, LossWeights, NetConfig, RowTargets, TrainExample, HEADS};
 use tengu_model::{Backend, Encoder, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
 
@@ -180,8 +180,7 @@ fn one_step_matches_burn_losses_gradients_and_weights() {
     let burn_grads = named(&CpuTrainer::new(&variant, &burn_grads, &config, lr, 0.0).unwrap());
     let (losses, grads) = ours.gradients(&batch).unwrap();
     let heads = tengu_model::desc::HEADS.iter().map(|h| {
-        let name = h.loss_name;
-        (name, losses.of_head(name), burn_losses.of_head(name))
+        (h.loss_name, losses.of_head(h.id), burn_losses.of_head(h.id))
     });
     for (what, a, b) in [("policy", losses.policy, burn_losses.policy)]
         .into_iter()
@@ -232,8 +231,8 @@ fn one_step_matches_burn_losses_gradients_and_weights() {
             "step {step}: {o:?} against {b:?}"
         );
         assert!(
-            (o.of_head("value") - b.of_head("value")).abs()
-                <= 1e-4 * (1.0 + b.of_head("value").abs()),
+            (o.of_head(HeadId::Value) - b.of_head(HeadId::Value)).abs()
+                <= 1e-4 * (1.0 + b.of_head(HeadId::Value).abs()),
             "step {step}: {o:?} against {b:?}"
         );
         let burn_now = named(&CpuTrainer::new(&variant, &burn.net(), &config, lr, 0.0).unwrap());
@@ -255,8 +254,8 @@ fn one_step_matches_burn_losses_gradients_and_weights() {
         "{o:?} against {b:?}"
     );
     assert!(
-        (o.of_head("ownership") - b.of_head("ownership")).abs()
-            <= 1e-4 * (1.0 + b.of_head("ownership").abs()),
+        (o.of_head(HeadId::Ownership) - b.of_head(HeadId::Ownership)).abs()
+            <= 1e-4 * (1.0 + b.of_head(HeadId::Ownership).abs()),
         "{o:?} against {b:?}"
     );
 }
@@ -336,7 +335,7 @@ fn checkpoints_load_everywhere_and_the_optimizer_resumes_exactly() {
     let before = trainer.losses(&batch).unwrap();
     let after = reloaded.losses(&batch).unwrap();
     assert_eq!(before.policy, after.policy);
-    assert_eq!(before.of_head("value"), after.of_head("value"));
+    assert_eq!(before.of_head(HeadId::Value), after.of_head(HeadId::Value));
     for backend in [Backend::Burn, Backend::BurnFlex] {
         let (mut eval, _) = backend.load_evaluator(&weights, &variant).unwrap();
         let out = common::agreement::evaluate(eval.as_mut(), &rows.positions).unwrap();
@@ -482,7 +481,7 @@ fn a_checkpoint_and_optimizer_state_from_before_the_judge_load_with_a_zero_corre
     resumed.load_optimizer(&state).unwrap();
     let losses = resumed.step(&batch).unwrap();
     assert!(
-        losses.of_head("residual").is_finite() && losses.of_head("residual") > 0.0,
+        losses.of_head(HeadId::Residual).is_finite() && losses.of_head(HeadId::Residual) > 0.0,
         "{losses:?}"
     );
     std::fs::remove_dir_all(&dir).ok();

@@ -5,6 +5,7 @@ use burn::tensor::Device;
 use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer};
 use tengu_model::checkpoint::{self, CheckpointError, CheckpointMeta};
 use tengu_model::desc::NetConfig;
+use tengu_model::desc::HeadId;
 use tengu_model::net::Net;
 use tengu_model::{Encoder, EvalInput, Evaluator, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
@@ -110,10 +111,10 @@ fn a_tiny_network_overfits_a_fixed_batch() {
         "policy loss {} -> {}, value loss {} -> {}, material loss {} -> {}",
         first.policy,
         last.policy,
-        first.of_head("value"),
-        last.of_head("value"),
-        first.of_head("material"),
-        last.of_head("material")
+        first.of_head(HeadId::Value),
+        last.of_head(HeadId::Value),
+        first.of_head(HeadId::Material),
+        last.of_head(HeadId::Material)
     );
     assert!(
         first.policy > 3.0,
@@ -126,15 +127,15 @@ fn a_tiny_network_overfits_a_fixed_batch() {
     // (policy 1.2, or material 0.056).
     assert!(last.policy < 0.8, "policy loss fell to {}", last.policy);
     assert!(
-        last.of_head("value") < 0.05,
+        last.of_head(HeadId::Value) < 0.05,
         "value loss fell to {}",
-        last.of_head("value")
+        last.of_head(HeadId::Value)
     );
     // The material head fits its targets (+-0.5, +-0.25; start about 0.3).
     assert!(
-        last.of_head("material") < 0.05,
+        last.of_head(HeadId::Material) < 0.05,
         "material loss fell to {}",
-        last.of_head("material")
+        last.of_head(HeadId::Material)
     );
 }
 
@@ -177,16 +178,16 @@ fn ownership_head_learns_and_held_out_losses_match_a_step() {
     let first = trainer.step(&batch).unwrap();
     for (a, b) in [
         (before.policy, first.policy),
-        (before.of_head("value"), first.of_head("value")),
-        (before.of_head("ownership"), first.of_head("ownership")),
-        (before.of_head("material"), first.of_head("material")),
+        (before.of_head(HeadId::Value), first.of_head(HeadId::Value)),
+        (before.of_head(HeadId::Ownership), first.of_head(HeadId::Ownership)),
+        (before.of_head(HeadId::Material), first.of_head(HeadId::Material)),
     ] {
         assert!((a - b).abs() < 1e-4, "{a} vs {b}");
     }
     assert!(
-        first.of_head("ownership") > 0.5,
+        first.of_head(HeadId::Ownership) > 0.5,
         "starts near ln 3: {}",
-        first.of_head("ownership")
+        first.of_head(HeadId::Ownership)
     );
     // 250 steps as in the overfit test above: at 150 the loss was 0.04-0.14 across runs.
     let mut last = first;
@@ -195,14 +196,14 @@ fn ownership_head_learns_and_held_out_losses_match_a_step() {
     }
     eprintln!(
         "ownership loss {} -> {}",
-        first.of_head("ownership"),
-        last.of_head("ownership")
+        first.of_head(HeadId::Ownership),
+        last.of_head(HeadId::Ownership)
     );
     assert!(
-        last.of_head("ownership") < 0.1,
+        last.of_head(HeadId::Ownership) < 0.1,
         "ownership loss {} -> {}",
-        first.of_head("ownership"),
-        last.of_head("ownership")
+        first.of_head(HeadId::Ownership),
+        last.of_head(HeadId::Ownership)
     );
 }
 

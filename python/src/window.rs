@@ -314,7 +314,7 @@ impl RunWindow {
         let l = PyDict::new(py);
         l.set_item("policy", losses.policy)?;
         for head in tengu_model::desc::HEADS {
-            l.set_item(head.loss_name, losses.of_head(head.loss_name))?;
+            l.set_item(head.loss_name, losses.of_head(head.id))?;
         }
         out.set_item("losses", l)?;
         let shapes: std::collections::HashMap<String, Vec<i64>> =

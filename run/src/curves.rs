@@ -195,11 +195,10 @@ pub fn write(run: &RunStore) -> Result<(), ReadError> {
     )];
     // One row per head of the network (tengu_model::desc::HEADS; the judge's is `residual`).
     for head in tengu_model::desc::HEADS {
-        let name = head.loss_name;
         quantities.push((
-            format!("{name} loss (orange: held-out)"),
-            finite(&|r| r.heads.step(name)),
-            finite(&|r| r.heads.heldout(name)),
+            format!("{} loss (orange: held-out)", head.loss_name),
+            finite(&|r| r.heads.step(head.id)),
+            finite(&|r| r.heads.heldout(head.id)),
         ));
     }
     let quantities: Vec<(String, Vec<(Point, f64)>, Vec<(Point, f64)>)> = quantities

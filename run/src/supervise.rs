@@ -242,7 +242,7 @@ pub fn status(store: &RunStore, started: Instant) -> RunStatus {
     if let Some(r) = tengu_trainer::log::last_line(store).filter(|r| r.step >= s.step) {
         s.step = r.step;
         s.policy_loss = r.policy_loss;
-        s.value_loss = r.heads.step("value");
+        s.value_loss = r.heads.step(tengu_model::desc::HeadId::Value);
         s.rows_read = Some(r.rows_seen);
     }
     s
@@ -906,7 +906,8 @@ mod tests {
         };
         let line = |step: u64| {
             let r = tengu_trainer::records::LossRecord {
-                heads: tengu_trainer::records::HeadLosses::default().with_step("value", 0.5),
+                heads: tengu_trainer::records::HeadLosses::default()
+                    .with_step(tengu_model::desc::HeadId::Value, 0.5),
                 ..tengu_trainer::records::LossRecord::at(step, 0.0)
             };
             format!("{}\n", tengu_trainer::records::to_line(&r))

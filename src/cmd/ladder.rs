@@ -11,6 +11,7 @@ use tengu_arena::ladder::{select_rungs, CheckpointAt, LadderReport, Rung, RungMa
 use tengu_arena::matches::{self, MatchOptions, MatchSummary};
 use tengu_arena::outcome::MatchOutcome;
 use tengu_arena::tournament::{fit_ratings, rating_half_widths, Pairing};
+use tengu_model::desc::HeadId;
 use tengu_model::Backend;
 use tengu_rules::{EndPolicy, Variant};
 use tengu_search::players::{Player, PlayerSpec};
@@ -43,8 +44,8 @@ fn step_facts(store: &RunStore) -> Result<HashMap<u64, StepFacts>> {
                 StepFacts {
                     cpu_hours: Some(r.cpu_seconds / 3600.0),
                     games_seen: Some(r.games_seen),
-                    value_loss: r.heads.step("value"),
-                    heldout_value_loss: r.heads.heldout("value"),
+                    value_loss: r.heads.step(HeadId::Value),
+                    heldout_value_loss: r.heads.heldout(HeadId::Value),
                 },
             )
         })

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 use serde_json::json;
+use tengu_model::desc::HeadId;
 use tengu_shard::{Row, ShardError, ShardHeader};
 use tengu_store::layout;
 
@@ -208,12 +209,12 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
         if args.json {
             let mut line = json!({"checkpoint": checkpoint.display().to_string(), "step": meta.step, "rows": l.rows,
                 "policy_loss": l.policy, "result_entropy": entropy,
-                "labelled_rows": l.rows_with("residual")});
+                "labelled_rows": l.rows_with(HeadId::Residual)});
             // Every head's loss (`<head>_loss`) and the measured rows with its target.
             for head in tengu_model::desc::HEADS {
                 let name = head.loss_name;
-                line[format!("{name}_loss")] = json!(l.head(name));
-                line[format!("{name}_rows")] = json!(l.rows_with(name));
+                line[format!("{name}_loss")] = json!(l.head(head.id));
+                line[format!("{name}_rows")] = json!(l.rows_with(head.id));
             }
             outln!("{line}")?;
         } else {
@@ -230,18 +231,15 @@ fn losses(args: ShardsLossesArgs) -> Result<()> {
                 .iter()
                 .map(|head| {
                     let name = head.loss_name;
-                    let shown = if name == "value" {
-                        format!("{:.4} (against the result)", l.head(name))
-                    } else if l.rows_with(name) == 0 {
+                    let (loss, rows) = (l.head(head.id), l.rows_with(head.id));
+                    let shown = if head.id == HeadId::Value {
+                        format!("{loss:.4} (against the result)")
+                    } else if rows == 0 {
                         "- (no row with its target)".to_string()
-                    } else if head.averages_over_rows_with_target() && l.rows_with(name) < l.rows {
-                        format!(
-                            "{:.5} ({} rows with its target)",
-                            l.head(name),
-                            l.rows_with(name)
-                        )
+                    } else if head.averages_over_rows_with_target() && rows < l.rows {
+                        format!("{loss:.5} ({rows} rows with its target)")
                     } else {
-                        format!("{:.4}", l.head(name))
+                        format!("{loss:.4}")
                     };
                     format!("{name} {shown}")
                 })

@@ -214,13 +214,10 @@ fn train_scalars(lines: &[LossRecord]) -> Vec<Scalar> {
     ];
     // Every head of the network (tengu_model::desc::HEADS), on the step's batch and held out.
     for head in tengu_model::desc::HEADS {
-        let name = head.loss_name;
+        let (id, name) = (head.id, head.loss_name);
+        fields.push((Box::new(move |r| r.heads.step(id)), format!("loss/{name}")));
         fields.push((
-            Box::new(move |r| r.heads.step(name)),
-            format!("loss/{name}"),
-        ));
-        fields.push((
-            Box::new(move |r| r.heads.heldout(name)),
+            Box::new(move |r| r.heads.heldout(id)),
             format!("heldout/{name}"),
         ));
     }

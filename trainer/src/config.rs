@@ -2,9 +2,9 @@
 //! `tengu` binary's `config.rs` reads. Unknown keys are rejected; missing keys take the
 //! defaults.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
+use tengu_model::desc::HEADS;
+use tengu_model::LossWeights;
 use tengu_search::config::{check, check_fraction, ConfigError};
 
 /// Training settings (`[train]`). Unknown keys are refused by [`HeadWeights`], which takes
@@ -81,35 +81,21 @@ pub struct TrainConfig {
 /// The `[train]` keys of the heads' loss weights, every head's key present (its default
 /// when the file leaves it out). Deserialized from the keys the other fields of
 /// [`TrainConfig`] do not take: any other key is refused, naming it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct HeadWeights(BTreeMap<String, f32>);
-
-impl Default for HeadWeights {
-    fn default() -> Self {
-        HeadWeights(
-            tengu_model::desc::HEADS
-                .iter()
-                .filter_map(|h| Some((h.weight_key?.to_string(), h.default_weight)))
-                .collect(),
-        )
-    }
-}
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HeadWeights(LossWeights);
 
 impl HeadWeights {
-    /// The weight of the key `key` (`None`: no head has it).
-    pub fn get(&self, key: &str) -> Option<f32> {
-        self.0.get(key).copied()
-    }
-
-    /// Every key with its weight.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, f32)> {
-        self.0.iter().map(|(k, &w)| (k.as_str(), w))
+    /// Every `[train]` key with its weight, in `HEADS`' order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, f32)> + '_ {
+        HEADS
+            .iter()
+            .filter_map(|h| Some((h.weight_key?, self.0.of(h))))
     }
 }
 
 impl Serialize for HeadWeights {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.iter())
+        serializer.collect_map(self.iter())
     }
 }
 
@@ -127,7 +113,7 @@ impl<'de> Deserialize<'de> for HeadWeights {
             ) -> Result<HeadWeights, A::Error> {
                 let mut weights = HeadWeights::default();
                 while let Some(key) = map.next_key::<String>()? {
-                    if weights.get(&key).is_none() {
+                    if !tengu_model::desc::weight_keys().contains(&key.as_str()) {
                         // serde's own message for an unknown field, which a flattened
                         // field does not give: every key the table takes.
                         let known = serde_json::to_value(TrainConfig::default())
@@ -148,7 +134,10 @@ impl<'de> Deserialize<'de> for HeadWeights {
                             "train.{key} must be a number, not {value}"
                         ))
                     })?;
-                    weights.0.insert(key, weight as f32);
+                    weights
+                        .0
+                        .set(&key, weight as f32)
+                        .map_err(serde::de::Error::custom)?;
                 }
                 Ok(weights)
             }
@@ -211,8 +200,7 @@ impl TrainConfig {
 
     /// The heads' loss weights.
     pub fn loss_weights(&self) -> tengu_model::LossWeights {
-        tengu_model::LossWeights::with(self.head_weights.iter())
-            .expect("HeadWeights holds the heads' keys only")
+        self.head_weights.0
     }
 
     pub fn validate(&self) -> Result<(), ConfigError> {

@@ -121,6 +121,7 @@ pub fn last_line(store: &RunStore) -> Option<LossRecord> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tengu_model::desc::HeadId;
 
     #[test]
     fn segments_follow_checkpoints_and_a_resume_drops_the_steps_trained_again() {
@@ -128,7 +129,7 @@ mod tests {
         let (mut log, dropped) = TrainLog::resume(&store, 0).unwrap();
         assert_eq!(dropped, 0);
         let record = |step: u64| LossRecord {
-            heads: crate::records::HeadLosses::default().with_step("value", 0.5),
+            heads: crate::records::HeadLosses::default().with_step(HeadId::Value, 0.5),
             ..LossRecord::at(step, 0.0)
         };
         for step in 1..=5u64 {

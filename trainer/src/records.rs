@@ -11,7 +11,7 @@
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use tengu_model::desc::{HEADS, HEAD_COUNT};
+use tengu_model::desc::{HeadId, HEADS, HEAD_COUNT};
 
 /// The version of the records this build writes; it reads this one and the versions before
 /// it: version 1 (the keys of version 2 without `"version"`), version 2 (a rating line's
@@ -135,22 +135,19 @@ pub struct HeadLosses {
 }
 
 impl HeadLosses {
-    /// The step's loss of the head whose loss name is `loss_name` (`None` for no such head).
-    pub fn step(&self, loss_name: &str) -> Option<f64> {
-        self.step[tengu_model::desc::head_index(loss_name)?]
+    /// The step's loss of `head` (`None`: the line has none).
+    pub fn step(&self, head: HeadId) -> Option<f64> {
+        self.step[head.index()]
     }
 
-    /// The held-out loss of the head whose loss name is `loss_name`.
-    pub fn heldout(&self, loss_name: &str) -> Option<f64> {
-        self.heldout[tengu_model::desc::head_index(loss_name)?]
+    /// The held-out loss of `head` (`None`: the line has none).
+    pub fn heldout(&self, head: HeadId) -> Option<f64> {
+        self.heldout[head.index()]
     }
 
-    /// Sets the step's (`heldout` false) or the held-out loss of the head `loss_name`.
-    ///
-    /// # Panics
-    /// If no head has that loss name (a programming error).
-    pub fn set(&mut self, loss_name: &str, heldout: bool, loss: Option<f64>) {
-        let i = tengu_model::desc::expect_head_index(loss_name);
+    /// Sets the step's (`heldout` false) or the held-out loss of `head`.
+    pub fn set(&mut self, head: HeadId, heldout: bool, loss: Option<f64>) {
+        let i = head.index();
         if heldout {
             self.heldout[i] = loss;
         } else {
@@ -158,21 +155,15 @@ impl HeadLosses {
         }
     }
 
-    /// These losses with the step's loss of the head `loss_name` set to `loss`.
-    ///
-    /// # Panics
-    /// If no head has that loss name (a programming error).
-    pub fn with_step(mut self, loss_name: &str, loss: f64) -> HeadLosses {
-        self.set(loss_name, false, Some(loss));
+    /// These losses with the step's loss of `head` set to `loss`.
+    pub fn with_step(mut self, head: HeadId, loss: f64) -> HeadLosses {
+        self.set(head, false, Some(loss));
         self
     }
 
-    /// These losses with the held-out loss of the head `loss_name` set to `loss`.
-    ///
-    /// # Panics
-    /// If no head has that loss name (a programming error).
-    pub fn with_heldout(mut self, loss_name: &str, loss: f64) -> HeadLosses {
-        self.set(loss_name, true, Some(loss));
+    /// These losses with the held-out loss of `head` set to `loss`.
+    pub fn with_heldout(mut self, head: HeadId, loss: f64) -> HeadLosses {
+        self.set(head, true, Some(loss));
         self
     }
 
@@ -182,8 +173,8 @@ impl HeadLosses {
             Some(rest) => (true, rest),
             None => (false, key),
         };
-        let index = tengu_model::desc::head_index(name.strip_suffix("_loss")?)?;
-        Some((heldout, index))
+        let head = HeadId::from_loss_name(name.strip_suffix("_loss")?)?;
+        Some((heldout, head.index()))
     }
 }
 
@@ -353,7 +344,7 @@ mod tests {
         let old = baseline("train/000000200.jsonl");
         let read: Vec<LossRecord> = check("train/000000200.jsonl", &old);
         assert_eq!(read[0].step, 201);
-        assert!(read[0].heads.step("value").unwrap() > 0.0);
+        assert!(read[0].heads.step(HeadId::Value).unwrap() > 0.0);
         // A renamed key is refused, not read as null.
         let renamed = old
             .lines()
@@ -378,7 +369,7 @@ mod tests {
     #[test]
     fn a_loss_log_line_names_each_heads_losses_as_before() {
         let mut record = LossRecord {
-            heads: HeadLosses::default().with_step("value", 0.5),
+            heads: HeadLosses::default().with_step(HeadId::Value, 0.5),
             ..LossRecord::at(3, 10.0)
         };
         let line: serde_json::Value = serde_json::from_str(&to_line(&record)).unwrap();
@@ -397,10 +388,10 @@ mod tests {
         }
         assert_eq!(line["value_loss"], 0.5);
         assert!(line["residual_loss"].is_null());
-        record.heads.set("residual", true, Some(0.25));
+        record.heads.set(HeadId::Residual, true, Some(0.25));
         let back: Vec<LossRecord> = read_lines("x.jsonl", &to_line(&record)).unwrap();
         assert_eq!(back[0], record);
-        assert_eq!(back[0].heads.heldout("residual"), Some(0.25));
-        assert_eq!(back[0].heads.step("no such head"), None);
+        assert_eq!(back[0].heads.heldout(HeadId::Residual), Some(0.25));
+        assert_eq!(back[0].heads.step(HeadId::Residual), None);
     }
 }

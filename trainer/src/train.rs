@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use tengu_model::checkpoint::{CheckpointError, CheckpointMeta};
-use tengu_model::desc::{head_index, NetConfig, HEADS, HEAD_COUNT};
+use tengu_model::desc::{HeadId, NetConfig, HEADS, HEAD_COUNT};
 use tengu_model::{
     Backend, Encoder, EvalError, EvalInput, Evaluator, Losses, Trainer, ENCODER_VERSION,
 };
@@ -224,14 +224,14 @@ pub struct HeldOut {
 }
 
 impl HeldOut {
-    /// The loss of the head whose loss name is `loss_name` (NaN for no such head).
-    pub fn head(&self, loss_name: &str) -> f64 {
-        head_index(loss_name).map_or(f64::NAN, |i| self.heads[i])
+    /// The loss of `head`.
+    pub fn head(&self, head: HeadId) -> f64 {
+        self.heads[head.index()]
     }
 
-    /// Measured rows with the target of the head whose loss name is `loss_name`.
-    pub fn rows_with(&self, loss_name: &str) -> usize {
-        head_index(loss_name).map_or(0, |i| self.rows_with_target[i])
+    /// Measured rows with `head`'s target.
+    pub fn rows_with(&self, head: HeadId) -> usize {
+        self.rows_with_target[head.index()]
     }
 
     /// Entropy (nats) of the measured rows' result shares: the value loss of a constant
@@ -709,7 +709,7 @@ pub fn run(
         progress = TrainProgress {
             step,
             policy_loss: row_policy_loss.map_or(f32::NAN, |l| l as f32),
-            value_loss: losses.of_head("value"),
+            value_loss: losses.of_head(HeadId::Value),
             samples_per_second,
             window_rows: training.window.len(),
             rows_seen: training.window.rows_seen,

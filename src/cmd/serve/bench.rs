@@ -13,6 +13,7 @@ use anyhow::{bail, Context, Result};
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use tengu_model::desc::HeadId;
 use tengu_rules::{Game, Position, Record, Variant};
 use tengu_store::layout::{self, ShardName};
 use tengu_store::{Location, RunStore};
@@ -354,8 +355,8 @@ fn synthetic_run(dir: &std::path::Path, shards: usize, checkpoints: usize) -> Re
             let record = LossRecord {
                 policy_loss: Some(5.0 / (1.0 + x / 1e3)),
                 heads: {
-                    let mut heads = HeadLosses::default().with_step("value", 1.0 - x / 2e5);
-                    heads.set("value", true, (k == 0).then_some(1.1 - x / 2e5));
+                    let mut heads = HeadLosses::default().with_step(HeadId::Value, 1.0 - x / 2e5);
+                    heads.set(HeadId::Value, true, (k == 0).then_some(1.1 - x / 2e5));
                     heads
                 },
                 cpu_seconds: x * 6.0,

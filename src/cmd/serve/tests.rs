@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use tengu_rules::{Game, Position, Record, Variant};
 use tengu_store::{layout, Location, RunStore};
 use tengu_trainer::records::{to_line, HeadLosses, LossRecord};
+use tengu_model::desc::HeadId;
 
 use super::view::board_tokens;
 use super::{http_get, Server};
@@ -136,14 +137,14 @@ fn endpoints_show_the_run_and_refuse_damage_and_keys_outside_it() {
             format!(
                 "{}\n{}\n",
                 to_line(&LossRecord {
-                    heads: HeadLosses::default().with_step("value", 1.25),
+                    heads: HeadLosses::default().with_step(HeadId::Value, 1.25),
                     cpu_seconds: 36.0,
                     ..LossRecord::at(1, 1000.0)
                 }),
                 to_line(&LossRecord {
                     heads: HeadLosses::default()
-                        .with_step("value", 0.75)
-                        .with_heldout("value", 0.9),
+                        .with_step(HeadId::Value, 0.75)
+                        .with_heldout(HeadId::Value, 0.9),
                     heldout_rows: Some(10),
                     cpu_seconds: 72.0,
                     ..LossRecord::at(2, 1360.0)
@@ -480,7 +481,7 @@ fn a_damaged_line_leaves_the_other_games_and_the_ladder_intervals_sessions_and_w
     .iter()
     .map(|&(step, t)| {
         let line = LossRecord {
-            heads: HeadLosses::default().with_step("value", 1.0),
+            heads: HeadLosses::default().with_step(HeadId::Value, 1.0),
             ..LossRecord::at(step, t)
         };
         format!("{}\n", to_line(&line))

@@ -530,7 +530,7 @@ fn the_readme_is_short_and_ci_runs_its_test_command() {
     let lines: Vec<&str> = readme.lines().collect();
     assert!(lines.len() < 150, "README.md has {} lines", lines.len());
     let run = "bash scripts/cargo.sh run --release -- run --config configs/run/dai-dai-cpu.toml";
-    let test = "bash scripts/cargo.sh test --workspace";
+    let test = "bash scripts/test.sh";
     for command in [run, test] {
         let at = lines.iter().position(|l| l.trim() == command);
         assert!(
@@ -549,4 +549,13 @@ fn the_readme_is_short_and_ci_runs_its_test_command() {
         last, test,
         ".ci/run does not end with the README's test command"
     );
+    // The test command checks formatting and lints before it runs every test.
+    let script = std::fs::read_to_string(root.join("scripts/test.sh")).unwrap();
+    for step in [
+        "cargo.sh fmt --all --check",
+        "cargo.sh clippy --workspace --all-targets --quiet -- -D warnings",
+        "cargo.sh test --workspace",
+    ] {
+        assert!(script.contains(step), "scripts/test.sh does not run `{step}`");
+    }
 }

@@ -564,7 +564,10 @@ mod tests {
                     && s.resign_threshold >= 1.0,
                 "{name}: self-play is stopped before its end"
             );
-            assert!(c.search.repetition_draw && c.search.mate_search > 0, "{name}");
+            assert!(
+                c.search.repetition_draw && c.search.mate_search > 0,
+                "{name}"
+            );
             assert!(
                 c.arena.max_plies >= tengu_rules::end::TO_THE_END_PLIES
                     && c.arena.material_ratio == 0.0
@@ -577,7 +580,10 @@ mod tests {
     #[test]
     fn a_ladder_rung_is_zero_or_more_hours() {
         let parse = |hours: &str| {
-            RunConfig::parse(&format!("[arena]\nladder_cpu_hours = [{hours}]\n"), "x.toml")
+            RunConfig::parse(
+                &format!("[arena]\nladder_cpu_hours = [{hours}]\n"),
+                "x.toml",
+            )
         };
         let c = parse("0.0, 0.25").unwrap();
         assert_eq!(c.arena.ladder_cpu_hours, vec![0.0, 0.25]);

@@ -37,7 +37,10 @@ pub fn main() {
     );
     let cli = Cli::command().version(version).get_matches();
     let cli = Cli::from_arg_matches(&cli).unwrap_or_else(|e| e.exit());
-    let filter = cli.log.clone().unwrap_or_else(|| cli.command.default_log().to_string());
+    let filter = cli
+        .log
+        .clone()
+        .unwrap_or_else(|| cli.command.default_log().to_string());
     if let Err(e) = logging::init(&filter) {
         let _ = writeln!(std::io::stderr(), "error: {e}");
         std::process::exit(2);

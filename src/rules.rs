@@ -25,7 +25,10 @@ impl RulesArgs {
             None if key.contains(':') => {
                 // A key given as --game that does not compile: say why.
                 let e = Variant::by_key(&key).err().map(|e| e.to_string());
-                bail!("--game {key}: {}", e.unwrap_or_else(|| "not a game key".into()))
+                bail!(
+                    "--game {key}: {}",
+                    e.unwrap_or_else(|| "not a game key".into())
+                )
             }
             None => bail!("unknown game {key:?}; expected dai-dai or maka-dai-dai"),
         }
@@ -45,10 +48,11 @@ impl RulesArgs {
                 .with_context(|| format!("--rules {}: cannot read", path.display()))?;
             // Checked as a rule set of some game first, for the messages' sake.
             check_any_game(|game| {
-                RuleSet::from_toml(game, &text).with_context(|| format!("--rules {}", path.display()))
+                RuleSet::from_toml(game, &text)
+                    .with_context(|| format!("--rules {}", path.display()))
             })?;
-            let table: toml::Table = toml::from_str(&text)
-                .with_context(|| format!("--rules {}", path.display()))?;
+            let table: toml::Table =
+                toml::from_str(&text).with_context(|| format!("--rules {}", path.display()))?;
             if let Some(p) = table.get("preset").and_then(|p| p.as_str()) {
                 assignments.push(format!("preset={p}"));
             }
@@ -164,9 +168,20 @@ mod tests {
             options: vec!["OK=XYZ".into()],
         };
         let e = format!("{:#}", bad.game_key("dai-dai").unwrap_err());
-        assert!(e.contains("--option OK=XYZ") && e.contains("SRZ / WB2"), "{e}");
+        assert!(
+            e.contains("--option OK=XYZ") && e.contains("SRZ / WB2"),
+            "{e}"
+        );
         std::fs::write(&file, "OK = \"SRZ\"\nCOLOUR = \"red\"\n").unwrap();
-        let e = format!("{:#}", RulesArgs { rules: Some(file), options: vec![] }.game_key("dai-dai").unwrap_err());
+        let e = format!(
+            "{:#}",
+            RulesArgs {
+                rules: Some(file),
+                options: vec![]
+            }
+            .game_key("dai-dai")
+            .unwrap_err()
+        );
         assert!(e.contains("COLOUR") && e.contains("valid options"), "{e}");
         std::fs::remove_dir_all(dir).ok();
     }
@@ -177,14 +192,28 @@ mod tests {
             rules: None,
             options: options.iter().map(|s| s.to_string()).collect(),
         };
-        let (preset, options) = args(&["LO=EDO", "preset=tsa", "OK=SRZ"]).preset_and_options().unwrap();
+        let (preset, options) = args(&["LO=EDO", "preset=tsa", "OK=SRZ"])
+            .preset_and_options()
+            .unwrap();
         // A preset starts over: the options before it are gone.
-        assert_eq!((preset.as_str(), options), ("tsa", vec!["OK=SRZ".to_string()]));
+        assert_eq!(
+            (preset.as_str(), options),
+            ("tsa", vec!["OK=SRZ".to_string()])
+        );
         let (preset, options) = RulesArgs::default().preset_and_options().unwrap();
         assert_eq!((preset.as_str(), options.len()), ("default", 0));
         // A Maka Dai Dai option with a Dai Dai one: no game has both.
-        let e = format!("{:#}", args(&["LO=EDO", "KIRIN_PHOENIX_MDD=CHU"]).preset_and_options().unwrap_err());
-        assert!(e.contains("applies to no game") && e.contains("dai-dai:") && e.contains("maka-dai-dai:"), "{e}");
+        let e = format!(
+            "{:#}",
+            args(&["LO=EDO", "KIRIN_PHOENIX_MDD=CHU"])
+                .preset_and_options()
+                .unwrap_err()
+        );
+        assert!(
+            e.contains("applies to no game")
+                && e.contains("dai-dai:")
+                && e.contains("maka-dai-dai:"),
+            "{e}"
+        );
     }
 }
-

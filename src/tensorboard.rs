@@ -106,7 +106,11 @@ pub fn crc32c(bytes: &[u8]) -> u32 {
         for (i, entry) in t.iter_mut().enumerate() {
             let mut c = i as u32;
             for _ in 0..8 {
-                c = if c & 1 != 0 { 0x82F6_3B78 ^ (c >> 1) } else { c >> 1 };
+                c = if c & 1 != 0 {
+                    0x82F6_3B78 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
             }
             *entry = c;
         }
@@ -123,7 +127,7 @@ pub fn crc32c(bytes: &[u8]) -> u32 {
 /// inside checksummed data does not checksum to a fixed value.
 pub fn masked_crc32c(bytes: &[u8]) -> u32 {
     let crc = crc32c(bytes);
-    ((crc >> 15) | (crc << 17)).wrapping_add(0xA282_EAD8)
+    crc.rotate_right(15).wrapping_add(0xA282_EAD8)
 }
 
 #[cfg(test)]

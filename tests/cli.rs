@@ -105,8 +105,19 @@ fn bad_input_gets_a_message_not_a_panic() {
 #[test]
 fn bench_serve_runs_on_a_small_synthetic_run_with_its_curves() {
     let (ok, out, err) = tengu(&[
-        "bench", "serve", "--checkpoints", "3", "--shards", "5", "--requests", "3",
-        "--viewers", "2", "--seconds", "1", "--json",
+        "bench",
+        "serve",
+        "--checkpoints",
+        "3",
+        "--shards",
+        "5",
+        "--requests",
+        "3",
+        "--viewers",
+        "2",
+        "--seconds",
+        "1",
+        "--json",
     ]);
     assert!(ok, "{err}");
     assert!(!err.contains("cannot be read"), "{err}");
@@ -572,7 +583,11 @@ fn a_tournament_numbers_repeated_players_and_shows_rating_intervals() {
         .split_once("how the games ended")
         .unwrap_or_else(|| panic!("no endings per pairing: {out}"));
     assert_eq!(standings.matches(" .. ").count(), 2, "{out}");
-    assert_eq!(endings.matches(" vs ").count(), 3, "one line per pairing: {out}");
+    assert_eq!(
+        endings.matches(" vs ").count(),
+        3,
+        "one line per pairing: {out}"
+    );
     let (ok, out, err) = tengu(&[
         "tournament",
         "greedy",
@@ -737,7 +752,10 @@ fn numbers_out_of_range_are_refused_with_the_flag_and_the_range() {
             assert!(err.contains(w), "{args:?}: {w:?} not in {err}");
         }
         assert!(!err.contains("panicked"), "{err}");
-        assert!(!err.contains("..="), "Rust's range syntax in a message: {err}");
+        assert!(
+            !err.contains("..="),
+            "Rust's range syntax in a message: {err}"
+        );
     }
 }
 
@@ -971,7 +989,14 @@ fn shards_losses_measures_checkpoints_on_the_same_rows() {
     let network = root.join("networks/dai-dai.safetensors");
     let (shard, network) = (common::p(&shard), common::p(&network));
     let (ok, out, err) = tengu(&[
-        "shards", "losses", &shard, "--checkpoint", &network, "--checkpoint", &network, "--json",
+        "shards",
+        "losses",
+        &shard,
+        "--checkpoint",
+        &network,
+        "--checkpoint",
+        &network,
+        "--json",
     ]);
     assert!(ok, "{err}");
     let lines: Vec<serde_json::Value> = out
@@ -990,15 +1015,26 @@ fn shards_losses_measures_checkpoints_on_the_same_rows() {
 
     // As text: the rows' header once, then a line for each checkpoint.
     let (ok, out, err) = tengu(&[
-        "shards", "losses", &shard, "--checkpoint", &network, "--checkpoint", &network,
+        "shards",
+        "losses",
+        &shard,
+        "--checkpoint",
+        &network,
+        "--checkpoint",
+        &network,
     ]);
     assert!(ok, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
-    assert!(lines[0].starts_with("1 shards, 4 rows") && lines[0].contains("entropy 0.0000"), "{out}");
+    assert!(
+        lines[0].starts_with("1 shards, 4 rows") && lines[0].contains("entropy 0.0000"),
+        "{out}"
+    );
     // The fixture's rows carry no policy target: said so, not "NaN".
     assert!(
-        lines[1..].iter().all(|l| l.contains("4 rows: policy - (no row with a policy target), value")),
+        lines[1..]
+            .iter()
+            .all(|l| l.contains("4 rows: policy - (no row with a policy target), value")),
         "{out}"
     );
 
@@ -1021,15 +1057,32 @@ fn network_init_starts_a_new_run_from_a_checkpoints_weights() {
     let config = dir.path().join("b.toml");
     std::fs::write(
         &config,
-        format!("game = \"dai-dai\"\n[network]\npreset = \"cpu\"\ninit = \"{}\"\n", p(&init)),
+        format!(
+            "game = \"dai-dai\"\n[network]\npreset = \"cpu\"\ninit = \"{}\"\n",
+            p(&init)
+        ),
     )
     .unwrap();
     let run = dir.path().join("b");
-    let (ok, _, err) = tengu(&["train", "--run", &p(&run), "--config", &p(&config), "--max-steps", "0", "--quiet"]);
+    let (ok, _, err) = tengu(&[
+        "train",
+        "--run",
+        &p(&run),
+        "--config",
+        &p(&config),
+        "--max-steps",
+        "0",
+        "--quiet",
+    ]);
     assert!(ok, "{err}");
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run.join("models/model-000000000.json")).unwrap()).unwrap();
-    assert_eq!(manifest["parent"], "model-000000000.safetensors", "{manifest}");
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(run.join("models/model-000000000.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        manifest["parent"], "model-000000000.safetensors",
+        "{manifest}"
+    );
     // The same function as the checkpoint it started from.
     let variant = tengu_rules::Variant::dai_dai();
     let pos = tengu_rules::Position::initial(variant.clone());
@@ -1051,10 +1104,26 @@ fn network_init_starts_a_new_run_from_a_checkpoints_weights() {
         ("no/such/file.safetensors", "no/such/file.safetensors"),
     ] {
         let config = dir.path().join("bad.toml");
-        std::fs::write(&config, format!("game = \"dai-dai\"\n[network]\ninit = \"{bad}\"\n")).unwrap();
+        std::fs::write(
+            &config,
+            format!("game = \"dai-dai\"\n[network]\ninit = \"{bad}\"\n"),
+        )
+        .unwrap();
         let run = dir.path().join("bad-run");
-        let (ok, _, err) = tengu(&["train", "--run", &p(&run), "--config", &p(&config), "--max-steps", "0", "--quiet"]);
-        assert!(!ok && err.contains("network.init") && err.contains(why), "{err}");
+        let (ok, _, err) = tengu(&[
+            "train",
+            "--run",
+            &p(&run),
+            "--config",
+            &p(&config),
+            "--max-steps",
+            "0",
+            "--quiet",
+        ]);
+        assert!(
+            !ok && err.contains("network.init") && err.contains(why),
+            "{err}"
+        );
         assert!(!run.exists(), "a refused command wrote {}", run.display());
     }
 }
@@ -1066,19 +1135,50 @@ fn config_only_publishes_a_pytorch_runs_config_without_training() {
     let run = dir.path().join("gpu-run");
     let gpu = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/run/dai-dai-gpu.toml");
     // Training it here is refused (a CUDA backend, the PyTorch engine), and says what to do.
-    let (ok, _, err) = tengu(&["train", "--run", &p(&run), "--config", &p(&gpu), "--max-steps", "0", "--quiet"]);
+    let (ok, _, err) = tengu(&[
+        "train",
+        "--run",
+        &p(&run),
+        "--config",
+        &p(&gpu),
+        "--max-steps",
+        "0",
+        "--quiet",
+    ]);
     assert!(!ok && !run.exists(), "{err}");
-    let (ok, _, err) = tengu(&["train", "--run", &p(&run), "--config", &p(&gpu), "--config-only", "--quiet"]);
+    let (ok, _, err) = tengu(&[
+        "train",
+        "--run",
+        &p(&run),
+        "--config",
+        &p(&gpu),
+        "--config-only",
+        "--quiet",
+    ]);
     assert!(ok, "{err}");
     let published = std::fs::read_to_string(run.join("config.toml")).unwrap();
-    assert!(published.contains("engine = \"python\"") && published.contains("tch-cuda"), "{published}");
+    assert!(
+        published.contains("engine = \"python\"") && published.contains("tch-cuda"),
+        "{published}"
+    );
     assert!(!run.join("models").exists(), "--config-only trained");
     // A bad config is refused and writes nothing.
     let bad = dir.path().join("bad.toml");
     std::fs::write(&bad, "game = \"dai-dai\"\n[train]\nbatch_sise = 3\n").unwrap();
     let other = dir.path().join("other-run");
-    let (ok, _, err) = tengu(&["train", "--run", &p(&other), "--config", &p(&bad), "--config-only", "--quiet"]);
-    assert!(!ok && err.contains("batch_sise") && !other.exists(), "{err}");
+    let (ok, _, err) = tengu(&[
+        "train",
+        "--run",
+        &p(&other),
+        "--config",
+        &p(&bad),
+        "--config-only",
+        "--quiet",
+    ]);
+    assert!(
+        !ok && err.contains("batch_sise") && !other.exists(),
+        "{err}"
+    );
 }
 
 /// A checkpoint outside any run's `models/` with no `<name>.toml` beside it plays with the
@@ -1143,7 +1243,10 @@ fn terminal_play_starts_with_its_instructions() {
     assert!(out.contains("here e.g. `"), "{out}");
     // The board names pieces as the moves do: the Blue Dragon is BD (vBD: White's), as in
     // Hodges notation, not BDR as in position text.
-    assert!(out.contains(" BD ") && out.contains(" vBD") && out.contains("Hodges notation"), "{out}");
+    assert!(
+        out.contains(" BD ") && out.contains(" vBD") && out.contains("Hodges notation"),
+        "{out}"
+    );
     assert!(!err.contains("INFO"), "{err}");
     let (_, err) = run(&["--log", "info"]);
     assert!(err.contains("INFO"), "{err}");

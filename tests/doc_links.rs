@@ -542,8 +542,7 @@ fn the_readme_is_short_and_ci_runs_its_test_command() {
     let last = ci
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .last()
+        .rfind(|l| !l.is_empty() && !l.starts_with('#'))
         .unwrap();
     assert_eq!(
         last, test,
@@ -556,6 +555,9 @@ fn the_readme_is_short_and_ci_runs_its_test_command() {
         "cargo.sh clippy --workspace --all-targets --quiet -- -D warnings",
         "cargo.sh test --workspace",
     ] {
-        assert!(script.contains(step), "scripts/test.sh does not run `{step}`");
+        assert!(
+            script.contains(step),
+            "scripts/test.sh does not run `{step}`"
+        );
     }
 }

@@ -217,7 +217,7 @@ fn a_restarted_trainer_continues_exactly_as_an_uninterrupted_one() {
         "optimizer state saved with the checkpoint"
     );
     train_to(b, 40);
-    let (la, lb) = (losses(&a), losses(&b));
+    let (la, lb) = (losses(a), losses(b));
     assert_eq!(la.len(), 40);
     assert_eq!(lb.len(), 40);
     for (x, y) in la.iter().zip(&lb) {

@@ -237,25 +237,25 @@ fn read_file(source: &str) -> FileRead {
                 i = j;
                 continue;
             }
-            Tok::Ident(first) if i == 0 || t[i - 1] != Tok::Sep => {
-                if t.get(i + 1) == Some(&Tok::Sep) {
-                    let mut path = vec![first.clone()];
-                    let mut j = i + 1;
-                    while t.get(j) == Some(&Tok::Sep) {
-                        match ident(t.get(j + 1)) {
-                            Some(s) => path.push(s.into()),
-                            None => break,
-                        }
-                        j += 2;
+            Tok::Ident(first)
+                if (i == 0 || t[i - 1] != Tok::Sep) && t.get(i + 1) == Some(&Tok::Sep) =>
+            {
+                let mut path = vec![first.clone()];
+                let mut j = i + 1;
+                while t.get(j) == Some(&Tok::Sep) {
+                    match ident(t.get(j + 1)) {
+                        Some(s) => path.push(s.into()),
+                        None => break,
                     }
-                    read.named.push(Named {
-                        inline: inline.iter().map(|(n, _)| n.clone()).collect(),
-                        path,
-                        in_use: false,
-                    });
-                    i = j;
-                    continue;
+                    j += 2;
                 }
+                read.named.push(Named {
+                    inline: inline.iter().map(|(n, _)| n.clone()).collect(),
+                    path,
+                    in_use: false,
+                });
+                i = j;
+                continue;
             }
             _ => {}
         }

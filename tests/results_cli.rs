@@ -348,7 +348,10 @@ fn calibration_replays_resignation_on_self_play_values() {
     std::fs::write(run.join("games/0.records"), format!("{bad}{torn}\n{line}")).unwrap();
     let (ok, out, err) = results(&["--calibrate", &p(&run), "--json"]);
     assert!(ok, "{err}");
-    assert!(err.contains("line 1: \"values\"") && err.contains("left out"), "{err}");
+    assert!(
+        err.contains("line 1: \"values\"") && err.contains("left out"),
+        "{err}"
+    );
     assert!(err.contains("line 2: not a JSON line"), "{err}");
     let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(report["records"].as_u64(), Some(1), "{report}");

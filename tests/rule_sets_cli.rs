@@ -29,12 +29,22 @@ fn perft_plays_the_rule_set_of_its_flags_and_refuses_unknown_names() {
     assert!(ok && out.contains("3345"), "{out}{err}");
     // QBoard's own counts (shared/research/qboard.md §4), under --option and --game keys.
     for (game, nodes) in [("dai-dai", "3463"), ("maka-dai-dai", "6084")] {
-        let (ok, out, err) =
-            tengu(&["perft", "--game", game, "--option", "preset=qboard", "--depth", "2"]);
+        let (ok, out, err) = tengu(&[
+            "perft",
+            "--game",
+            game,
+            "--option",
+            "preset=qboard",
+            "--depth",
+            "2",
+        ]);
         assert!(ok && out.contains(nodes), "{game}: {out}{err}");
     }
     let (ok, _, err) = tengu(&["perft", "--option", "OK=XYZ", "--depth", "1"]);
-    assert!(!ok && err.contains("--option OK=XYZ") && err.contains("SRZ / WB2"), "{err}");
+    assert!(
+        !ok && err.contains("--option OK=XYZ") && err.contains("SRZ / WB2"),
+        "{err}"
+    );
     let (ok, _, err) = tengu(&["perft", "--option", "GBD=SRZ", "--depth", "1"]);
     assert!(!ok && err.contains("refused"), "{err}");
 }
@@ -51,7 +61,14 @@ fn a_japanese_revival_checkpoint_names_its_rule_set_and_plays_the_default_rules_
         .unwrap();
         let run = dir.path().join(name);
         let (ok, _, err) = tengu(&[
-            "train", "--run", &p(&run), "--config", &p(&config), "--max-steps", "0", "--quiet",
+            "train",
+            "--run",
+            &p(&run),
+            "--config",
+            &p(&config),
+            "--max-steps",
+            "0",
+            "--quiet",
         ]);
         assert!(ok, "{name}: {err}");
         run.join("models/model-000000000.safetensors")
@@ -68,7 +85,12 @@ fn a_japanese_revival_checkpoint_names_its_rule_set_and_plays_the_default_rules_
     let default_text = "CONTAGION_MDD=DEFAULT (not PROMOTED_ONLY), KIRIN_PHOENIX_MDD=DEFAULT (not CHU), FBR=DEFAULT (not SRZ), BB=DEFAULT (not JAPANESE_REVIVAL)";
     for (i, (rules, other, differ, planes)) in [
         (vec![], &revival, default_text, "it does not see +GD, +GBD"),
-        (vec!["--option", "preset=japanese-revival"], &default, revival_text, "it reads +LN as LN, +Q as Q"),
+        (
+            vec!["--option", "preset=japanese-revival"],
+            &default,
+            revival_text,
+            "it reads +LN as LN, +Q as Q",
+        ),
     ]
     .into_iter()
     .enumerate()
@@ -101,11 +123,24 @@ fn a_japanese_revival_checkpoint_names_its_rule_set_and_plays_the_default_rules_
         assert!(out.join("results.jsonl").exists());
     }
     // A run's configuration cannot switch its rule set.
-    std::fs::write(dir.path().join("switch.toml"), "game = \"maka-dai-dai\"\n[network]\npreset = \"tiny\"\n").unwrap();
+    std::fs::write(
+        dir.path().join("switch.toml"),
+        "game = \"maka-dai-dai\"\n[network]\npreset = \"tiny\"\n",
+    )
+    .unwrap();
     let (ok, _, err) = tengu(&[
-        "train", "--run", &p(&dir.path().join("revival")), "--config", &p(&dir.path().join("switch.toml")), "--max-steps", "0",
+        "train",
+        "--run",
+        &p(&dir.path().join("revival")),
+        "--config",
+        &p(&dir.path().join("switch.toml")),
+        "--max-steps",
+        "0",
     ]);
-    assert!(!ok && err.contains(key) && err.contains("configures maka-dai-dai"), "{err}");
+    assert!(
+        !ok && err.contains(key) && err.contains("configures maka-dai-dai"),
+        "{err}"
+    );
 }
 
 /// The Dai Dai rule set the tests below choose by flags, and its key.
@@ -119,20 +154,39 @@ fn book_build_plays_any_rule_set_of_its_checkpoints_game_and_refuses_a_bad_optio
     let book = dir.path().join("edo.book");
     let build = |book: &std::path::Path, rules: &[&str]| {
         let mut args = vec![
-            "book", "build", "--checkpoint", &p(&checkpoint), "--game", "dai-dai",
+            "book",
+            "build",
+            "--checkpoint",
+            &p(&checkpoint),
+            "--game",
+            "dai-dai",
         ]
         .into_iter()
         .map(String::from)
         .collect::<Vec<_>>();
         args.extend(rules.iter().map(|s| s.to_string()));
-        args.extend(["--out", &p(book), "--positions", "2", "--visits", "2", "--quiet"].map(String::from));
+        args.extend(
+            [
+                "--out",
+                &p(book),
+                "--positions",
+                "2",
+                "--visits",
+                "2",
+                "--quiet",
+            ]
+            .map(String::from),
+        );
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         tengu(&args)
     };
     let (ok, _, err) = build(&book, &["--option", "LO=EDO"]);
     assert!(ok, "{err}");
     let (ok, out, err) = tengu(&["book", "info", &p(&book), "--json"]);
-    assert!(ok && out.contains(&format!("\"game\":\"{LO_EDO}\"")), "{out}{err}");
+    assert!(
+        ok && out.contains(&format!("\"game\":\"{LO_EDO}\"")),
+        "{out}{err}"
+    );
     // The same from a rules file.
     let file = dir.path().join("edo.toml");
     std::fs::write(&file, "LO = \"EDO\"\n").unwrap();
@@ -149,7 +203,11 @@ fn book_build_plays_any_rule_set_of_its_checkpoints_game_and_refuses_a_bad_optio
     let refused = dir.path().join("refused.book");
     let (ok, _, err) = build(&refused, &["--option", "LO=NOWHERE"]);
     assert!(!ok && err.contains("--option LO=NOWHERE"), "{err}");
-    assert!(!refused.exists(), "a refused build wrote {}", refused.display());
+    assert!(
+        !refused.exists(),
+        "a refused build wrote {}",
+        refused.display()
+    );
 }
 
 #[test]
@@ -158,24 +216,50 @@ fn suite_make_labels_under_the_rule_set_of_its_flags() {
     let suite = dir.path().join("edo.jsonl");
     let make = |out: &std::path::Path, option: &str| {
         tengu(&[
-            "suite", "make", "--game", "dai-dai", "--option", option, "--count", "2", "--out",
+            "suite",
+            "make",
+            "--game",
+            "dai-dai",
+            "--option",
+            option,
+            "--count",
+            "2",
+            "--out",
             &p(out),
         ])
     };
     let (ok, out, err) = make(&suite, "LO=EDO");
     assert!(ok, "{out}{err}");
     let header = std::fs::read_to_string(&suite).unwrap();
-    assert!(header.lines().next().unwrap().contains(&format!("\"game\":\"{LO_EDO}\"")), "{header}");
+    assert!(
+        header
+            .lines()
+            .next()
+            .unwrap()
+            .contains(&format!("\"game\":\"{LO_EDO}\"")),
+        "{header}"
+    );
     let refused = dir.path().join("refused.jsonl");
     let (ok, _, err) = make(&refused, "LO");
-    assert!(!ok && err.contains("--option LO") && err.contains("NAME=VALUE"), "{err}");
+    assert!(
+        !ok && err.contains("--option LO") && err.contains("NAME=VALUE"),
+        "{err}"
+    );
     assert!(!refused.exists());
 }
 
 #[test]
 fn bench_measures_under_the_rule_set_of_its_flags() {
     let (ok, out, err) = tengu(&[
-        "bench", "teacher", "--option", "LO=EDO", "--positions", "1", "--depths", "1", "--json",
+        "bench",
+        "teacher",
+        "--option",
+        "LO=EDO",
+        "--positions",
+        "1",
+        "--depths",
+        "1",
+        "--json",
     ]);
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
@@ -184,9 +268,19 @@ fn bench_measures_under_the_rule_set_of_its_flags() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("store");
     let (ok, _, err) = tengu(&[
-        "bench", "store", "--run", &p(&run), "--option", "OK=XYZ", "--shards", "1",
+        "bench",
+        "store",
+        "--run",
+        &p(&run),
+        "--option",
+        "OK=XYZ",
+        "--shards",
+        "1",
     ]);
-    assert!(!ok && err.contains("--option OK=XYZ") && err.contains("valid values"), "{err}");
+    assert!(
+        !ok && err.contains("--option OK=XYZ") && err.contains("valid values"),
+        "{err}"
+    );
     assert!(!run.exists());
 }
 
@@ -226,19 +320,30 @@ fn xboard_starts_its_engine_options_at_the_rule_set_of_its_flags() {
     assert!(ok, "{err}");
     assert!(out.contains("*tsa /// japanese-revival"), "{out}");
     assert!(
-        out.contains("feature option=\"Rule options -string LEGALITY=PSEUDO_LEGAL,REPETITION=STRICT\""),
+        out.contains(
+            "feature option=\"Rule options -string LEGALITY=PSEUDO_LEGAL,REPETITION=STRICT\""
+        ),
         "{out}"
     );
     // An option of one game only is accepted (it applies when that game is chosen); one
     // that applies to no game is refused before the engine starts.
     let (ok, out, err) = xboard(&["--option", "KIRIN_PHOENIX_MDD=CHU"]);
-    assert!(ok && out.contains("-string KIRIN_PHOENIX_MDD=CHU"), "{out}{err}");
+    assert!(
+        ok && out.contains("-string KIRIN_PHOENIX_MDD=CHU"),
+        "{out}{err}"
+    );
     // The qboard preset, for QBoard's Rules combo (docs/rules.md).
     let (ok, out, err) = xboard(&["--option", "preset=qboard"]);
-    assert!(ok && out.contains("japanese-revival /// *qboard"), "{out}{err}");
+    assert!(
+        ok && out.contains("japanese-revival /// *qboard"),
+        "{out}{err}"
+    );
     let (ok, out, err) = xboard(&["--option", "OK=XYZ"]);
     assert!(!ok && !out.contains("feature"), "{out}");
-    assert!(err.contains("applies to no game") && err.contains("--option OK=XYZ"), "{err}");
+    assert!(
+        err.contains("applies to no game") && err.contains("--option OK=XYZ"),
+        "{err}"
+    );
 }
 
 /// `tengu match` plays the shipped Dai Dai network under the `tsa` preset (it was trained
@@ -278,7 +383,11 @@ fn a_match_plays_a_checkpoint_under_another_rule_set_and_refuses_the_other_game(
         "{err}"
     );
     // The games are records of the tsa rule set.
-    let record = std::fs::read_dir(out.join("games")).unwrap().next().unwrap().unwrap();
+    let record = std::fs::read_dir(out.join("games"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
     let text = std::fs::read_to_string(record.path()).unwrap();
     assert!(text.contains("GE=TSA"), "{text}");
 
@@ -315,7 +424,13 @@ fn network_init_takes_a_network_of_another_rule_set_of_the_game() {
     .unwrap();
     let run = dir.path().join("sz");
     let (ok, _, err) = tengu(&[
-        "train", "--run", &p(&run), "--config", &p(&config), "--max-steps", "0",
+        "train",
+        "--run",
+        &p(&run),
+        "--config",
+        &p(&config),
+        "--max-steps",
+        "0",
     ]);
     assert!(ok, "{err}");
     let warnings: Vec<&str> = err.lines().filter(|l| l.contains("WARN")).collect();
@@ -325,13 +440,18 @@ fn network_init_takes_a_network_of_another_rule_set_of_the_game() {
             && warnings[0].contains("LION_DOG_PROMOTES_DD=NO (not DEFAULT)"),
         "{err}"
     );
-    let key = tengu_rules::RuleSet::preset("dai-dai", "sz").unwrap().canonical();
+    let key = tengu_rules::RuleSet::preset("dai-dai", "sz")
+        .unwrap()
+        .canonical();
     let variant = tengu_rules::Variant::by_key(&key).unwrap();
     let first = run.join("models/model-000000000.safetensors");
     let meta = tengu_model::checkpoint::read_meta(&first).unwrap();
     assert_eq!(meta.game, key);
-    let shipped = tengu_model::checkpoint::read_meta(&root.join("networks/dai-dai.safetensors")).unwrap();
+    let shipped =
+        tengu_model::checkpoint::read_meta(&root.join("networks/dai-dai.safetensors")).unwrap();
     assert_eq!(meta.config.planes, shipped.config.planes - 2);
-    assert!(tengu_model::checkpoint::OtherRules::of_file(&first, &key).unwrap().is_none());
+    assert!(tengu_model::checkpoint::OtherRules::of_file(&first, &key)
+        .unwrap()
+        .is_none());
     tengu_model::backend::check_planes(&first, &variant).unwrap();
 }

@@ -11,9 +11,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{p, tengu};
+use tengu_model::desc::HeadId;
 use tengu_run::records::{EloRecord, SuiteRecord};
 use tengu_trainer::records::{read_lines, LossRecord, Record};
-use tengu_model::desc::HeadId;
 
 /// The run kept in the repository as the compute ladder's baseline (a real run's files).
 fn baseline() -> std::path::PathBuf {

@@ -399,7 +399,11 @@ fn without_a_checkpoint_the_engine_plays_the_shipped_network() {
     let cache = tempfile::tempdir().unwrap();
     for (variant, game, expected) in [
         ("daidai", "dai-dai", "with shipped network dai-dai step"),
-        ("maka", "maka-dai-dai", "with shipped network maka-dai-dai step"),
+        (
+            "maka",
+            "maka-dai-dai",
+            "with shipped network maka-dai-dai step",
+        ),
     ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
             .args(["--log", "info", "xboard", "--movetime", "20000"])
@@ -424,11 +428,17 @@ fn without_a_checkpoint_the_engine_plays_the_shipped_network() {
         drop(stdin);
         let out = child.wait_with_output().unwrap();
         let log = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success() && log.contains(expected), "{variant}: {log}");
+        assert!(
+            out.status.success() && log.contains(expected),
+            "{variant}: {log}"
+        );
         let position = Position::initial(Variant::builtin(game).unwrap());
         referee_move(&position, reply.trim_start_matches("move "));
         // The shipped search settings, not the defaults: the network's visits, not --movetime.
-        assert!(log.contains("shipped network (networks/manifest.json)"), "{log}");
+        assert!(
+            log.contains("shipped network (networks/manifest.json)"),
+            "{log}"
+        );
     }
 }
 
@@ -467,9 +477,15 @@ fn as_an_engine_it_logs_only_warnings_unless_asked() {
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
     let quiet = play(&[]);
-    assert!(quiet.is_empty(), "stderr of an engine started without --log:\n{quiet}");
+    assert!(
+        quiet.is_empty(),
+        "stderr of an engine started without --log:\n{quiet}"
+    );
     let asked = play(&["--log", "info"]);
-    assert!(asked.contains("INFO") && asked.contains("shipped network"), "{asked}");
+    assert!(
+        asked.contains("INFO") && asked.contains("shipped network"),
+        "{asked}"
+    );
 }
 
 /// Under every preset of both games the engine plays with the network shipped for the game,
@@ -521,7 +537,10 @@ fn every_preset_of_both_games_plays_the_shipped_networks_search() {
                 .map(|l| l.split_whitespace().nth(3).unwrap().parse().unwrap())
                 .collect();
             assert!(!nodes.is_empty() && nodes.iter().all(|&n| n <= 6), "{what}");
-            let legs: String = lines.iter().filter_map(|l| l.strip_prefix("move ")).collect();
+            let legs: String = lines
+                .iter()
+                .filter_map(|l| l.strip_prefix("move "))
+                .collect();
             let variant = Variant::by_key(&key).unwrap();
             referee_move(&Position::initial(variant), &legs);
             let told: Vec<&String> = lines.iter().filter(|l| l.starts_with("tell")).collect();
@@ -532,7 +551,9 @@ fn every_preset_of_both_games_plays_the_shipped_networks_search() {
                 assert_eq!(told.len(), 1, "{what}");
                 let expected = format!("telluser tengu plays with shipped network {game} step");
                 assert!(told[0].starts_with(&expected), "{what}");
-                let differ = format!("trained under the rules {game} and plays under {key}; they differ in ");
+                let differ = format!(
+                    "trained under the rules {game} and plays under {key}; they differ in "
+                );
                 assert!(told[0].contains(&differ), "{what}");
                 // The log's one warning says the same.
                 assert_eq!(warned, 1, "{what}");

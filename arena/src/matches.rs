@@ -506,7 +506,7 @@ mod tests {
             index,
             a: "a".into(),
             b: "b".into(),
-            a_is_black: index % 2 == 0,
+            a_is_black: index.is_multiple_of(2),
             result,
             plies,
             termination,

@@ -335,7 +335,7 @@ mod tests {
             index,
             a: "on".into(),
             b: "off".into(),
-            a_is_black: index % 2 == 0,
+            a_is_black: index.is_multiple_of(2),
             result,
             plies: 600,
             termination: termination.parse().unwrap(),

@@ -151,8 +151,7 @@ impl OpeningFilter {
         failed[Test::Gap as usize] = !((v.score() - 0.5).abs() <= self.max_gap);
         failed[Test::Draw as usize] = !(v.draw <= self.max_draw);
         failed[Test::Err as usize] = !(v.err <= self.max_err);
-        failed[Test::Visits as usize] =
-            !n.own.as_ref().is_some_and(|o| o.visits >= self.min_visits);
+        failed[Test::Visits as usize] = n.own.as_ref().is_none_or(|o| o.visits < self.min_visits);
         failed
     }
 }

@@ -111,7 +111,7 @@ impl Clock {
         self.moves_made += 1;
         if let Control::Level { mps, base, inc } = self.control {
             let mut remaining = self.remaining.unwrap_or(base).saturating_sub(spent) + inc;
-            if mps > 0 && self.moves_made % mps == 0 {
+            if mps > 0 && self.moves_made.is_multiple_of(mps) {
                 remaining += base;
             }
             self.remaining = Some(remaining);
@@ -184,7 +184,7 @@ mod tests {
                 let spent = b + ms(2);
                 left = left.saturating_sub(spent) + ms(inc);
                 c.after_move(spent);
-                if mps > 0 && c.moves_made % mps == 0 {
+                if mps > 0 && c.moves_made.is_multiple_of(mps) {
                     left += ms(base);
                 }
                 assert!(left > Duration::ZERO, "lost on time: mps {mps} base {base}");

@@ -142,7 +142,8 @@ impl QboardCodes {
             if let Some(codes) = others.get(variant.id()) {
                 return Ok(codes);
             }
-            let codes: &'static QboardCodes = Box::leak(Box::new(QboardCodes::parse(variant, text)?));
+            let codes: &'static QboardCodes =
+                Box::leak(Box::new(QboardCodes::parse(variant, text)?));
             others.insert(variant.id().to_string(), codes);
             return Ok(codes);
         }

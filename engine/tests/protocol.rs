@@ -533,8 +533,7 @@ fn mcts_player_under_the_protocol() {
     // Thinking lines: depth (PV length), score, centiseconds, visits, PV.
     let last = out
         .lines()
-        .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
-        .last()
+        .rfind(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
         .expect("thinking output");
     let visits: u64 = last.split_whitespace().nth(3).unwrap().parse().unwrap();
     assert!(visits > 1, "{last}");
@@ -542,8 +541,7 @@ fn mcts_player_under_the_protocol() {
     let out = feed(&mut e, &["option Visits=16", "st 5", "force", "new", "go"]);
     let last = out
         .lines()
-        .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
-        .last()
+        .rfind(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
         .expect("thinking output");
     assert_eq!(last.split_whitespace().nth(3), Some("16"), "{out}");
 }
@@ -581,13 +579,25 @@ fn a_relayed_pass_with_a_square_number_is_a_pass() {
 #[test]
 fn a_move_legal_only_after_a_dropped_promotion_is_refused_with_the_cause() {
     let mut e = engine(30);
-    feed(&mut e, &["xboard", "protover 2", "new", "force", &format!("setboard {C1}")]);
+    feed(
+        &mut e,
+        &[
+            "xboard",
+            "protover 2",
+            "new",
+            "force",
+            &format!("setboard {C1}"),
+        ],
+    );
     // The Lion's double move with a promotion choice, relayed as QBoard does: no mark.
     let relayed = "j10j11,j11j12";
     let out = feed(&mut e, &[&format!("usermove {relayed}")]);
     assert!(out.is_empty(), "{out}");
     let read = e.game().moves().last().unwrap();
-    assert!(read.promotion_optional() && !read.promotes(), "read as {read:?}");
+    assert!(
+        read.promotion_optional() && !read.promotes(),
+        "read as {read:?}"
+    );
     // White answers with its first legal move.
     let white = move_text(e.game().position().legal_move_list()[0], 19);
     let out = feed(&mut e, &[&format!("usermove {white}")]);
@@ -595,9 +605,13 @@ fn a_move_legal_only_after_a_dropped_promotion_is_refused_with_the_cause() {
 
     // The mover's view: the Lion promoted (a Furious Fiend, with the lion dog's 3-step moves).
     let mut theirs = Game::new(Position::parse(C1).unwrap());
-    theirs.play(parse_move(theirs.position(), &format!("{relayed}+")).unwrap()).unwrap();
+    theirs
+        .play(parse_move(theirs.position(), &format!("{relayed}+")).unwrap())
+        .unwrap();
     assert!(theirs.moves().last().unwrap().promotes());
-    theirs.play(parse_move(theirs.position(), &white).unwrap()).unwrap();
+    theirs
+        .play(parse_move(theirs.position(), &white).unwrap())
+        .unwrap();
     let to = read.to();
     let only_promoted = theirs
         .position()
@@ -613,7 +627,10 @@ fn a_move_legal_only_after_a_dropped_promotion_is_refused_with_the_cause() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 2, "{out}");
     let refusal = lines[0];
-    assert!(refusal.starts_with("Illegal move (") && refusal.ends_with(&format!("): {only_promoted}")), "{refusal}");
+    assert!(
+        refusal.starts_with("Illegal move (") && refusal.ends_with(&format!("): {only_promoted}")),
+        "{refusal}"
+    );
     assert!(
         refusal.contains(&format!("the multi-step move {relayed} at ply 1 promoted"))
             && refusal.contains("QBoard passes multi-step moves on without their promotion mark"),
@@ -626,9 +643,19 @@ fn a_move_legal_only_after_a_dropped_promotion_is_refused_with_the_cause() {
 
     // A move illegal in both views keeps its plain reason.
     let out = feed(&mut e, &["usermove a1a2"]);
-    assert!(out.starts_with("Illegal move (") && !out.contains("QBoard"), "{out}");
+    assert!(
+        out.starts_with("Illegal move (") && !out.contains("QBoard"),
+        "{out}"
+    );
     // And with the mark, the promoting double move is read as the GUI shows it: no split.
-    feed(&mut e, &[&format!("setboard {C1}"), &format!("usermove {relayed}+"), &format!("usermove {white}")]);
+    feed(
+        &mut e,
+        &[
+            &format!("setboard {C1}"),
+            &format!("usermove {relayed}+"),
+            &format!("usermove {white}"),
+        ],
+    );
     let out = feed(&mut e, &[&format!("usermove {only_promoted}")]);
     assert!(!out.contains("Illegal"), "{out}");
 }
@@ -661,7 +688,10 @@ const QBOARD_MAKA_GAME: &str = concat!(
 #[test]
 fn a_move_legal_only_without_the_promotion_the_mover_made_is_refused_with_the_cause() {
     let mut e = engine(30);
-    feed(&mut e, &["xboard", "protover 2", "new", "variant maka", "force"]);
+    feed(
+        &mut e,
+        &["xboard", "protover 2", "new", "variant maka", "force"],
+    );
     for m in QBOARD_MAKA_GAME.split(' ') {
         let out = feed(&mut e, &[&format!("usermove {m}")]);
         assert!(out.is_empty(), "{m}: {out}");
@@ -669,7 +699,10 @@ fn a_move_legal_only_without_the_promotion_the_mover_made_is_refused_with_the_ca
     // This engine's own promoting triple move reaches the other engine without its mark.
     let promoted = e.game().moves().nth(9).unwrap();
     assert!(promoted.promotes());
-    assert_eq!(tengu_engine::relay::as_relayed(promoted, 19), "m8n7,n7o6,o6p5");
+    assert_eq!(
+        tengu_engine::relay::as_relayed(promoted, 19),
+        "m8n7,n7o6,o6p5"
+    );
     let before = e.game().len();
     let out = feed(&mut e, &["usermove p5g5"]);
     assert!(
@@ -692,19 +725,44 @@ fn rule_set_engine_options_start_a_game_under_the_set_and_refuse_what_does_not_a
         out.contains("feature option=\"Rules -combo *default /// sz /// ssz /// srz /// tsa /// japanese-revival /// qboard\""),
         "{out}"
     );
-    assert!(out.contains("feature option=\"Rule options -string \""), "{out}");
+    assert!(
+        out.contains("feature option=\"Rule options -string \""),
+        "{out}"
+    );
     // A preset, then the other game: the preset applies to it too.
-    feed(&mut e, &["new", "option Rules=japanese-revival", "variant maka"]);
+    feed(
+        &mut e,
+        &["new", "option Rules=japanese-revival", "variant maka"],
+    );
     let key = "maka-dai-dai:CONTAGION_MDD=PROMOTED_ONLY,KIRIN_PHOENIX_MDD=CHU,FBR=SRZ,BB=JAPANESE_REVIVAL";
     assert_eq!(e.game().position().variant().id(), key);
     // Single options on top; an option of the other game is refused and changes nothing.
     feed(&mut e, &["option Rule options=LEGALITY=PSEUDO_LEGAL"]);
-    assert!(e.game().position().variant().id().contains("LEGALITY=PSEUDO_LEGAL"));
-    let out = feed(&mut e, &["option Rule options=PROMOTION_DD=OPTIONAL_UNLESS_PROMOTED_VICTIM"]);
-    assert!(out.contains("tellusererror rule set refused") && out.contains("PROMOTION_DD"), "{out}");
-    assert!(e.game().position().variant().id().contains("LEGALITY=PSEUDO_LEGAL"));
+    assert!(e
+        .game()
+        .position()
+        .variant()
+        .id()
+        .contains("LEGALITY=PSEUDO_LEGAL"));
+    let out = feed(
+        &mut e,
+        &["option Rule options=PROMOTION_DD=OPTIONAL_UNLESS_PROMOTED_VICTIM"],
+    );
+    assert!(
+        out.contains("tellusererror rule set refused") && out.contains("PROMOTION_DD"),
+        "{out}"
+    );
+    assert!(e
+        .game()
+        .position()
+        .variant()
+        .id()
+        .contains("LEGALITY=PSEUDO_LEGAL"));
     let out = feed(&mut e, &["option Rules=hachu"]);
-    assert!(out.contains("tellusererror") && out.contains("japanese-revival"), "{out}");
+    assert!(
+        out.contains("tellusererror") && out.contains("japanese-revival"),
+        "{out}"
+    );
     // Back to the defaults.
     feed(&mut e, &["option Rules=default", "option Rule options="]);
     assert_eq!(e.game().position().variant().id(), "maka-dai-dai");
@@ -764,7 +822,11 @@ fn strict_repetition_refuses_a_relayed_move_back_to_an_earlier_position() {
         let out = feed(&mut e, &[&lines[0], &lines[1], &lines[2]]);
         assert!(!out.contains("Illegal"), "{out}");
         let out = feed(&mut e, &[&lines[3]]);
-        assert_eq!(out.contains("Illegal move (it recreates an earlier position"), strict, "{out}");
+        assert_eq!(
+            out.contains("Illegal move (it recreates an earlier position"),
+            strict,
+            "{out}"
+        );
         assert_eq!(e.game().len(), if strict { 3 } else { 4 });
     }
 }
@@ -786,15 +848,24 @@ fn the_starting_rule_set_of_the_settings_is_the_first_games_and_the_options_defa
     };
     let mut e = start("tsa", "LEGALITY=PSEUDO_LEGAL");
     let key = e.game().position().variant().id().to_string();
-    assert!(key.starts_with("dai-dai:LEGALITY=PSEUDO_LEGAL") && key.contains("GE=TSA"), "{key}");
+    assert!(
+        key.starts_with("dai-dai:LEGALITY=PSEUDO_LEGAL") && key.contains("GE=TSA"),
+        "{key}"
+    );
     feed(&mut e, &["xboard", "protover 2", "new", "variant maka"]);
     let key = e.game().position().variant().id().to_string();
-    assert!(key.starts_with("maka-dai-dai:LEGALITY=PSEUDO_LEGAL") && key.contains("TK=TSA"), "{key}");
+    assert!(
+        key.starts_with("maka-dai-dai:LEGALITY=PSEUDO_LEGAL") && key.contains("TK=TSA"),
+        "{key}"
+    );
     // A set of the other game: Dai Dai under its defaults until that game is chosen.
     let mut e = start("default", "KIRIN_PHOENIX_MDD=CHU");
     assert_eq!(e.game().position().variant().id(), "dai-dai");
     feed(&mut e, &["xboard", "protover 2", "new", "variant maka"]);
-    assert_eq!(e.game().position().variant().id(), "maka-dai-dai:KIRIN_PHOENIX_MDD=CHU");
+    assert_eq!(
+        e.game().position().variant().id(),
+        "maka-dai-dai:KIRIN_PHOENIX_MDD=CHU"
+    );
 }
 
 /// What the factory says about a player (a network trained under other rules of the game, a
@@ -826,12 +897,18 @@ fn notices_about_the_player_are_told_once_when_a_game_is_chosen() {
     assert_eq!(told, ["telluser a notice for maka-dai-dai"], "{out}");
     assert_eq!(*built.lock().unwrap(), ["maka-dai-dai"]);
     let out = feed(&mut e, &["new", "variant maka", "go"]);
-    assert!(!out.contains("telluser") && engine_move(&out).is_some(), "{out}");
+    assert!(
+        !out.contains("telluser") && engine_move(&out).is_some(),
+        "{out}"
+    );
     let out = feed(&mut e, &["new", "variant daidai"]);
     let told: Vec<&str> = out.lines().filter(|l| l.starts_with("tell")).collect();
     assert_eq!(told, ["telluser a notice for dai-dai"], "{out}");
     let out = feed(&mut e, &["variant maka", "variant daidai", "go"]);
-    assert!(!out.contains("telluser") && engine_move(&out).is_some(), "{out}");
+    assert!(
+        !out.contains("telluser") && engine_move(&out).is_some(),
+        "{out}"
+    );
 
     // A factory that fails: the game is played with alpha-beta, and the user is told why
     // (here, with no game chosen, when the engine first thinks).

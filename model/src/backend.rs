@@ -224,7 +224,10 @@ impl Backend {
                             std::process::id(),
                             stored.step
                         ));
-                        let as_playing = CheckpointMeta { game: variant.id().into(), ..meta.clone() };
+                        let as_playing = CheckpointMeta {
+                            game: variant.id().into(),
+                            ..meta.clone()
+                        };
                         checkpoint::save(&mapped, &as_playing, &tmp)?;
                         let loaded = TchNet::load(&tmp, variant.id(), device);
                         let _ = std::fs::remove_file(&tmp);
@@ -279,11 +282,12 @@ impl Backend {
             }
             None => {
                 let net = config.init(&burn::tensor::Device::default());
-                CpuTrainer::new(variant, &net, config, learning_rate, weight_decay as f32)
-                    .map_err(|e| CheckpointError::Weights {
+                CpuTrainer::new(variant, &net, config, learning_rate, weight_decay as f32).map_err(
+                    |e| CheckpointError::Weights {
                         path: "(new network)".into(),
                         problem: e.to_string(),
-                    })?
+                    },
+                )?
             }
         };
         Ok(Box::new(trainer))

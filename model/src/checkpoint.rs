@@ -238,7 +238,7 @@ pub fn write_safetensors(
     }
     let mut json = serde_json::to_vec(&serde_json::Value::Object(header))
         .expect("JSON of strings and numbers");
-    while json.len() % 8 != 0 {
+    while !json.len().is_multiple_of(8) {
         json.push(b' ');
     }
     let mut bytes = Vec::with_capacity(8 + json.len() + offset);

@@ -362,7 +362,17 @@ fn encode_batch(
     device: Device,
     host_planes: Option<&Tensor>,
     device_rows: usize,
-) -> Result<(Tensor, Tensor, Tensor, Tensor, Vec<usize>, std::time::Instant), EvalError> {
+) -> Result<
+    (
+        Tensor,
+        Tensor,
+        Tensor,
+        Tensor,
+        Vec<usize>,
+        std::time::Instant,
+    ),
+    EvalError,
+> {
     let n = encoder.size() as i64;
     let b = batch.len() as i64;
     let device_rows = device_rows.max(batch.len());

@@ -240,4 +240,3 @@ fn bf16_evaluation_stays_close_to_f32() {
     eprintln!("bf16 vs f32 on CUDA: max |difference| {diff:.2e}");
     assert!(diff < 0.05, "{diff}");
 }
-

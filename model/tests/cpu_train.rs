@@ -179,9 +179,9 @@ fn one_step_matches_burn_losses_gradients_and_weights() {
     let (burn_losses, burn_grads) = burn.gradients(&batch).unwrap();
     let burn_grads = named(&CpuTrainer::new(&variant, &burn_grads, &config, lr, 0.0).unwrap());
     let (losses, grads) = ours.gradients(&batch).unwrap();
-    let heads = tengu_model::desc::HEADS.iter().map(|h| {
-        (h.loss_name, losses.of_head(h.id), burn_losses.of_head(h.id))
-    });
+    let heads = tengu_model::desc::HEADS
+        .iter()
+        .map(|h| (h.loss_name, losses.of_head(h.id), burn_losses.of_head(h.id)));
     for (what, a, b) in [("policy", losses.policy, burn_losses.policy)]
         .into_iter()
         .chain(heads)
@@ -470,7 +470,10 @@ fn a_checkpoint_and_optimizer_state_from_before_the_judge_load_with_a_zero_corre
     std::fs::write(&broken_state, without("value_fc2")).unwrap();
     let (before, after) = (dir.join("before.bin"), dir.join("after.bin"));
     resumed.save_optimizer(&before).unwrap();
-    let e = resumed.load_optimizer(&broken_state).unwrap_err().to_string();
+    let e = resumed
+        .load_optimizer(&broken_state)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("value_fc2"), "{e}");
     resumed.save_optimizer(&after).unwrap();
     assert_eq!(

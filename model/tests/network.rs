@@ -4,8 +4,8 @@ use burn::module::Module;
 use burn::tensor::Device;
 use tengu_model::burn_eval::{BurnEvaluator, BurnTrainer};
 use tengu_model::checkpoint::{self, CheckpointError, CheckpointMeta};
-use tengu_model::desc::NetConfig;
 use tengu_model::desc::HeadId;
+use tengu_model::desc::NetConfig;
 use tengu_model::net::Net;
 use tengu_model::{Encoder, EvalInput, Evaluator, ENCODER_VERSION};
 use tengu_rules::{Move, Position, Variant};
@@ -179,8 +179,14 @@ fn ownership_head_learns_and_held_out_losses_match_a_step() {
     for (a, b) in [
         (before.policy, first.policy),
         (before.of_head(HeadId::Value), first.of_head(HeadId::Value)),
-        (before.of_head(HeadId::Ownership), first.of_head(HeadId::Ownership)),
-        (before.of_head(HeadId::Material), first.of_head(HeadId::Material)),
+        (
+            before.of_head(HeadId::Ownership),
+            first.of_head(HeadId::Ownership),
+        ),
+        (
+            before.of_head(HeadId::Material),
+            first.of_head(HeadId::Material),
+        ),
     ] {
         assert!((a - b).abs() < 1e-4, "{a} vs {b}");
     }

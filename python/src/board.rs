@@ -205,7 +205,10 @@ impl Board {
     /// them sorted).
     fn legal_moves(&self) -> Vec<String> {
         let pos = self.position();
-        pos.legal_move_list().into_iter().map(|m| pos.move_text(m)).collect()
+        pos.legal_move_list()
+            .into_iter()
+            .map(|m| pos.move_text(m))
+            .collect()
     }
 
     /// Whether `text` is a legal move here (false for text that does not parse).
@@ -228,7 +231,9 @@ impl Board {
     fn pop(&mut self) -> PyResult<String> {
         let moves: Vec<Move> = self.game.moves().collect();
         let Some((&last, before)) = moves.split_last() else {
-            return Err(PyIndexError::new_err("pop from a board with no moves played"));
+            return Err(PyIndexError::new_err(
+                "pop from a board with no moves played",
+            ));
         };
         let mut game = Game::new(self.game.start().clone());
         for &m in before {
@@ -328,7 +333,9 @@ impl Board {
     fn xboard_text(&self, text: &str) -> PyResult<String> {
         let m = self.parse_move(text)?;
         if !self.position().is_legal(m) {
-            return Err(MoveError::new_err(format!("move {text:?} is not legal here")));
+            return Err(MoveError::new_err(format!(
+                "move {text:?} is not legal here"
+            )));
         }
         Ok(tengu_engine::notation::move_text(m, self.position().size()))
     }

@@ -93,10 +93,15 @@ impl Encoder {
 
     /// The planes of `board` as native-endian float32 bytes of shape `[P, N, N]` (the
     /// Python wrapper makes them a numpy array).
-    fn encode_bytes<'py>(&self, py: Python<'py>, board: &Board) -> PyResult<Bound<'py, PyByteArray>> {
+    fn encode_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        board: &Board,
+    ) -> PyResult<Bound<'py, PyByteArray>> {
         self.check_game(board)?;
         let mut out = vec![0.0f32; self.encoder.len()];
-        self.encoder.encode(board.position(), board.repetitions(), &mut out);
+        self.encoder
+            .encode(board.position(), board.repetitions(), &mut out);
         Ok(f32_bytes(py, &out))
     }
 

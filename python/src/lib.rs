@@ -22,15 +22,60 @@ mod run;
 mod svg;
 mod window;
 
-pyo3::create_exception!(_tengu, TenguError, pyo3::exceptions::PyException, "Base class of tengu's errors.");
-pyo3::create_exception!(_tengu, PositionError, TenguError, "A position text or QBoard FEN that cannot be parsed, or an unknown game.");
-pyo3::create_exception!(_tengu, MoveError, TenguError, "A move that cannot be parsed or is not legal in the position.");
-pyo3::create_exception!(_tengu, RecordError, TenguError, "A game record (RULES.md section 12.4) that cannot be read.");
-pyo3::create_exception!(_tengu, ShardError, TenguError, "A replay shard that cannot be read (missing, corrupt, another game).");
-pyo3::create_exception!(_tengu, ShardVersionError, ShardError, "A replay shard of another format version.");
-pyo3::create_exception!(_tengu, RunConfigError, TenguError, "A run without a config, or a config that cannot be used.");
-pyo3::create_exception!(_tengu, CheckpointError, TenguError, "A checkpoint that cannot be used (another game, encoder or network).");
-pyo3::create_exception!(_tengu, StoreError, TenguError, "A run location that cannot be read or written, or a lease held by another trainer.");
+pyo3::create_exception!(
+    _tengu,
+    TenguError,
+    pyo3::exceptions::PyException,
+    "Base class of tengu's errors."
+);
+pyo3::create_exception!(
+    _tengu,
+    PositionError,
+    TenguError,
+    "A position text or QBoard FEN that cannot be parsed, or an unknown game."
+);
+pyo3::create_exception!(
+    _tengu,
+    MoveError,
+    TenguError,
+    "A move that cannot be parsed or is not legal in the position."
+);
+pyo3::create_exception!(
+    _tengu,
+    RecordError,
+    TenguError,
+    "A game record (RULES.md section 12.4) that cannot be read."
+);
+pyo3::create_exception!(
+    _tengu,
+    ShardError,
+    TenguError,
+    "A replay shard that cannot be read (missing, corrupt, another game)."
+);
+pyo3::create_exception!(
+    _tengu,
+    ShardVersionError,
+    ShardError,
+    "A replay shard of another format version."
+);
+pyo3::create_exception!(
+    _tengu,
+    RunConfigError,
+    TenguError,
+    "A run without a config, or a config that cannot be used."
+);
+pyo3::create_exception!(
+    _tengu,
+    CheckpointError,
+    TenguError,
+    "A checkpoint that cannot be used (another game, encoder or network)."
+);
+pyo3::create_exception!(
+    _tengu,
+    StoreError,
+    TenguError,
+    "A run location that cannot be read or written, or a lease held by another trainer."
+);
 
 #[pymodule]
 fn _tengu(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -89,13 +134,15 @@ pub(crate) fn variant_of(game: &str) -> PyResult<std::sync::Arc<tengu_rules::Var
 /// views without a copy (writable, so `torch.from_numpy` takes it too).
 pub(crate) fn f32_bytes<'py>(py: Python<'py>, v: &[f32]) -> Bound<'py, pyo3::types::PyByteArray> {
     // SAFETY: f32 has no padding and any byte pattern is a valid u8.
-    let bytes = unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) };
+    let bytes =
+        unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) };
     pyo3::types::PyByteArray::new(py, bytes)
 }
 
 /// An i64 vector as a Python `bytearray` (native byte order).
 pub(crate) fn i64_bytes<'py>(py: Python<'py>, v: &[i64]) -> Bound<'py, pyo3::types::PyByteArray> {
     // SAFETY: i64 has no padding and any byte pattern is a valid u8.
-    let bytes = unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) };
+    let bytes =
+        unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) };
     pyo3::types::PyByteArray::new(py, bytes)
 }

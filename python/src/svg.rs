@@ -32,7 +32,10 @@ pub fn board_svg(pos: &Position, last: Option<(Square, Square)>) -> String {
         s,
         r##"<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif">"##
     );
-    let _ = write!(s, r##"<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>"##);
+    let _ = write!(
+        s,
+        r##"<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>"##
+    );
     let _ = write!(
         s,
         r##"<rect x="{MARGIN}" y="{MARGIN}" width="{side}" height="{side}" fill="#f2d7a0" stroke="#000000"/>"##
@@ -74,7 +77,9 @@ pub fn board_svg(pos: &Position, last: Option<(Square, Square)>) -> String {
     }
     let variant = pos.variant();
     for sq in Square::all(n) {
-        let Some(piece) = pos.piece_at(sq) else { continue };
+        let Some(piece) = pos.piece_at(sq) else {
+            continue;
+        };
         let token = escape(&notation::piece_token(variant, piece));
         let cx = MARGIN + sq.col() * CELL + CELL / 2;
         let cy = MARGIN + sq.row() * CELL + CELL / 2;

@@ -222,13 +222,10 @@ impl RunWindow {
             for _ in 0..100 {
                 let results = decode_parallel(&picks, self.threads, |&k| decode_at(&parts, k))?;
                 for (k, r) in picks.iter().zip(results) {
-                    match r {
-                        Ok(d) => {
-                            out.push(d);
-                            ids.push(*k as i64);
-                        }
-                        // As the Rust trainer, which logs and skips such a row.
-                        Err(_) => {}
+                    // A row that fails is skipped, as the Rust trainer does (it logs it).
+                    if let Ok(d) = r {
+                        out.push(d);
+                        ids.push(*k as i64);
                     }
                 }
                 if out.len() == batch_size {
@@ -339,6 +336,7 @@ impl RunWindow {
     /// `{name: (bytearray, "float32", shape)}`, names and layouts those of a checkpoint. For
     /// checking that a state the PyTorch trainer wrote resumes as torch would go on.
     #[pyo3(signature = (checkpoint, rows, learning_rate, weight_decay, optimizer_state=None, weights=None))]
+    #[allow(clippy::too_many_arguments)] // the Python method's keyword arguments
     fn cpu_step<'py>(
         &self,
         py: Python<'py>,

@@ -146,7 +146,16 @@ pub fn parse_betza(text: &str) -> Result<Movement, BetzaError> {
                 if !prefix.is_empty() || limit.is_some() {
                     return Err(BetzaError::KnightModified { prefix, digits });
                 }
-                for (f, l) in [(2, 1), (2, -1), (1, 2), (1, -2), (-1, 2), (-1, -2), (-2, 1), (-2, -1)] {
+                for (f, l) in [
+                    (2, 1),
+                    (2, -1),
+                    (1, 2),
+                    (1, -2),
+                    (-1, 2),
+                    (-1, -2),
+                    (-2, 1),
+                    (-2, -1),
+                ] {
                     if !out.jumps.contains(&(f, l)) {
                         out.jumps.push((f, l));
                     }
@@ -262,11 +271,26 @@ mod tests {
 
     #[test]
     fn reads_the_table_strings() {
-        assert_eq!(parse_betza("BsRvR5").unwrap().ranges, [5, I, I, I, 5, I, I, I]);
-        assert_eq!(parse_betza("fRflBbrBbW").unwrap().ranges, [I, 0, 0, I, 1, 0, 0, I]);
-        assert_eq!(parse_betza("Q2fQ").unwrap().ranges, [I, I, 2, 2, 2, 2, 2, I]);
-        assert_eq!(parse_betza("fsQbQ2").unwrap().ranges, [I, I, I, 2, 2, 2, I, I]);
-        assert_eq!(parse_betza("fQsR2bK").unwrap().ranges, [I, I, 2, 1, 1, 1, 2, I]);
+        assert_eq!(
+            parse_betza("BsRvR5").unwrap().ranges,
+            [5, I, I, I, 5, I, I, I]
+        );
+        assert_eq!(
+            parse_betza("fRflBbrBbW").unwrap().ranges,
+            [I, 0, 0, I, 1, 0, 0, I]
+        );
+        assert_eq!(
+            parse_betza("Q2fQ").unwrap().ranges,
+            [I, I, 2, 2, 2, 2, 2, I]
+        );
+        assert_eq!(
+            parse_betza("fsQbQ2").unwrap().ranges,
+            [I, I, I, 2, 2, 2, I, I]
+        );
+        assert_eq!(
+            parse_betza("fQsR2bK").unwrap().ranges,
+            [I, I, 2, 1, 1, 1, 2, I]
+        );
         let po = parse_betza("sWfDbA").unwrap();
         assert_eq!(po.ranges, [0, 0, 1, 0, 0, 0, 1, 0]);
         assert_eq!(po.jumps, vec![(2, 0), (-2, 2), (-2, -2)]);

@@ -447,7 +447,7 @@ impl VariantSpec {
             let hook = parse_choice(
                 &ctx,
                 &at("hook"),
-                &p.hook.as_ref().map(|h| h.clone()),
+                &p.hook.clone(),
                 None,
                 &[
                     ("orthogonal", Some(HookKind::Orthogonal)),

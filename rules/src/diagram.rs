@@ -39,7 +39,13 @@ fn grid(pos: &Position, token: impl Fn(crate::Piece) -> String) -> String {
     let cells: Vec<Option<String>> = (0..size * size)
         .map(|i| pos.piece_at(Square::new(i % size, i / size)).map(&token))
         .collect();
-    let width = 1 + cells.iter().flatten().map(String::len).max().unwrap_or(1).max(2);
+    let width = 1 + cells
+        .iter()
+        .flatten()
+        .map(String::len)
+        .max()
+        .unwrap_or(1)
+        .max(2);
     let mut out = String::new();
     let _ = write!(out, "    ");
     for col in 0..size {
@@ -90,8 +96,14 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         // A header, 17 ranks, the side to move, the position text.
         assert_eq!(lines.len(), 17 + 3, "{text}");
-        assert!(lines[1].starts_with("  a ") && lines[17].starts_with("  q "), "{text}");
-        assert!(lines.iter().skip(1).take(17).all(|l| l.len() == 4 + 17 * 4), "{text}");
+        assert!(
+            lines[1].starts_with("  a ") && lines[17].starts_with("  q "),
+            "{text}"
+        );
+        assert!(
+            lines.iter().skip(1).take(17).all(|l| l.len() == 4 + 17 * 4),
+            "{text}"
+        );
         assert_eq!(lines[18], "Black to move");
         assert_eq!(lines[19], pos.to_string());
     }
@@ -139,9 +151,16 @@ mod tests {
         // The Blue Dragon: BDR in position text (and its diagram), BD in moves and on this
         // board (whose last line is still the position text).
         let pos = Position::initial(Variant::dai_dai());
-        let board = |text: String| -> String { text.lines().take(18).collect::<Vec<_>>().join("\n") };
+        let board =
+            |text: String| -> String { text.lines().take(18).collect::<Vec<_>>().join("\n") };
         let (plain, hodges) = (board(diagram(&pos)), board(hodges_diagram(&pos)));
-        assert!(plain.contains(" BDR") && !hodges.contains("BDR"), "{hodges}");
-        assert!(hodges.contains(" BD ") && hodges.contains(" vBD"), "{hodges}");
+        assert!(
+            plain.contains(" BDR") && !hodges.contains("BDR"),
+            "{hodges}"
+        );
+        assert!(
+            hodges.contains(" BD ") && hodges.contains(" vBD"),
+            "{hodges}"
+        );
     }
 }

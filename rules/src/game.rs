@@ -304,7 +304,7 @@ impl Game {
         let mover_at = |i: usize| -> Color {
             // plies[k] was made by the side to move at ply k from the start.
             let start_side = self.start.side_to_move();
-            if (first + i) % 2 == 0 {
+            if (first + i).is_multiple_of(2) {
                 start_side
             } else {
                 start_side.opposite()

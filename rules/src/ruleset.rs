@@ -174,7 +174,8 @@ const fn piece(
     }
 }
 
-const UNDEFINED: &str = "RULES.md's table describes this reading only loosely; tengu does not guess it";
+const UNDEFINED: &str =
+    "RULES.md's table describes this reading only loosely; tengu does not guess it";
 const HOPPING: &str = "a slide that hops over pieces is a move primitive tengu does not implement (RULES.md §2 defines none)";
 
 /// The rule-level options of RULES.md §8.1.
@@ -555,108 +556,213 @@ pub static DD_PIECE_OPTIONS: &[OptionSpec] = &[
 
 /// The piece options of Maka Dai Dai Shogi (RULES.md §8.3).
 pub static MDD_PIECE_OPTIONS: &[OptionSpec] = &[
-    piece(MDD, "DV", "Deva", &[
-        default(&["SSZ"], "fFbrFlW"),
-        plain(&["SZ"], "fFblFlW"),
-        plain(&["SRZ"], "WlF"),
-    ]),
-    piece(MDD, "DS", "Dark Spirit", &[
-        default(&["SSZ"], "fFblFrW"),
-        plain(&["SZ"], "fFbrFrW"),
-        plain(&["SRZ"], "WrF"),
-    ]),
-    piece(MDD, "TK", "Teaching King", &[
-        default(&["SZ", "SSZ"], "Queen + Lion Dog"),
-        plain(&["TSA"], "Q"),
-        refused(&["WESTERN"], "Lion + Vice-General-like powers", UNDEFINED),
-    ]),
-    piece(MDD, "LD", "Lion Dog", &[
-        default(&[], "lion-dog power"),
-        plain(&["TSA"], "Q3"),
-    ]),
-    piece(MDD, "FF", "Furious Fiend", &[
-        default(&["SZ", "SSZ"], "Lion + Lion Dog"),
-        ValueSpec { names: &["TSA", "JAPANESE_WIKIPEDIA"], text: "Lion + Q3", effect: Effect::Movement { plain: "Q3", lion: true, diagonal_hook: false } },
-    ]),
-    piece(MDD, "FDR", "Free Dragon", &[
-        default(&["JAPANESE_WIKIPEDIA", "HACHU"], "RbB"),
-        plain(&["SZ", "SSZ", "TSA"], "fQbK"),
-        plain(&["SRZ"], "fsRbK"),
-    ]),
-    piece(MDD, "FW", "Free Wolf", &[
-        default(&["JAPANESE_WIKIPEDIA", "HACHU"], "fBfsR"),
-        plain(&["SZ", "TSA"], "BvRsR5"),
-        plain(&["SSZ"], "sR5"),
-        plain(&["SRZ"], "fBsbR"),
-    ]),
-    piece(MDD, "FBR", "Free Bear", &[
-        default(&["SZ", "SSZ", "TSA"], "BsRfA"),
-        plain(&["SRZ", "JAPANESE_REVIVAL"], "BsR"),
-        refused(&["HOPPING"], "the jump read as hopping over up to 2 pieces along the diagonal", HOPPING),
-    ]),
-    piece(MDD, "FBO", "Free Boar", &[
-        default(&["SZ", "SSZ"], "BsR"),
-        plain(&["SRZ"], "fQ"),
-    ]),
-    piece(MDD, "BB", "Blind Bear", &[
-        default(&["SZ", "SSZ"], "FbR"),
-        plain(&["SRZ"], "K"),
-        plain(&["JAPANESE_REVIVAL"], "FsW"),
-    ]),
-    piece(MDD, "CO", "Coiled Serpent", &[
-        default(&["SZ", "SSZ"], "vWbF"),
-        plain(&["SRZ"], "fWbF"),
-    ]),
-    piece(MDD, "RD", "Reclining Dragon", &[
-        default(&["SZ", "SSZ"], "WbF"),
-        plain(&["SRZ"], "FfW"),
-    ]),
-    piece(MDD, "CC", "Chinese Cock", &[
-        default(&["SZ", "SSZ"], "sbWfF"),
-        plain(&["SRZ"], "FbW"),
-    ]),
-    piece(MDD, "OM", "Old Monkey", &[
-        default(&["SZ", "SSZ"], "FbW"),
-        plain(&["SRZ"], "FfW"),
-    ]),
-    piece(MDD, "WS", "Wizard Stork", &[
-        default(&["SZ", "SSZ"], "BfRbW"),
-        plain(&["SRZ"], "B"),
-        plain(&["EDO_JAPANESE_WIKIPEDIA"], "fBsbR"),
-    ]),
-    piece(MDD, "MW", "Mountain Witch", &[
-        default(&["SZ", "SSZ"], "BbRfW"),
-        plain(&["SRZ"], "B"),
-    ]),
-    piece(MDD, "WR", "Wrestler", &[
-        default(&["SZ", "SSZ"], "B3sW"),
-        plain(&["SRZ"], "B3W"),
-    ]),
-    piece(MDD, "BDV", "Buddhist Devil", &[
-        default(&[], "fB3sbW"),
-        plain(&["JAPANESE_WIKIPEDIA"], "fB3"),
-    ]),
-    piece(MDD, "SD", "She-Devil", &[
-        default(&["SZ", "SSZ"], "R5B2"),
-        plain(&["SRZ"], "B2"),
-    ]),
-    piece(MDD, "DN", "Donkey", &[
-        default(&["SZ", "SSZ"], "WvD"),
-        plain(&["TSA", "HACHU"], "sWvD"),
-        refused(&["SRZ"], "vD + Violent-Ox-like single steps", UNDEFINED),
-    ]),
-    piece(MDD, "CA", "Capricorn", &[
-        default(&["ONE_CAPTURE"], "BmasB"),
-        ValueSpec { names: &["TWO_CAPTURES"], text: "may capture at the turning square and continue", effect: Effect::TwoCaptureHook },
-    ]),
-    piece(MDD, "HM", "Hook Mover", &[
-        default(&["ONE_CAPTURE"], "RmasR"),
-        ValueSpec { names: &["TWO_CAPTURES"], text: "may capture at the turning square and continue", effect: Effect::TwoCaptureHook },
-    ]),
-    piece(MDD, "SF", "Side Flier", &[
-        default(&["SZ", "SSZ"], "sRF"),
-        plain(&["SRZ"], "sRfF"),
-    ]),
+    piece(
+        MDD,
+        "DV",
+        "Deva",
+        &[
+            default(&["SSZ"], "fFbrFlW"),
+            plain(&["SZ"], "fFblFlW"),
+            plain(&["SRZ"], "WlF"),
+        ],
+    ),
+    piece(
+        MDD,
+        "DS",
+        "Dark Spirit",
+        &[
+            default(&["SSZ"], "fFblFrW"),
+            plain(&["SZ"], "fFbrFrW"),
+            plain(&["SRZ"], "WrF"),
+        ],
+    ),
+    piece(
+        MDD,
+        "TK",
+        "Teaching King",
+        &[
+            default(&["SZ", "SSZ"], "Queen + Lion Dog"),
+            plain(&["TSA"], "Q"),
+            refused(&["WESTERN"], "Lion + Vice-General-like powers", UNDEFINED),
+        ],
+    ),
+    piece(
+        MDD,
+        "LD",
+        "Lion Dog",
+        &[default(&[], "lion-dog power"), plain(&["TSA"], "Q3")],
+    ),
+    piece(
+        MDD,
+        "FF",
+        "Furious Fiend",
+        &[
+            default(&["SZ", "SSZ"], "Lion + Lion Dog"),
+            ValueSpec {
+                names: &["TSA", "JAPANESE_WIKIPEDIA"],
+                text: "Lion + Q3",
+                effect: Effect::Movement {
+                    plain: "Q3",
+                    lion: true,
+                    diagonal_hook: false,
+                },
+            },
+        ],
+    ),
+    piece(
+        MDD,
+        "FDR",
+        "Free Dragon",
+        &[
+            default(&["JAPANESE_WIKIPEDIA", "HACHU"], "RbB"),
+            plain(&["SZ", "SSZ", "TSA"], "fQbK"),
+            plain(&["SRZ"], "fsRbK"),
+        ],
+    ),
+    piece(
+        MDD,
+        "FW",
+        "Free Wolf",
+        &[
+            default(&["JAPANESE_WIKIPEDIA", "HACHU"], "fBfsR"),
+            plain(&["SZ", "TSA"], "BvRsR5"),
+            plain(&["SSZ"], "sR5"),
+            plain(&["SRZ"], "fBsbR"),
+        ],
+    ),
+    piece(
+        MDD,
+        "FBR",
+        "Free Bear",
+        &[
+            default(&["SZ", "SSZ", "TSA"], "BsRfA"),
+            plain(&["SRZ", "JAPANESE_REVIVAL"], "BsR"),
+            refused(
+                &["HOPPING"],
+                "the jump read as hopping over up to 2 pieces along the diagonal",
+                HOPPING,
+            ),
+        ],
+    ),
+    piece(
+        MDD,
+        "FBO",
+        "Free Boar",
+        &[default(&["SZ", "SSZ"], "BsR"), plain(&["SRZ"], "fQ")],
+    ),
+    piece(
+        MDD,
+        "BB",
+        "Blind Bear",
+        &[
+            default(&["SZ", "SSZ"], "FbR"),
+            plain(&["SRZ"], "K"),
+            plain(&["JAPANESE_REVIVAL"], "FsW"),
+        ],
+    ),
+    piece(
+        MDD,
+        "CO",
+        "Coiled Serpent",
+        &[default(&["SZ", "SSZ"], "vWbF"), plain(&["SRZ"], "fWbF")],
+    ),
+    piece(
+        MDD,
+        "RD",
+        "Reclining Dragon",
+        &[default(&["SZ", "SSZ"], "WbF"), plain(&["SRZ"], "FfW")],
+    ),
+    piece(
+        MDD,
+        "CC",
+        "Chinese Cock",
+        &[default(&["SZ", "SSZ"], "sbWfF"), plain(&["SRZ"], "FbW")],
+    ),
+    piece(
+        MDD,
+        "OM",
+        "Old Monkey",
+        &[default(&["SZ", "SSZ"], "FbW"), plain(&["SRZ"], "FfW")],
+    ),
+    piece(
+        MDD,
+        "WS",
+        "Wizard Stork",
+        &[
+            default(&["SZ", "SSZ"], "BfRbW"),
+            plain(&["SRZ"], "B"),
+            plain(&["EDO_JAPANESE_WIKIPEDIA"], "fBsbR"),
+        ],
+    ),
+    piece(
+        MDD,
+        "MW",
+        "Mountain Witch",
+        &[default(&["SZ", "SSZ"], "BbRfW"), plain(&["SRZ"], "B")],
+    ),
+    piece(
+        MDD,
+        "WR",
+        "Wrestler",
+        &[default(&["SZ", "SSZ"], "B3sW"), plain(&["SRZ"], "B3W")],
+    ),
+    piece(
+        MDD,
+        "BDV",
+        "Buddhist Devil",
+        &[
+            default(&[], "fB3sbW"),
+            plain(&["JAPANESE_WIKIPEDIA"], "fB3"),
+        ],
+    ),
+    piece(
+        MDD,
+        "SD",
+        "She-Devil",
+        &[default(&["SZ", "SSZ"], "R5B2"), plain(&["SRZ"], "B2")],
+    ),
+    piece(
+        MDD,
+        "DN",
+        "Donkey",
+        &[
+            default(&["SZ", "SSZ"], "WvD"),
+            plain(&["TSA", "HACHU"], "sWvD"),
+            refused(&["SRZ"], "vD + Violent-Ox-like single steps", UNDEFINED),
+        ],
+    ),
+    piece(
+        MDD,
+        "CA",
+        "Capricorn",
+        &[
+            default(&["ONE_CAPTURE"], "BmasB"),
+            ValueSpec {
+                names: &["TWO_CAPTURES"],
+                text: "may capture at the turning square and continue",
+                effect: Effect::TwoCaptureHook,
+            },
+        ],
+    ),
+    piece(
+        MDD,
+        "HM",
+        "Hook Mover",
+        &[
+            default(&["ONE_CAPTURE"], "RmasR"),
+            ValueSpec {
+                names: &["TWO_CAPTURES"],
+                text: "may capture at the turning square and continue",
+                effect: Effect::TwoCaptureHook,
+            },
+        ],
+    ),
+    piece(
+        MDD,
+        "SF",
+        "Side Flier",
+        &[default(&["SZ", "SSZ"], "sRF"), plain(&["SRZ"], "sRfF")],
+    ),
 ];
 
 /// A named preset: the options it sets (those of another game are skipped).
@@ -844,12 +950,18 @@ impl RuleSet {
     /// ```
     pub fn preset(game: &str, name: &str) -> Result<RuleSet, RuleSetError> {
         known_game(game)?;
-        let preset = PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
-            RuleSetError::UnknownPreset {
-                name: name.to_string(),
-                valid: PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
-            }
-        })?;
+        let preset =
+            PRESETS
+                .iter()
+                .find(|p| p.name == name)
+                .ok_or_else(|| RuleSetError::UnknownPreset {
+                    name: name.to_string(),
+                    valid: PRESETS
+                        .iter()
+                        .map(|p| p.name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })?;
         let mut set = RuleSet::default_for(game);
         let opts = options(game);
         for &(option, value) in preset.settings {
@@ -858,9 +970,10 @@ impl RuleSet {
             };
             // A reading refused in this game (the She-Devil's SRZ move in Dai Dai) keeps
             // the default, as the preset's documentation says.
-            if o.values.iter().any(|v| {
-                v.names.contains(&value) && matches!(v.effect, Effect::Refused(_))
-            }) {
+            if o.values
+                .iter()
+                .any(|v| v.names.contains(&value) && matches!(v.effect, Effect::Refused(_)))
+            {
                 continue;
             }
             set.set(option, value)?;
@@ -1070,7 +1183,10 @@ impl RuleSet {
 
     /// Checks combinations: an option that has no effect under another is an error.
     pub fn validate(&self) -> Result<(), RuleSetError> {
-        if self.get("LION_DOG_PROMOTES_DD").is_some_and(|v| v.name() == "NO") {
+        if self
+            .get("LION_DOG_PROMOTES_DD")
+            .is_some_and(|v| v.name() == "NO")
+        {
             if let Some(ge) = self.get("GE").filter(|v| v.effect != Effect::Default) {
                 return Err(RuleSetError::Conflict {
                     first: "LION_DOG_PROMOTES_DD=NO".into(),
@@ -1159,8 +1275,12 @@ impl RuleSet {
             ("PROMOTION_TRIGGER", _) => {
                 spec.rules.promotion_trigger = PromotionTrigger::FinalSquare
             }
-            ("CONTAGION_MDD", "DV_TK_DS_BS") => spec.rules.contagion = ContagionRule::DevaDarkSpirit,
-            ("CONTAGION_MDD", "PROMOTED_ONLY") => spec.rules.contagion = ContagionRule::PromotedOnly,
+            ("CONTAGION_MDD", "DV_TK_DS_BS") => {
+                spec.rules.contagion = ContagionRule::DevaDarkSpirit
+            }
+            ("CONTAGION_MDD", "PROMOTED_ONLY") => {
+                spec.rules.contagion = ContagionRule::PromotedOnly
+            }
             ("CONTAGION_MDD", _) => spec.rules.contagion = ContagionRule::None,
             ("CONTAGION_TIEBREAK", _) => {}
             ("LEGALITY", "CHECK_AWARE") => spec.rules.legality = LegalityRule::CheckAware,
@@ -1359,7 +1479,9 @@ mod tests {
                     "{game}: {} twice",
                     o.name
                 );
-                assert!(o.values[0].effect == Effect::Default || o.values[0].effect == Effect::Rule);
+                assert!(
+                    o.values[0].effect == Effect::Default || o.values[0].effect == Effect::Rule
+                );
                 let mut seen: Vec<&str> = Vec::new();
                 for v in o.values {
                     for n in v.names.iter().chain(o.piece.then_some(&v.text)) {
@@ -1367,10 +1489,7 @@ mod tests {
                         seen.push(n);
                     }
                     for n in v.names {
-                        assert!(
-                            n.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
-                            "{n}"
-                        );
+                        assert!(n.chars().all(|c| c.is_ascii_uppercase() || c == '_'), "{n}");
                     }
                 }
             }
@@ -1387,7 +1506,10 @@ mod tests {
             }
         }
         // The hash is FNV-1a of the text: pinned so that it never changes silently.
-        assert_eq!(RuleSet::default_for("dai-dai").hash_hex(), "c409aff5fe5e253a");
+        assert_eq!(
+            RuleSet::default_for("dai-dai").hash_hex(),
+            "c409aff5fe5e253a"
+        );
     }
 
     #[test]

@@ -407,6 +407,6 @@ mod tests {
         assert!(m.is_capture() && !m.is_pass());
         let p = m.with_result(7, true, true);
         assert!(p.promotes() && p.promotion_optional() && p.result_cell() == 7);
-        assert_eq!(Move::new(a, a, [None, None], false).is_pass(), true);
+        assert!(Move::new(a, a, [None, None], false).is_pass());
     }
 }

@@ -44,17 +44,19 @@ fn reference_rules(rules: &RuleSet) -> &'static reference::Rules {
 fn fast_moves(rules: &RuleSet, position: &str) -> BTreeSet<String> {
     let pos = Position::parse_for(variant(rules), position)
         .unwrap_or_else(|e| panic!("{rules}: {position}: {e}"));
-    pos.legal_move_list().into_iter().map(|m| pos.move_text(m)).collect()
+    pos.legal_move_list()
+        .into_iter()
+        .map(|m| pos.move_text(m))
+        .collect()
 }
 
 /// The legal moves under `rules`, checked against the reference generator.
 fn moves(rules: &RuleSet, position: &str) -> BTreeSet<String> {
     let fast = fast_moves(rules, position);
-    let reference: BTreeSet<String> =
-        reference::legal_moves_with(reference_rules(rules), position)
-            .unwrap_or_else(|e| panic!("reference: {rules}: {position}: {e}"))
-            .into_iter()
-            .collect();
+    let reference: BTreeSet<String> = reference::legal_moves_with(reference_rules(rules), position)
+        .unwrap_or_else(|e| panic!("reference: {rules}: {position}: {e}"))
+        .into_iter()
+        .collect();
     assert_eq!(
         fast,
         reference,
@@ -89,7 +91,9 @@ fn texts(items: &[&str]) -> BTreeSet<String> {
 fn the_default_rule_set_is_the_game_file() {
     for game in GAMES {
         let builtin = Variant::builtin(game).unwrap();
-        let spec = RuleSet::default_for(game).apply(builtin.spec().clone()).unwrap();
+        let spec = RuleSet::default_for(game)
+            .apply(builtin.spec().clone())
+            .unwrap();
         assert_eq!(&spec, builtin.spec(), "{game}");
         assert!(Arc::ptr_eq(&variant(&RuleSet::default_for(game)), &builtin));
     }
@@ -128,9 +132,27 @@ fn lone_piece(game: &str, code: &str, adjacent_pawn: usize) -> String {
     let token = code;
     let _ = kind;
     let (size, middle, pawns): (usize, &str, [&str; 4]) = if game == "dai-dai" {
-        (17, "9i", ["9f=p", "12f=p", "6l=p", ["9h=p", "10h=p", "9f=p"][adjacent_pawn]])
+        (
+            17,
+            "9i",
+            [
+                "9f=p",
+                "12f=p",
+                "6l=p",
+                ["9h=p", "10h=p", "9f=p"][adjacent_pawn],
+            ],
+        )
     } else {
-        (19, "10j", ["10g=p", "13g=p", "7m=p", ["10i=p", "11i=p", "10g=p"][adjacent_pawn]])
+        (
+            19,
+            "10j",
+            [
+                "10g=p",
+                "13g=p",
+                "7m=p",
+                ["10i=p", "11i=p", "10g=p"][adjacent_pawn],
+            ],
+        )
     };
     let piece = format!("{middle}={token}");
     let (black_king, white_king) = if game == "dai-dai" {
@@ -138,7 +160,14 @@ fn lone_piece(game: &str, code: &str, adjacent_pawn: usize) -> String {
     } else {
         ("19s=K", "1a=k")
     };
-    let mut items = vec![piece.as_str(), black_king, white_king, "2a=g", "1b=g", "2b=g"];
+    let mut items = vec![
+        piece.as_str(),
+        black_king,
+        white_king,
+        "2a=g",
+        "1b=g",
+        "2b=g",
+    ];
     items.extend(&pawns[..if adjacent_pawn < 2 { 4 } else { 3 }]);
     compose(size, 'b', '-', &items)
 }
@@ -153,7 +182,12 @@ fn every_piece_reading_plays_as_the_reference_reads_it() {
             for value in &option.values[1..] {
                 if let Effect::Refused(_) = value.effect {
                     let e = RuleSet::default_for(game).with(option.name, value.name());
-                    assert!(e.is_err(), "{game}: {}={} accepted", option.name, value.name());
+                    assert!(
+                        e.is_err(),
+                        "{game}: {}={} accepted",
+                        option.name,
+                        value.name()
+                    );
                     refused += 1;
                     continue;
                 }
@@ -183,7 +217,10 @@ fn old_kite_srz_trades_the_forward_diagonal_step_for_two_square_diagonals() {
     // RULES.md §8.2: OK = R2fF (SSZ, the default) or WB2 (SRZ).
     let position = compose(17, 'b', '-', &["9i=OK", "17q=K", "1a=k"]);
     let (appear, disappear) = difference(&set("dai-dai", "OK", "SRZ"), &position);
-    assert_eq!(appear, texts(&["9i>11g", "9i>7g", "9i>10j", "9i>11k", "9i>8j", "9i>7k"]));
+    assert_eq!(
+        appear,
+        texts(&["9i>11g", "9i>7g", "9i>10j", "9i>11k", "9i>8j", "9i>7k"])
+    );
     assert_eq!(disappear, texts(&["9i>9g", "9i>9k", "9i>7i", "9i>11i"]));
 }
 
@@ -191,7 +228,10 @@ fn old_kite_srz_trades_the_forward_diagonal_step_for_two_square_diagonals() {
 fn promotion_options_add_or_remove_the_choice_in_both_games() {
     // Dai Dai: mandatory by default; OPTIONAL_UNLESS_PROMOTED_VICTIM gives both versions.
     let dd = compose(17, 'b', '-', &["9i=NK", "9h=p", "17q=K", "1a=k"]);
-    let (appear, disappear) = difference(&set("dai-dai", "PROMOTION_DD", "OPTIONAL_UNLESS_PROMOTED_VICTIM"), &dd);
+    let (appear, disappear) = difference(
+        &set("dai-dai", "PROMOTION_DD", "OPTIONAL_UNLESS_PROMOTED_VICTIM"),
+        &dd,
+    );
     assert_eq!(appear, texts(&["9i>9h{9h}+", "9i>9h{9h}="]));
     assert_eq!(disappear, texts(&["9i>9h{9h}"]));
     // Maka Dai Dai: optional by default; MANDATORY keeps only the promoting move.
@@ -204,7 +244,8 @@ fn promotion_options_add_or_remove_the_choice_in_both_games() {
 /// The piece standing on `square` after `mv` under `rules`.
 fn after(rules: &RuleSet, position: &str, mv: &str, square: &str) -> String {
     let mut pos = Position::parse_for(variant(rules), position).unwrap();
-    pos.play_text(mv).unwrap_or_else(|e| panic!("{rules}: {mv}: {e}"));
+    pos.play_text(mv)
+        .unwrap_or_else(|e| panic!("{rules}: {mv}: {e}"));
     let s = tengu_rules::notation::parse_square(square, pos.size()).unwrap();
     let piece = pos.piece_at(s).unwrap();
     tengu_rules::notation::piece_token(pos.variant(), piece)
@@ -308,8 +349,10 @@ fn pseudo_legal_lets_the_king_walk_into_capture_and_royal_capture_ends_the_game(
     assert_eq!(appear, texts(&["9q>8p", "9q>8q"]));
     assert!(disappear.is_empty());
     let mut game = Game::new(Position::parse_for(variant(&rules), &position).unwrap());
-    game.play(game.position().parse_move("9q>8q").unwrap()).unwrap();
-    game.play(game.position().parse_move("8a>8q{8q}").unwrap()).unwrap();
+    game.play(game.position().parse_move("9q>8q").unwrap())
+        .unwrap();
+    game.play(game.position().parse_move("8a>8q{8q}").unwrap())
+        .unwrap();
     let outcome = game.outcome().expect("the King was captured");
     assert_eq!(outcome.termination, Termination::RoyalCaptured);
     assert_eq!(outcome.winner, Some(tengu_rules::Color::White));
@@ -462,19 +505,32 @@ fn qboard_pass_needs_a_neighbour_that_is_not_friendly_not_an_empty_one() {
 
 #[test]
 fn lion_queen_emperor_loses_the_leaps_and_gains_lion_moves() {
-    let position = compose(19, 'b', '-', &["10j=EM", "10k=p", "1a=k", "2a=g", "1b=g", "2b=g"]);
+    let position = compose(
+        19,
+        'b',
+        '-',
+        &["10j=EM", "10k=p", "1a=k", "2a=g", "1b=g", "2b=g"],
+    );
     let (appear, disappear) = difference(&set("maka-dai-dai", "EMPEROR", "LION_QUEEN"), &position);
     // A universal leaper reaches a knight's square; a Lion + Queen too (lion jump), but not
     // a square three files and one rank away.
     assert!(disappear.contains("10j>13i"), "{disappear:?}");
     assert!(!disappear.contains("10j>12i"));
     // Lion double moves through the captured Pawn, igui and the pass appear.
-    assert!(appear.contains("10j>10j{10k}") && appear.contains("10j>10j"), "{appear:?}");
+    assert!(
+        appear.contains("10j>10j{10k}") && appear.contains("10j>10j"),
+        "{appear:?}"
+    );
 }
 
 #[test]
 fn chu_promotions_make_a_lion_and_a_queen() {
-    let position = compose(19, 'b', '-', &["10j=KR", "9i=p", "5j=PH", "3h=p", "19s=K", "1a=k"]);
+    let position = compose(
+        19,
+        'b',
+        '-',
+        &["10j=KR", "9i=p", "5j=PH", "3h=p", "19s=K", "1a=k"],
+    );
     let default = RuleSet::default_for("maka-dai-dai");
     let chu = set("maka-dai-dai", "KIRIN_PHOENIX_MDD", "CHU");
     assert_eq!(after(&default, &position, "10j>9i{9i}+", "9i"), "GD");
@@ -490,11 +546,23 @@ fn chu_promotions_make_a_lion_and_a_queen() {
 fn a_lion_dog_that_does_not_promote_leaves_no_great_elephant() {
     let position = compose(17, 'b', '-', &["9i=LD", "9h=p", "17q=K", "1a=k"]);
     let no = set("dai-dai", "LION_DOG_PROMOTES_DD", "NO");
-    assert_eq!(after(&RuleSet::default_for("dai-dai"), &position, "9i>9h{9h}", "9h"), "GE");
+    assert_eq!(
+        after(
+            &RuleSet::default_for("dai-dai"),
+            &position,
+            "9i>9h{9h}",
+            "9h"
+        ),
+        "GE"
+    );
     assert_eq!(after(&no, &position, "9i>9h{9h}", "9h"), "LD");
     moves(&no, &position);
     assert!(variant(&no).kind_index("GE").is_none());
-    assert!(Position::parse_for(variant(&no), &compose(17, 'b', '-', &["9i=GE", "17q=K", "1a=k"])).is_err());
+    assert!(Position::parse_for(
+        variant(&no),
+        &compose(17, 'b', '-', &["9i=GE", "17q=K", "1a=k"])
+    )
+    .is_err());
 }
 
 /// `preset; canonical; depth; nodes` lines of `rules/tests/data/presets.rules-perft`.
@@ -505,7 +573,12 @@ fn preset_cases() -> Vec<(String, String, u32, u64)> {
         .map(|l| {
             let f: Vec<&str> = l.split(';').map(str::trim).collect();
             assert_eq!(f.len(), 4, "{l}");
-            (f[0].to_string(), f[1].to_string(), f[2].parse().unwrap(), f[3].parse().unwrap())
+            (
+                f[0].to_string(),
+                f[1].to_string(),
+                f[2].parse().unwrap(),
+                f[3].parse().unwrap(),
+            )
         })
         .collect()
 }
@@ -548,7 +621,12 @@ fn print_preset_perft() {
             let rules = RuleSet::preset(game, preset.name).unwrap();
             let mut pos = Position::initial(variant(&rules));
             for depth in 1..=3 {
-                println!("{}; {}; {depth}; {}", preset.name, rules.canonical(), perft(&mut pos, depth));
+                println!(
+                    "{}; {}; {depth}; {}",
+                    preset.name,
+                    rules.canonical(),
+                    perft(&mut pos, depth)
+                );
             }
         }
     }
@@ -561,16 +639,28 @@ fn the_docs_page_names_every_option_and_value() {
     let docs = std::fs::read_to_string(&path).expect("docs/rules.md");
     for game in GAMES {
         for option in options(game) {
-            assert!(docs.contains(&format!("`{}`", option.name)), "docs/rules.md lacks {}", option.name);
+            assert!(
+                docs.contains(&format!("`{}`", option.name)),
+                "docs/rules.md lacks {}",
+                option.name
+            );
             for value in option.values {
                 for name in value.names {
-                    assert!(docs.contains(name), "docs/rules.md lacks {}={name}", option.name);
+                    assert!(
+                        docs.contains(name),
+                        "docs/rules.md lacks {}={name}",
+                        option.name
+                    );
                 }
             }
         }
     }
     for preset in PRESETS {
-        assert!(docs.contains(&format!("`{}`", preset.name)), "docs/rules.md lacks preset {}", preset.name);
+        assert!(
+            docs.contains(&format!("`{}`", preset.name)),
+            "docs/rules.md lacks preset {}",
+            preset.name
+        );
     }
 }
 
@@ -586,17 +676,32 @@ fn print_docs_tables() {
                 .values
                 .iter()
                 .map(|v| {
-                    let names = if v.names.is_empty() { format!("`{}`", v.text) } else {
-                        v.names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" / ")
+                    let names = if v.names.is_empty() {
+                        format!("`{}`", v.text)
+                    } else {
+                        v.names
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(" / ")
                     };
-                    let text = if v.names.is_empty() { String::new() } else { format!(" {}", v.text) };
+                    let text = if v.names.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" {}", v.text)
+                    };
                     match v.effect {
                         Effect::Refused(why) => format!("~~{names}~~{text} (refused: {why})"),
                         _ => format!("{names}{text}"),
                     }
                 })
                 .collect();
-            println!("| `{}` {} | {} |", option.name, option.doc, values.join("; "));
+            println!(
+                "| `{}` {} | {} |",
+                option.name,
+                option.doc,
+                values.join("; ")
+            );
         }
     }
     println!("\n### presets\n\n| preset | source | dai-dai | maka-dai-dai |\n|---|---|---|---|");
@@ -611,7 +716,10 @@ fn print_docs_tables() {
                 }
             })
             .collect();
-        println!("| `{}` | {} | {} | {} |", preset.name, preset.doc, sets[0], sets[1]);
+        println!(
+            "| `{}` | {} | {} | {} |",
+            preset.name, preset.doc, sets[0], sets[1]
+        );
     }
 }
 
@@ -630,21 +738,42 @@ fn a_two_capture_hook_checks_through_the_piece_it_takes() {
     // 4i is attacked only through the Pawn (6i already by turning on the empty 6e).
     assert_eq!(disappear, texts(&["5i>4i"]));
     // And the Hook's own double captures, from White's side.
-    let white = compose(17, 'w', '-', &["9e=hm", "5e=p", "9i=P", "5i=G", "9q=K", "1a=k"]);
+    let white = compose(
+        17,
+        'w',
+        '-',
+        &["9e=hm", "5e=p", "9i=P", "5i=G", "9q=K", "1a=k"],
+    );
     let (appear, _) = difference(&two, &white);
-    assert!(appear.contains("9e>5i{9i,5i}") && appear.contains("9e>7i{9i}"), "{appear:?}");
+    assert!(
+        appear.contains("9e>5i{9i,5i}") && appear.contains("9e>7i{9i}"),
+        "{appear:?}"
+    );
 }
 
 #[test]
 fn random_positions_agree_with_the_reference_under_rule_sets() {
     let sets = [
-        RuleSet::preset("dai-dai", "srz").unwrap().with("HM", "TWO_CAPTURES").unwrap(),
-        RuleSet::preset("dai-dai", "tsa").unwrap().with("PROMOTION_DD", "OPTIONAL_UNLESS_PROMOTED_VICTIM").unwrap(),
-        RuleSet::preset("maka-dai-dai", "japanese-revival").unwrap()
-            .with("HM", "TWO_CAPTURES").unwrap()
-            .with("CA", "TWO_CAPTURES").unwrap()
-            .with("EMPEROR", "LION_QUEEN").unwrap(),
-        RuleSet::preset("maka-dai-dai", "tsa").unwrap().with("PROMOTION_MDD", "MANDATORY").unwrap(),
+        RuleSet::preset("dai-dai", "srz")
+            .unwrap()
+            .with("HM", "TWO_CAPTURES")
+            .unwrap(),
+        RuleSet::preset("dai-dai", "tsa")
+            .unwrap()
+            .with("PROMOTION_DD", "OPTIONAL_UNLESS_PROMOTED_VICTIM")
+            .unwrap(),
+        RuleSet::preset("maka-dai-dai", "japanese-revival")
+            .unwrap()
+            .with("HM", "TWO_CAPTURES")
+            .unwrap()
+            .with("CA", "TWO_CAPTURES")
+            .unwrap()
+            .with("EMPEROR", "LION_QUEEN")
+            .unwrap(),
+        RuleSet::preset("maka-dai-dai", "tsa")
+            .unwrap()
+            .with("PROMOTION_MDD", "MANDATORY")
+            .unwrap(),
         RuleSet::preset("dai-dai", "qboard").unwrap(),
         RuleSet::preset("maka-dai-dai", "qboard").unwrap(),
     ];
@@ -652,7 +781,8 @@ fn random_positions_agree_with_the_reference_under_rule_sets() {
         let v = variant(rules);
         let mut compared = 0;
         for seed in 0..100u64 {
-            let text = common::random_placement(v.clone(), 9000 + seed, 6 + (seed as usize % 40)).to_string();
+            let text = common::random_placement(v.clone(), 9000 + seed, 6 + (seed as usize % 40))
+                .to_string();
             if Position::parse_for(v.clone(), &text).is_err() {
                 continue; // e.g. the side not to move is in check under this set
             }

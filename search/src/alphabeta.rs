@@ -224,7 +224,7 @@ impl AlphaBeta {
     ) -> Result<f32, OutOfTime> {
         pv.clear();
         search.nodes += 1;
-        if search.nodes % 64 == 0 && search.out_of_time() {
+        if search.nodes.is_multiple_of(64) && search.out_of_time() {
             return Err(OutOfTime);
         }
         if let Some(draw) = search.repeated_draw(pos) {

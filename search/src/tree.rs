@@ -60,7 +60,12 @@ pub fn terminal_value(game: &Game, max_plies: u32) -> Option<f32> {
 /// move there: [`terminal_value`], or a draw where `config.repetition_draw` counts a
 /// position met again as one; a draw is worth [`draw_value`] to the player at the root
 /// (`root`) with `config.contempt`.
-fn search_end_value(game: &Game, config: &SearchConfig, max_plies: u32, root: Color) -> Option<f32> {
+fn search_end_value(
+    game: &Game,
+    config: &SearchConfig,
+    max_plies: u32,
+    root: Color,
+) -> Option<f32> {
     let repeated = config.repetition_draw && game.repetitions() >= 2;
     let value = terminal_value(game, max_plies).or(repeated.then_some(0.0))?;
     // A win or a loss is worth exactly 1 or -1; only a draw is 0.

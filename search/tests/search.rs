@@ -450,8 +450,14 @@ fn with_repetition_draws_a_side_ahead_avoids_a_repeated_position_and_one_behind_
     );
     let (off, _) = weight_and_best(&ahead, &material_search(false), "5i>5h");
     let (on, best) = weight_and_best(&ahead, &material_search(true), "5i>5h");
-    assert!(off > 0.01, "without the rule the shuffle is one quiet move of many: {off}");
-    assert!(on < off / 4.0, "the side ahead still shuffles: {on} against {off}");
+    assert!(
+        off > 0.01,
+        "without the rule the shuffle is one quiet move of many: {off}"
+    );
+    assert!(
+        on < off / 4.0,
+        "the side ahead still shuffles: {on} against {off}"
+    );
     assert_ne!(best, "5i>5h");
     // The same with White to move, a rook down: the repetition is its best result.
     let behind = play_line(
@@ -490,7 +496,10 @@ fn a_child_drawn_only_by_repetition_draw_is_not_reused_as_the_next_root() {
         }
     }
     let child = tree.nodes[0].child[edge];
-    assert!(tree.nodes[child as usize].terminal, "the repeating move was not searched");
+    assert!(
+        tree.nodes[child as usize].terminal,
+        "the repeating move was not searched"
+    );
     // The game goes on after 5i>5h (a third occurrence, not the fourth): the next search
     // must start from an empty tree, not from a terminal root without moves.
     tree.reuse(edge);

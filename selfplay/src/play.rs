@@ -476,7 +476,7 @@ impl SelfPlay {
             let mut slot = match self.slots[i].take() {
                 Some(s) => s,
                 None if self.start_new_games
-                    && self.game_limit.map_or(true, |l| self.games_started < l) =>
+                    && self.game_limit.is_none_or(|l| self.games_started < l) =>
                 {
                     self.games_started += 1;
                     self.new_slot()

@@ -54,7 +54,7 @@ fn restarted_games_continue_an_earlier_game_and_row_only_their_own_plies() {
         plies_seen.insert(ply);
         assert_eq!(g.record.tag("Restart"), Some(ply.to_string().as_str()));
         // At least restart_min_plies are left to play, and at least one ply was skipped.
-        assert!(ply >= 1 && ply <= MAX_PLIES - 10, "restart at {ply}");
+        assert!((1..=MAX_PLIES - 10).contains(&ply), "restart at {ply}");
         // The skipped plies are an earlier finished game's first moves.
         let moves = moves_of(g);
         let prefix = &moves[..ply as usize];

@@ -31,7 +31,10 @@ impl PositionArgs {
         let game = match (&self.game, &self.position) {
             (Some(g), _) => Some(g.clone()),
             (None, Some(text)) if self.rules.rules.is_some() || !self.rules.options.is_empty() => {
-                let ranks = text.split_whitespace().next().map_or(0, |b| b.split('/').count());
+                let ranks = text
+                    .split_whitespace()
+                    .next()
+                    .map_or(0, |b| b.split('/').count());
                 Some(Variant::for_size(ranks).map_or("dai-dai".into(), |v| v.id().to_string()))
             }
             (None, _) if self.rules.rules.is_some() || !self.rules.options.is_empty() => {

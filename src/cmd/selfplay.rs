@@ -76,7 +76,11 @@ pub fn run(args: SelfplayArgs) -> Result<()> {
     let summary = worker::run(&options, &mut |p| {
         let positions_per_second = p.moves as f64 / p.seconds.max(1e-9);
         let labels = if p.labels > 0 {
-            format!(", {} teacher labels ({:.0}% of the time)", p.labels, 100.0 * p.label_seconds / p.seconds.max(1e-9))
+            format!(
+                ", {} teacher labels ({:.0}% of the time)",
+                p.labels,
+                100.0 * p.label_seconds / p.seconds.max(1e-9)
+            )
         } else {
             String::new()
         };

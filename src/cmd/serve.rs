@@ -151,7 +151,10 @@ pub fn http_request(
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw)?;
     let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, "not an HTTP response");
-    let end = raw.windows(4).position(|w| w == b"\r\n\r\n").ok_or_else(bad)?;
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(bad)?;
     let head = String::from_utf8_lossy(&raw[..end]).to_string();
     let status: u16 = head
         .split_whitespace()
@@ -159,7 +162,10 @@ pub fn http_request(
         .and_then(|s| s.parse().ok())
         .ok_or_else(bad)?;
     let mut body = raw[end + 4..].to_vec();
-    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
         body = unchunk(&body).ok_or_else(bad)?;
     }
     Ok((status, body))
@@ -170,7 +176,15 @@ fn unchunk(mut b: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     loop {
         let line = b.windows(2).position(|w| w == b"\r\n")?;
-        let size = usize::from_str_radix(std::str::from_utf8(&b[..line]).ok()?.split(';').next()?.trim(), 16).ok()?;
+        let size = usize::from_str_radix(
+            std::str::from_utf8(&b[..line])
+                .ok()?
+                .split(';')
+                .next()?
+                .trim(),
+            16,
+        )
+        .ok()?;
         b = &b[line + 2..];
         if size == 0 {
             return Some(out);

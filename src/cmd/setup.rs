@@ -88,9 +88,7 @@ pub fn prepare_run(
         Some(b) => (b, "--backend"),
         None => (config.network.backend.as_str(), "network.backend"),
     };
-    let backend: Backend = name
-        .parse()
-        .map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+    let backend: Backend = name.parse().map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
     backend
         .check()
         .with_context(|| format!("{origin} {name}"))?;

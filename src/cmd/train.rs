@@ -25,8 +25,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
         return publish_config(&setup);
     }
     // The tch backends evaluate but do not train: refused before the run is opened.
-    setup.backend.check_trainer()
-        .map_err(|e| anyhow::anyhow!("{e} (to give a PyTorch-trained run its config: tengu train --config-only)"))?;
+    setup.backend.check_trainer().map_err(|e| {
+        anyhow::anyhow!("{e} (to give a PyTorch-trained run its config: tengu train --config-only)")
+    })?;
     // The weights a new run starts from: of this game and input planes, or refused now.
     if let Some(init) = &setup.config.network.init {
         tengu_model::backend::check_planes(std::path::Path::new(init), &setup.variant)
@@ -109,11 +110,10 @@ fn redraw_curves(store: &tengu_store::RunStore) {
 /// process holds the run's trainer lease (so never under a running trainer's feet).
 fn publish_config(setup: &super::setup::RunSetup) -> Result<()> {
     let store = setup.open()?;
-    let lease = tengu_store::lease::Lease::acquire(
-        &store,
-        setup.config.train.lease_seconds,
-        &mut |m| tracing::info!("{m}"),
-    )?;
+    let lease =
+        tengu_store::lease::Lease::acquire(&store, setup.config.train.lease_seconds, &mut |m| {
+            tracing::info!("{m}")
+        })?;
     store.put(
         tengu_store::layout::CONFIG,
         setup.config.to_run_text().into_bytes(),

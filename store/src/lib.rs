@@ -21,6 +21,6 @@ mod location;
 pub mod requests;
 mod store;
 
-pub use location::Location;
 pub use error::StoreError;
+pub use location::Location;
 pub use store::{Entry, RequestCounts, RunStore};

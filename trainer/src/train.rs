@@ -612,7 +612,7 @@ impl<'a> Training<'a> {
     /// Held-out: the current weights' losses on the held-out rows, at checkpoint steps.
     fn held_out(&self) -> Result<Option<HeldOut>, TrainError> {
         let t = &self.options.train;
-        if self.step % t.steps_per_checkpoint != 0 {
+        if !self.step.is_multiple_of(t.steps_per_checkpoint) {
             return Ok(None);
         }
         held_out_losses(
@@ -676,9 +676,9 @@ pub fn run(
     };
     let mut last_poll: Option<Instant> = None;
     while !options.stop.load(Ordering::Relaxed)
-        && options.max_steps.map_or(true, |m| training.step < m)
+        && options.max_steps.is_none_or(|m| training.step < m)
     {
-        if last_poll.map_or(true, |p| p.elapsed() >= poll) {
+        if last_poll.is_none_or(|p| p.elapsed() >= poll) {
             training.ingest()?;
             last_poll = Some(Instant::now());
         } else if training.cpu.record(store, false) {

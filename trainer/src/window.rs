@@ -19,7 +19,7 @@ pub fn is_held_out(shard_name: &str, game: u32, every: u64) -> bool {
     if every <= 1 {
         return false;
     }
-    tengu_rules::hash::fnv1a(shard_name.bytes().chain(game.to_le_bytes())) % every == 0
+    tengu_rules::hash::fnv1a(shard_name.bytes().chain(game.to_le_bytes())).is_multiple_of(every)
 }
 
 /// What a trainer had read at a checkpoint (`trainer/ingest-<step>.json`), so a resumed
@@ -80,7 +80,7 @@ pub fn future_values(rows: &[Row], plies: u32) -> Vec<f32> {
         .iter()
         .map(|r| ((r.game, r.ply), r.search_value))
         .collect();
-    let sign = if plies % 2 == 0 { 1.0 } else { -1.0 };
+    let sign = if plies.is_multiple_of(2) { 1.0 } else { -1.0 };
     rows.iter()
         .map(|r| match by_ply.get(&(r.game, r.ply + plies)) {
             Some(&v) => sign * v.clamp(-1.0, 1.0),

@@ -29,7 +29,7 @@ pub fn game_positions(variant: &Arc<Variant>, count: usize, skip: usize) -> Vec<
         }
         k = k.wrapping_mul(2654435761).wrapping_add(12345);
         pos.play(moves[(k >> 7) % moves.len()]);
-        if k % 3 == 0 || out.len() + skip < count {
+        if k.is_multiple_of(3) || out.len() + skip < count {
             out.push(pos.clone());
         }
     }

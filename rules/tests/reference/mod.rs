@@ -47,7 +47,10 @@ pub fn play(position: &str, mv: &str) -> Result<String, String> {
             return Ok(print_position(&apply(&pos, &m)));
         }
     }
-    Err(format!("move '{}' is not a legal move in this position", mv))
+    Err(format!(
+        "move '{}' is not a legal move in this position",
+        mv
+    ))
 }
 
 /// [`legal_moves`] under a rule set (see [`rules`]).
@@ -108,12 +111,24 @@ const fn k(
     special: &'static str,
     promotes_to: &'static str,
 ) -> KindRow {
-    KindRow { code, ranges, special, promotes_to, promoted_only: false }
+    KindRow {
+        code,
+        ranges,
+        special,
+        promotes_to,
+        promoted_only: false,
+    }
 }
 
 /// A promoted-only kind.
 const fn po(code: &'static str, ranges: &'static str, special: &'static str) -> KindRow {
-    KindRow { code, ranges, special, promotes_to: "", promoted_only: true }
+    KindRow {
+        code,
+        ranges,
+        special,
+        promotes_to: "",
+        promoted_only: true,
+    }
 }
 
 const NONE8: &str = "- - - - - - - -";
@@ -537,10 +552,8 @@ fn raw_moves(pos: &Pos, from: Sq, allow_pass: bool) -> Vec<Raw> {
             }
             match cell(pos, s, side) {
                 Cell::Empty => push_raw(&mut out, s, vec![]),
-                Cell::Enemy => {
-                    if emperor_may_capture(pos, from, s) {
-                        push_raw(&mut out, s, vec![s]);
-                    }
+                Cell::Enemy if emperor_may_capture(pos, from, s) => {
+                    push_raw(&mut out, s, vec![s]);
                 }
                 _ => {}
             }
@@ -679,7 +692,11 @@ fn raw_moves(pos: &Pos, from: Sq, allow_pass: bool) -> Vec<Raw> {
     for &i in &d.liondog_rays {
         let dv = dir_of(side, i);
         let (s1, s2, s3) = (add(from, dv, 1), add(from, dv, 2), add(from, dv, 3));
-        let (c1, c2, c3) = (cell(pos, s1, side), cell(pos, s2, side), cell(pos, s3, side));
+        let (c1, c2, c3) = (
+            cell(pos, s1, side),
+            cell(pos, s2, side),
+            cell(pos, s3, side),
+        );
         let nf = |c: Cell| c == Cell::Empty || c == Cell::Enemy; // on the board, not friendly
         let en = |c: Cell| c == Cell::Enemy;
         // 1
@@ -731,9 +748,12 @@ fn raw_moves(pos: &Pos, from: Sq, allow_pass: bool) -> Vec<Raw> {
 
     // Move identity (§2.7): (from, to, captured set); two routes to one triple are one move.
     out.sort_by(|a, b| {
-        reading_key(&a.to)
-            .cmp(&reading_key(&b.to))
-            .then_with(|| a.caps.iter().map(reading_key).cmp(b.caps.iter().map(reading_key)))
+        reading_key(&a.to).cmp(&reading_key(&b.to)).then_with(|| {
+            a.caps
+                .iter()
+                .map(reading_key)
+                .cmp(b.caps.iter().map(reading_key))
+        })
     });
     out.dedup();
     out
@@ -812,7 +832,11 @@ struct Move {
 }
 
 fn promoted_piece(piece: Piece, kind: usize) -> Piece {
-    Piece { side: piece.side, kind, promoted: true }
+    Piece {
+        side: piece.side,
+        kind,
+        promoted: true,
+    }
 }
 
 /// Expand a raw move into the full move(s) with their promotion outcome (§4, §6.3, §7.1).
@@ -848,7 +872,8 @@ fn expand(pos: &Pos, from: Sq, raw: &Raw, out: &mut Vec<Move>) {
             let exempt = matches!(d.code, "K" | "DE" | "EM" | "PR");
             if !exempt {
                 let contagious = |p: &Piece| pos.rules.contagious.contains(&pos.def(*p).code);
-                let cont: Vec<&(Sq, Piece)> = victims.iter().filter(|(_, p)| contagious(p)).collect();
+                let cont: Vec<&(Sq, Piece)> =
+                    victims.iter().filter(|(_, p)| contagious(p)).collect();
                 if !cont.is_empty() {
                     let deciding = match cont.iter().find(|(s, _)| *s == raw.to) {
                         Some(v) => v.1,
@@ -900,7 +925,11 @@ fn pseudo_moves(pos: &Pos) -> Vec<Move> {
     for s in pos.squares() {
         match pos.get(s) {
             Some(p) if p.side == pos.side => {
-                for raw in raw_moves(pos, s, (!pos.prev_pass || pos.rules.pass_after_pass) && !pos.rules.no_pass) {
+                for raw in raw_moves(
+                    pos,
+                    s,
+                    (!pos.prev_pass || pos.rules.pass_after_pass) && !pos.rules.no_pass,
+                ) {
                     expand(pos, s, &raw, &mut out);
                 }
             }
@@ -930,7 +959,11 @@ fn apply(pos: &Pos, m: &Move) -> Pos {
 fn legal(pos: &Pos) -> Vec<Move> {
     if pos.rules.pseudo_legal {
         // §5.3's fast mode: every pseudo-legal move, none once the last royal is gone
-        return if royals(pos, pos.side).is_empty() { Vec::new() } else { pseudo_moves(pos) };
+        return if royals(pos, pos.side).is_empty() {
+            Vec::new()
+        } else {
+            pseudo_moves(pos)
+        };
     }
     pseudo_moves(pos)
         .into_iter()
@@ -946,7 +979,10 @@ fn perft_pos(pos: &Pos, depth: u32) -> u64 {
     if depth == 1 {
         return moves.len() as u64;
     }
-    moves.iter().map(|m| perft_pos(&apply(pos, m), depth - 1)).sum()
+    moves
+        .iter()
+        .map(|m| perft_pos(&apply(pos, m), depth - 1))
+        .sum()
 }
 
 fn move_text(_pos: &Pos, m: &Move) -> String {
@@ -975,8 +1011,10 @@ fn check_move_syntax(pos: &Pos, mv: &str) -> Result<(), String> {
         if num.is_empty() || !num.bytes().all(|b| b.is_ascii_digit()) || num.starts_with('0') {
             return Err(format!("bad file in square '{}' of move '{}'", t, mv));
         }
-        let f: i32 = num.parse().map_err(|_| format!("bad file in square '{}'", t))?;
-        if !(b'a'..=b'z').contains(&l) {
+        let f: i32 = num
+            .parse()
+            .map_err(|_| format!("bad file in square '{}'", t))?;
+        if !l.is_ascii_lowercase() {
             return Err(format!("bad rank in square '{}' of move '{}'", t, mv));
         }
         let r = (l - b'a') as i32 + 1;
@@ -1009,9 +1047,10 @@ fn check_move_syntax(pos: &Pos, mv: &str) -> Result<(), String> {
     parse_sq(to_txt)?;
     match pos.get(from) {
         None => Err(format!("move '{}': no piece on {}", mv, from_txt)),
-        Some(p) if p.side != pos.side => {
-            Err(format!("move '{}': the piece on {} belongs to the side not to move", mv, from_txt))
-        }
+        Some(p) if p.side != pos.side => Err(format!(
+            "move '{}': the piece on {} belongs to the side not to move",
+            mv, from_txt
+        )),
         _ => Ok(()),
     }
 }
@@ -1079,7 +1118,10 @@ fn parse_position_with(text: &str, rules: Option<&'static Rules>) -> Result<Pos,
                     .parse()
                     .map_err(|_| format!("rank {}: bad empty count '{}'", rname, item))?;
                 if c < 1 || c > n {
-                    return Err(format!("rank {}: empty count '{}' out of range", rname, item));
+                    return Err(format!(
+                        "rank {}: empty count '{}' out of range",
+                        rname, item
+                    ));
                 }
                 if c > file {
                     return Err(format!("rank {}: covers more than {} squares", rname, n));
@@ -1090,15 +1132,19 @@ fn parse_position_with(text: &str, rules: Option<&'static Rules>) -> Result<Pos,
                 if file < 1 {
                     return Err(format!("rank {}: covers more than {} squares", rname, n));
                 }
-                let p = parse_token(rules, item)
-                    .map_err(|e| format!("rank {}: {}", rname, e))?;
+                let p = parse_token(rules, item).map_err(|e| format!("rank {}: {}", rname, e))?;
                 pos.set((file, r), Some(p));
                 file -= 1;
                 prev_count = false;
             }
         }
         if file != 0 {
-            return Err(format!("rank {}: covers only {} of {} squares", rname, n - file, n));
+            return Err(format!(
+                "rank {}: covers only {} of {} squares",
+                rname,
+                n - file,
+                n
+            ));
         }
     }
     pos.side = match fields[1] {
@@ -1123,7 +1169,11 @@ fn parse_position_with(text: &str, rules: Option<&'static Rules>) -> Result<Pos,
         match game {
             Game::Dd => {
                 if count("K") != 1 {
-                    return Err(format!("{} must have exactly one King (has {})", name, count("K")));
+                    return Err(format!(
+                        "{} must have exactly one King (has {})",
+                        name,
+                        count("K")
+                    ));
                 }
             }
             Game::Mdd => {
@@ -1163,14 +1213,29 @@ fn parse_token(rules: &Rules, item: &str) -> Result<Piece, String> {
         return Err(format!("piece token '{}' mixes upper and lower case", item));
     };
     let upper = code.to_ascii_uppercase();
-    let gname = if game == Game::Dd { "Dai Dai Shogi" } else { "Maka Dai Dai Shogi" };
-    let kind = kind_index(rules, &upper)
-        .ok_or_else(|| format!("piece token '{}': kind {} does not belong to {}", item, upper, gname))?;
+    let gname = if game == Game::Dd {
+        "Dai Dai Shogi"
+    } else {
+        "Maka Dai Dai Shogi"
+    };
+    let kind = kind_index(rules, &upper).ok_or_else(|| {
+        format!(
+            "piece token '{}': kind {} does not belong to {}",
+            item, upper, gname
+        )
+    })?;
     let d = &rules.defs[kind];
     if plus && !d.plus_allowed {
-        return Err(format!("piece token '{}': '+' is not allowed on {}", item, upper));
+        return Err(format!(
+            "piece token '{}': '+' is not allowed on {}",
+            item, upper
+        ));
     }
-    Ok(Piece { side, kind, promoted: plus || d.promoted_only })
+    Ok(Piece {
+        side,
+        kind,
+        promoted: plus || d.promoted_only,
+    })
 }
 
 fn print_position(pos: &Pos) -> String {

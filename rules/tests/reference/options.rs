@@ -150,7 +150,11 @@ pub fn rules(size: usize, options: &[(String, String)]) -> Result<&'static Rules
         game,
         defs: Vec::new(),
         promotion_optional: game == Game::Mdd,
-        contagious: if game == Game::Mdd { &["DV", "TK", "DS", "BS"] } else { &[] },
+        contagious: if game == Game::Mdd {
+            &["DV", "TK", "DS", "BS"]
+        } else {
+            &[]
+        },
         pseudo_legal: false,
         no_pass: false,
         pass_after_pass: false,
@@ -158,7 +162,9 @@ pub fn rules(size: usize, options: &[(String, String)]) -> Result<&'static Rules
         promote_on_destination_only: false,
     };
     let row = |rows: &mut Vec<KindRow>, code: &str| -> Result<usize, String> {
-        rows.iter().position(|k| k.code == code).ok_or(format!("no kind {code}"))
+        rows.iter()
+            .position(|k| k.code == code)
+            .ok_or(format!("no kind {code}"))
     };
     for (name, value) in options {
         match (name.as_str(), value.as_str()) {

@@ -197,6 +197,7 @@ impl Job {
 /// The root move filter of the single-position search with nothing excluded: every move
 /// kept, the priors renormalised (as `tengu_search::search` does), so an analysis searches
 /// the very tree `tengu match`'s players do.
+#[allow(clippy::ptr_arg)] // the search's root-filter signature, which may drop moves
 fn renormalise(_: &Game, _: &mut Vec<Move>, prior: &mut Vec<f32>) {
     let sum: f32 = prior.iter().sum();
     if sum > 0.0 && sum.is_finite() {

@@ -141,11 +141,7 @@ fn read_lines(mut input: impl BufRead, tx: &mpsc::Sender<Input>) {
             Ok(_) if bytes.len() > MAX_LINE && bytes.last() != Some(&b'\n') => {
                 // Skip the rest of the line.
                 let mut skipped = bytes.len();
-                loop {
-                    let buf = match input.fill_buf() {
-                        Ok(buf) => buf,
-                        Err(_) => break,
-                    };
+                while let Ok(buf) = input.fill_buf() {
                     if buf.is_empty() {
                         break;
                     }

@@ -324,7 +324,7 @@ async fn start_game(
     headers: HeaderMap,
     raw: Result<Bytes, BytesRejection>,
 ) -> Result<Value, PlayError> {
-    let map = body(&play, &headers, raw)?;
+    let map = body(play, &headers, raw)?;
     known_fields(&map, NEW_FIELDS)?;
     let c = &play.config;
     let request = games::NewGame::read(&map, &play.openings)?;

@@ -31,6 +31,8 @@ use super::view::{Shared, ViewError};
 const PAGE_HTML: &str = include_str!("page.html");
 const PAGE_JS: &str = include_str!("page.js");
 const PAGE_CSS: &str = include_str!("page.css");
+/// The charts of the run page and the compare page (one chart function, one or many series).
+const CHART_JS: &str = include_str!("chart.js");
 
 /// The router of every route above.
 pub fn router(shared: Arc<Shared>) -> Router {
@@ -38,6 +40,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/", get(|| async { text(PAGE_HTML, "text/html; charset=utf-8") }))
         .route("/assets/page.js", get(|| async { text(PAGE_JS, "text/javascript; charset=utf-8") }))
         .route("/assets/page.css", get(page_css))
+        .route("/assets/chart.js", get(|| async { text(CHART_JS, "text/javascript; charset=utf-8") }))
         .route("/assets/board.js", get(|| async {
             text(tengu_book::html::BOARD_JS, "text/javascript; charset=utf-8")
         }))

@@ -709,10 +709,12 @@
     ul.textContent = '';
     if (!list.length) {
       ul.appendChild(el('li', { 'class': 'legend' },
-        'No books in this run. tengu book export BOOK --html RUN/books/NAME puts one here.'));
+        'No books in this run. tengu book export BOOK --html RUN/books/NAME puts one here; tengu book build --out RUN/books/NAME.tbk one for the play page.'));
     }
     list.forEach(function (b) {
-      ul.appendChild(el('li')).appendChild(el('a', { href: b.href, target: '_blank' }, b.name));
+      var li = ul.appendChild(el('li', { 'data-book': b.name }));
+      li.appendChild(el('a', { href: b.href, target: '_blank' }, b.name));
+      if (b.file) li.appendChild(document.createTextNode(' \u2013 an opening book: its lines are starting positions on the play page'));
     });
   }
 

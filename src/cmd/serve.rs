@@ -21,7 +21,7 @@ use anyhow::{Context, Result};
 use tengu_store::Location;
 
 use crate::args::ServeArgs;
-use crate::output::outln;
+use crate::output::out;
 
 pub fn run(args: ServeArgs) -> Result<()> {
     let mut locations = Vec::new();
@@ -48,20 +48,21 @@ pub fn run(args: ServeArgs) -> Result<()> {
     if !server.addr.ip().is_loopback() {
         tracing::warn!(addr = %server.addr, "serving beyond this machine: anyone who reaches the address sees the run");
     }
-    outln!(
-        "tengu serve: {} on http://{}/ (Ctrl-C stops); play on http://{}/play",
-        server.location,
-        server.addr,
-        server.addr
-    )?;
+    let mut said = format!(
+        "tengu serve: {} on http://{}/ (Ctrl-C stops); play on http://{}/play\n",
+        server.location, server.addr, server.addr
+    );
     if server.runs.len() > 1 {
-        outln!(
-            "tengu serve: {} runs side by side on http://{}/compare ({})",
+        said += &format!(
+            "tengu serve: {} runs side by side on http://{}/compare ({})\n",
             server.runs.len(),
             server.addr,
             server.runs.join(", ")
-        )?;
+        );
     }
+    // One write: a reader of the first line alone (a script, a test) may close the pipe
+    // after it, and a second write would then fail the server.
+    out!("{said}")?;
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(200));
     }

@@ -638,8 +638,11 @@ pub struct BenchPlayArgs {
 #[derive(clap::Args, Debug)]
 pub struct ServeArgs {
     /// The run: a directory, file://, s3://, gs:// or az:// location. Only read; one that
-    /// does not exist yet is watched until it does.
-    pub run: String,
+    /// does not exist yet is watched until it does. Several runs (or a directory of runs,
+    /// such as `cpu-runs/`) are compared side by side on `/compare`; the first is the one
+    /// the run page and the play page show.
+    #[arg(required = true, num_args = 1.., value_name = "RUN")]
+    pub runs: Vec<String>,
     /// Address to listen on. The default answers this machine only; 0.0.0.0:8080 exposes
     /// the run to anyone who can reach the machine.
     #[arg(long, default_value = "127.0.0.1:8080")]

@@ -44,8 +44,15 @@ fn serve(run: &Path, stderr: &Path) -> (Child, String) {
 
 /// [`serve`] with more flags.
 fn serve_with(run: &Path, stderr: &Path, extra: &[&str]) -> (Child, String) {
+    serve_runs(&[run], stderr, extra)
+}
+
+/// `tengu serve RUN RUN...` with more flags: the child and its address.
+fn serve_runs(runs: &[&Path], stderr: &Path, extra: &[&str]) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tengu"))
-        .args(["serve", &p(run), "--addr", "127.0.0.1:0", "--poll", "0.5"])
+        .arg("serve")
+        .args(runs.iter().map(|r| p(r)))
+        .args(["--addr", "127.0.0.1:0", "--poll", "0.5"])
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(std::fs::File::create(stderr).unwrap())
@@ -387,29 +394,78 @@ fn an_archived_run_says_so_and_shows_every_ladder_in_step_order() {
     });
     let expect_file = dir.path().join("expect.json");
     std::fs::write(&expect_file, expect.to_string()).unwrap();
-    let (server, addr) = serve(&run, &dir.path().join("serve.log"));
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/browser-test.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .args(["--serve", &format!("http://{addr}/"), &p(&expect_file)])
-        .env("LINK_SHOT", dir.path().join("analysis.png"))
-        .output()
-        .unwrap();
-    stop(server);
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let log = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
-    assert!(
-        out.status.success() && text.contains(" passed, 0 failed"),
-        "browser test of the archived run failed:\n{text}\nserve's log:\n{log}"
-    );
-    eprintln!("{text}");
+    let log_file = dir.path().join("serve.log");
+    let (server, addr) = serve(&run, &log_file);
+    let shot = dir.path().join("analysis.png");
+    browse("--serve", server, &addr, &expect_file, ("LINK_SHOT", &shot), &log_file, "the archived run");
     if let Ok(shot) = std::env::var("TENGU_ANALYSIS_SHOT") {
         std::fs::copy(dir.path().join("analysis.png"), shot).unwrap();
     }
+}
+
+/// The compare page over the kept run and the directory of the A/B arms (`cpu-runs/`, two
+/// runs): every run listed in a colour of its own, drawn in the curves on both x axes with
+/// hover values, the kept run's ladders on the ladder chart, a run left out and back
+/// (scripts/browser-test.sh --serve with `compare`). `TENGU_COMPARE_SHOT=FILE` keeps the
+/// screenshot (docs/serve-compare.png).
+#[test]
+fn the_compare_page_overlays_the_curves_and_ladders_of_several_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let kept = root.join("baselines/dai-dai-cpu-2026-11-25");
+    let arms = root.join("cpu-runs");
+    let mut names = vec!["dai-dai-cpu-2026-11-25".to_string()];
+    let mut arm_names: Vec<String> = std::fs::read_dir(&arms)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.path().join("config.toml").is_file())
+        .map(|e| e.file_name().into_string().unwrap())
+        .collect();
+    arm_names.sort();
+    assert!(arm_names.len() >= 2, "{arm_names:?}");
+    names.extend(arm_names);
+    let dir = tempfile::tempdir().unwrap();
+    let log_file = dir.path().join("serve.log");
+    let (server, addr) = serve_runs(&[&kept, &arms], &log_file, &[]);
+    let compare = get(&addr, "/api/compare");
+    for name in &names {
+        assert!(compare.contains(&format!("\"name\":\"{name}\"")), "{name}: {compare}");
+    }
+    if std::env::var_os("TENGU_SKIP_BROWSER").is_some() {
+        eprintln!("TENGU_SKIP_BROWSER is set: the compare page is not checked in a browser");
+        stop(server);
+        return;
+    }
+    let expect = serde_json::json!({"compare": {"runs": names, "ladder_runs": ["dai-dai-cpu-2026-11-25"], "axis": "cpu"}});
+    let expect_file = dir.path().join("expect.json");
+    std::fs::write(&expect_file, expect.to_string()).unwrap();
+    let shot = dir.path().join("compare.png");
+    browse("--serve", server, &addr, &expect_file, ("COMPARE_SHOT", &shot), &log_file, "the compare page");
+    if let Ok(keep) = std::env::var("TENGU_COMPARE_SHOT") {
+        std::fs::copy(shot, keep).unwrap();
+    }
+}
+
+/// `scripts/browser-test.sh MODE http://ADDR/ EXPECT` with `env` set (a screenshot's
+/// variable and file), then `server` stopped: the script must pass and serve's log (at
+/// `log_file`) must not say it panicked; `what` names the page in a failure. The script's
+/// output is printed.
+fn browse(mode: &str, server: Child, addr: &str, expect: &Path, env: (&str, &Path), log_file: &Path, what: &str) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/browser-test.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .args([mode, &format!("http://{addr}/"), &p(expect)])
+        .env(env.0, env.1)
+        .output()
+        .unwrap();
+    stop(server);
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let log = std::fs::read_to_string(log_file).unwrap();
+    assert!(
+        out.status.success() && text.contains(" passed, 0 failed"),
+        "browser test of {what} failed:\n{text}\nserve's log:\n{log}"
+    );
+    assert!(!log.contains("panicked"), "{log}");
+    eprintln!("{text}");
 }
 
 /// Copies the files under `from` to `to`, directories included.
@@ -520,22 +576,8 @@ fn the_play_page_plays_a_short_game_of_each_game_by_clicks() {
     ]});
     let expect_file = dir.path().join("expect.json");
     std::fs::write(&expect_file, expect.to_string()).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/browser-test.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .args(["--play", &format!("http://{addr}/"), &p(&expect_file)])
-        .env("SHOTS", dir.path().join("play.png"))
-        .output()
-        .unwrap();
-    stop(server);
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    let log = std::fs::read_to_string(&log_file).unwrap();
-    assert!(
-        out.status.success() && text.contains(" passed, 0 failed"),
-        "browser test of the play page failed:\n{text}\nserve's log:\n{log}"
-    );
-    assert!(!log.contains("panicked"), "{log}");
-    eprintln!("{text}");
+    let shot = dir.path().join("play.png");
+    browse("--play", server, &addr, &expect_file, ("SHOTS", &shot), &log_file, "the play page");
     // Each game was saved as a record that tengu show reads, ending in the resignation.
     let mut records: Vec<_> = std::fs::read_dir(&played).unwrap().map(|e| e.unwrap().path()).collect();
     records.sort();

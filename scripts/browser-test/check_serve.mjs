@@ -20,7 +20,9 @@
 //           "summary": {"match": "ladder / step-...", "text": "step-12597: +0 =28 −2"},
 //           "rated": [[800, "ladder"], ...],                steps the ladders rated
 //           "long_game": "ladder/.../game-00000.record",   a game of 250+ plies
-//           "link": {"key": "ladder/.../game-00000.record", "ply": 40, "visits": 8} }   a link to a ply, analysed
+//           "link": {"key": "ladder/.../game-00000.record", "ply": 40, "visits": 8},   a link to a ply, analysed
+//           "compare": {"runs": ["a", "b"], "ladder_runs": ["a"], "axis": "cpu"} }   the compare page
+//                                                          of a server of several runs (then nothing else is checked)
 // Every key is optional; each names the checks below it runs.
 // Checks: the ladder's table and chart; the curves show the loss log's last value, smoothed,
 // held-out on top, a loss chart for each head of the network that has a series, tick labels, no line across the pause between trainer sessions, the Elo
@@ -91,6 +93,74 @@ async function checkCharts(page) {
     `(e.g. ${charts.map((c) => c.name + ': ' + c.y.map((t) => t.text).join(' ')).slice(-2).join('; ')})`);
 }
 
+/// The compare page (`URL/compare`) of a server of several runs: each run listed in its own
+/// colour and drawn in the curves (a line of its own in the value loss chart and a legend
+/// entry), the runs with ladder reports drawn on the ladder chart, both x axes, a run left
+/// out and back, hover values of every run, every chart's ticks; COMPARE_SHOT=FILE saves a
+/// PNG of the page.
+async function checkCompare(page, url, want) {
+  await page.goto(url.replace(/\/?$/, '/') + 'compare');
+  await page.waitForSelector('#compare[data-drawn="1"]', { timeout: 60000 }).catch(() => {
+    throw new Fail('compare: the runs\' curves were not drawn within 60 s');
+  });
+  const problem = await page.locator('#problem').evaluate((p) => p.hidden ? '' : p.textContent);
+  check(problem === '', `compare: the page reports a problem: ${problem}`);
+  const listed = await page.locator('#compare-runs li[data-run]').evaluateAll((ls) => ls.map((l) => [l.dataset.run, l.dataset.color]));
+  check(JSON.stringify(listed.map((l) => l[0])) === JSON.stringify(want.runs), `compare: runs listed ${JSON.stringify(listed)}, expected ${JSON.stringify(want.runs)}`);
+  check(new Set(listed.map((l) => l[1])).size === listed.length, `compare: runs share a colour: ${JSON.stringify(listed)}`);
+  const axis = await page.locator('#x-axis').inputValue();
+  check(axis === (want.axis || 'cpu'), `compare: the x axis is ${axis}, expected ${want.axis || 'cpu'}`);
+  // Every run in the value loss chart: its line in its colour and its legend entry.
+  const drawnRuns = async () => {
+    const chart = page.locator('.chart[data-chart="value loss"]');
+    const out = {};
+    for (const [run, color] of listed) {
+      const lines = await chart.locator(`polyline[data-run="${run}"]`).evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
+      const legend = await chart.locator(`.chart-legend span.last[data-run="${run}"]`).count();
+      out[run] = { lines: lines.length, colours: [...new Set(lines)], legend, color };
+    }
+    return out;
+  };
+  for (const x of ['cpu', 'step']) {
+    await page.locator('#x-axis').selectOption(x);
+    const d = await drawnRuns();
+    for (const run of want.runs) {
+      check(d[run].lines >= 1 && d[run].legend >= 1, `compare: on the ${x} axis ${run} has ${d[run].lines} lines and ${d[run].legend} legend entries in the value loss chart`);
+      check(d[run].colours.length === 1 && d[run].colours[0] === d[run].color, `compare: ${run}'s lines are ${d[run].colours.join(', ')}, its colour ${d[run].color}`);
+    }
+    log(`ok  compare: x axis ${x}: ${want.runs.map((r) => r + ' ' + d[r].lines + ' lines in ' + d[r].color).join(', ')}`);
+  }
+  await page.locator('#x-axis').selectOption(want.axis || 'cpu');
+  // Hover: every run's value in the tooltip.
+  const svg = page.locator('.chart[data-chart="value loss"] svg');
+  await svg.scrollIntoViewIfNeeded();
+  const box = await svg.boundingBox();
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+  const tip = await page.locator('#tooltip').evaluate((t) => t.hidden ? '' : t.textContent);
+  for (const run of want.runs) check(tip.includes(run + ' loss/value: '), `compare: hovering shows no value of ${run}: "${tip}"`);
+  await page.mouse.move(0, 0);
+  // The ladders: one chart, a line for each run with a report.
+  const ladder = page.locator('#ladder-chart .chart[data-chart="ladders"]');
+  for (const run of want.ladder_runs || []) {
+    check(await ladder.locator(`polyline[data-run="${run}"]`).count() >= 1, `compare: no ladder line of ${run}`);
+    check(await ladder.locator(`.band[data-run="${run}"]`).count() >= 1, `compare: no ladder interval of ${run}`);
+  }
+  const ladderLegend = await ladder.locator('.chart-legend').textContent().catch(() => '');
+  log(`ok  compare: ladders of ${(want.ladder_runs || []).join(', ')} on one chart ("${ladderLegend.slice(0, 120)}")`);
+  // A run left out goes from every chart and comes back.
+  const out = want.runs[want.runs.length - 1];
+  await page.locator(`#compare-runs li[data-run="${out}"] input[type="checkbox"]`).uncheck();
+  check(await page.locator(`.chart polyline[data-run="${out}"]`).count() === 0, `compare: ${out} left out is still drawn`);
+  await page.locator(`#compare-runs li[data-run="${out}"] input[type="checkbox"]`).check();
+  check(await page.locator(`.chart[data-chart="value loss"] polyline[data-run="${out}"]`).count() >= 1, `compare: ${out} did not come back`);
+  log(`ok  compare: ${listed.length} runs in their colours; hover shows each ("${tip.split('\n').join(' | ').slice(0, 160)}"); ${out} left out and back`);
+  await checkCharts(page);
+  if (process.env.COMPARE_SHOT) {
+    await page.screenshot({ path: process.env.COMPARE_SHOT, fullPage: true });
+    log(`ok  screenshot ${process.env.COMPARE_SHOT}`);
+  }
+}
+
 async function main() {
   const [url, expectFile] = process.argv.slice(2);
   if (!url) {
@@ -112,6 +182,12 @@ async function main() {
     page.on('console', (m) => { if (m.type() === 'error') errors.push(`console error: ${m.text()}`); });
     page.on('request', (r) => { if (!r.url().startsWith(url)) errors.push(`request outside the server: ${r.url()}`); });
     const noErrors = (where) => check(errors.length === 0, `${where}: ${errors.join('; ')}`);
+
+    if (expect && expect.compare) {
+      await checkCompare(page, url, expect.compare);
+      noErrors('compare');
+      return finish(url, started);
+    }
 
     await page.goto(url);
     await page.waitForSelector('#now-checkpoint[data-step]:not([data-step=""])');
@@ -494,6 +570,10 @@ async function main() {
     if (context) await context.close().catch(() => {});
     fs.rmSync(profile, { recursive: true, force: true });
   }
+  finish(url, started);
+}
+
+function finish(url, started) {
   log(`browser test of ${url} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   log(`browser-test: ${passed} passed, 0 failed`);
 }

@@ -1,10 +1,12 @@
-//! `tengu serve RUN [--addr 127.0.0.1:8080]`: watch a run in the browser. One process,
-//! read-only over any run location; the page and its assets are compiled in. A watcher
-//! thread looks at the run every `--poll` seconds (`view.rs`); an HTTP/1 server (axum on a
-//! two-thread tokio runtime) answers from the newest look (`http.rs`); the page polls
-//! `/api/now` and refetches what changed (`page.js`).
+//! `tengu serve RUN [RUN...] [--addr 127.0.0.1:8080]`: watch a run in the browser, or
+//! several side by side (`compare.rs`). One process, read-only over any run location; the
+//! page and its assets are compiled in. A watcher thread a run looks at it every `--poll`
+//! seconds (`view.rs`); an HTTP/1 server (axum on a two-thread tokio runtime) answers from
+//! the newest look (`http.rs`); the page polls `/api/now` and refetches what changed
+//! (`page.js`).
 
 pub mod bench;
+pub mod compare;
 pub(crate) mod http;
 pub mod play;
 pub mod view;
@@ -19,15 +21,17 @@ use anyhow::{Context, Result};
 use tengu_store::Location;
 
 use crate::args::ServeArgs;
-use crate::output::outln;
+use crate::output::out;
 
 pub fn run(args: ServeArgs) -> Result<()> {
-    let location = Location::parse(&args.run).with_context(|| format!("RUN {}", args.run))?;
-    let poll = Duration::from_secs_f64(args.poll.unwrap_or(match location {
-        Location::Local(_) => 2.0,
-        // An object store bills requests: a look every 15 s is about 6 requests a time.
-        Location::Url(_) => 15.0,
-    }));
+    let mut locations = Vec::new();
+    for run in &args.runs {
+        let location = Location::parse(run).with_context(|| format!("RUN {run}"))?;
+        locations.extend(compare::runs_in(location));
+    }
+    // An object store bills requests: a look every 15 s is about 6 requests a time.
+    let remote = locations.iter().any(|l| matches!(l, Location::Url(_)));
+    let poll = Duration::from_secs_f64(args.poll.unwrap_or(if remote { 15.0 } else { 2.0 }));
     let play = play::PlayConfig {
         play_dir: args.play.play_dir.clone(),
         checkpoints: args.play.checkpoints.clone(),
@@ -40,16 +44,25 @@ pub fn run(args: ServeArgs) -> Result<()> {
         backend: args.play.backend.parse().map_err(anyhow::Error::msg)?,
     };
     let stop = super::stop_flag("stopping the server")?;
-    let server = Server::start(location, args.addr, poll, stop.clone(), play)?;
+    let server = Server::start_runs(locations, args.addr, poll, stop.clone(), play)?;
     if !server.addr.ip().is_loopback() {
         tracing::warn!(addr = %server.addr, "serving beyond this machine: anyone who reaches the address sees the run");
     }
-    outln!(
-        "tengu serve: {} on http://{}/ (Ctrl-C stops); play on http://{}/play",
-        server.location,
-        server.addr,
-        server.addr
-    )?;
+    let mut said = format!(
+        "tengu serve: {} on http://{}/ (Ctrl-C stops); play on http://{}/play\n",
+        server.location, server.addr, server.addr
+    );
+    if server.runs.len() > 1 {
+        said += &format!(
+            "tengu serve: {} runs side by side on http://{}/compare ({})\n",
+            server.runs.len(),
+            server.addr,
+            server.runs.join(", ")
+        );
+    }
+    // One write: a reader of the first line alone (a script, a test) may close the pipe
+    // after it, and a second write would then fail the server.
+    out!("{said}")?;
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(200));
     }
@@ -61,7 +74,10 @@ pub fn run(args: ServeArgs) -> Result<()> {
 pub struct Server {
     /// Where it listens (the port chosen when `--addr` said 0).
     pub addr: SocketAddr,
+    /// The first run's location, the one the run page and the play page show.
     pub location: String,
+    /// The names of the runs served, as the compare page gives them.
+    pub runs: Vec<String>,
     stop: Arc<AtomicBool>,
     runtime: tokio::runtime::Runtime,
 }
@@ -78,14 +94,39 @@ impl Server {
         stop: Arc<AtomicBool>,
         play: play::PlayConfig,
     ) -> Result<Server> {
+        Server::start_runs(vec![location], addr, poll, stop, play)
+    }
+
+    /// [`Server::start`] over several runs, a watcher each: the first is the one the run
+    /// page and the play page show, all of them are on the compare page, and the play page
+    /// offers the lines of every run's books. At least one run.
+    pub fn start_runs(
+        locations: Vec<Location>,
+        addr: SocketAddr,
+        poll: Duration,
+        stop: Arc<AtomicBool>,
+        play: play::PlayConfig,
+    ) -> Result<Server> {
+        anyhow::ensure!(!locations.is_empty(), "no run to serve");
         let listener = std::net::TcpListener::bind(addr)
             .with_context(|| format!("cannot listen on {addr} (--addr)"))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
-        let shown = location.display();
-        let shared = view::watch(location.clone(), poll, stop.clone())
-            .context("cannot start the watcher thread")?;
-        let play = play::Play::new(play, shared.clone(), location, addr)?;
+        let shown = locations[0].display();
+        let names = compare::names(&locations);
+        let mut runs = Vec::with_capacity(locations.len());
+        for (name, location) in names.iter().zip(locations) {
+            let shared = view::watch(location.clone(), poll, stop.clone())
+                .with_context(|| format!("cannot start the watcher thread of {name}"))?;
+            runs.push(compare::ServedRun {
+                name: name.clone(),
+                location,
+                shared,
+            });
+        }
+        let runs = Arc::new(runs);
+        let shared = runs[0].shared.clone();
+        let play = play::Play::new(play, runs.clone(), addr)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("serve-http")
@@ -96,7 +137,9 @@ impl Server {
             let _inside = runtime.enter();
             tokio::net::TcpListener::from_std(listener)?
         };
-        let app = http::router(shared).merge(play::router(play));
+        let app = http::router(shared)
+            .merge(play::router(play))
+            .merge(compare::router(runs));
         runtime.spawn(async move {
             if let Err(e) = axum::serve(listener, app).await {
                 tracing::error!("the HTTP server stopped: {e}");
@@ -106,6 +149,7 @@ impl Server {
         Ok(Server {
             addr,
             location: shown,
+            runs: names,
             stop,
             runtime,
         })

@@ -110,7 +110,12 @@ fn served() -> &'static Served {
         config.max_depth = 1;
         config.max_games = 4;
         let addr: SocketAddr = "127.0.0.1:8080".parse().expect("an address");
-        let play = play::Play::new(config, shared.clone(), location, addr).expect("the play page");
+        let runs = Arc::new(vec![crate::cmd::serve::compare::ServedRun {
+            name: "run".into(),
+            location,
+            shared: shared.clone(),
+        }]);
+        let play = play::Play::new(config, runs, addr).expect("the play page");
         let app = http::router(shared).merge(play::router(play));
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()

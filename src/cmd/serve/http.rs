@@ -1,11 +1,13 @@
 //! The HTTP side of `tengu serve`: the page and its assets (compiled into the binary), the
-//! JSON endpoints over the watcher's [`Snapshot`](super::view::Snapshot), game records,
-//! book pages and checkpoint downloads. Every route is a GET; nothing writes to the run.
+//! JSON endpoints over the watcher's [`Snapshot`](super::view::Snapshot) of the first run
+//! served, game records, book pages and checkpoint downloads. Every route is a GET; nothing
+//! writes to the run.
 //!
 //! | route | answer |
 //! |---|---|
 //! | `/` | the page (`page.html`) |
 //! | `/assets/page.js`, `/assets/page.css`, `/assets/board.js` | its script, style, board drawing |
+//! | `/assets/chart.js` | the charts, the run page's and the compare page's (`compare.rs`) |
 //! | `/api/now` | what the run is doing (polled by the page every two seconds) |
 //! | `/api/curves`, `/api/checkpoints`, `/api/games`, `/api/books`, `/api/ladder` | see `view.rs` |
 //! | `/api/game?key=K&index=I` | game I of the game file K, for the replay |
@@ -14,6 +16,7 @@
 //! | `/download/models/<file>` | a committed checkpoint's weights or manifest |
 //! | `/run/books/<name>/...` | a book's HTML export inside the run |
 //! | `/run/ladder/ladder.svg` (`.txt`, `.json`) | the compute ladder's chart and report |
+//! | `/compare`, `/api/compare`, ... | every run served side by side: see `compare.rs` |
 //!
 //! Errors are JSON `{"error": "..."}` with 404 (not in the run), 422 (a damaged file) or
 //! 503 (the store cannot be read now), and a warning in the log.
@@ -31,6 +34,8 @@ use super::view::{Shared, ViewError};
 const PAGE_HTML: &str = include_str!("page.html");
 const PAGE_JS: &str = include_str!("page.js");
 const PAGE_CSS: &str = include_str!("page.css");
+/// The charts of the run page and the compare page (one chart function, one or many series).
+const CHART_JS: &str = include_str!("chart.js");
 
 /// The router of every route above.
 pub fn router(shared: Arc<Shared>) -> Router {
@@ -38,6 +43,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/", get(|| async { text(PAGE_HTML, "text/html; charset=utf-8") }))
         .route("/assets/page.js", get(|| async { text(PAGE_JS, "text/javascript; charset=utf-8") }))
         .route("/assets/page.css", get(page_css))
+        .route("/assets/chart.js", get(|| async { text(CHART_JS, "text/javascript; charset=utf-8") }))
         .route("/assets/board.js", get(|| async {
             text(tengu_book::html::BOARD_JS, "text/javascript; charset=utf-8")
         }))
@@ -74,11 +80,11 @@ async fn page_css() -> Response {
         .into_response()
 }
 
-fn text(body: &'static str, content_type: &'static str) -> Response {
+pub(super) fn text(body: &'static str, content_type: &'static str) -> Response {
     ([(header::CONTENT_TYPE, HeaderValue::from_static(content_type))], body).into_response()
 }
 
-fn json(body: Arc<str>) -> Response {
+pub(super) fn json(body: Arc<str>) -> Response {
     (
         [
             (header::CONTENT_TYPE, HeaderValue::from_static("application/json")),

@@ -57,6 +57,7 @@ use serde_json::{json, Map, Value};
 use tengu_model::Backend;
 use tengu_store::Location;
 
+use super::compare::ServedRun;
 use super::view::{Shared, ViewError};
 pub use error::PlayError;
 use fields::{budget, kind, known_fields, string, whole};
@@ -116,36 +117,112 @@ pub struct Play {
     analysis: analysis::Analysis,
     networks: networks::Given,
     /// The lines of the `--book`s.
-    openings: openings::Openings,
+    given_openings: openings::Openings,
+    /// Every run served, whose book files the page offers too.
+    runs: Arc<Vec<ServedRun>>,
+    /// The openings offered now: the `--book`s' and the runs' books' as last read.
+    openings: Mutex<RunOpenings>,
     next_game: AtomicU64,
     /// Whether the server answers this machine only: then a POST must name a loopback host.
     local_only: bool,
 }
 
 impl Play {
-    /// The play page over the run the server watches; the `--checkpoint`s are read now (one
-    /// that cannot be read is an error).
-    /// The play page over the run the server watches, served on `addr`.
+    /// The play page over the runs the server watches (the first one's checkpoints and games;
+    /// every run's books), served on `addr`; the `--checkpoint`s and `--book`s are read now
+    /// (one that cannot be read is an error), the runs' books too (one that cannot be read
+    /// is said in the log and in the setup's `book_problems`).
     pub fn new(
         config: PlayConfig,
-        shared: Arc<Shared>,
-        location: Location,
+        runs: Arc<Vec<ServedRun>>,
         addr: std::net::SocketAddr,
     ) -> anyhow::Result<Arc<Play>> {
+        let first = runs.first().ok_or_else(|| anyhow::anyhow!("no run to play beside"))?;
+        let (shared, location) = (first.shared.clone(), first.location.clone());
         let networks = networks::Given::read(&config.checkpoints)?;
-        let openings = openings::Openings::read(&config.books)?;
+        let given_openings = openings::Openings::read(&config.books)?;
         let analysis = analysis::Analysis::start(config.backend, config.max_queries)?;
-        Ok(Arc::new(Play {
+        let openings = Mutex::new(RunOpenings {
+            listed: None,
+            openings: Arc::new(given_openings.clone()),
+            problems: Vec::new(),
+        });
+        let play = Play {
             config,
             shared,
             location,
             games: Arc::new(Mutex::new(games::Table::default())),
             analysis,
             networks,
+            given_openings,
+            runs,
             openings,
             next_game: AtomicU64::new(1),
             local_only: addr.ip().is_loopback(),
-        }))
+        };
+        play.openings();
+        Ok(Arc::new(play))
+    }
+
+    /// The openings offered now: the `--book`s' and those of the book files the runs list
+    /// (read again when a run's listing of them changed). Blocks while it reads.
+    fn openings(&self) -> (Arc<openings::Openings>, Vec<String>) {
+        let listed: Vec<(String, String, u64)> = self
+            .runs
+            .iter()
+            .flat_map(|r| {
+                let readable = r.shared.snapshot().readable;
+                readable
+                    .book_files
+                    .iter()
+                    .map(|(key, size)| (r.name.clone(), key.clone(), *size))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let mut state = self.openings.lock().unwrap_or_else(|e| e.into_inner());
+        if state.listed.as_ref() != Some(&listed) {
+            let mut problems = Vec::new();
+            let mut books = Vec::new();
+            for (name, key, _) in &listed {
+                let Some(run) = self.runs.iter().find(|r| &r.name == name) else {
+                    continue;
+                };
+                match run.shared.reader.get(key) {
+                    Ok(bytes) => books.push(openings::RunBook {
+                        run: name.clone(),
+                        key: key.clone(),
+                        bytes,
+                    }),
+                    Err(e) => problems.push(openings::OpeningsError::Unreadable {
+                        origin: openings::Origin::Run(name.clone()),
+                        path: key.clone(),
+                        problem: e.to_string(),
+                    }),
+                }
+            }
+            let (offered, damaged) = self.given_openings.with_run_books(books);
+            problems.extend(damaged);
+            let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+            for p in &problems {
+                tracing::warn!("play: a book is not offered: {p}");
+            }
+            *state = RunOpenings {
+                listed: Some(listed),
+                openings: Arc::new(offered),
+                problems,
+            };
+        }
+        (state.openings.clone(), state.problems.clone())
+    }
+
+    /// [`Play::openings`] off the async threads.
+    async fn openings_now(
+        self: &Arc<Self>,
+    ) -> Result<(Arc<openings::Openings>, Vec<String>), PlayError> {
+        let play = self.clone();
+        tokio::task::spawn_blocking(move || play.openings())
+            .await
+            .map_err(|e| PlayError::Unavailable(format!("the books could not be read: {e}")))
     }
 
     fn table(&self) -> std::sync::MutexGuard<'_, games::Table> {
@@ -160,6 +237,15 @@ impl Play {
             &self.networks,
         )
     }
+}
+
+/// The openings offered and what they were read from.
+struct RunOpenings {
+    /// The runs' book files (run, key, size) when last read; none before the first read.
+    listed: Option<Vec<(String, String, u64)>>,
+    openings: Arc<openings::Openings>,
+    /// The runs' books that could not be read, and why.
+    problems: Vec<String>,
 }
 
 /// The routes of the play page.
@@ -289,6 +375,10 @@ async fn setup(State(play): State<Arc<Play>>) -> Response {
         .iter()
         .map(networks::Network::json)
         .collect();
+    let (openings, book_problems) = match play.openings_now().await {
+        Ok(o) => o,
+        Err(e) => return e.into_response(),
+    };
     let c = &play.config;
     let in_play = play.table().len();
     ok(json!({
@@ -298,7 +388,8 @@ async fn setup(State(play): State<Arc<Play>>) -> Response {
                  "games": c.max_games, "queries": c.max_queries},
         "in_flight": {"games": in_play, "queries": play.analysis.in_flight()},
         "play_dir": c.play_dir.display().to_string(),
-        "books": play.openings.json(),
+        "books": openings.json(),
+        "book_problems": book_problems,
     }))
 }
 
@@ -327,7 +418,8 @@ async fn start_game(
     let map = body(play, &headers, raw)?;
     known_fields(&map, NEW_FIELDS)?;
     let c = &play.config;
-    let request = games::NewGame::read(&map, &play.openings)?;
+    let (openings, _) = play.openings_now().await?;
+    let request = games::NewGame::read(&map, &openings)?;
     let max_ms = budget(&map, "max_ms", c.max_ms, "--max-ms")?;
     let opponent = match string(&map, "opponent")?.unwrap_or("alphabeta") {
         "alphabeta" => networks::Opponent::AlphaBeta {

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tengu_rules::{Color, Piece, Position, Record, Square, Variant};
+use tengu_arena::ladder::LadderReport;
 use tengu_run::records::EloRecord;
 use tengu_store::layout::{self, ShardName};
 use tengu_store::{Location, RunStore, StoreError};
@@ -31,6 +32,10 @@ const MATCH_GAMES_LISTED: usize = 2000;
 /// Where `tengu ladder` writes its report and its matches inside a run by default; other
 /// ladders of the run (`--out RUN/ladder-600`) are the run's folders whose names start so.
 const LADDER_DIR: &str = "ladder";
+/// Where a run keeps its books: HTML exports (`books/<name>/index.html`) and book files.
+const BOOKS_DIR: &str = "books";
+/// The name ending of an opening book file (`tengu book build --out RUN/books/NAME.tbk`).
+pub const BOOK_FILE_SUFFIX: &str = ".tbk";
 /// Seconds between two listings of `arena/` and `books/` (many small files, rarely new).
 const SLOW_LOOK_S: f64 = 15.0;
 /// Games in progress read per look (the first objects of `live/` by name).
@@ -83,7 +88,8 @@ pub struct Snapshot {
     pub checkpoints: Arc<str>,
     /// `/api/games`: the newest self-play and arena game files.
     pub games: Arc<str>,
-    /// `/api/books`: the run's HTML book exports.
+    /// `/api/books`: the run's HTML book exports (`name`, `href`), then its book files
+    /// (`name`: the key, `href`: the play page, `file`: true).
     pub books: Arc<str>,
     /// `/api/ladder`: `{"ladder": null}` or the compute ladder's report (`ladder.json`),
     /// the address of its chart and any problem reading it.
@@ -94,6 +100,16 @@ pub struct Snapshot {
     pub live_games: Arc<HashMap<String, Arc<str>>>,
     /// Keys a request may read: game files, book files, checkpoint files.
     pub readable: Arc<Readable>,
+    /// The last look's problem (the run cannot be read, is not a run), as `now` says it.
+    pub problem: Option<String>,
+    /// The newest training step of the loss log.
+    pub step: Option<u64>,
+    /// The run's CPU ledger total, CPU-hours.
+    pub cpu_hours: f64,
+    /// Whether the loss log records CPU-hours (`curves`' axes place steps on them).
+    pub cpu_hours_axis: bool,
+    /// Each ladder folder's report that can be read, by folder, `ladder` first.
+    pub ladder_reports: Arc<Vec<(String, Arc<LadderReport>)>>,
 }
 
 /// Keys of the run that requests may read.
@@ -109,6 +125,9 @@ pub struct Readable {
     /// The run's game (its configuration's `game`), whose committed checkpoints the play
     /// page offers.
     pub game: Option<String>,
+    /// Opening book files (`books/**.tbk`, `tengu book build --out RUN/books/NAME.tbk`)
+    /// with their sizes in bytes, by key: the play page offers their lines.
+    pub book_files: Vec<(String, u64)>,
 }
 
 /// A checkpoint as the page lists it.
@@ -149,14 +168,18 @@ pub struct Watcher {
     /// Each match directory's `results.jsonl` (size when read, its games by index).
     match_results: BTreeMap<String, (u64, BTreeMap<u64, Value>)>,
     /// Each ladder folder's `ladder.json` as the page shows it (size when read, the
-    /// document), by folder (`ladder`, `ladder-600`, ...).
-    ladders: BTreeMap<String, (u64, Value)>,
+    /// document, the report when it can be read), by folder (`ladder`, `ladder-600`, ...).
+    ladders: BTreeMap<String, (u64, Value, Option<Arc<LadderReport>>)>,
     /// The run's ladder folders, in natural order (`ladder` first).
     ladder_dirs: Vec<String>,
     /// The loss log's last games and rows seen and its last line's time: the run's counts
     /// where its shards are gone (a kept copy) or the trainer saw more than they say.
     logged: Logged,
     books: Vec<String>,
+    /// Opening book files of the run (key, size), as [`Readable::book_files`].
+    book_files: Vec<(String, u64)>,
+    /// Whether the loss log records CPU-hours.
+    cpu_hours_axis: bool,
     slow_look: Option<Instant>,
     trainer_state: Option<tengu_store::lease::Observed>,
     /// The run's CPU ledger total (self-play and training), seconds.
@@ -197,6 +220,8 @@ impl Watcher {
             ladder_dirs: Vec::new(),
             logged: Logged::default(),
             books: Vec::new(),
+            book_files: Vec::new(),
+            cpu_hours_axis: false,
             slow_look: None,
             trainer_state: None,
             cpu_seconds: 0.0,
@@ -349,6 +374,11 @@ impl Watcher {
                     )
                     .unwrap_or_default();
                     curves["intervals"] = elo_intervals(&self.elo);
+                    // The axes' rows are [step, hours, CPU-hours], the first the start; a
+                    // loss log without the CPU ledger says 0 CPU-hours throughout.
+                    self.cpu_hours_axis = curves["axes"].as_array().is_some_and(|rows| {
+                        rows.iter().skip(1).any(|r| r[2].as_f64().is_some_and(|c| c > 0.0))
+                    });
                     self.curves = curves.to_string().into();
                     self.curves_from = Some(from);
                     changed = true;
@@ -392,19 +422,24 @@ impl Watcher {
             self.ladders.retain(|d, _| dirs.contains(d));
             changed |= self.ladders.len() != before || dirs != self.ladder_dirs;
             self.ladder_dirs = dirs;
-            let books: Vec<String> = store
-                .list("books")
-                .map_err(|e| e.to_string())?
-                .into_iter()
+            let book_entries = store.list(BOOKS_DIR).map_err(|e| e.to_string())?;
+            let books: Vec<String> = book_entries
+                .iter()
                 .filter_map(|e| {
                     let rest = e.key.strip_prefix("books/")?;
                     let name = rest.strip_suffix("/index.html")?;
                     (!name.contains('/')).then(|| name.to_string())
                 })
                 .collect();
-            if arena != self.arena_games || books != self.books {
+            let book_files: Vec<(String, u64)> = book_entries
+                .iter()
+                .filter(|e| e.name().ends_with(BOOK_FILE_SUFFIX))
+                .map(|e| (e.key.clone(), e.size))
+                .collect();
+            if arena != self.arena_games || books != self.books || book_files != self.book_files {
                 self.arena_games = arena;
                 self.books = books;
+                self.book_files = book_files;
                 changed = true;
             }
         }
@@ -495,7 +530,7 @@ impl Watcher {
         let Some(entry) = entries.iter().find(|e| e.key == key) else {
             return self.ladders.remove(dir).is_some();
         };
-        if self.ladders.get(dir).is_some_and(|(size, _)| *size == entry.size) {
+        if self.ladders.get(dir).is_some_and(|(size, _, _)| *size == entry.size) {
             return false;
         }
         let doc = match store.get_text(&key) {
@@ -506,10 +541,11 @@ impl Watcher {
                 return false;
             }
         };
-        if let Some(problem) = doc["problem"].as_str() {
+        if let Some(problem) = doc.0["problem"].as_str() {
             tracing::warn!("{problem}");
         }
-        self.ladders.insert(dir.to_string(), (entry.size, doc));
+        let (doc, report) = doc;
+        self.ladders.insert(dir.to_string(), (entry.size, doc, report.map(Arc::new)));
         true
     }
 
@@ -596,19 +632,20 @@ struct Logged {
 }
 
 /// A ladder's report for the page: `report` (`ladder.json` as written), `svg` (the address
-/// of its chart) and `problem` (why the report cannot be shown, else null).
-fn ladder_json(dir: &str, key: &str, text: &str) -> Value {
-    use tengu_arena::ladder::{LadderReport, LADDER_REPORT_VERSION};
+/// of its chart) and `problem` (why the report cannot be shown, else null); with the report
+/// itself where it can be read.
+fn ladder_json(dir: &str, key: &str, text: &str) -> (Value, Option<LadderReport>) {
+    use tengu_arena::ladder::LADDER_REPORT_VERSION;
     let svg = format!("/run/{dir}/ladder.svg");
     match serde_json::from_str::<LadderReport>(text) {
         Ok(r) if r.version == LADDER_REPORT_VERSION => {
-            json!({"report": r, "svg": svg, "problem": null})
+            (json!({"report": r, "svg": svg, "problem": null}), Some(r))
         }
-        Ok(r) => json!({"report": null, "svg": svg, "problem": format!(
+        Ok(r) => (json!({"report": null, "svg": svg, "problem": format!(
             "{key}: version {} of the ladder report; this tengu reads version {LADDER_REPORT_VERSION}",
             r.version
-        )}),
-        Err(e) => json!({"report": null, "svg": svg, "problem": format!("{key}: not a ladder report: {e}")}),
+        )}), None),
+        Err(e) => (json!({"report": null, "svg": svg, "problem": format!("{key}: not a ladder report: {e}")}), None),
     }
 }
 
@@ -843,6 +880,7 @@ impl Watcher {
         let local = matches!(self.location, Location::Local(_));
         let mut readable = Readable {
             game: self.game.clone(),
+            book_files: self.book_files.clone(),
             ..Readable::default()
         };
         // The ladders, `ladder` first: each folder's report and its matches' tallies.
@@ -851,7 +889,7 @@ impl Watcher {
             .iter()
             .map(|dir| {
                 let mut doc = match self.ladders.get(dir) {
-                    Some((_, doc)) => {
+                    Some((_, doc, _)) => {
                         for name in ["ladder.svg", "ladder.txt", "ladder.json"] {
                             readable.files.insert(format!("{dir}/{name}"));
                         }
@@ -984,8 +1022,13 @@ impl Watcher {
             })
             .collect();
         // `ladder`: the default folder's report (as before several ladders were shown).
-        let ladder = self.ladders.get(LADDER_DIR).map(|(_, doc)| doc.clone());
-        let books: Vec<Value> = self
+        let ladder = self.ladders.get(LADDER_DIR).map(|(_, doc, _)| doc.clone());
+        let ladder_reports: Vec<(String, Arc<LadderReport>)> = self
+            .ladder_dirs
+            .iter()
+            .filter_map(|dir| Some((dir.clone(), self.ladders.get(dir)?.2.clone()?)))
+            .collect();
+        let mut books: Vec<Value> = self
             .books
             .iter()
             .map(|name| {
@@ -993,6 +1036,12 @@ impl Watcher {
                 json!({"name": name, "href": format!("/run/books/{name}/index.html")})
             })
             .collect();
+        // Book files: their lines are the play page's openings.
+        books.extend(
+            self.book_files
+                .iter()
+                .map(|(key, _)| json!({"name": key, "href": "/play", "file": true})),
+        );
         // Games in progress: the fresh ones first, then by writer.
         let mut live: Vec<(&String, &Live)> = self.live.iter().collect();
         live.sort_by_key(|(k, l)| (l.stale, *k));
@@ -1020,6 +1069,11 @@ impl Watcher {
             ladder: json!({"ladder": ladder, "ladders": ladders}).to_string().into(),
             books: Value::from(books).to_string().into(),
             readable: Arc::new(readable),
+            problem,
+            step: self.last_step,
+            cpu_hours: self.cpu_seconds / 3600.0,
+            cpu_hours_axis: self.cpu_hours_axis,
+            ladder_reports: Arc::new(ladder_reports),
         }
     }
 

@@ -903,29 +903,7 @@ fn a_game_starts_from_a_books_line_and_a_bad_opening_or_book_is_refused_by_name(
     );
     // The deepest line: the game starts after its moves.
     let line = openings.last().unwrap();
-    let moves: Vec<&str> = line["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap())
-        .collect();
-    assert_eq!(moves.len() as u64, line["ply"].as_u64().unwrap());
-    let (id, s) = new_game(
-        &server,
-        json!({"opening": line["id"], "opponent": "alphabeta", "depth": 1, "side": "white"}),
-    );
-    let s = if s["thinking"].as_bool().unwrap() {
-        wait_for_reply(&server, &id)
-    } else {
-        s
-    };
-    let played: Vec<&str> = s["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
-    assert_eq!(&played[..moves.len()], &moves[..], "{s}");
+    plays_from_line(&server, line);
     let cases = [
         (json!({"opening": "7:1"}), "opening"),
         (json!({"opening": "0:99999"}), "opening"),
@@ -949,6 +927,113 @@ fn a_game_starts_from_a_books_line_and_a_bad_opening_or_book_is_refused_by_name(
             "{body}: {}",
             answer.1
         );
+    }
+    server.stop();
+}
+
+/// Starts a game from the book line `line` (an opening of `/api/play/setup`) against
+/// alpha-beta: its moves must begin with the line's.
+fn plays_from_line(server: &Server, line: &Value) {
+    let moves: Vec<&str> = line["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(moves.len() as u64, line["ply"].as_u64().unwrap());
+    let (id, s) = new_game(
+        server,
+        json!({"opening": line["id"], "opponent": "alphabeta", "depth": 1, "side": "white"}),
+    );
+    let s = if s["thinking"].as_bool().unwrap() {
+        wait_for_reply(server, &id)
+    } else {
+        s
+    };
+    let played: Vec<&str> = s["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(&played[..moves.len()], &moves[..], "{s}");
+}
+
+/// A book built into a run (`RUN/books/NAME.tbk`) is offered beside the `--book`s, a
+/// damaged one of the run is said without stopping the server, and a book that appears in
+/// the run while it is served is offered without a restart.
+#[test]
+fn a_book_inside_a_served_run_is_offered_beside_the_given_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("arm");
+    std::fs::create_dir_all(run.join("books")).unwrap();
+    std::fs::write(run.join("config.toml"), "game = \"dai-dai\"\n").unwrap();
+    small_book(&run.join("books/small.tbk"), 6);
+    std::fs::write(run.join("books/bad.tbk"), b"not a book").unwrap();
+    let given = dir.path().join("given.tbk");
+    small_book(&given, 4);
+    let server = Server::start(
+        Location::Local(run.clone()),
+        "127.0.0.1:0".parse().unwrap(),
+        Duration::from_millis(200),
+        Arc::new(AtomicBool::new(false)),
+        PlayConfig {
+            books: vec![given.clone()],
+            ..PlayConfig::new(dir.path().join("play"))
+        },
+    )
+    .expect("a damaged book of the run stops nothing");
+    let (_, setup) = get(&server, "/api/play/setup");
+    let names: Vec<&str> = setup["books"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["given.tbk", "arm/books/small.tbk"], "{setup}");
+    let problems = setup["book_problems"].to_string();
+    assert!(
+        problems.contains("arm") && problems.contains("books/bad.tbk"),
+        "{problems}"
+    );
+    // The run page lists the book files too, pointing to the play page.
+    let (_, books) = get(&server, "/api/books");
+    assert!(
+        books
+            .as_array()
+            .unwrap()
+            .contains(&json!({"name": "books/small.tbk", "href": "/play", "file": true})),
+        "{books}"
+    );
+    // A game from the run's book's deepest line starts after its moves.
+    let line = setup["books"][1]["openings"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap();
+    assert!(
+        line["id"]
+            .as_str()
+            .unwrap()
+            .starts_with("arm/books/small.tbk:"),
+        "{line}"
+    );
+    plays_from_line(&server, line);
+    // A book built into the run meanwhile: offered at the watcher's next look at books/.
+    std::fs::copy(run.join("books/small.tbk"), run.join("books/later.tbk")).unwrap();
+    let t = Instant::now();
+    loop {
+        let (_, setup) = get(&server, "/api/play/setup");
+        if setup["books"].as_array().unwrap().len() == 3 {
+            assert_eq!(setup["books"][2]["name"], "arm/books/small.tbk", "{setup}");
+            assert_eq!(setup["books"][1]["name"], "arm/books/later.tbk", "{setup}");
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the new book was not offered: {setup}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
     }
     server.stop();
 }

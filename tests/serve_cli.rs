@@ -150,7 +150,10 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
             tengu_trainer::records::read_lines(&s.display().to_string(), &text).unwrap()
         })
         .collect();
-    let losses: Vec<f64> = log.iter().filter_map(|r| r.heads.step(HeadId::Value)).collect();
+    let losses: Vec<f64> = log
+        .iter()
+        .filter_map(|r| r.heads.step(HeadId::Value))
+        .collect();
     let last_line = log.last().expect("a loss log");
     assert!(!losses.is_empty(), "no value loss in the loss log");
     // A second trainer session three hours later (the run stopped and resumed): 30 steps,
@@ -185,7 +188,11 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
     std::fs::copy(baseline.join("elo.jsonl"), run.join("elo.jsonl")).unwrap();
     // One line of the tactics suite: a chart of one point, whose ticks must still differ.
     let suite = std::fs::read_to_string(baseline.join("suite.jsonl")).unwrap();
-    std::fs::write(run.join("suite.jsonl"), format!("{}\n", suite.lines().next().unwrap())).unwrap();
+    std::fs::write(
+        run.join("suite.jsonl"),
+        format!("{}\n", suite.lines().next().unwrap()),
+    )
+    .unwrap();
     let ladder_file = baseline.join("ladder/ladder.json");
     let ladder = tengu_run::records::read_ladder(
         &ladder_file.display().to_string(),
@@ -356,7 +363,11 @@ fn an_archived_run_says_so_and_shows_every_ladder_in_step_order() {
                 &std::fs::read_to_string(&report).unwrap(),
             )
             .unwrap();
-            rated.extend(r.rungs.iter().map(|rung| serde_json::json!([rung.rung.step, name])));
+            rated.extend(
+                r.rungs
+                    .iter()
+                    .map(|rung| serde_json::json!([rung.rung.step, name])),
+            );
             ladders.push(serde_json::json!({"dir": name, "rungs": r.rungs.len()}));
         } else {
             let matches = std::fs::read_dir(run.join(name))
@@ -369,7 +380,8 @@ fn an_archived_run_says_so_and_shows_every_ladder_in_step_order() {
     assert!(ladders.len() >= 4, "{ladders:?}");
     // What the rung did in one match, and a game of it near the ply cap.
     let matched = "step-12597-vs-alphabeta_600000_2";
-    let results = std::fs::read_to_string(run.join("ladder").join(matched).join("results.jsonl")).unwrap();
+    let results =
+        std::fs::read_to_string(run.join("ladder").join(matched).join("results.jsonl")).unwrap();
     let (mut w, mut d, mut l, mut long) = (0, 0, 0, None);
     for r in results.lines() {
         let r: serde_json::Value = serde_json::from_str(r).unwrap();
@@ -397,7 +409,15 @@ fn an_archived_run_says_so_and_shows_every_ladder_in_step_order() {
     let log_file = dir.path().join("serve.log");
     let (server, addr) = serve(&run, &log_file);
     let shot = dir.path().join("analysis.png");
-    browse("--serve", server, &addr, &expect_file, ("LINK_SHOT", &shot), &log_file, "the archived run");
+    browse(
+        "--serve",
+        server,
+        &addr,
+        &expect_file,
+        ("LINK_SHOT", &shot),
+        &log_file,
+        "the archived run",
+    );
     if let Ok(shot) = std::env::var("TENGU_ANALYSIS_SHOT") {
         std::fs::copy(dir.path().join("analysis.png"), shot).unwrap();
     }
@@ -428,7 +448,10 @@ fn the_compare_page_overlays_the_curves_and_ladders_of_several_runs() {
     let (server, addr) = serve_runs(&[&kept, &arms], &log_file, &[]);
     let compare = get(&addr, "/api/compare");
     for name in &names {
-        assert!(compare.contains(&format!("\"name\":\"{name}\"")), "{name}: {compare}");
+        assert!(
+            compare.contains(&format!("\"name\":\"{name}\"")),
+            "{name}: {compare}"
+        );
     }
     if std::env::var_os("TENGU_SKIP_BROWSER").is_some() {
         eprintln!("TENGU_SKIP_BROWSER is set: the compare page is not checked in a browser");
@@ -439,7 +462,15 @@ fn the_compare_page_overlays_the_curves_and_ladders_of_several_runs() {
     let expect_file = dir.path().join("expect.json");
     std::fs::write(&expect_file, expect.to_string()).unwrap();
     let shot = dir.path().join("compare.png");
-    browse("--serve", server, &addr, &expect_file, ("COMPARE_SHOT", &shot), &log_file, "the compare page");
+    browse(
+        "--serve",
+        server,
+        &addr,
+        &expect_file,
+        ("COMPARE_SHOT", &shot),
+        &log_file,
+        "the compare page",
+    );
     if let Ok(keep) = std::env::var("TENGU_COMPARE_SHOT") {
         std::fs::copy(shot, keep).unwrap();
     }
@@ -449,7 +480,15 @@ fn the_compare_page_overlays_the_curves_and_ladders_of_several_runs() {
 /// variable and file), then `server` stopped: the script must pass and serve's log (at
 /// `log_file`) must not say it panicked; `what` names the page in a failure. The script's
 /// output is printed.
-fn browse(mode: &str, server: Child, addr: &str, expect: &Path, env: (&str, &Path), log_file: &Path, what: &str) {
+fn browse(
+    mode: &str,
+    server: Child,
+    addr: &str,
+    expect: &Path,
+    env: (&str, &Path),
+    log_file: &Path,
+    what: &str,
+) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/browser-test.sh");
     let out = Command::new("bash")
         .arg(&script)
@@ -458,7 +497,11 @@ fn browse(mode: &str, server: Child, addr: &str, expect: &Path, env: (&str, &Pat
         .output()
         .unwrap();
     stop(server);
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let log = std::fs::read_to_string(log_file).unwrap();
     assert!(
         out.status.success() && text.contains(" passed, 0 failed"),
@@ -525,9 +568,22 @@ fn a_location_that_is_not_a_run_is_said_in_the_log_and_on_the_page() {
 fn tiny_checkpoint(dir: &Path, game: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(dir).unwrap();
     let config = dir.join("tiny.toml");
-    std::fs::write(&config, format!("game = \"{game}\"\n[network]\npreset = \"tiny\"\n")).unwrap();
+    std::fs::write(
+        &config,
+        format!("game = \"{game}\"\n[network]\npreset = \"tiny\"\n"),
+    )
+    .unwrap();
     let run = dir.join("run");
-    let (ok, _, err) = tengu(&["train", "--run", &p(&run), "--config", &p(&config), "--max-steps", "0", "--quiet"]);
+    let (ok, _, err) = tengu(&[
+        "train",
+        "--run",
+        &p(&run),
+        "--config",
+        &p(&config),
+        "--max-steps",
+        "0",
+        "--quiet",
+    ]);
     assert!(ok, "{err}");
     common::step_zero(&run)
 }
@@ -548,12 +604,39 @@ fn the_play_page_plays_a_short_game_of_each_game_by_clicks() {
     let log_file = dir.path().join("serve.log");
     // A small book of the run's network: its lines are starting positions.
     let book = dir.path().join("small.tbk");
-    let (ok, _, err) = tengu(&["book", "build", "--checkpoint", &p(&common::step_zero(&run)), "--game", "dai-dai",
-        "--out", &p(&book), "--positions", "6", "--visits", "4", "--quiet"]);
+    let (ok, _, err) = tengu(&[
+        "book",
+        "build",
+        "--checkpoint",
+        &p(&common::step_zero(&run)),
+        "--game",
+        "dai-dai",
+        "--out",
+        &p(&book),
+        "--positions",
+        "6",
+        "--visits",
+        "4",
+        "--quiet",
+    ]);
     assert!(ok, "{err}");
-    let (server, addr) = serve_with(&run, &log_file, &["--checkpoint", &p(&maka), "--play-dir", &p(&played), "--book", &p(&book)]);
+    let (server, addr) = serve_with(
+        &run,
+        &log_file,
+        &[
+            "--checkpoint",
+            &p(&maka),
+            "--play-dir",
+            &p(&played),
+            "--book",
+            &p(&book),
+        ],
+    );
     let setup = get(&addr, "/api/play/setup");
-    assert!(setup.contains(r#""id":"run:0""#) && setup.contains(r#""id":"file:1""#), "{setup}");
+    assert!(
+        setup.contains(r#""id":"run:0""#) && setup.contains(r#""id":"file:1""#),
+        "{setup}"
+    );
     if std::env::var_os("TENGU_SKIP_BROWSER").is_some() {
         eprintln!("TENGU_SKIP_BROWSER is set: the play page is not checked in a browser");
         stop(server);
@@ -562,7 +645,8 @@ fn the_play_page_plays_a_short_game_of_each_game_by_clicks() {
     // Black's Lion beside a White Pawn it can take and go on from; in Maka Dai Dai a Rook
     // too, whose capture may promote.
     let dai_dai = "9,k,7/17/17/17/17/17/17/17/9,p,7/8,LN,8/17/17/17/17/17/17/8,K,8 b -";
-    let maka_dai_dai = "9,k,9/19/19/19/19/19/19/19/10,p,8/9,LN,9/19/14,p,4/19/19/19/19/19/19/9,K,4,R,4 b -";
+    let maka_dai_dai =
+        "9,k,9/19/19/19/19/19/19/19/10,p,8/9,LN,9/19/14,p,4/19/19/19/19/19/19/9,K,4,R,4 b -";
     let expect = serde_json::json!({"games": [
         {"game": "dai-dai", "opponent": "run:0", "visits": 2, "position": dai_dai,
          "hover": {"square": "9j", "name": "Lion"},
@@ -577,19 +661,46 @@ fn the_play_page_plays_a_short_game_of_each_game_by_clicks() {
     let expect_file = dir.path().join("expect.json");
     std::fs::write(&expect_file, expect.to_string()).unwrap();
     let shot = dir.path().join("play.png");
-    browse("--play", server, &addr, &expect_file, ("SHOTS", &shot), &log_file, "the play page");
+    browse(
+        "--play",
+        server,
+        &addr,
+        &expect_file,
+        ("SHOTS", &shot),
+        &log_file,
+        "the play page",
+    );
     // Each game was saved as a record that tengu show reads, ending in the resignation.
-    let mut records: Vec<_> = std::fs::read_dir(&played).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut records: Vec<_> = std::fs::read_dir(&played)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     records.sort();
     assert_eq!(records.len(), 3, "{records:?}");
-    let texts: Vec<String> = records.iter().map(|r| std::fs::read_to_string(r).unwrap()).collect();
+    let texts: Vec<String> = records
+        .iter()
+        .map(|r| std::fs::read_to_string(r).unwrap())
+        .collect();
     for (record, text) in records.iter().zip(&texts) {
-        assert!(text.contains("[Result \"0-1\"]") && text.contains("[Termination \"resignation\"]"), "{text}");
+        assert!(
+            text.contains("[Result \"0-1\"]") && text.contains("[Termination \"resignation\"]"),
+            "{text}"
+        );
         let (ok, out, err) = tengu(&["show", "--record", &p(record)]);
         assert!(ok && out.contains("resignation"), "{out}{err}");
     }
-    assert!(texts.iter().any(|t| t.contains("Dai Dai Shogi") && t.contains(" 9j>8h{8i} ")), "{texts:?}");
-    assert!(texts.iter().any(|t| t.contains("Maka Dai Dai Shogi") && t.contains(" 10j>9h{9i}= ") && t.contains("}+")), "{texts:?}");
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("Dai Dai Shogi") && t.contains(" 9j>8h{8i} ")),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t.contains("Maka Dai Dai Shogi")
+            && t.contains(" 10j>9h{9i}= ")
+            && t.contains("}+")),
+        "{texts:?}"
+    );
     if let Ok(shot) = std::env::var("TENGU_PLAY_SHOT") {
         std::fs::copy(dir.path().join("play.png"), shot).unwrap();
     }

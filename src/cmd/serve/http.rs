@@ -40,22 +40,51 @@ const CHART_JS: &str = include_str!("chart.js");
 /// The router of every route above.
 pub fn router(shared: Arc<Shared>) -> Router {
     Router::new()
-        .route("/", get(|| async { text(PAGE_HTML, "text/html; charset=utf-8") }))
-        .route("/assets/page.js", get(|| async { text(PAGE_JS, "text/javascript; charset=utf-8") }))
+        .route(
+            "/",
+            get(|| async { text(PAGE_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/assets/page.js",
+            get(|| async { text(PAGE_JS, "text/javascript; charset=utf-8") }),
+        )
         .route("/assets/page.css", get(page_css))
-        .route("/assets/chart.js", get(|| async { text(CHART_JS, "text/javascript; charset=utf-8") }))
-        .route("/assets/board.js", get(|| async {
-            text(tengu_book::html::BOARD_JS, "text/javascript; charset=utf-8")
-        }))
-        .route("/api/now", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().now) }))
-        .route("/api/curves", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().curves) }))
-        .route("/api/checkpoints", get(|State(s): State<Arc<Shared>>| async move {
-            json(s.snapshot().checkpoints)
-        }))
-        .route("/api/games", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().games) }))
-        .route("/api/books", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().books) }))
-        .route("/api/ladder", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().ladder) }))
-        .route("/api/live", get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().live) }))
+        .route(
+            "/assets/chart.js",
+            get(|| async { text(CHART_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/assets/board.js",
+            get(|| async { text(tengu_book::html::BOARD_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/api/now",
+            get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().now) }),
+        )
+        .route(
+            "/api/curves",
+            get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().curves) }),
+        )
+        .route(
+            "/api/checkpoints",
+            get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().checkpoints) }),
+        )
+        .route(
+            "/api/games",
+            get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().games) }),
+        )
+        .route(
+            "/api/books",
+            get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().books) }),
+        )
+        .route(
+            "/api/ladder",
+            get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().ladder) }),
+        )
+        .route(
+            "/api/live",
+            get(|State(s): State<Arc<Shared>>| async move { json(s.snapshot().live) }),
+        )
         .route("/api/live/game", get(live_game))
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/api/game", get(game))
@@ -74,20 +103,30 @@ async fn page_css() -> Response {
         super::play::ANALYSIS_CSS
     );
     (
-        [(header::CONTENT_TYPE, HeaderValue::from_static("text/css; charset=utf-8"))],
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/css; charset=utf-8"),
+        )],
         css,
     )
         .into_response()
 }
 
 pub(super) fn text(body: &'static str, content_type: &'static str) -> Response {
-    ([(header::CONTENT_TYPE, HeaderValue::from_static(content_type))], body).into_response()
+    (
+        [(header::CONTENT_TYPE, HeaderValue::from_static(content_type))],
+        body,
+    )
+        .into_response()
 }
 
 pub(super) fn json(body: Arc<str>) -> Response {
     (
         [
-            (header::CONTENT_TYPE, HeaderValue::from_static("application/json")),
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            ),
             (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
         ],
         body.to_string(),
@@ -101,7 +140,10 @@ fn error(e: &ViewError) -> Response {
     tracing::warn!(status = status.as_u16(), "{e}");
     (
         status,
-        [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
         serde_json::json!({ "error": e.to_string() }).to_string(),
     )
         .into_response()
@@ -155,7 +197,11 @@ async fn download(State(s): State<Arc<Shared>>, Path(key): Path<String>) -> Resp
         Ok(bytes) => {
             let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
                 .unwrap_or_else(|_| HeaderValue::from_static("attachment"));
-            let kind = if name.ends_with(".json") { "application/json" } else { "application/octet-stream" };
+            let kind = if name.ends_with(".json") {
+                "application/json"
+            } else {
+                "application/octet-stream"
+            };
             (
                 [
                     (header::CONTENT_TYPE, HeaderValue::from_static(kind)),
@@ -171,7 +217,8 @@ async fn download(State(s): State<Arc<Shared>>, Path(key): Path<String>) -> Resp
 
 async fn run_file(State(s): State<Arc<Shared>>, Path(key): Path<String>) -> Response {
     let readable = s.snapshot().readable;
-    let listed = readable.books.iter().any(|b| key.starts_with(b.as_str())) || readable.files.contains(&key);
+    let listed =
+        readable.books.iter().any(|b| key.starts_with(b.as_str())) || readable.files.contains(&key);
     if !listed || key.split('/').any(|part| part == ".." || part.is_empty()) {
         return error(&ViewError::Unknown(key));
     }
@@ -185,7 +232,11 @@ async fn run_file(State(s): State<Arc<Shared>>, Path(key): Path<String>) -> Resp
         _ => "application/octet-stream",
     };
     match read(&s, key).await {
-        Ok(bytes) => ([(header::CONTENT_TYPE, HeaderValue::from_static(kind))], bytes).into_response(),
+        Ok(bytes) => (
+            [(header::CONTENT_TYPE, HeaderValue::from_static(kind))],
+            bytes,
+        )
+            .into_response(),
         Err(e) => error(&e),
     }
 }

@@ -137,7 +137,9 @@ impl Play {
         runs: Arc<Vec<ServedRun>>,
         addr: std::net::SocketAddr,
     ) -> anyhow::Result<Arc<Play>> {
-        let first = runs.first().ok_or_else(|| anyhow::anyhow!("no run to play beside"))?;
+        let first = runs
+            .first()
+            .ok_or_else(|| anyhow::anyhow!("no run to play beside"))?;
         let (shared, location) = (first.shared.clone(), first.location.clone());
         let networks = networks::Given::read(&config.checkpoints)?;
         let given_openings = openings::Openings::read(&config.books)?;
@@ -715,10 +717,7 @@ async fn run_game_query(
 
 /// Analyses the last ply of the line of `map` (a `tengu analyze` query without `id`, with
 /// `network` and `play_game`) within the server's caps.
-async fn analyse_query(
-    play: &Arc<Play>,
-    mut map: Map<String, Value>,
-) -> Result<Value, PlayError> {
+async fn analyse_query(play: &Arc<Play>, mut map: Map<String, Value>) -> Result<Value, PlayError> {
     let c = &play.config;
     // The budget first: a request over the caps is refused as such, not as a bad field.
     budget(&map, "visits", c.max_visits.into(), "--max-visits")?;

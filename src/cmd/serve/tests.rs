@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use tengu_model::desc::HeadId;
 use tengu_rules::{Game, Position, Record, Variant};
 use tengu_store::{layout, Location, RunStore};
 use tengu_trainer::records::{to_line, HeadLosses, LossRecord};
-use tengu_model::desc::HeadId;
 
 use super::view::board_tokens;
 use super::{http_get, Server};
@@ -657,7 +657,10 @@ fn names_sort_with_their_numbers_as_numbers() {
     );
     let mut dirs = vec!["ladder-to-the-end", "ladder-600-seed2", "ladder-600"];
     dirs.sort_by(|a, b| natural_cmp(a, b));
-    assert_eq!(dirs, ["ladder-600", "ladder-600-seed2", "ladder-to-the-end"]);
+    assert_eq!(
+        dirs,
+        ["ladder-600", "ladder-600-seed2", "ladder-to-the-end"]
+    );
 }
 
 /// A run at `dir` with a loss log of two steps (`cpu_seconds` at each; 0: no CPU ledger).
@@ -687,10 +690,15 @@ fn run_with_loss_log(dir: &Path, cpu_seconds: f64) -> RunStore {
 #[test]
 fn several_runs_are_compared_side_by_side_and_a_run_not_served_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
-    let (a, b, empty) = (dir.path().join("a"), dir.path().join("b"), dir.path().join("empty"));
+    let (a, b, empty) = (
+        dir.path().join("a"),
+        dir.path().join("b"),
+        dir.path().join("empty"),
+    );
     // Run a: a CPU ledger (0.02 CPU-hours at step 2) and the kept run's ladder report.
     let store = run_with_loss_log(&a, 72.0);
-    let kept = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/dai-dai-cpu-2026-11-25/ladder/ladder.json");
+    let kept = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("baselines/dai-dai-cpu-2026-11-25/ladder/ladder.json");
     let text = std::fs::read_to_string(&kept).unwrap();
     let report = tengu_run::records::read_ladder(&kept.display().to_string(), &text).unwrap();
     store.put(layout::LADDER_REPORT, text.into_bytes()).unwrap();
@@ -702,7 +710,11 @@ fn several_runs_are_compared_side_by_side_and_a_run_not_served_is_refused_by_nam
         .unwrap();
     let before = files(dir.path());
     let server = Server::start_runs(
-        vec![Location::Local(a.clone()), Location::Local(b.clone()), Location::Local(empty.clone())],
+        vec![
+            Location::Local(a.clone()),
+            Location::Local(b.clone()),
+            Location::Local(empty.clone()),
+        ],
         "127.0.0.1:0".parse().unwrap(),
         Duration::from_millis(200),
         Arc::new(AtomicBool::new(false)),
@@ -711,7 +723,10 @@ fn several_runs_are_compared_side_by_side_and_a_run_not_served_is_refused_by_nam
     .unwrap();
     assert_eq!(server.runs, ["a", "b", "empty"]);
     // The run page is the first run's.
-    assert_eq!(get(&server, "/api/now").1["location"], a.display().to_string());
+    assert_eq!(
+        get(&server, "/api/now").1["location"],
+        a.display().to_string()
+    );
 
     let (status, doc) = get(&server, "/api/compare");
     assert_eq!(status, 200, "{doc}");
@@ -719,8 +734,16 @@ fn several_runs_are_compared_side_by_side_and_a_run_not_served_is_refused_by_nam
     let names: Vec<&str> = runs.iter().map(|r| r["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["a", "b", "empty"]);
     let (ra, rb, re) = (&runs[0], &runs[1], &runs[2]);
-    assert_eq!((ra["step"].as_u64(), ra["cpu_hours_axis"].as_bool()), (Some(2), Some(true)), "{ra}");
-    assert_eq!((rb["step"].as_u64(), rb["cpu_hours_axis"].as_bool()), (Some(2), Some(false)), "{rb}");
+    assert_eq!(
+        (ra["step"].as_u64(), ra["cpu_hours_axis"].as_bool()),
+        (Some(2), Some(true)),
+        "{ra}"
+    );
+    assert_eq!(
+        (rb["step"].as_u64(), rb["cpu_hours_axis"].as_bool()),
+        (Some(2), Some(false)),
+        "{rb}"
+    );
     assert_eq!(ra["location"], a.display().to_string());
     // The ladder report as a line of rungs: Elo and interval against CPU-hours.
     let ladder = &ra["ladders"][0];
@@ -730,8 +753,16 @@ fn several_runs_are_compared_side_by_side_and_a_run_not_served_is_refused_by_nam
     assert_eq!(rungs.len(), report.rungs.len());
     let first = &report.rungs[0];
     assert_eq!(
-        (rungs[0]["step"].as_u64(), rungs[0]["cpu_hours"].as_f64(), rungs[0]["elo"].as_f64()),
-        (Some(first.rung.step), Some(first.rung.cpu_hours), Some(first.elo))
+        (
+            rungs[0]["step"].as_u64(),
+            rungs[0]["cpu_hours"].as_f64(),
+            rungs[0]["elo"].as_f64()
+        ),
+        (
+            Some(first.rung.step),
+            Some(first.rung.cpu_hours),
+            Some(first.elo)
+        )
     );
     assert_eq!(
         (rungs[0]["elo_low"].as_f64(), rungs[0]["elo_high"].as_f64()),
@@ -740,40 +771,66 @@ fn several_runs_are_compared_side_by_side_and_a_run_not_served_is_refused_by_nam
     assert_eq!(rb["ladders"], json!([]));
     // A run with no records: shown, nothing to draw, no problem.
     assert!(re["step"].is_null() && re["problem"].is_null(), "{re}");
-    assert_eq!((re["ladders"].clone(), re["cpu_hours_axis"].as_bool()), (json!([]), Some(false)));
+    assert_eq!(
+        (re["ladders"].clone(), re["cpu_hours_axis"].as_bool()),
+        (json!([]), Some(false))
+    );
 
     // Each run's curves, as /api/curves gives the first run's.
     let (status, curves) = get(&server, ra["curves"].as_str().unwrap());
     assert_eq!(status, 200, "{curves}");
-    assert_eq!(curves["series"]["loss/value"], json!([[1.0, 1.5], [2.0, 1.0]]));
+    assert_eq!(
+        curves["series"]["loss/value"],
+        json!([[1.0, 1.5], [2.0, 1.0]])
+    );
     assert_eq!(curves, get(&server, "/api/curves").1);
     let (_, curves) = get(&server, rb["curves"].as_str().unwrap());
-    assert_eq!(curves["series"]["loss/value"], json!([[1.0, 1.5], [2.0, 1.0]]));
+    assert_eq!(
+        curves["series"]["loss/value"],
+        json!([[1.0, 1.5], [2.0, 1.0]])
+    );
     let (status, curves) = get(&server, re["curves"].as_str().unwrap());
     assert_eq!((status, curves["series"].clone()), (200, json!({})));
 
     // Some runs by name, each once, in the order named.
     let (_, some) = get(&server, "/api/compare?run=empty&run=a&run=empty");
-    let names: Vec<&str> = some["runs"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = some["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["empty", "a"]);
     // A run not served: refused, named, with the runs that are.
-    for path in ["/api/compare?run=a&run=nope", "/api/compare/curves?run=nope"] {
+    for path in [
+        "/api/compare?run=a&run=nope",
+        "/api/compare/curves?run=nope",
+    ] {
         let (status, e) = get(&server, path);
         let error = e["error"].as_str().unwrap_or_default();
         assert!(
-            status == 404 && error.contains("\"nope\"") && error.contains("a (") && error.contains("empty ("),
+            status == 404
+                && error.contains("\"nope\"")
+                && error.contains("a (")
+                && error.contains("empty ("),
             "{path}: {status} {e}"
         );
     }
     let (status, e) = get(&server, "/api/compare/curves");
-    assert!(status == 400 && e["error"].as_str().unwrap().contains("run=NAME"), "{status} {e}");
+    assert!(
+        status == 400 && e["error"].as_str().unwrap().contains("run=NAME"),
+        "{status} {e}"
+    );
     for (path, says) in [
         ("/compare", "<script src=\"/assets/compare.js\">"),
         ("/assets/compare.js", "/api/compare"),
         ("/assets/chart.js", "var tenguChart"),
     ] {
         let (status, body) = http_get(server.addr, path).unwrap();
-        assert!(status == 200 && String::from_utf8_lossy(&body).contains(says), "{path}: {status}");
+        assert!(
+            status == 200 && String::from_utf8_lossy(&body).contains(says),
+            "{path}: {status}"
+        );
     }
     server.stop();
     assert_eq!(before, files(dir.path()), "serve wrote into a run");
@@ -787,17 +844,31 @@ fn a_directory_of_runs_is_its_runs_and_each_run_has_a_name_of_its_own() {
         std::fs::create_dir_all(dir.path().join(run)).unwrap();
     }
     for run in ["arm-10", "arm-9"] {
-        std::fs::write(dir.path().join(run).join("config.toml"), "game = \"dai-dai\"\n").unwrap();
+        std::fs::write(
+            dir.path().join(run).join("config.toml"),
+            "game = \"dai-dai\"\n",
+        )
+        .unwrap();
     }
     let runs = runs_in(Location::Local(dir.path().to_path_buf()));
     assert_eq!(
         runs,
-        [Location::Local(dir.path().join("arm-9")), Location::Local(dir.path().join("arm-10"))]
+        [
+            Location::Local(dir.path().join("arm-9")),
+            Location::Local(dir.path().join("arm-10"))
+        ]
     );
     assert_eq!(names(&runs), ["arm-9", "arm-10"]);
     // A run is itself; so is a location that is not there yet, or not a directory of runs.
-    for one in [dir.path().join("arm-9"), dir.path().join("later"), dir.path().join("not-a-run")] {
-        assert_eq!(runs_in(Location::Local(one.clone())), [Location::Local(one)]);
+    for one in [
+        dir.path().join("arm-9"),
+        dir.path().join("later"),
+        dir.path().join("not-a-run"),
+    ] {
+        assert_eq!(
+            runs_in(Location::Local(one.clone())),
+            [Location::Local(one)]
+        );
     }
     let url = Location::parse("s3://bucket/runs/x/").unwrap();
     assert_eq!(runs_in(url.clone()), [url.clone()]);

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tengu_rules::{Color, Piece, Position, Record, Square, Variant};
 use tengu_arena::ladder::LadderReport;
+use tengu_rules::{Color, Piece, Position, Record, Square, Variant};
 use tengu_run::records::EloRecord;
 use tengu_store::layout::{self, ShardName};
 use tengu_store::{Location, RunStore, StoreError};
@@ -263,7 +263,10 @@ impl Watcher {
                     ));
                 }
                 if !dir.is_dir() {
-                    return Err(format!("{} is not a directory, so not a run", dir.display()));
+                    return Err(format!(
+                        "{} is not a directory, so not a run",
+                        dir.display()
+                    ));
                 }
             }
             let store = RunStore::at(self.location.clone()).map_err(|e| e.to_string())?;
@@ -377,7 +380,9 @@ impl Watcher {
                     // The axes' rows are [step, hours, CPU-hours], the first the start; a
                     // loss log without the CPU ledger says 0 CPU-hours throughout.
                     self.cpu_hours_axis = curves["axes"].as_array().is_some_and(|rows| {
-                        rows.iter().skip(1).any(|r| r[2].as_f64().is_some_and(|c| c > 0.0))
+                        rows.iter()
+                            .skip(1)
+                            .any(|r| r[2].as_f64().is_some_and(|c| c > 0.0))
                     });
                     self.curves = curves.to_string().into();
                     self.curves_from = Some(from);
@@ -387,7 +392,10 @@ impl Watcher {
             }
         }
 
-        if self.slow_look.is_none_or(|t| t.elapsed().as_secs_f64() >= SLOW_LOOK_S) {
+        if self
+            .slow_look
+            .is_none_or(|t| t.elapsed().as_secs_f64() >= SLOW_LOOK_S)
+        {
             self.slow_look = Some(Instant::now());
             let arena_entries = store.list("arena").map_err(|e| e.to_string())?;
             let dirs = self.find_ladder_dirs();
@@ -478,7 +486,11 @@ impl Watcher {
         let mut changed = false;
         for e in entries.filter(|e| e.name() == "results.jsonl") {
             let dir = e.key.trim_end_matches("results.jsonl").to_string();
-            if self.match_results.get(&dir).is_some_and(|(size, _)| *size == e.size) {
+            if self
+                .match_results
+                .get(&dir)
+                .is_some_and(|(size, _)| *size == e.size)
+            {
                 continue;
             }
             let text = match store.get_text(&e.key) {
@@ -530,7 +542,11 @@ impl Watcher {
         let Some(entry) = entries.iter().find(|e| e.key == key) else {
             return self.ladders.remove(dir).is_some();
         };
-        if self.ladders.get(dir).is_some_and(|(size, _, _)| *size == entry.size) {
+        if self
+            .ladders
+            .get(dir)
+            .is_some_and(|(size, _, _)| *size == entry.size)
+        {
             return false;
         }
         let doc = match store.get_text(&key) {
@@ -545,7 +561,8 @@ impl Watcher {
             tracing::warn!("{problem}");
         }
         let (doc, report) = doc;
-        self.ladders.insert(dir.to_string(), (entry.size, doc, report.map(Arc::new)));
+        self.ladders
+            .insert(dir.to_string(), (entry.size, doc, report.map(Arc::new)));
         true
     }
 
@@ -605,7 +622,11 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
                 // Leading zeros aside, a longer run of digits is a larger number.
                 let tx = &nx[nx.iter().take_while(|c| **c == b'0').count()..];
                 let ty = &ny[ny.iter().take_while(|c| **c == b'0').count()..];
-                let o = tx.len().cmp(&ty.len()).then_with(|| tx.cmp(ty)).then(dx.cmp(&dy));
+                let o = tx
+                    .len()
+                    .cmp(&ty.len())
+                    .then_with(|| tx.cmp(ty))
+                    .then(dx.cmp(&dy));
                 if o != Ordering::Equal {
                     return o;
                 }
@@ -641,17 +662,27 @@ fn ladder_json(dir: &str, key: &str, text: &str) -> (Value, Option<LadderReport>
         Ok(r) if r.version == LADDER_REPORT_VERSION => {
             (json!({"report": r, "svg": svg, "problem": null}), Some(r))
         }
-        Ok(r) => (json!({"report": null, "svg": svg, "problem": format!(
-            "{key}: version {} of the ladder report; this tengu reads version {LADDER_REPORT_VERSION}",
-            r.version
-        )}), None),
-        Err(e) => (json!({"report": null, "svg": svg, "problem": format!("{key}: not a ladder report: {e}")}), None),
+        Ok(r) => (
+            json!({"report": null, "svg": svg, "problem": format!(
+                "{key}: version {} of the ladder report; this tengu reads version {LADDER_REPORT_VERSION}",
+                r.version
+            )}),
+            None,
+        ),
+        Err(e) => (
+            json!({"report": null, "svg": svg, "problem": format!("{key}: not a ladder report: {e}")}),
+            None,
+        ),
     }
 }
 
 /// One arena or ladder game for the lists, from its line of `results.jsonl`.
 fn match_game_json(r: &tengu_arena::matches::GameResult) -> Value {
-    let (black, white) = if r.a_is_black { (&r.a, &r.b) } else { (&r.b, &r.a) };
+    let (black, white) = if r.a_is_black {
+        (&r.a, &r.b)
+    } else {
+        (&r.b, &r.a)
+    };
     let black_result = if r.a_is_black { r.result } else { -r.result };
     let result = match black_result {
         1 => "1-0",
@@ -688,7 +719,10 @@ fn record_summary(text: &str) -> Value {
             }
             continue;
         }
-        plies += line.split_whitespace().filter(|t| !t.ends_with('.')).count() as u64;
+        plies += line
+            .split_whitespace()
+            .filter(|t| !t.ends_with('.'))
+            .count() as u64;
     }
     summary["plies"] = json!(plies);
     summary
@@ -743,7 +777,10 @@ impl Live {
         let (unix_s, interval_s) = match &shown {
             Ok((s, _)) => (
                 s["unix_ms"].as_f64().unwrap_or(0.0) / 1000.0,
-                serde_json::from_slice::<Value>(&bytes).ok().and_then(|v| v["interval_seconds"].as_f64()).unwrap_or(0.0),
+                serde_json::from_slice::<Value>(&bytes)
+                    .ok()
+                    .and_then(|v| v["interval_seconds"].as_f64())
+                    .unwrap_or(0.0),
             ),
             Err(_) => (0.0, 0.0),
         };
@@ -822,10 +859,9 @@ impl Watcher {
                 "rows_seen": c.manifest.rows_seen,
             })
         });
-        let (games, rows) = self
-            .shards
-            .iter()
-            .fold((0u64, 0u64), |(g, r), s| (g + u64::from(s.games), r + s.rows));
+        let (games, rows) = self.shards.iter().fold((0u64, 0u64), |(g, r), s| {
+            (g + u64::from(s.games), r + s.rows)
+        });
         let (games_per_hour, rows_per_hour) = rates(&self.shards, now_s);
         let mut problems: Vec<String> = self
             .damaged
@@ -901,7 +937,11 @@ impl Watcher {
                 doc["matches"] = json!(self.ladder_matches(dir));
                 doc
             })
-            .filter(|d| !d["report"].is_null() || !d["problem"].is_null() || d["matches"].as_array().is_some_and(|m| !m.is_empty()))
+            .filter(|d| {
+                !d["report"].is_null()
+                    || !d["problem"].is_null()
+                    || d["matches"].as_array().is_some_and(|m| !m.is_empty())
+            })
             .collect();
         // What the ladders say of each checkpoint: its rung's Elo in each report, and each
         // match it played as the named player.
@@ -935,8 +975,7 @@ impl Watcher {
                 let manifest = layout::manifest_key(m.step);
                 readable.checkpoints.insert(weights.clone());
                 readable.checkpoints.insert(manifest.clone());
-                let arena: Vec<&EloRecord> =
-                    self.elo.iter().filter(|l| l.step == m.step).collect();
+                let arena: Vec<&EloRecord> = self.elo.iter().filter(|l| l.step == m.step).collect();
                 let ladder = rated.get(&m.step).cloned().unwrap_or_default();
                 let xboard = if local {
                     format!("tengu xboard --checkpoint {}", address(&weights))
@@ -1065,8 +1104,12 @@ impl Watcher {
             now: now.to_string().into(),
             curves: self.curves.clone(),
             checkpoints: Value::from(checkpoints).to_string().into(),
-            games: json!({"selfplay": selfplay, "arena": arena}).to_string().into(),
-            ladder: json!({"ladder": ladder, "ladders": ladders}).to_string().into(),
+            games: json!({"selfplay": selfplay, "arena": arena})
+                .to_string()
+                .into(),
+            ladder: json!({"ladder": ladder, "ladders": ladders})
+                .to_string()
+                .into(),
             books: Value::from(books).to_string().into(),
             readable: Arc::new(readable),
             problem,
@@ -1112,17 +1155,26 @@ impl Watcher {
         );
         let playing = self.live.values().any(|l| !l.stale && l.shown.is_ok());
         let last_unix = [
-            self.shards.iter().map(|s| s.unix_ms).max().map(|ms| ms as f64 / 1000.0),
+            self.shards
+                .iter()
+                .map(|s| s.unix_ms)
+                .max()
+                .map(|ms| ms as f64 / 1000.0),
             self.logged.unix_time,
             self.checkpoints.last().map(|c| c.manifest.unix_time),
-            self.live.values().filter(|l| l.shown.is_ok()).map(|l| l.unix_s).reduce(f64::max),
+            self.live
+                .values()
+                .filter(|l| l.shown.is_ok())
+                .map(|l| l.unix_s)
+                .reduce(f64::max),
         ]
         .into_iter()
         .flatten()
         .reduce(f64::max);
         let state = if alive || playing || !workers.is_empty() {
             "live"
-        } else if self.trainer_state.is_none() && self.shards.is_empty() && self.last_step.is_some() {
+        } else if self.trainer_state.is_none() && self.shards.is_empty() && self.last_step.is_some()
+        {
             "archived"
         } else {
             "stopped"
@@ -1145,7 +1197,12 @@ impl Watcher {
         };
         let who = o.record.as_ref().map_or_else(
             || format!("lease generation {}", o.generation),
-            |r| format!("{} pid {} (lease generation {})", r.host, r.pid, o.generation),
+            |r| {
+                format!(
+                    "{} pid {} (lease generation {})",
+                    r.host, r.pid, o.generation
+                )
+            },
         );
         let lease_s = o.record.as_ref().map_or(30.0, |r| r.lease_seconds).max(1.0);
         let since_beat = self
@@ -1160,14 +1217,23 @@ impl Watcher {
             ("stopped", format!("{who} released its lease"))
         } else if since_beat <= lease_s && watched > since_beat {
             if stepped <= TRAINING_RECENT_S {
-                ("training", format!("{who}, step {}", self.last_step.unwrap_or(0)))
+                (
+                    "training",
+                    format!("{who}, step {}", self.last_step.unwrap_or(0)),
+                )
             } else {
-                ("waiting for rows", format!("{who} is alive, {}", step_age(self.last_step, stepped)))
+                (
+                    "waiting for rows",
+                    format!("{who} is alive, {}", step_age(self.last_step, stepped)),
+                )
             }
         } else if watched <= lease_s {
             ("unknown", format!("{who}: watching its heartbeat"))
         } else {
-            ("stopped", format!("{who}: no heartbeat for {since_beat:.0} s"))
+            (
+                "stopped",
+                format!("{who}: no heartbeat for {since_beat:.0} s"),
+            )
         };
         json!({"state": state, "detail": detail, "generation": o.generation})
     }
@@ -1187,7 +1253,11 @@ pub fn step_age(last_step: Option<u64>, stepped: f64) -> String {
 
 /// Objects of `dir` after the name `after` (all of them without one): one listing request
 /// per 1,000 new keys.
-fn list_new(store: &RunStore, dir: &str, after: Option<&str>) -> Result<Vec<tengu_store::Entry>, String> {
+fn list_new(
+    store: &RunStore,
+    dir: &str,
+    after: Option<&str>,
+) -> Result<Vec<tengu_store::Entry>, String> {
     match after {
         Some(after) => store.list_after(dir, after),
         None => store.list(dir),
@@ -1210,7 +1280,9 @@ fn rates(shards: &[ShardName], now_s: f64) -> (Option<f64>, Option<f64>) {
     let (g, r) = shards
         .iter()
         .filter(|s| s.unix_ms >= from_ms)
-        .fold((0u64, 0u64), |(g, r), s| (g + u64::from(s.games), r + s.rows));
+        .fold((0u64, 0u64), |(g, r), s| {
+            (g + u64::from(s.games), r + s.rows)
+        });
     let per_hour = |n: u64| n as f64 * 3600.0 / span_s;
     (Some(per_hour(g)), Some(per_hour(r)))
 }
@@ -1233,7 +1305,9 @@ fn workers(shards: &[ShardName], now_s: f64) -> Vec<Value> {
         e.1 += 1;
     }
     seen.into_iter()
-        .map(|(w, (ms, n))| json!({"worker": w, "last_shard_unix": ms as f64 / 1000.0, "shards": n}))
+        .map(
+            |(w, (ms, n))| json!({"worker": w, "last_shard_unix": ms as f64 / 1000.0, "shards": n}),
+        )
         .collect()
 }
 
@@ -1256,10 +1330,11 @@ fn elo_intervals(lines: &[EloRecord]) -> Value {
             continue;
         };
         match (line.rating, line.opponent.as_deref()) {
-            (Some(rating), _) => out
-                .entry("elo/chain".into())
-                .or_default()
-                .push([step, rating + low - elo, rating + high - elo]),
+            (Some(rating), _) => out.entry("elo/chain".into()).or_default().push([
+                step,
+                rating + low - elo,
+                rating + high - elo,
+            ]),
             (None, Some(opponent)) => out
                 .entry(format!("elo/vs_{opponent}"))
                 .or_default()
@@ -1331,7 +1406,10 @@ fn curves_json(scalars: &[crate::tensorboard::Scalar]) -> (Value, Option<u64>, L
             }
         }
     }
-    let t0 = at.values().filter_map(|v| v.0).fold(f64::INFINITY, f64::min);
+    let t0 = at
+        .values()
+        .filter_map(|v| v.0)
+        .fold(f64::INFINITY, f64::min);
     let walls: Vec<(i64, f64)> = at.iter().filter_map(|(s, v)| Some((*s, v.0?))).collect();
     let sessions = session_starts(&walls);
     let mut axes: Vec<Value> = vec![json!([0, 0.0, 0.0])];
@@ -1345,7 +1423,10 @@ fn curves_json(scalars: &[crate::tensorboard::Scalar]) -> (Value, Option<u64>, L
         .map(|(k, v)| (k, v.into_iter().filter(|p| p[1].is_finite()).collect()))
         .collect();
     // The network's heads in their table's order: one loss chart each, after the policy's.
-    let heads: Vec<&str> = tengu_model::desc::HEADS.iter().map(|h| h.loss_name).collect();
+    let heads: Vec<&str> = tengu_model::desc::HEADS
+        .iter()
+        .map(|h| h.loss_name)
+        .collect();
     (
         json!({"series": series, "axes": axes, "sessions": sessions, "heads": heads}),
         last_step,
@@ -1420,7 +1501,9 @@ pub fn game_json(record: &Record, values: Option<&[Option<f32>]>) -> Value {
     let mut moves = Vec::with_capacity(record.game.len());
     for (ply, m) in record.game.moves().enumerate() {
         let text = pos.move_text(m);
-        let value = values.and_then(|v| v.get(ply).copied().flatten()).map(shortest);
+        let value = values
+            .and_then(|v| v.get(ply).copied().flatten())
+            .map(shortest);
         let hodges = pos.hodges(m);
         pos.play(m);
         let after = board_tokens(&pos);
@@ -1444,7 +1527,9 @@ pub fn game_json(record: &Record, values: Option<&[Option<f32>]>) -> Value {
     // The name of each piece token the board may show, for hovering.
     let names = piece_names(start.variant());
     let files: Vec<String> = (1..=size).rev().map(|f| f.to_string()).collect();
-    let ranks: Vec<String> = (0..size).map(|r| ((b'a' + r as u8) as char).to_string()).collect();
+    let ranks: Vec<String> = (0..size)
+        .map(|r| ((b'a' + r as u8) as char).to_string())
+        .collect();
     let stm = |c: Color| if c == Color::Black { "Black" } else { "White" };
     json!({
         "game": start.variant().id(),
@@ -1498,7 +1583,11 @@ impl Drop for Reader {
     /// The store's I/O runtime must not be dropped on an async thread (where the server's
     /// runtime drops its state when it shuts down): it goes on a thread of its own.
     fn drop(&mut self) {
-        let store = self.store.get_mut().unwrap_or_else(|e| e.into_inner()).take();
+        let store = self
+            .store
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
         if let Some(store) = store {
             let _ = std::thread::Builder::new()
                 .name("serve-reader-drop".into())
@@ -1525,7 +1614,10 @@ impl Reader {
         if store.is_none() {
             if let Location::Local(dir) = &self.location {
                 if !dir.is_dir() {
-                    return Err(ViewError::NoRun(format!("{} is not a directory", dir.display())));
+                    return Err(ViewError::NoRun(format!(
+                        "{} is not a directory",
+                        dir.display()
+                    )));
                 }
             }
             *store = Some(RunStore::at(self.location.clone())?);
@@ -1540,7 +1632,12 @@ impl Reader {
     /// `count` (games in the file) added.
     pub fn game(&self, key: &str, index: usize) -> Result<Arc<str>, ViewError> {
         let id = (key.to_string(), index);
-        if let Some(g) = self.games.lock().unwrap_or_else(|e| e.into_inner()).get(&id) {
+        if let Some(g) = self
+            .games
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id)
+        {
             return Ok(g.clone());
         }
         let bytes = self.get(key)?;
@@ -1566,10 +1663,15 @@ impl Reader {
         let record =
             Record::parse(&line.record).map_err(|e| damaged(format!("game {index}: {e}")))?;
         let values = line.values.as_deref();
-        let mismatch = values.filter(|v| v.len() != record.game.len()).map(|v| v.len());
+        let mismatch = values
+            .filter(|v| v.len() != record.game.len())
+            .map(|v| v.len());
         let mut doc = game_json(&record, values.filter(|_| mismatch.is_none()));
         if let Some(n) = mismatch {
-            let note = format!("{n} search values for {} plies: not shown", record.game.len());
+            let note = format!(
+                "{n} search values for {} plies: not shown",
+                record.game.len()
+            );
             tracing::warn!("{key}: game {index}: {note}");
             doc["warning"] = json!(match doc["warning"].as_str() {
                 Some(w) => format!("{w}; {note}"),
@@ -1609,13 +1711,20 @@ pub struct Shared {
 
 impl Shared {
     pub fn snapshot(&self) -> Snapshot {
-        self.snapshot.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.snapshot
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 
 /// Starts the watcher thread: a look now (before returning, so the first page is complete),
 /// then one every `poll` until `stop`.
-pub fn watch(location: Location, poll: Duration, stop: Arc<AtomicBool>) -> std::io::Result<Arc<Shared>> {
+pub fn watch(
+    location: Location,
+    poll: Duration,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<Arc<Shared>> {
     let mut watcher = Watcher::new(location.clone());
     let first = watcher.look();
     let shared = Arc::new(Shared {

@@ -15,8 +15,8 @@ use tengu_model::Backend;
 use tengu_store::Location;
 use tokio::sync::oneshot;
 
-use super::networks::Network;
 use super::error::PlayError;
+use super::networks::Network;
 use crate::cmd::analyze::answer::Reply;
 use crate::cmd::analyze::engine::{Engine, Networks};
 use crate::cmd::analyze::query::Query;

@@ -21,9 +21,9 @@ use tengu_search::players::Player;
 use tengu_search::search::centipawns_to_value;
 
 use super::super::view::{board_tokens, piece_cell, piece_names};
-use super::networks::Built;
 use super::error::PlayError;
 use super::fields::string;
+use super::networks::Built;
 use super::openings::Openings;
 
 /// A game untouched this long may be closed to make room for a new one.
@@ -673,7 +673,10 @@ pub fn start_thinking(games: &Arc<Mutex<Table>>, g: &mut PlayGame) {
                 let ply = g.game.len();
                 let mover = g.game.position().side_to_move();
                 let played = thought.map_err(|e| e.to_string()).and_then(|t| {
-                    g.game.play(t.best).map(|()| t.score).map_err(|e| e.to_string())
+                    g.game
+                        .play(t.best)
+                        .map(|()| t.score)
+                        .map_err(|e| e.to_string())
                 });
                 match played {
                     Ok(score) => {

@@ -118,7 +118,7 @@ impl Server {
         for (name, location) in names.iter().zip(locations) {
             let shared = view::watch(location.clone(), poll, stop.clone())
                 .with_context(|| format!("cannot start the watcher thread of {name}"))?;
-            runs.push(compare::ServedRun {
+            runs.push(view::ServedRun {
                 name: name.clone(),
                 location,
                 shared,

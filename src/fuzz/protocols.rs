@@ -110,7 +110,7 @@ fn served() -> &'static Served {
         config.max_depth = 1;
         config.max_games = 4;
         let addr: SocketAddr = "127.0.0.1:8080".parse().expect("an address");
-        let runs = Arc::new(vec![crate::cmd::serve::compare::ServedRun {
+        let runs = Arc::new(vec![crate::cmd::serve::view::ServedRun {
             name: "run".into(),
             location,
             shared: shared.clone(),

@@ -23,19 +23,10 @@ use serde::Serialize;
 use tengu_store::{layout, Location};
 
 use super::http::{json, text};
-use super::view::{natural_cmp, Shared};
+use super::view::{natural_cmp, ServedRun};
 
 const COMPARE_HTML: &str = include_str!("compare.html");
 const COMPARE_JS: &str = include_str!("compare.js");
-
-/// One run the server watches, by the name the compare page gives it.
-pub struct ServedRun {
-    /// Unique among the runs served: the location's last part (`dai-dai-to-the-end`), or
-    /// its whole text where two runs end alike.
-    pub name: String,
-    pub location: Location,
-    pub shared: Arc<Shared>,
-}
 
 /// `GET /api/compare`: the runs asked for (every run served when none is named), in the
 /// order they were given.

@@ -57,7 +57,7 @@ use serde_json::{json, Map, Value};
 use tengu_model::Backend;
 use tengu_store::Location;
 
-use super::compare::ServedRun;
+use super::view::ServedRun;
 use super::view::{Shared, ViewError};
 pub use error::PlayError;
 use fields::{budget, kind, known_fields, string, whole};

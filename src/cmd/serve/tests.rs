@@ -871,7 +871,7 @@ fn a_directory_of_runs_is_its_runs_and_each_run_has_a_name_of_its_own() {
         );
     }
     let url = Location::parse("s3://bucket/runs/x/").unwrap();
-    assert_eq!(runs_in(url.clone()), [url.clone()]);
+    assert_eq!(runs_in(url.clone()), std::slice::from_ref(&url));
     // Two runs that end alike are told apart by their whole locations.
     let twins = [
         Location::Local(dir.path().join("a/run")),

@@ -1703,6 +1703,15 @@ impl Reader {
     }
 }
 
+/// One run the server watches, by the name the compare page gives it.
+pub struct ServedRun {
+    /// Unique among the runs served: the location's last part (`dai-dai-to-the-end`), or
+    /// its whole text where two runs end alike.
+    pub name: String,
+    pub location: Location,
+    pub shared: Arc<Shared>,
+}
+
 /// The shared state of the server: the newest snapshot and the reader.
 pub struct Shared {
     pub snapshot: RwLock<Snapshot>,

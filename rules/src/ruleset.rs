@@ -347,6 +347,7 @@ pub static RULE_OPTIONS: &[OptionSpec] = &[
 ];
 
 /// The piece options of Dai Dai Shogi (RULES.md §8.2).
+#[rustfmt::skip] // a table, one value a line, as RULES.md §8 lays it out
 pub static DD_PIECE_OPTIONS: &[OptionSpec] = &[
     piece(DD, "LO", "Long-Nosed Goblin", &[
         default(&[], "WBmasB"),
@@ -555,214 +556,110 @@ pub static DD_PIECE_OPTIONS: &[OptionSpec] = &[
 ];
 
 /// The piece options of Maka Dai Dai Shogi (RULES.md §8.3).
+#[rustfmt::skip] // a table, one value a line, as RULES.md §8 lays it out
 pub static MDD_PIECE_OPTIONS: &[OptionSpec] = &[
-    piece(
-        MDD,
-        "DV",
-        "Deva",
-        &[
-            default(&["SSZ"], "fFbrFlW"),
-            plain(&["SZ"], "fFblFlW"),
-            plain(&["SRZ"], "WlF"),
-        ],
-    ),
-    piece(
-        MDD,
-        "DS",
-        "Dark Spirit",
-        &[
-            default(&["SSZ"], "fFblFrW"),
-            plain(&["SZ"], "fFbrFrW"),
-            plain(&["SRZ"], "WrF"),
-        ],
-    ),
-    piece(
-        MDD,
-        "TK",
-        "Teaching King",
-        &[
-            default(&["SZ", "SSZ"], "Queen + Lion Dog"),
-            plain(&["TSA"], "Q"),
-            refused(&["WESTERN"], "Lion + Vice-General-like powers", UNDEFINED),
-        ],
-    ),
-    piece(
-        MDD,
-        "LD",
-        "Lion Dog",
-        &[default(&[], "lion-dog power"), plain(&["TSA"], "Q3")],
-    ),
-    piece(
-        MDD,
-        "FF",
-        "Furious Fiend",
-        &[
-            default(&["SZ", "SSZ"], "Lion + Lion Dog"),
-            ValueSpec {
-                names: &["TSA", "JAPANESE_WIKIPEDIA"],
-                text: "Lion + Q3",
-                effect: Effect::Movement {
-                    plain: "Q3",
-                    lion: true,
-                    diagonal_hook: false,
-                },
-            },
-        ],
-    ),
-    piece(
-        MDD,
-        "FDR",
-        "Free Dragon",
-        &[
-            default(&["JAPANESE_WIKIPEDIA", "HACHU"], "RbB"),
-            plain(&["SZ", "SSZ", "TSA"], "fQbK"),
-            plain(&["SRZ"], "fsRbK"),
-        ],
-    ),
-    piece(
-        MDD,
-        "FW",
-        "Free Wolf",
-        &[
-            default(&["JAPANESE_WIKIPEDIA", "HACHU"], "fBfsR"),
-            plain(&["SZ", "TSA"], "BvRsR5"),
-            plain(&["SSZ"], "sR5"),
-            plain(&["SRZ"], "fBsbR"),
-        ],
-    ),
-    piece(
-        MDD,
-        "FBR",
-        "Free Bear",
-        &[
-            default(&["SZ", "SSZ", "TSA"], "BsRfA"),
-            plain(&["SRZ", "JAPANESE_REVIVAL"], "BsR"),
-            refused(
-                &["HOPPING"],
-                "the jump read as hopping over up to 2 pieces along the diagonal",
-                HOPPING,
-            ),
-        ],
-    ),
-    piece(
-        MDD,
-        "FBO",
-        "Free Boar",
-        &[default(&["SZ", "SSZ"], "BsR"), plain(&["SRZ"], "fQ")],
-    ),
-    piece(
-        MDD,
-        "BB",
-        "Blind Bear",
-        &[
-            default(&["SZ", "SSZ"], "FbR"),
-            plain(&["SRZ"], "K"),
-            plain(&["JAPANESE_REVIVAL"], "FsW"),
-        ],
-    ),
-    piece(
-        MDD,
-        "CO",
-        "Coiled Serpent",
-        &[default(&["SZ", "SSZ"], "vWbF"), plain(&["SRZ"], "fWbF")],
-    ),
-    piece(
-        MDD,
-        "RD",
-        "Reclining Dragon",
-        &[default(&["SZ", "SSZ"], "WbF"), plain(&["SRZ"], "FfW")],
-    ),
-    piece(
-        MDD,
-        "CC",
-        "Chinese Cock",
-        &[default(&["SZ", "SSZ"], "sbWfF"), plain(&["SRZ"], "FbW")],
-    ),
-    piece(
-        MDD,
-        "OM",
-        "Old Monkey",
-        &[default(&["SZ", "SSZ"], "FbW"), plain(&["SRZ"], "FfW")],
-    ),
-    piece(
-        MDD,
-        "WS",
-        "Wizard Stork",
-        &[
-            default(&["SZ", "SSZ"], "BfRbW"),
-            plain(&["SRZ"], "B"),
-            plain(&["EDO_JAPANESE_WIKIPEDIA"], "fBsbR"),
-        ],
-    ),
-    piece(
-        MDD,
-        "MW",
-        "Mountain Witch",
-        &[default(&["SZ", "SSZ"], "BbRfW"), plain(&["SRZ"], "B")],
-    ),
-    piece(
-        MDD,
-        "WR",
-        "Wrestler",
-        &[default(&["SZ", "SSZ"], "B3sW"), plain(&["SRZ"], "B3W")],
-    ),
-    piece(
-        MDD,
-        "BDV",
-        "Buddhist Devil",
-        &[
-            default(&[], "fB3sbW"),
-            plain(&["JAPANESE_WIKIPEDIA"], "fB3"),
-        ],
-    ),
-    piece(
-        MDD,
-        "SD",
-        "She-Devil",
-        &[default(&["SZ", "SSZ"], "R5B2"), plain(&["SRZ"], "B2")],
-    ),
-    piece(
-        MDD,
-        "DN",
-        "Donkey",
-        &[
-            default(&["SZ", "SSZ"], "WvD"),
-            plain(&["TSA", "HACHU"], "sWvD"),
-            refused(&["SRZ"], "vD + Violent-Ox-like single steps", UNDEFINED),
-        ],
-    ),
-    piece(
-        MDD,
-        "CA",
-        "Capricorn",
-        &[
-            default(&["ONE_CAPTURE"], "BmasB"),
-            ValueSpec {
-                names: &["TWO_CAPTURES"],
-                text: "may capture at the turning square and continue",
-                effect: Effect::TwoCaptureHook,
-            },
-        ],
-    ),
-    piece(
-        MDD,
-        "HM",
-        "Hook Mover",
-        &[
-            default(&["ONE_CAPTURE"], "RmasR"),
-            ValueSpec {
-                names: &["TWO_CAPTURES"],
-                text: "may capture at the turning square and continue",
-                effect: Effect::TwoCaptureHook,
-            },
-        ],
-    ),
-    piece(
-        MDD,
-        "SF",
-        "Side Flier",
-        &[default(&["SZ", "SSZ"], "sRF"), plain(&["SRZ"], "sRfF")],
-    ),
+    piece(MDD, "DV", "Deva", &[
+        default(&["SSZ"], "fFbrFlW"),
+        plain(&["SZ"], "fFblFlW"),
+        plain(&["SRZ"], "WlF"),
+    ]),
+    piece(MDD, "DS", "Dark Spirit", &[
+        default(&["SSZ"], "fFblFrW"),
+        plain(&["SZ"], "fFbrFrW"),
+        plain(&["SRZ"], "WrF"),
+    ]),
+    piece(MDD, "TK", "Teaching King", &[
+        default(&["SZ", "SSZ"], "Queen + Lion Dog"),
+        plain(&["TSA"], "Q"),
+        refused(&["WESTERN"], "Lion + Vice-General-like powers", UNDEFINED),
+    ]),
+    piece(MDD, "LD", "Lion Dog", &[
+        default(&[], "lion-dog power"),
+        plain(&["TSA"], "Q3"),
+    ]),
+    piece(MDD, "FF", "Furious Fiend", &[
+        default(&["SZ", "SSZ"], "Lion + Lion Dog"),
+        ValueSpec { names: &["TSA", "JAPANESE_WIKIPEDIA"], text: "Lion + Q3", effect: Effect::Movement { plain: "Q3", lion: true, diagonal_hook: false } },
+    ]),
+    piece(MDD, "FDR", "Free Dragon", &[
+        default(&["JAPANESE_WIKIPEDIA", "HACHU"], "RbB"),
+        plain(&["SZ", "SSZ", "TSA"], "fQbK"),
+        plain(&["SRZ"], "fsRbK"),
+    ]),
+    piece(MDD, "FW", "Free Wolf", &[
+        default(&["JAPANESE_WIKIPEDIA", "HACHU"], "fBfsR"),
+        plain(&["SZ", "TSA"], "BvRsR5"),
+        plain(&["SSZ"], "sR5"),
+        plain(&["SRZ"], "fBsbR"),
+    ]),
+    piece(MDD, "FBR", "Free Bear", &[
+        default(&["SZ", "SSZ", "TSA"], "BsRfA"),
+        plain(&["SRZ", "JAPANESE_REVIVAL"], "BsR"),
+        refused(&["HOPPING"], "the jump read as hopping over up to 2 pieces along the diagonal", HOPPING),
+    ]),
+    piece(MDD, "FBO", "Free Boar", &[
+        default(&["SZ", "SSZ"], "BsR"),
+        plain(&["SRZ"], "fQ"),
+    ]),
+    piece(MDD, "BB", "Blind Bear", &[
+        default(&["SZ", "SSZ"], "FbR"),
+        plain(&["SRZ"], "K"),
+        plain(&["JAPANESE_REVIVAL"], "FsW"),
+    ]),
+    piece(MDD, "CO", "Coiled Serpent", &[
+        default(&["SZ", "SSZ"], "vWbF"),
+        plain(&["SRZ"], "fWbF"),
+    ]),
+    piece(MDD, "RD", "Reclining Dragon", &[
+        default(&["SZ", "SSZ"], "WbF"),
+        plain(&["SRZ"], "FfW"),
+    ]),
+    piece(MDD, "CC", "Chinese Cock", &[
+        default(&["SZ", "SSZ"], "sbWfF"),
+        plain(&["SRZ"], "FbW"),
+    ]),
+    piece(MDD, "OM", "Old Monkey", &[
+        default(&["SZ", "SSZ"], "FbW"),
+        plain(&["SRZ"], "FfW"),
+    ]),
+    piece(MDD, "WS", "Wizard Stork", &[
+        default(&["SZ", "SSZ"], "BfRbW"),
+        plain(&["SRZ"], "B"),
+        plain(&["EDO_JAPANESE_WIKIPEDIA"], "fBsbR"),
+    ]),
+    piece(MDD, "MW", "Mountain Witch", &[
+        default(&["SZ", "SSZ"], "BbRfW"),
+        plain(&["SRZ"], "B"),
+    ]),
+    piece(MDD, "WR", "Wrestler", &[
+        default(&["SZ", "SSZ"], "B3sW"),
+        plain(&["SRZ"], "B3W"),
+    ]),
+    piece(MDD, "BDV", "Buddhist Devil", &[
+        default(&[], "fB3sbW"),
+        plain(&["JAPANESE_WIKIPEDIA"], "fB3"),
+    ]),
+    piece(MDD, "SD", "She-Devil", &[
+        default(&["SZ", "SSZ"], "R5B2"),
+        plain(&["SRZ"], "B2"),
+    ]),
+    piece(MDD, "DN", "Donkey", &[
+        default(&["SZ", "SSZ"], "WvD"),
+        plain(&["TSA", "HACHU"], "sWvD"),
+        refused(&["SRZ"], "vD + Violent-Ox-like single steps", UNDEFINED),
+    ]),
+    piece(MDD, "CA", "Capricorn", &[
+        default(&["ONE_CAPTURE"], "BmasB"),
+        ValueSpec { names: &["TWO_CAPTURES"], text: "may capture at the turning square and continue", effect: Effect::TwoCaptureHook },
+    ]),
+    piece(MDD, "HM", "Hook Mover", &[
+        default(&["ONE_CAPTURE"], "RmasR"),
+        ValueSpec { names: &["TWO_CAPTURES"], text: "may capture at the turning square and continue", effect: Effect::TwoCaptureHook },
+    ]),
+    piece(MDD, "SF", "Side Flier", &[
+        default(&["SZ", "SSZ"], "sRF"),
+        plain(&["SRZ"], "sRfF"),
+    ]),
 ];
 
 /// A named preset: the options it sets (those of another game are skipped).

@@ -440,24 +440,12 @@ impl HeadId {
         &HEADS[self.index()]
     }
 
-    /// The name of its loss in files (`<loss_name>_loss` in the loss log) and in the Python
-    /// trainer.
-    pub fn loss_name(self) -> &'static str {
-        self.head().loss_name
-    }
-
     /// The head whose loss is named `loss_name` in a file (`None`: no head has it).
     pub fn from_loss_name(loss_name: &str) -> Option<HeadId> {
         HEADS
             .iter()
             .find(|h| h.loss_name == loss_name)
             .map(|h| h.id)
-    }
-}
-
-impl std::fmt::Display for HeadId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.loss_name())
     }
 }
 

@@ -1064,16 +1064,7 @@ fn network_init_starts_a_new_run_from_a_checkpoints_weights() {
     )
     .unwrap();
     let run = dir.path().join("b");
-    let (ok, _, err) = tengu(&[
-        "train",
-        "--run",
-        &p(&run),
-        "--config",
-        &p(&config),
-        "--max-steps",
-        "0",
-        "--quiet",
-    ]);
+    let (ok, _, err) = common::train_step_zero(&run, &config);
     assert!(ok, "{err}");
     let manifest: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(run.join("models/model-000000000.json")).unwrap(),
@@ -1110,16 +1101,7 @@ fn network_init_starts_a_new_run_from_a_checkpoints_weights() {
         )
         .unwrap();
         let run = dir.path().join("bad-run");
-        let (ok, _, err) = tengu(&[
-            "train",
-            "--run",
-            &p(&run),
-            "--config",
-            &p(&config),
-            "--max-steps",
-            "0",
-            "--quiet",
-        ]);
+        let (ok, _, err) = common::train_step_zero(&run, &config);
         assert!(
             !ok && err.contains("network.init") && err.contains(why),
             "{err}"
@@ -1135,16 +1117,7 @@ fn config_only_publishes_a_pytorch_runs_config_without_training() {
     let run = dir.path().join("gpu-run");
     let gpu = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/run/dai-dai-gpu.toml");
     // Training it here is refused (a CUDA backend, the PyTorch engine), and says what to do.
-    let (ok, _, err) = tengu(&[
-        "train",
-        "--run",
-        &p(&run),
-        "--config",
-        &p(&gpu),
-        "--max-steps",
-        "0",
-        "--quiet",
-    ]);
+    let (ok, _, err) = common::train_step_zero(&run, &gpu);
     assert!(!ok && !run.exists(), "{err}");
     let (ok, _, err) = tengu(&[
         "train",

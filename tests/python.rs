@@ -125,16 +125,7 @@ fn make_fixtures(fixtures: &Path) {
     let config = fixtures.join("config.toml");
     std::fs::write(&config, CONFIG).unwrap();
     let run = fixtures.join("run");
-    let (ok, _, err) = tengu(&[
-        "train",
-        "--run",
-        &p(&run),
-        "--config",
-        &p(&config),
-        "--max-steps",
-        "0",
-        "--quiet",
-    ]);
+    let (ok, _, err) = common::train_step_zero(&run, &config);
     assert!(ok, "{err}");
     let (ok, _, err) = tengu(&[
         "selfplay",

@@ -60,16 +60,7 @@ fn a_japanese_revival_checkpoint_names_its_rule_set_and_plays_the_default_rules_
         )
         .unwrap();
         let run = dir.path().join(name);
-        let (ok, _, err) = tengu(&[
-            "train",
-            "--run",
-            &p(&run),
-            "--config",
-            &p(&config),
-            "--max-steps",
-            "0",
-            "--quiet",
-        ]);
+        let (ok, _, err) = common::train_step_zero(&run, &config);
         assert!(ok, "{name}: {err}");
         run.join("models/model-000000000.safetensors")
     };

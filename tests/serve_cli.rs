@@ -574,16 +574,7 @@ fn tiny_checkpoint(dir: &Path, game: &str) -> std::path::PathBuf {
     )
     .unwrap();
     let run = dir.join("run");
-    let (ok, _, err) = tengu(&[
-        "train",
-        "--run",
-        &p(&run),
-        "--config",
-        &p(&config),
-        "--max-steps",
-        "0",
-        "--quiet",
-    ]);
+    let (ok, _, err) = common::train_step_zero(&run, &config);
     assert!(ok, "{err}");
     common::step_zero(&run)
 }

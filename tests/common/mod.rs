@@ -23,6 +23,21 @@ pub fn p(x: &Path) -> String {
     x.display().to_string()
 }
 
+/// `tengu train --run RUN --config CONFIG --max-steps 0 --quiet`: a new run with its
+/// untrained step-0 checkpoint. (success, standard output, standard error).
+pub fn train_step_zero(run: &Path, config: &Path) -> (bool, String, String) {
+    tengu(&[
+        "train",
+        "--run",
+        &p(run),
+        "--config",
+        &p(config),
+        "--max-steps",
+        "0",
+        "--quiet",
+    ])
+}
+
 /// A new run `dir/run` of the tiny Dai Dai network with its untrained step-0 checkpoint,
 /// made by `tengu train --max-steps 0` from `dir/tiny.toml`; `extra` is appended to that
 /// configuration (e.g. a `[search]` table). Returns the run directory.
@@ -34,16 +49,7 @@ pub fn tiny_run(dir: &Path, extra: &str) -> PathBuf {
         format!("game = \"dai-dai\"\n[network]\npreset = \"tiny\"\n{extra}"),
     )
     .unwrap();
-    let (ok, _, err) = tengu(&[
-        "train",
-        "--run",
-        &p(&run),
-        "--config",
-        &p(&config),
-        "--max-steps",
-        "0",
-        "--quiet",
-    ]);
+    let (ok, _, err) = train_step_zero(&run, &config);
     assert!(ok, "{err}");
     run
 }

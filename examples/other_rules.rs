@@ -15,9 +15,9 @@
 //!        VISITS RECORD_FILE...
 //!
 //! The table of docs/network.md came from `... networks/dai-dai.safetensors tsa 600 64
-//! $(git ls-files 'cpu-runs/dai-dai-to-the-end/games/*.records')` (and `qboard`), and for
+//! $(git ls-files 'experiments/cpu-runs/dai-dai-to-the-end/games/*.records')` (and `qboard`), and for
 //! Maka Dai Dai Shogi `... networks/maka-dai-dai.safetensors tsa 600 64 $(git ls-files
-//! 'baselines/maka-dai-dai-cpu-2026-11-26/*.record')` (and `qboard`, `japanese-revival`).
+//! 'experiments/baselines/maka-dai-dai-cpu-2026-11-26/*.record')` (and `qboard`, `japanese-revival`).
 
 use std::path::Path;
 use std::sync::Arc;

@@ -47,8 +47,8 @@ def main():
     for game in ["dai-dai", "maka-dai-dai"]:
         for i, pos in enumerate(perft_positions(f"rules/tests/data/{game}.perft", 4)):
             put("position", f"{game}-perft-{i}", pos.encode())
-    dai_record = sorted(glob.glob(os.path.join(ROOT, "baselines/dai-dai-cpu-2026-11-25/contempt-500/contempt-0/games/*.record")))[0]
-    maka_record = sorted(glob.glob(os.path.join(ROOT, "baselines/maka-dai-dai-cpu-2026-11-26/ladder/*/games/*.record")))[0]
+    dai_record = sorted(glob.glob(os.path.join(ROOT, "experiments/baselines/dai-dai-cpu-2026-11-25/contempt-500/contempt-0/games/*.record")))[0]
+    maka_record = sorted(glob.glob(os.path.join(ROOT, "experiments/baselines/maka-dai-dai-cpu-2026-11-26/ladder/*/games/*.record")))[0]
     dai, maka = read(dai_record), read(maka_record)
     put("record", "dai-dai", dai)
     put("record", "maka-dai-dai", maka)
@@ -57,7 +57,7 @@ def main():
     put("moves", "maka-own", b"\x80" + record_moves(maka, 1)[0].encode())
     put("moves", "dai-dai-xboard", b"\x00i6i7")
     put("moves", "dai-dai-hodges", b"\x00P-9k")
-    records = sorted(glob.glob(os.path.join(ROOT, "cpu-runs/dai-dai-to-the-end-value/games/*.records")))[0]
+    records = sorted(glob.glob(os.path.join(ROOT, "experiments/cpu-runs/dai-dai-to-the-end-value/games/*.records")))[0]
     put("records_file", "two-games", first_lines(os.path.relpath(records, ROOT), 2))
     put("openings", "dai-dai", b"\x00start\n" + " ".join(record_moves(dai, 4)).encode() + b" # four plies\n")
     put("rule_set", "toml-dai-dai", b"\x00LO = \"EDO\"\nLD = \"TSA\"\n")
@@ -67,12 +67,12 @@ def main():
         put("run_config", os.path.basename(path), read(os.path.relpath(path, ROOT)))
     put("book", "before", read("book/tests/data/before.tbk"))
     put("checkpoint", "dai-dai-network", b"\x00" + read("networks/dai-dai.safetensors"))
-    put("manifest", "step-800", read("baselines/dai-dai-cpu-2026-11-25/models/model-000000800.json"))
-    put("run_records", "loss-log", b"\x00" + first_lines("cpu-runs/dai-dai-to-the-end/train/000000200.jsonl", 2))
-    put("run_records", "elo", b"\x01" + first_lines("baselines/dai-dai-cpu-2026-11-25/elo.jsonl", 2))
-    put("run_records", "suite-records", b"\x02" + first_lines("baselines/dai-dai-cpu-2026-11-25/suite.jsonl", 2))
-    put("run_records", "match-results", b"\x03" + first_lines("baselines/dai-dai-cpu-2026-11-25/contempt-500/contempt-0/results.jsonl", 2))
-    put("run_records", "ladder", b"\x04" + read("baselines/dai-dai-cpu-2026-11-25/ladder/ladder.json"))
+    put("manifest", "step-800", read("experiments/baselines/dai-dai-cpu-2026-11-25/models/model-000000800.json"))
+    put("run_records", "loss-log", b"\x00" + first_lines("experiments/cpu-runs/dai-dai-to-the-end/train/000000200.jsonl", 2))
+    put("run_records", "elo", b"\x01" + first_lines("experiments/baselines/dai-dai-cpu-2026-11-25/elo.jsonl", 2))
+    put("run_records", "suite-records", b"\x02" + first_lines("experiments/baselines/dai-dai-cpu-2026-11-25/suite.jsonl", 2))
+    put("run_records", "match-results", b"\x03" + first_lines("experiments/baselines/dai-dai-cpu-2026-11-25/contempt-500/contempt-0/results.jsonl", 2))
+    put("run_records", "ladder", b"\x04" + read("experiments/baselines/dai-dai-cpu-2026-11-25/ladder/ladder.json"))
     put("run_records", "suite", b"\x05" + first_lines("suites/dai-dai.jsonl", 3))
     put("xboard", "session", b"xboard\nprotover 2\nnew\nvariant daidai\nst 1\nusermove i6i7\ngo\nforce\nundo\nresult 1-0 {resign}\nquit\n")
     put("xboard", "setboard", b"xboard\nprotover 2\nnew\nvariant maka\nsetboard " + perft_positions("rules/tests/data/maka-dai-dai.perft", 1)[0].encode() + b"\nanalyze\nexit\nquit\n")

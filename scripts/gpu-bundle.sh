@@ -6,7 +6,7 @@
 # above 64 MiB (the device tool's limit on what travels).
 # Usage: scripts/gpu-bundle.sh [BUNDLE_DIR]   (env: TENGU_TORCH_VENV, CARGO_TARGET_DIR,
 #        CARGO_JOBS, PRESET (default gpu), GPU_WHEEL: "build" adds the Python package's
-#        release wheel (abi3; the PyTorch trainer needs it there: scripts/gpu-judge.sh
+#        release wheel (abi3; the PyTorch trainer needs it there: experiments/scripts/gpu-judge.sh
 #        installs it), a path adds that wheel)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -639,7 +639,7 @@ pub struct BenchPlayArgs {
 pub struct ServeArgs {
     /// The run: a directory, file://, s3://, gs:// or az:// location. Only read; one that
     /// does not exist yet is watched until it does. Several runs (or a directory of runs,
-    /// such as `cpu-runs/`) are compared side by side on `/compare`; the first is the one
+    /// such as `experiments/cpu-runs/`) are compared side by side on `/compare`; the first is the one
     /// the run page and the play page show.
     #[arg(required = true, num_args = 1.., value_name = "RUN")]
     pub runs: Vec<String>,

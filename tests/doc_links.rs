@@ -1,6 +1,6 @@
 //! The documentation stays inside the repository and agrees with the data (issue #54).
 //!
-//! - Every relative link of `README.md` and `docs/**/*.md` (markdown `[text](path)`,
+//! - Every relative link of `README.md`, `docs/**/*.md` and `experiments/**/*.md` (markdown `[text](path)`,
 //!   `![alt](path)`, reference definitions `[id]: path` and HTML `<img src="path">`) names a
 //!   file or folder inside the repository that git does not ignore (so a clone has it), and
 //!   an anchor (`path.md#heading`, `#heading`) names a heading of that page, spelt as GitHub
@@ -376,7 +376,7 @@ fn broken_links(root: &Path, pages: &[PathBuf], known: Option<&BTreeSet<PathBuf>
     problems
 }
 
-/// `README.md` and every `docs/**/*.md`, relative to the root.
+/// `README.md`, every `docs/**/*.md` and every `experiments/**/*.md`, relative to the root.
 fn pages(root: &Path) -> Vec<PathBuf> {
     fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
         let mut entries: Vec<_> = std::fs::read_dir(root.join(dir))
@@ -395,6 +395,7 @@ fn pages(root: &Path) -> Vec<PathBuf> {
     }
     let mut out = vec![PathBuf::from("README.md")];
     walk(root, Path::new("docs"), &mut out);
+    walk(root, Path::new("experiments"), &mut out);
     out
 }
 

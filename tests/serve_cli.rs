@@ -183,7 +183,7 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
     )
     .unwrap();
     // The kept run's compute ladder (its report, chart, 810 game records) and Elo records.
-    let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/dai-dai-cpu-2026-11-25");
+    let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/baselines/dai-dai-cpu-2026-11-25");
     copy_dir(&baseline.join("ladder"), &run.join("ladder"));
     std::fs::copy(baseline.join("elo.jsonl"), run.join("elo.jsonl")).unwrap();
     // One line of the tactics suite: a chart of one point, whose ticks must still differ.
@@ -336,7 +336,7 @@ fn an_archived_run_says_so_and_shows_every_ladder_in_step_order() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/dai-dai-cpu-2026-11-25");
+    let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/baselines/dai-dai-cpu-2026-11-25");
     // The loss log's last count of games.
     let mut logs: Vec<_> = std::fs::read_dir(run.join("train"))
         .unwrap()
@@ -423,7 +423,7 @@ fn an_archived_run_says_so_and_shows_every_ladder_in_step_order() {
     }
 }
 
-/// The compare page over the kept run and the directory of the A/B arms (`cpu-runs/`, two
+/// The compare page over the kept run and the directory of the A/B arms (`experiments/cpu-runs/`, two
 /// runs): every run listed in a colour of its own, drawn in the curves on both x axes with
 /// hover values, the kept run's ladders on the ladder chart, a run left out and back
 /// (scripts/browser-test.sh --serve with `compare`). `TENGU_COMPARE_SHOT=FILE` keeps the
@@ -431,8 +431,8 @@ fn an_archived_run_says_so_and_shows_every_ladder_in_step_order() {
 #[test]
 fn the_compare_page_overlays_the_curves_and_ladders_of_several_runs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let kept = root.join("baselines/dai-dai-cpu-2026-11-25");
-    let arms = root.join("cpu-runs");
+    let kept = root.join("experiments/baselines/dai-dai-cpu-2026-11-25");
+    let arms = root.join("experiments/cpu-runs");
     let mut names = vec!["dai-dai-cpu-2026-11-25".to_string()];
     let mut arm_names: Vec<String> = std::fs::read_dir(&arms)
         .unwrap()

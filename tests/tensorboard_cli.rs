@@ -17,7 +17,7 @@ use tengu_trainer::records::{read_lines, LossRecord, Record};
 
 /// The run kept in the repository as the compute ladder's baseline (a real run's files).
 fn baseline() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/dai-dai-cpu-2026-11-25")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/baselines/dai-dai-cpu-2026-11-25")
 }
 
 /// Every scalar in `dir` as TensorBoard reads it: tag -> [(step, value)]; None when skipped.

@@ -364,7 +364,7 @@ fn player_specs_are_parsed_and_their_numbers_range_checked() {
 fn a_damaged_ladder_report_draws_a_bounded_chart() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../baselines/dai-dai-cpu-2026-11-25/ladder/ladder.json"
+        "/../experiments/baselines/dai-dai-cpu-2026-11-25/ladder/ladder.json"
     );
     let text = std::fs::read_to_string(path).unwrap();
     let mut report: tengu_arena::ladder::LadderReport = serde_json::from_str(&text).unwrap();

@@ -184,10 +184,10 @@ mod tests {
     use tengu_trainer::records::{read_lines, to_line, UNVERSIONED};
 
     /// The first lines of the files of a run from before the records had versions
-    /// (`baselines/dai-dai-cpu-2026-11-25`).
+    /// (`experiments/baselines/dai-dai-cpu-2026-11-25`).
     fn baseline(name: &str) -> String {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../baselines/dai-dai-cpu-2026-11-25")
+            .join("../experiments/baselines/dai-dai-cpu-2026-11-25")
             .join(name);
         let text = std::fs::read_to_string(&path).unwrap();
         text.lines().take(5).map(|l| format!("{l}\n")).collect()
@@ -267,7 +267,7 @@ mod tests {
     #[test]
     fn the_ladder_report_refuses_another_version_and_a_truncated_file() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../baselines/dai-dai-cpu-2026-11-25/ladder/ladder.json");
+            .join("../experiments/baselines/dai-dai-cpu-2026-11-25/ladder/ladder.json");
         let text = std::fs::read_to_string(path).unwrap();
         let report = read_ladder("ladder.json", &text).unwrap();
         assert!(!report.rungs.is_empty());

@@ -286,10 +286,10 @@ mod tests {
     use super::*;
 
     /// The first lines of the files of a run from before the records had versions
-    /// (`baselines/dai-dai-cpu-2026-11-25`).
+    /// (`experiments/baselines/dai-dai-cpu-2026-11-25`).
     fn baseline(name: &str) -> String {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../baselines/dai-dai-cpu-2026-11-25")
+            .join("../experiments/baselines/dai-dai-cpu-2026-11-25")
             .join(name);
         let text = std::fs::read_to_string(&path).unwrap();
         text.lines().take(5).map(|l| format!("{l}\n")).collect()

@@ -115,7 +115,7 @@ impl IntoResponse for CompareError {
 }
 
 /// The runs a location names: a directory that is not a run (no `config.toml`) but whose
-/// folders are (`cpu-runs/`) is each of those, in natural order; anything else is itself
+/// folders are (`experiments/cpu-runs/`) is each of those, in natural order; anything else is itself
 /// (a location that does not exist yet is watched until it does).
 pub fn runs_in(location: Location) -> Vec<Location> {
     let Location::Local(dir) = &location else {

@@ -500,7 +500,7 @@ fn a_damaged_line_leaves_the_other_games_and_the_ladder_intervals_sessions_and_w
     store.put("elo.jsonl", elo.into_bytes()).unwrap();
     // The kept run's ladder report and chart, and one of its matches with a game.
     let baseline =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/dai-dai-cpu-2026-11-25/ladder");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/baselines/dai-dai-cpu-2026-11-25/ladder");
     for name in ["ladder.json", "ladder.svg"] {
         store
             .put(
@@ -698,7 +698,7 @@ fn several_runs_are_compared_side_by_side_and_a_run_not_served_is_refused_by_nam
     // Run a: a CPU ledger (0.02 CPU-hours at step 2) and the kept run's ladder report.
     let store = run_with_loss_log(&a, 72.0);
     let kept = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("baselines/dai-dai-cpu-2026-11-25/ladder/ladder.json");
+        .join("experiments/baselines/dai-dai-cpu-2026-11-25/ladder/ladder.json");
     let text = std::fs::read_to_string(&kept).unwrap();
     let report = tengu_run::records::read_ladder(&kept.display().to_string(), &text).unwrap();
     store.put(layout::LADDER_REPORT, text.into_bytes()).unwrap();

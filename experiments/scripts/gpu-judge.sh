@@ -5,13 +5,13 @@
 # Runs from the repository root on the GPU machine (PyTorch there, no Rust), with the bundle
 # of scripts/gpu-bundle.sh in gpu-bundle/ and the Python package's wheel beside it
 # (GPU_WHEEL=1 scripts/gpu-bundle.sh puts it there). The run's slim state lives in the
-# repository, in $STATE (gpu-runs/dai-dai-judge): config.toml, the newest checkpoint with
+# repository, in $STATE (experiments/gpu-runs/dai-dai-judge): config.toml, the newest checkpoint with
 # its optimizer, the loss log, the CPU ledger, the ladder rungs and one line per session. No
 # replay buffer travels: each session's workers start from the newest checkpoint and the
 # trainer waits for min_rows of new rows. The new slim state comes back as
 # $OUT/judge-state.tar.gz; unpack it over $STATE (tar -xzf ... -C $STATE) and commit it.
 #
-# Usage: scripts/gpu-judge.sh [JUDGE_MINUTES [TRAINER_MINUTES]]   (defaults 5 and 2; 0 skips)
+# Usage: experiments/scripts/gpu-judge.sh [JUDGE_MINUTES [TRAINER_MINUTES]]   (defaults 5 and 2; 0 skips)
 # Environment: OUT (./out), STATE, RUN_DIR (/tmp/gpu-judge-run), BUNDLE (gpu-bundle),
 # TENGU_PYTHON (python3, the interpreter with PyTorch), BACKEND (the trainer
 # measurement's worker backend, tch-cuda-bf16; tch-cpu for a rehearsal without a GPU),
@@ -20,13 +20,13 @@
 # Writes to $OUT: judge-state.tar.gz, judge-logs.tar.gz (the run's logs and GPU samples),
 # trainer.tar.gz (the measurement's loss log, logs and nvidia-smi samples), summary.txt.
 set -u
-root="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 judge_minutes=${1:-5}
 trainer_minutes=${2:-2}
 OUT=${OUT:-$root/out}
 mkdir -p "$OUT"
-state=${STATE:-$root/gpu-runs/dai-dai-judge}
+state=${STATE:-$root/experiments/gpu-runs/dai-dai-judge}
 run=${RUN_DIR:-/tmp/gpu-judge-run}
 bundle=${BUNDLE:-$root/gpu-bundle}
 tengu=$bundle/tengu
@@ -83,7 +83,7 @@ judge() {
     end_seconds=$(ledger_seconds "$run")
     say "judge: tengu run exited $rc after $wall s; step $(newest_step "$run"), $end_seconds CPU-s"
     tail -5 "$run/run.log" >>"$summary"
-    python3 "$root/scripts/gpu_judge_pack.py" --run "$run" --state "$state" --out "$OUT/judge-state.tar.gz" \
+    python3 "$root/experiments/scripts/gpu_judge_pack.py" --run "$run" --state "$state" --out "$OUT/judge-state.tar.gz" \
         --wall-seconds "$wall" --gpu "${gpu_name:-none}" --exit-code "$rc" \
         --cpu-seconds-from "$start_seconds" --cpu-seconds-to "$end_seconds" | tee -a "$summary"
     tar -czf "$OUT/judge-logs.tar.gz" -C "$run" logs run.log gpu-session.csv 2>/dev/null

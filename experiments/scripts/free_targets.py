@@ -12,7 +12,7 @@ RUN's config must leave the label and the value target plain, or the batches car
 teacher's), `search_value_weight = 1`, `future_value_weight = 0` (the `wdl` target is the root
 search value). A copy of a run's config.toml beside a link to its shards/ will do.
 
-Usage: PYTHONPATH=... python scripts/free_targets.py RUN   (the tengu package: docs/python.md)
+Usage: PYTHONPATH=... python experiments/scripts/free_targets.py RUN   (the tengu package: docs/python.md)
 """
 import os
 import sys

@@ -14,7 +14,7 @@ The rows' `teacher` target is what RUN's `[train]` makes of the label: with
 later or the result, so the script prints the blend and names the correction it compares
 against after it. For the depth-2 search's own correction, RUN's config needs both at 0.
 
-Usage: PYTHONPATH=... python scripts/judge_corrections.py RUN CHECKPOINT...
+Usage: PYTHONPATH=... python experiments/scripts/judge_corrections.py RUN CHECKPOINT...
 (the tengu package and torch: docs/python.md)
 """
 import os

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Packs the slim state of the judge's GPU run (scripts/gpu-judge.sh) after a session.
+"""Packs the slim state of the judge's GPU run (experiments/scripts/gpu-judge.sh) after a session.
 
 The state is what the next session resumes from and what the ladder is rated on, small
 enough to commit (the issue allows 8 MB a commit):

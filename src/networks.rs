@@ -9,11 +9,13 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
+use tengu_arena::ladder::RungMatch;
 use tengu_rules::{RuleSet, Variant};
 
 /// Format version of `networks/manifest.json` this build reads (2: each network names the
-/// rule set it was trained under, `rules`).
-const MANIFEST_VERSION: u32 = 2;
+/// rule set it was trained under, `rules`; 3: `measured`, several sets of matches, each
+/// match with the keys of `ladder.json`'s, in place of one `ladder`).
+const MANIFEST_VERSION: u32 = 3;
 
 /// `networks/manifest.json`.
 #[derive(Debug, Deserialize)]
@@ -44,37 +46,33 @@ pub struct ShippedNetwork {
     pub cpu_hours: f64,
     /// The run configuration and run it comes from.
     pub trained_by: String,
-    /// Its rung of `tengu ladder`.
-    pub ladder: ShippedLadder,
+    /// How it measured: each set of matches with the conditions they were played under.
+    pub measured: Vec<ShippedMeasure>,
     pub value_loss: ValueLoss,
 }
 
-/// How the shipped network was rated (`tengu ladder` conditions and results).
+/// One set of matches a shipped network played, with the conditions of every game: a rung
+/// of `tengu ladder` (`ladder.json`), or matches of `tengu match` played to the end.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ShippedLadder {
+pub struct ShippedMeasure {
+    /// Where the matches are kept, relative to the repository (a `ladder.json`, or a
+    /// folder of `tengu match --out` matches).
+    pub source: String,
     pub games_per_match: u32,
     /// Visits a move of the network's search.
     pub visits: u32,
+    /// Safety cap on plies a game.
     pub max_plies: u32,
-    pub material_ratio: f64,
+    /// Material adjudication (`tengu match --material-ratio`); `None`: every game played to
+    /// its end or to the cap.
+    pub material_ratio: Option<f64>,
+    /// Both sides' contempt (`tengu match --contempt`).
+    pub contempt: f64,
+    /// `random:<plies>:<seed>` or `file:<hash>:<count>`.
     pub openings: String,
-    pub matches: Vec<ShippedMatch>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ShippedMatch {
-    pub opponent: String,
-    pub wins: u32,
-    pub draws: u32,
-    pub losses: u32,
-    pub score: f64,
-    pub elo: f64,
-    pub elo_low: f64,
-    pub elo_high: f64,
-    /// The network's share of the material at the games' ends (0.5 even).
-    pub material_share: f64,
+    /// Each match from the network's view, as `ladder.json` holds a rung's.
+    pub matches: Vec<RungMatch>,
 }
 
 /// Value losses (cross-entropy over win/draw/loss, nats) when the checkpoint was published.
@@ -117,26 +115,31 @@ impl std::fmt::Display for ShippedNetwork {
             self.value_loss.training,
             self.value_loss.held_out
         )?;
-        let l = &self.ladder;
-        write!(
-            f,
-            "; ladder ({} games a match, {} visits, {}-ply cap, {}x material, openings {}):",
-            l.games_per_match, l.visits, l.max_plies, l.material_ratio, l.openings
-        )?;
-        for m in &l.matches {
+        for m in &self.measured {
+            let adjudication = match m.material_ratio {
+                Some(ratio) => format!("{ratio}x material"),
+                None => "played to the end".to_string(),
+            };
             write!(
                 f,
-                " vs {} +{} ={} -{} ({:.3}, Elo {:+.0} [{:+.0}, {:+.0}], material share {:.3})",
-                m.opponent,
-                m.wins,
-                m.draws,
-                m.losses,
-                m.score,
-                m.elo,
-                m.elo_low,
-                m.elo_high,
-                m.material_share
+                "; {} ({} games a match, {} visits, contempt {}, {}-ply cap, {adjudication}, openings {}):",
+                m.source, m.games_per_match, m.visits, m.contempt, m.max_plies, m.openings
             )?;
+            for r in &m.matches {
+                let o = &r.outcome;
+                let elo = |x: Option<f64>| x.map_or("?".to_string(), |e| format!("{e:+.0}"));
+                write!(
+                    f,
+                    " vs {} {} ({:.3}, Elo {} [{}, {}], material share {:.3})",
+                    r.opponent,
+                    o.counts_text(),
+                    o.score,
+                    elo(o.elo),
+                    elo(o.elo_low),
+                    elo(o.elo_high),
+                    o.material_share
+                )?;
+            }
         }
         Ok(())
     }
@@ -285,6 +288,64 @@ mod tests {
                 std::fs::read(shipped.file().unwrap()).unwrap(),
                 shipped.weights
             );
+        }
+    }
+
+    /// Each measure holds the matches kept at its source: the rung of the network's step in
+    /// a `ladder.json` (under the same conditions), or the match of a `tengu match --out`
+    /// folder, summarised again from its games.
+    #[test]
+    fn every_measure_agrees_with_the_matches_it_names() {
+        use tengu_arena::{ladder::LadderReport, outcome::MatchOutcome, results};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        for info in manifest().unwrap().networks {
+            assert!(!info.measured.is_empty(), "{}", info.name);
+            for m in &info.measured {
+                let path = root.join(&m.source);
+                let context = format!("{}: {}", info.name, m.source);
+                if path.is_dir() {
+                    let folder = results::read_folder(&path).unwrap();
+                    let summary = results::pool(&[folder], false).unwrap();
+                    assert_eq!(m.matches.len(), 1, "{context}");
+                    assert_eq!(
+                        m.matches[0].outcome,
+                        MatchOutcome::new(&summary),
+                        "{context}"
+                    );
+                    assert_eq!(
+                        u64::from(m.games_per_match),
+                        summary.score.games(),
+                        "{context}"
+                    );
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let report: LadderReport = serde_json::from_str(&text).unwrap();
+                let rung = report.rungs.iter().find(|r| r.rung.step == info.step);
+                let rung =
+                    rung.unwrap_or_else(|| panic!("{context}: no rung at step {}", info.step));
+                assert_eq!(rung.matches, m.matches, "{context}");
+                assert_eq!(
+                    u64::from(m.games_per_match),
+                    report.games_per_match,
+                    "{context}"
+                );
+                assert_eq!(
+                    (m.visits, m.max_plies),
+                    (report.visits, report.max_plies),
+                    "{context}"
+                );
+                assert_eq!(m.openings, report.openings, "{context}");
+                assert_eq!(
+                    m.material_ratio,
+                    report.material_ratio.map(f64::from),
+                    "{context}"
+                );
+                assert!(
+                    (m.contempt - f64::from(report.contempt)).abs() < 1e-6,
+                    "{context}"
+                );
+            }
         }
     }
 

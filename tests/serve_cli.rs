@@ -183,7 +183,8 @@ fn the_page_shows_the_runs_numbers_replays_a_game_and_follows_new_checkpoints() 
     )
     .unwrap();
     // The kept run's compute ladder (its report, chart, 810 game records) and Elo records.
-    let baseline = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/baselines/dai-dai-cpu-2026-11-25");
+    let baseline =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/baselines/dai-dai-cpu-2026-11-25");
     copy_dir(&baseline.join("ladder"), &run.join("ladder"));
     std::fs::copy(baseline.join("elo.jsonl"), run.join("elo.jsonl")).unwrap();
     // One line of the tactics suite: a chart of one point, whose ticks must still differ.
@@ -336,7 +337,8 @@ fn an_archived_run_says_so_and_shows_every_ladder_in_step_order() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/baselines/dai-dai-cpu-2026-11-25");
+    let run =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/baselines/dai-dai-cpu-2026-11-25");
     // The loss log's last count of games.
     let mut logs: Vec<_> = std::fs::read_dir(run.join("train"))
         .unwrap()

@@ -499,8 +499,8 @@ fn a_damaged_line_leaves_the_other_games_and_the_ladder_intervals_sessions_and_w
     let elo: String = elo.iter().map(|l| format!("{l}\n")).collect();
     store.put("elo.jsonl", elo.into_bytes()).unwrap();
     // The kept run's ladder report and chart, and one of its matches with a game.
-    let baseline =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/baselines/dai-dai-cpu-2026-11-25/ladder");
+    let baseline = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("experiments/baselines/dai-dai-cpu-2026-11-25/ladder");
     for name in ["ladder.json", "ladder.svg"] {
         store
             .put(

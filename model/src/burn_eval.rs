@@ -5,11 +5,11 @@ use burn::module::{Module, ModuleMapper, Param};
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
-use tengu_rules::{Move, Position, Variant};
+use tengu_rules::Variant;
 
 use crate::desc::{Head, HeadId, LossKind, LossWeights, Losses, NetConfig, TrainExample, HEADS};
 use crate::encoder::Encoder;
-use crate::evaluator::{EvalError, EvalInput, Evaluation, Evaluator};
+use crate::evaluator::{EncoderRow, EvalError, EvalInput, Evaluation, Evaluator};
 use crate::net::{legal_logits, MoveIndex, Net};
 use crate::policy::PolicyIndex;
 
@@ -17,7 +17,7 @@ use crate::policy::PolicyIndex;
 fn encode_batch(
     encoder: &Encoder,
     index: &PolicyIndex,
-    batch: &[(&Position, &[Move], u32)],
+    batch: &[EncoderRow<'_>],
     device: &Device,
 ) -> Result<(Tensor<4>, MoveIndex), EvalError> {
     let n = encoder.size();
@@ -79,43 +79,31 @@ impl BurnEvaluator {
     }
 }
 
+/// A tensor's values on the host, row-major.
+fn host_vec<const D: usize>(tensor: Tensor<D>) -> Result<Vec<f32>, EvalError> {
+    tensor
+        .into_data()
+        .try_to_vec()
+        .map_err(|e| EvalError::Backend(format!("{e:?}")))
+}
+
 impl Evaluator for BurnEvaluator {
     fn name(&self) -> String {
         self.label.clone()
     }
 
     fn evaluate(&mut self, batch: &[EvalInput<'_>]) -> Result<Vec<Evaluation>, EvalError> {
-        if batch.is_empty() {
+        let Some(items) = crate::evaluator::checked_rows(&self.game, batch)? else {
             return Ok(Vec::new());
-        }
-        crate::evaluator::check_game(&self.game, batch)?;
-        let items: Vec<(&Position, &[Move], u32)> = batch
-            .iter()
-            .map(|i| (i.position, i.moves, i.repetitions))
-            .collect();
+        };
         let (input, index) = encode_batch(&self.encoder, &self.index, &items, &self.device)?;
         let out = self.net.forward(input);
         let logits = legal_logits(&out, &index);
         let [_, m] = logits.dims();
-        let logits: Vec<f32> = logits
-            .into_data()
-            .try_to_vec()
-            .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
-        let wdl: Vec<f32> = out
-            .head(HeadId::Value)
-            .into_data()
-            .try_to_vec()
-            .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
-        let material: Vec<f32> = out
-            .head(HeadId::Material)
-            .into_data()
-            .try_to_vec()
-            .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
-        let residual: Vec<f32> = out
-            .head(HeadId::Residual)
-            .into_data()
-            .try_to_vec()
-            .map_err(|e| EvalError::Backend(format!("{e:?}")))?;
+        let logits = host_vec(logits)?;
+        let wdl = host_vec(out.head(HeadId::Value))?;
+        let material = host_vec(out.head(HeadId::Material))?;
+        let residual = host_vec(out.head(HeadId::Residual))?;
         Ok(crate::evaluator::evaluations_from_logits(
             &logits,
             m,
@@ -280,7 +268,7 @@ impl BurnTrainer {
         batch: &[TrainExample<'_>],
         device: &Device,
     ) -> Result<LossTensors, EvalError> {
-        let items: Vec<(&Position, &[Move], u32)> = batch
+        let items: Vec<EncoderRow<'_>> = batch
             .iter()
             .map(|e| (e.position, e.moves, e.repetitions))
             .collect();

@@ -301,15 +301,14 @@ impl Evaluator for CandleEvaluator {
     }
 
     fn evaluate(&mut self, batch: &[EvalInput<'_>]) -> Result<Vec<Evaluation>, EvalError> {
-        if batch.is_empty() {
+        let Some(rows) = crate::evaluator::checked_rows(&self.game, batch)? else {
             return Ok(Vec::new());
-        }
-        crate::evaluator::check_game(&self.game, batch)?;
+        };
         let mut clock = Instant::now();
         let len = self.encoder.len();
         let mut input = vec![0.0f32; batch.len() * len];
-        for (item, planes) in batch.iter().zip(input.chunks_exact_mut(len)) {
-            self.encoder.encode(item.position, item.repetitions, planes);
+        for (&(position, _, repetitions), planes) in rows.iter().zip(input.chunks_exact_mut(len)) {
+            self.encoder.encode(position, repetitions, planes);
         }
         let mut profile = std::mem::take(&mut self.profile);
         profile.lap("encode", &mut clock);

@@ -96,6 +96,29 @@ pub trait Evaluator: Send {
     }
 }
 
+/// One batch row as the network backends' encoders take it: the position, its legal moves
+/// and the earlier occurrences of the position.
+pub type EncoderRow<'a> = (&'a Position, &'a [Move], u32);
+
+/// The opening every network backend's [`Evaluator::evaluate`] shares: `None` for an empty
+/// batch (nothing to run), else the batch, checked to be of `game` ([`check_game`]), as
+/// encoder rows.
+pub fn checked_rows<'a>(
+    game: &str,
+    batch: &[EvalInput<'a>],
+) -> Result<Option<Vec<EncoderRow<'a>>>, EvalError> {
+    if batch.is_empty() {
+        return Ok(None);
+    }
+    check_game(game, batch)?;
+    Ok(Some(
+        batch
+            .iter()
+            .map(|i| (i.position, i.moves, i.repetitions))
+            .collect(),
+    ))
+}
+
 /// Refuses a batch with a position of another game than `game`.
 pub fn check_game(game: &str, batch: &[EvalInput<'_>]) -> Result<(), EvalError> {
     for input in batch {

@@ -13,12 +13,12 @@ use std::path::Path;
 
 use tch::nn;
 use tch::{Device, Kind, Tensor};
-use tengu_rules::{Move, Position, Variant};
+use tengu_rules::Variant;
 
 use crate::checkpoint::{CheckpointError, CheckpointMeta};
 use crate::desc::{parameter_shapes, HeadId, NetConfig, CODES};
 use crate::encoder::{encode_threads, Encoder};
-use crate::evaluator::{EvalError, EvalInput, Evaluation, Evaluator};
+use crate::evaluator::{EncoderRow, EvalError, EvalInput, Evaluation, Evaluator};
 use crate::policy::PolicyIndex;
 
 /// The network's parameters in a tch variable store.
@@ -320,18 +320,29 @@ impl TchInference {
 /// costs about as much as encoding a few positions).
 const POSITIONS_PER_ENCODE_THREAD: usize = 8;
 
-/// Encodes positions `items` into their rows of `planes` (`encoder.len()` each) and of
-/// `pair`, `code`, `pad` (`m` each).
+/// The rows of one slice of a batch to encode into: `planes` (`encoder.len()` a position)
+/// and the policy's `pair`, `code` and `pad` (`m` a position).
+struct EncodedRows<'b> {
+    planes: &'b mut [f32],
+    pair: &'b mut [i64],
+    code: &'b mut [i64],
+    pad: &'b mut [bool],
+}
+
+/// Encodes positions `items` into their rows of `out`.
 fn encode_rows(
     encoder: &Encoder,
     index: &PolicyIndex,
-    items: &[(&Position, &[Move], u32)],
+    items: &[EncoderRow<'_>],
     m: usize,
-    planes: &mut [f32],
-    pair: &mut [i64],
-    code: &mut [i64],
-    pad: &mut [bool],
+    out: EncodedRows<'_>,
 ) -> Result<(), EvalError> {
+    let EncodedRows {
+        planes,
+        pair,
+        code,
+        pad,
+    } = out;
     let a = (encoder.size() * encoder.size()) as i64;
     for (i, &(pos, moves, reps)) in items.iter().enumerate() {
         encoder.encode(
@@ -358,7 +369,7 @@ fn encode_rows(
 fn encode_batch(
     encoder: &Encoder,
     index: &PolicyIndex,
-    batch: &[(&Position, &[Move], u32)],
+    batch: &[EncoderRow<'_>],
     device: Device,
     host_planes: Option<&Tensor>,
     device_rows: usize,
@@ -398,9 +409,13 @@ fn encode_batch(
         .min(batch.len() / POSITIONS_PER_ENCODE_THREAD)
         .max(1);
     if threads == 1 {
-        encode_rows(
-            encoder, index, batch, m, planes, &mut pair, &mut code, &mut pad,
-        )?;
+        let out = EncodedRows {
+            planes,
+            pair: &mut pair,
+            code: &mut code,
+            pad: &mut pad,
+        };
+        encode_rows(encoder, index, batch, m, out)?;
     } else {
         let per = batch.len().div_ceil(threads);
         std::thread::scope(|scope| {
@@ -411,9 +426,13 @@ fn encode_batch(
                 .zip(code.chunks_mut(per * m))
                 .zip(pad.chunks_mut(per * m))
                 .map(|((((items, planes), pair), code), pad)| {
-                    scope.spawn(move || {
-                        encode_rows(encoder, index, items, m, planes, pair, code, pad)
-                    })
+                    let out = EncodedRows {
+                        planes,
+                        pair,
+                        code,
+                        pad,
+                    };
+                    scope.spawn(move || encode_rows(encoder, index, items, m, out))
                 })
                 .collect();
             parts.into_iter().try_for_each(|h| {
@@ -556,14 +575,9 @@ impl Evaluator for TchEvaluator {
     }
 
     fn evaluate(&mut self, batch: &[EvalInput<'_>]) -> Result<Vec<Evaluation>, EvalError> {
-        if batch.is_empty() {
+        let Some(items) = crate::evaluator::checked_rows(&self.game, batch)? else {
             return Ok(Vec::new());
-        }
-        crate::evaluator::check_game(&self.game, batch)?;
-        let items: Vec<(&Position, &[Move], u32)> = batch
-            .iter()
-            .map(|i| (i.position, i.moves, i.repetitions))
-            .collect();
+        };
         let start = std::time::Instant::now();
         let device = self.net.device();
         let device_rows = if self.inference.cudnn_benchmark {

@@ -5,6 +5,9 @@
 //! later runs take about a second. `TENGU_SKIP_DEPLOY_CHECK=1` skips these tests on a
 //! machine that cannot install it.
 
+mod common;
+
+use common::copy_dir;
 use std::path::Path;
 use std::process::Command;
 
@@ -37,19 +40,6 @@ fn check(dir: Option<&Path>, tengu: bool) -> (bool, String) {
         String::from_utf8_lossy(&out.stderr)
     );
     (out.status.success(), text)
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 /// Replaces `old` (which must occur) with `new` in `file`.

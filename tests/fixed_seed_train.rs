@@ -16,7 +16,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{p, tengu};
+use common::{copy_dir, p, tengu};
 use tengu_model::desc::HeadId;
 use tengu_trainer::records::LossRecord;
 
@@ -29,19 +29,6 @@ const TOLERANCE: f64 = 1e-5;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fixed-seed-train")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// One line of the loss log as `expected.txt` keeps it: `step=N` then `name=value` for

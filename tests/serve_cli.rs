@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{p, tengu};
+use common::{copy_dir, p, tengu};
 use tengu_model::desc::HeadId;
 
 const CONFIG: &str = r#"
@@ -511,20 +511,6 @@ fn browse(
     );
     assert!(!log.contains("panicked"), "{log}");
     eprintln!("{text}");
-}
-
-/// Copies the files under `from` to `to`, directories included.
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
 }
 
 /// Files under `dir` whose names end with `suffix`.

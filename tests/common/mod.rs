@@ -58,3 +58,17 @@ pub fn tiny_run(dir: &Path, extra: &str) -> PathBuf {
 pub fn step_zero(run: &Path) -> PathBuf {
     run.join("models/model-000000000.safetensors")
 }
+
+/// Copies the folder `from` with everything under it to `to` (made if missing).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}

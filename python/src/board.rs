@@ -403,33 +403,37 @@ impl Board {
 /// Game records in one text, each as a `Board`: records (RULES.md §12.4) separated by
 /// blank lines before a `[Game` tag, or a self-play worker's game file (`games/*.records`:
 /// JSON lines `{"game": g, "record": text, "values": [...]}`, whose values become the
-/// boards' `values`). `RecordError` names the first record, or line, that cannot be read.
+/// boards' `values`). A damaged record or line does not hide the others: the intact games
+/// come back in file order, with each damaged one as (where, why): `("line 2", ...)` or
+/// `("record 3", ...)`. (Python's `tengu.read_records` warns of each.)
 #[pyfunction]
-pub fn read_records(text: &str) -> PyResult<Vec<Board>> {
+pub fn read_records(text: &str) -> (Vec<Board>, Vec<(String, String)>) {
     if text.trim_start().starts_with('{') {
         return read_json_lines(text);
     }
     let mut out = Vec::new();
-    let mut current = String::new();
-    let flush = |current: &mut String, out: &mut Vec<Board>| -> PyResult<()> {
+    let mut damaged = Vec::new();
+    let mut index = 0;
+    let mut flush = |current: &mut String, out: &mut Vec<Board>| {
         if !current.trim().is_empty() {
-            let index = out.len() + 1;
-            let board = Board::from_record(current)
-                .map_err(|e| RecordError::new_err(format!("record {index}: {e}")))?;
-            out.push(board);
+            index += 1;
+            match Record::parse(current) {
+                Ok(record) => out.push(Board::from_parsed(record)),
+                Err(e) => damaged.push((format!("record {index}"), e.to_string())),
+            }
         }
         current.clear();
-        Ok(())
     };
+    let mut current = String::new();
     for line in text.lines() {
         if line.trim_start().starts_with("[Game ") && !current.trim().is_empty() {
-            flush(&mut current, &mut out)?;
+            flush(&mut current, &mut out);
         }
         current.push_str(line);
         current.push('\n');
     }
-    flush(&mut current, &mut out)?;
-    Ok(out)
+    flush(&mut current, &mut out);
+    (out, damaged)
 }
 
 /// One line of a self-play game file.
@@ -440,22 +444,30 @@ struct GameLine {
     values: Option<Vec<Option<f32>>>,
 }
 
-/// The boards of a game file's JSON lines (blank lines skipped).
-fn read_json_lines(text: &str) -> PyResult<Vec<Board>> {
+/// The boards of a game file's JSON lines (blank lines skipped), and its damaged lines.
+fn read_json_lines(text: &str) -> (Vec<Board>, Vec<(String, String)>) {
     let mut out = Vec::new();
+    let mut damaged = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let at = |e: String| RecordError::new_err(format!("line {}: {e}", i + 1));
-        let parsed: GameLine =
-            serde_json::from_str(line).map_err(|e| at(format!("not a game line ({e})")))?;
-        let record = Record::parse(&parsed.record).map_err(|e| at(e.to_string()))?;
-        let mut board = Board::from_parsed(record);
-        board.values = parsed.values;
-        out.push(board);
+        let parsed = serde_json::from_str::<GameLine>(line)
+            .map_err(|e| format!("not a game line ({e})"))
+            .and_then(|parsed| {
+                let record = Record::parse(&parsed.record).map_err(|e| e.to_string())?;
+                Ok((record, parsed.values))
+            });
+        match parsed {
+            Ok((record, values)) => {
+                let mut board = Board::from_parsed(record);
+                board.values = values;
+                out.push(board);
+            }
+            Err(why) => damaged.push((format!("line {}", i + 1), why)),
+        }
     }
-    Ok(out)
+    (out, damaged)
 }
 
 /// A start position from RULES.md §12.2 text or QBoard's FEN; the message names both

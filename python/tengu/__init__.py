@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
@@ -52,9 +53,9 @@ from ._tengu import (  # noqa: F401  (the public API)
     TenguError,
     TrainLog,
     CpuLedger,
-    read_records,
     write_curves,
 )
+from ._tengu import read_records as _read_records
 from ._tengu import read_loss_log as _read_loss_log
 
 __all__ = [
@@ -63,7 +64,7 @@ __all__ = [
     "Board", "Encoder", "ShardReader", "RunWindow", "Lease", "TrainLog", "CpuLedger",
     "TenguError", "PositionError", "MoveError", "RecordError", "ShardError",
     "ShardVersionError", "RunConfigError", "CheckpointError", "StoreError",
-    "read_records", "run_config", "net_config", "parameter_shapes", "write_checkpoint",
+    "read_records", "RecordWarning", "run_config", "net_config", "parameter_shapes", "write_checkpoint",
     "read_checkpoint_meta", "read_checkpoint", "evaluate", "newest_checkpoint",
     "write_optimizer_state", "read_optimizer_state", "published_optimizer_state",
     "write_curves", "read_game_file", "Engine", "EngineError", "read_loss_log", "heads",
@@ -421,17 +422,31 @@ def published_optimizer_state(run: str, step: int) -> Optional[str]:
     return _tengu.published_optimizer_state(str(run), int(step))
 
 
+class RecordWarning(UserWarning):
+    """A damaged record or line of a game file, skipped: the other games are still read.
+    ``warnings.simplefilter("error", tengu.RecordWarning)`` makes it an error instead."""
+
+
+def read_records(text: str, source: str = "") -> List[Board]:
+    """The games of one text as boards: records (RULES.md §12.4) one after another, or a
+    run's game file (``games/*.records``, JSON lines whose ``values`` become the boards').
+    A damaged record or line does not hide the others: the intact games come back in order
+    and a ``RecordWarning`` names each damaged one (``line 2: ...``, after ``source``)."""
+    boards, damaged = _read_records(text)
+    prefix = f"{source}: " if source else ""
+    for where, why in damaged:
+        warnings.warn(RecordWarning(f"{prefix}{where}: {why}"), stacklevel=2)
+    return boards
+
+
 def read_game_file(path: str) -> List[Board]:
     """The games of a file as boards: a run's ``games/*.records`` (JSON lines; each board's
     ``values`` are the search's values per ply), an arena's ``.record``, or records one
-    after another (``read_records``). ``RecordError`` names the record or line that cannot
-    be read."""
+    after another (``read_records``). Each damaged record or line is skipped with a
+    ``RecordWarning`` naming the file and the line."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    try:
-        return read_records(text)
-    except RecordError as e:
-        raise RecordError(f"{path}: {e}") from None
+    return read_records(text, source=str(path))
 
 
 from .engine import Engine, EngineError  # noqa: E402  (needs Board above)

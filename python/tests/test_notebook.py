@@ -3,6 +3,7 @@ messages for bad input, the import from the sources' folder, a run's game files,
 resigned games, cshogi's conveniences (piece, hash, peek, is_draw) and an XBoard engine."""
 
 import json
+import warnings
 import pathlib
 import shutil
 import subprocess
@@ -95,14 +96,28 @@ def test_a_runs_game_files_are_read_with_their_values(run):
         [b.move_stack for b in tengu.read_game_file(str(files[0]))]
 
 
-def test_a_damaged_game_line_is_named(tmp_path):
+def test_a_damaged_game_line_is_named_and_the_other_games_read(tmp_path):
     good = tengu.Board()
     good.push(good.legal_moves()[0])
     line = json.dumps({"game": 0, "record": good.record(), "values": [0.1]})
     damaged = tmp_path / "x.records"
-    damaged.write_text(line + "\n" + line[: len(line) // 2] + "\n")
-    with pytest.raises(tengu.RecordError, match=r"x\.records: line 2"):
-        tengu.read_game_file(str(damaged))
+    damaged.write_text(line + "\n" + line[: len(line) // 2] + "\n" + line + "\n")
+    with pytest.warns(tengu.RecordWarning, match=r"x\.records: line 2: not a game line") as caught:
+        boards = tengu.read_game_file(str(damaged))
+    assert len(caught) == 1
+    assert [b.move_stack for b in boards] == [good.move_stack, good.move_stack]
+    assert boards[1].values == [pytest.approx(0.1)]
+    # Records one after another: the damaged one is named by its number.
+    record = good.record()
+    bad = '[Game "Dai Dai Shogi"]\n1. 99z>1a\n'
+    with pytest.warns(tengu.RecordWarning, match=r"^record 2: "):
+        boards = tengu.read_records(record + "\n" + bad + "\n" + record)
+    assert len(boards) == 2
+    # Made an error, the warning stops the read.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tengu.RecordWarning)
+        with pytest.raises(tengu.RecordWarning, match="line 2"):
+            tengu.read_game_file(str(damaged))
 
 
 def _resigned(result="1-0", termination="resignation"):

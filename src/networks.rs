@@ -296,7 +296,7 @@ mod tests {
     /// folder, summarised again from its games.
     #[test]
     fn every_measure_agrees_with_the_matches_it_names() {
-        use tengu_arena::{ladder::LadderReport, outcome::MatchOutcome, results};
+        use tengu_arena::{outcome::MatchOutcome, results};
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         for info in manifest().unwrap().networks {
             assert!(!info.measured.is_empty(), "{}", info.name);
@@ -320,7 +320,7 @@ mod tests {
                     continue;
                 }
                 let text = std::fs::read_to_string(&path).unwrap();
-                let report: LadderReport = serde_json::from_str(&text).unwrap();
+                let report = tengu_run::records::read_ladder(&m.source, &text).unwrap();
                 let rung = report.rungs.iter().find(|r| r.rung.step == info.step);
                 let rung =
                     rung.unwrap_or_else(|| panic!("{context}: no rung at step {}", info.step));

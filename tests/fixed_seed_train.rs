@@ -111,17 +111,8 @@ fn the_fixed_seed_run_logs_the_kept_losses() {
         "--quiet",
     ]);
     assert!(ok, "{err}");
-    let mut segments: Vec<PathBuf> = std::fs::read_dir(run.join("train"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|x| x.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    segments.sort();
-    let text: String = segments
-        .iter()
-        .map(|s| std::fs::read_to_string(s).unwrap())
-        .collect();
-    let logged: Vec<String> = tengu_trainer::records::read_lines::<LossRecord>("train", &text)
+    let store = tengu_store::RunStore::open(&p(&run)).unwrap();
+    let logged: Vec<String> = tengu_trainer::log::read_records(&store)
         .unwrap()
         .iter()
         .map(line_of)

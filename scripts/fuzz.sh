@@ -26,8 +26,11 @@ install() {
         cargo install cargo-afl --locked --version "$AFL_VERSION" --root "$TOOLS" >&2
     fi
     # cargo-afl builds AFL++ when it is installed; a machine whose toolchain changed since
-    # needs it built again for the new rustc.
-    if ! cargo afl fuzz -h >/dev/null 2>&1; then
+    # needs it built again for the new rustc. (afl-fuzz -h exits 1, so its help text is
+    # the sign that it is there.)
+    local help
+    help=$(cargo afl fuzz -h 2>/dev/null || true)
+    if ! grep -q "afl-fuzz" <<<"$help"; then
         cargo afl config --build >&2
     fi
 }

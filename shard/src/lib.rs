@@ -260,7 +260,35 @@ fn parse(
             ),
         });
     }
+    for (index, row) in decoded.iter().enumerate() {
+        row.check().map_err(|problem| ShardError::Corrupt {
+            path: path.into(),
+            problem: format!("row {index}: {problem}"),
+        })?;
+    }
     Ok((header, Some(decoded)))
+}
+
+impl Row {
+    /// The values no writer of tengu's makes and a trainer must never learn from: a result
+    /// other than -1, 0 or 1, or a number that is not finite (a NaN target would spread to
+    /// every weight). A sound checksum does not rule them out: a faulty writer checksums
+    /// what it wrote.
+    fn check(&self) -> Result<(), String> {
+        if !(-1..=1).contains(&self.result) {
+            return Err(format!("result {} (not -1, 0 or 1)", self.result));
+        }
+        let mut numbers = vec![("search_value", self.search_value)];
+        numbers.extend(self.policy.iter().map(|(_, w)| ("policy weight", *w)));
+        numbers.extend(self.material_future.iter().map(|m| ("material_future", *m)));
+        if let Some(t) = &self.teacher {
+            numbers.extend([("teacher base", t.base), ("teacher score", t.score)]);
+        }
+        match numbers.into_iter().find(|(_, v)| !v.is_finite()) {
+            Some((field, value)) => Err(format!("{field} {value} is not finite")),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Checks and decodes shard bytes; `name` says where they came from in errors.

@@ -208,3 +208,42 @@ fn a_format_2_shard_reads_and_rewrites_as_format_3() {
     );
     assert_eq!(tengu_shard::read(&copy).unwrap(), (header, rows));
 }
+
+/// A checksum-sound shard whose rows hold what no writer makes (a NaN or infinite target, a
+/// result out of range) is refused naming the row and the field: a trainer must not learn
+/// from it. Found by fuzzing (issue #55): `fuzz/corpus/shard/crash-nan-policy-weight`.
+#[test]
+fn rows_a_trainer_must_not_learn_from_are_refused() {
+    let d = dir();
+    let damages: [(&str, fn(&mut Row)); 5] = [
+        ("policy weight NaN", |r| r.policy[1].1 = f32::NAN),
+        ("search_value inf", |r| r.search_value = f32::INFINITY),
+        ("material_future NaN", |r| r.material_future[0] = f32::NAN),
+        ("result 3", |r| r.result = 3),
+        ("teacher score NaN", |r| {
+            r.teacher = Some(tengu_shard::TeacherLabel {
+                depth: 2,
+                base: 0.0,
+                score: f32::NAN,
+            })
+        }),
+    ];
+    for (named, damage) in damages {
+        let (header, mut rows) = sample();
+        damage(&mut rows[7]);
+        let path = d.path().join("damaged.shard");
+        tengu_shard::write(&path, &header, &rows).unwrap();
+        let e = tengu_shard::read(&path).unwrap_err();
+        assert!(matches!(e, ShardError::Corrupt { .. }), "{named}: {e}");
+        let shown = e.to_string();
+        assert!(
+            shown.contains("damaged.shard") && shown.contains("row 7: ") && shown.contains(named),
+            "{named}: {shown}"
+        );
+    }
+    // The undamaged rows still read.
+    let (header, rows) = sample();
+    let path = d.path().join("sound.shard");
+    tengu_shard::write(&path, &header, &rows).unwrap();
+    assert_eq!(tengu_shard::read(&path).unwrap().1, rows);
+}

@@ -111,17 +111,32 @@ repro)
         tail -20 "$out/cmin.log" >&2
         exit 1
     }
-    rm -rf "fuzz/corpus/$target"
-    mkdir -p "fuzz/corpus/$target"
-    # Names that say what an input is: its content's hash (AFL++'s id: names hold ':' and ',').
+    # Inputs with a name (seed-*, crash-*, hang-*: the seeds and the regression inputs of
+    # fixed finds) stay as they are whatever their coverage; the found ones are named by a
+    # hash of their content (AFL++'s id: names hold ':' and ','), and those afl-cmin
+    # dropped go.
+    find "fuzz/corpus/$target" -type f -regextype posix-extended -regex '.*/[0-9a-f]{16}' -delete
+    kept=$(for f in "fuzz/corpus/$target"/*; do sha1sum < "$f" | cut -c1-16; done)
     for f in "$minimised"/*; do
-        cp "$f" "fuzz/corpus/$target/$(sha1sum "$f" | cut -c1-16)"
+        # The repository keeps found inputs of at most 16 KiB: a checkpoint's mutants are
+        # each the size of the seed network (about 360 KB), and AFL++ finds them again from
+        # the seed.
+        if [ "$(stat -c %s "$f")" -gt 16384 ]; then
+            continue
+        fi
+        hash=$(sha1sum < "$f" | cut -c1-16)
+        if grep -qx "$hash" <<<"$kept"; then
+            continue
+        fi
+        kept+=$'\n'"$hash"
+        cp "$f" "fuzz/corpus/$target/$hash"
     done
     rm -rf "$merged" "$minimised"
     echo "$target: $(grep -E '^(run_time|execs_done|execs_per_sec|bitmap_cvg|edges_found|total_edges|saved_crashes|saved_hangs|corpus_count) ' "$stats" | awk '{printf "%s=%s ", $1, $3}')" \
         | tee -a fuzz/out/summary.log
     echo "corpus: $(ls "fuzz/corpus/$target" | wc -l) inputs, $(du -sh "fuzz/corpus/$target" | cut -f1)"
-    if [ -d "$found" ]; then
+    # This run's finds (fuzz/found/ keeps earlier runs' too, until their fixes land).
+    if ls "$out/default/crashes"/id:* >/dev/null 2>&1 || ls "$out/default/hangs"/id:* >/dev/null 2>&1; then
         echo "FOUND: see $found (scripts/fuzz.sh repro $target FILE)" >&2
         exit 3
     fi

@@ -278,13 +278,16 @@ impl Row {
         if !(-1..=1).contains(&self.result) {
             return Err(format!("result {} (not -1, 0 or 1)", self.result));
         }
-        let mut numbers = vec![("search_value", self.search_value)];
-        numbers.extend(self.policy.iter().map(|(_, w)| ("policy weight", *w)));
-        numbers.extend(self.material_future.iter().map(|m| ("material_future", *m)));
-        if let Some(t) = &self.teacher {
-            numbers.extend([("teacher base", t.base), ("teacher score", t.score)]);
-        }
-        match numbers.into_iter().find(|(_, v)| !v.is_finite()) {
+        // Every shard the trainer reads passes here: a chain, not a list built per row.
+        let mut numbers = std::iter::once(("search_value", self.search_value))
+            .chain(self.policy.iter().map(|(_, w)| ("policy weight", *w)))
+            .chain(self.material_future.map(|m| ("material_future", m)))
+            .chain(
+                self.teacher
+                    .iter()
+                    .flat_map(|t| [("teacher base", t.base), ("teacher score", t.score)]),
+            );
+        match numbers.find(|(_, v)| !v.is_finite()) {
             Some((field, value)) => Err(format!("{field} {value} is not finite")),
             None => Ok(()),
         }
